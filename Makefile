@@ -1,0 +1,102 @@
+# turninit - static musl PID 1 for disposable per-turn agent containers.
+#
+#   make                 build/turninit (static, stripped, musl)
+#   make TRUSTED_KEYS=k.pub   ... with the minisign public key(s) in k.pub compiled in
+#   make setup           install the Debian packages, apply podman host fixes (idempotent)
+#   make unit            cmocka unit tests of policy/ (host build, ASan+UBSan)
+#   make image           local podman image localhost/turninit:latest (no registry)
+#   make demo            setup, build, seal a demo image, run a real turn
+#   make check           setup, build, unit and integration tests
+#   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
+
+VERSION      := 0.1.0
+BUILD        := build
+MUSL_DIR     := $(BUILD)/musl
+MUSL_PREFIX  := $(MUSL_DIR)/prefix
+DEPS_STAMP   := $(MUSL_DIR)/.stamp
+PREFIX       ?= /usr/local
+TRUSTED_KEYS ?=
+
+POLICY_SRC := policy/error.c policy/signature.c policy/manifest.c policy/envfilter.c \
+              policy/seccomp_groups.c
+INIT_SRC   := $(wildcard init/*.c)
+SRC        := $(POLICY_SRC) $(INIT_SRC)
+HDR        := $(wildcard policy/*.h init/*.h)
+
+WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 -Werror
+COMMON_CFLAGS := -std=gnu11 $(WARN) -fstack-protector-strong \
+                 -DTURNINIT_VERSION='"$(VERSION)"' -Ipolicy -Iinit -I$(BUILD)/gen
+
+# The product: static musl, linked against the musl builds of the libraries.
+MUSL_CFLAGS  := $(COMMON_CFLAGS) -Os -ffunction-sections -fdata-sections \
+                -isystem $(MUSL_PREFIX)/include
+MUSL_LDFLAGS := -static -s -Wl,--gc-sections -Wl,-z,relro,-z,now -L$(MUSL_PREFIX)/lib
+MUSL_LIBS    := -lseccomp -lcap -lsodium -ljansson
+
+# The host build (glibc, Debian's -dev packages): unit tests with sanitizers.
+HOST_CC      := gcc
+HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
+                -fsanitize=address,undefined -fno-omit-frame-pointer
+HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
+
+.PHONY: all deps setup unit image demo check integration install clean FORCE
+all: $(BUILD)/turninit
+
+# Dependencies: rebuilt only when the script that makes them changes.
+$(DEPS_STAMP): .ci/musl-deps.sh
+	sh .ci/musl-deps.sh $(MUSL_DIR)
+	touch $@
+deps: $(DEPS_STAMP)
+
+# Compiled-in trust roots: regenerated only when the key text changes.
+$(BUILD)/gen/trusted_keys.h: FORCE
+	@mkdir -p $(@D)
+	@sh .ci/embed-keys.sh "$(TRUSTED_KEYS)" > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+MUSL_OBJ := $(patsubst %.c,$(BUILD)/musl-obj/%.o,$(SRC))
+$(BUILD)/musl-obj/%.o: %.c $(HDR) $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	musl-gcc $(MUSL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/turninit: $(MUSL_OBJ)
+	musl-gcc $(MUSL_CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) $(MUSL_LIBS)
+	@file $@ | grep -q 'statically linked' || { echo "error: $@ is not static"; exit 1; }
+	@echo "built $@: $$(stat -c %s $@) bytes, static, stripped"
+
+# Unit tests: tests/unit/test_X.c against the policy sources.
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
+$(BUILD)/host/test_%: tests/unit/test_%.c $(POLICY_SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(POLICY_SRC) $(HOST_LIBS)
+unit: $(UNIT_TESTS)
+	@sh tests/run-unit.sh $(UNIT_TESTS)
+
+setup:
+	@sh .ci/setup-host.sh
+
+image: $(BUILD)/turninit
+	@sh rootfs/build-image.sh $(BUILD)/turninit
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	@sh oci/demo.sh
+
+integration: $(BUILD)/turninit
+	@bash tests/integration/run.sh
+
+check: setup
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory integration
+
+install: $(BUILD)/turninit
+	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit
+	install -d $(DESTDIR)$(PREFIX)/share/turninit/relink
+	cp $(MUSL_OBJ) $(DESTDIR)$(PREFIX)/share/turninit/relink/
+	cp $(MUSL_DIR)/versions.txt docs/relink.md $(DESTDIR)$(PREFIX)/share/turninit/relink/
+
+clean:
+	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/gen $(BUILD)/turninit
+
+FORCE:

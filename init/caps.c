@@ -1,0 +1,100 @@
+/* caps.c - see caps.h. */
+#define _GNU_SOURCE
+#include "caps.h"
+
+#include <errno.h>
+#include <linux/securebits.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+bool caps_have(cap_value_t cap)
+{
+	cap_t c = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (!c)
+		return false;
+	if (cap_get_flag(c, cap, CAP_EFFECTIVE, &v) != 0)
+		v = CAP_CLEAR;
+	cap_free(c);
+	return v == CAP_SET;
+}
+
+int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err)
+{
+	cap_t c = cap_init();
+	int r = 0;
+
+	if (!c)
+		return err_set(err, errno, "capabilities: %s", strerror(errno));
+	for (int i = 0; i < n; i++) {
+		if (!caps_have(keep[i]))
+			continue;
+		if (cap_set_flag(c, CAP_EFFECTIVE, 1, &keep[i], CAP_SET) != 0 ||
+		    cap_set_flag(c, CAP_PERMITTED, 1, &keep[i], CAP_SET) != 0) {
+			r = err_set(err, errno, "capabilities: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (cap_set_proc(c) != 0)
+		r = err_set(err, errno, "capabilities: dropping: %s", strerror(errno));
+out:
+	cap_free(c);
+	return r;
+}
+
+int caps_lock_down_before_setuid(struct tn_error *err)
+{
+	/* NO_SETUID_FIXUP: the uid change must not silently keep or drop sets
+	 * behind our back; they are emptied explicitly right after it. */
+	const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+		SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+		SECBIT_KEEP_CAPS_LOCKED;
+	cap_value_t max = (cap_value_t)cap_max_bits();
+
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0)
+		return err_set(err, errno, "securebits: %s (turninit needs CAP_SETPCAP)",
+			       strerror(errno));
+	for (cap_value_t cap = 0; cap < max; cap++) {
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1)
+			continue;
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+			return err_set(err, errno, "bounding set: dropping capability %d: %s (turninit needs CAP_SETPCAP)",
+				       (int)cap, strerror(errno));
+	}
+	return 0;
+}
+
+int caps_clear_all(struct tn_error *err)
+{
+	cap_t empty = cap_init();
+	cap_t now = NULL;
+	int r = 0;
+
+	if (!empty)
+		return err_set(err, errno, "capabilities: %s", strerror(errno));
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+		r = err_set(err, errno, "ambient set: %s", strerror(errno));
+		goto out;
+	}
+	if (cap_set_proc(empty) != 0) {
+		r = err_set(err, errno, "capabilities: %s", strerror(errno));
+		goto out;
+	}
+	now = cap_get_proc();
+	if (!now || cap_compare(now, empty) != 0) {
+		r = err_set(err, EPERM, "capabilities: sets not empty after clearing");
+		goto out;
+	}
+	for (cap_value_t cap = 0; cap < (cap_value_t)cap_max_bits(); cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 ||
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1) {
+			r = err_set(err, EPERM, "capabilities: capability %d still in the bounding or ambient set",
+				    (int)cap);
+			goto out;
+		}
+out:
+	cap_free(now);
+	cap_free(empty);
+	return r;
+}

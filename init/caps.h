@@ -1,0 +1,32 @@
+/* caps.h - capabilities of turninit itself and of every command.
+ * Sources: capabilities(7), prctl(2) PR_CAPBSET_DROP, PR_SET_SECUREBITS,
+ * PR_CAP_AMBIENT; libcap cap_set_proc(3). */
+#ifndef TURNINIT_CAPS_H
+#define TURNINIT_CAPS_H
+
+#include <stdbool.h>
+#include <sys/capability.h>
+
+#include "error.h"
+
+/* caps_have - true when cap (CAP_SYS_ADMIN, ...) is in turninit's effective set. */
+bool caps_have(cap_value_t cap);
+
+/* caps_keep_only - drop every capability of turninit except the n in keep, from
+ * the effective, permitted and inheritable sets (the bounding set is cleared in
+ * each command). Errors: -errno of cap_set_proc(3) (EPERM). */
+int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err);
+
+/* caps_lock_down_before_setuid - in a command process, before the uid change:
+ * lock securebits (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED) and
+ * clear the bounding set. Needs CAP_SETPCAP. Errors: -EPERM and other -errno
+ * of prctl(2). */
+int caps_lock_down_before_setuid(struct tn_error *err);
+
+/* caps_clear_all - in a command process, after the uid change: empty the
+ * effective, permitted, inheritable and ambient sets, then check that all five
+ * sets read back as empty. Errors: -errno of capset(2) or prctl(2), -EPERM if a
+ * set is not empty afterwards. */
+int caps_clear_all(struct tn_error *err);
+
+#endif

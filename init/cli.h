@@ -1,0 +1,40 @@
+/* cli.h - the command line (docs/turninit.1.md, brief section 3). */
+#ifndef TURNINIT_CLI_H
+#define TURNINIT_CLI_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+#define CLI_DEFAULT_MANIFEST "/etc/turninit/manifest.json"
+#define CLI_DEFAULT_TRUSTED_KEYS "/etc/turninit/trusted.pub"
+
+enum cli_mode {
+	CLI_RUN,        /* one-shot: run COMMAND... */
+	CLI_VERIFY,     /* print the effective policy, run nothing */
+	CLI_HELP,
+	CLI_VERSION,
+};
+
+struct cli_options {
+	enum cli_mode mode;
+	const char *manifest_path;      /* never NULL after cli_parse */
+	bool manifest_explicit;         /* --manifest was given */
+	const char *trusted_keys_path;  /* never NULL after cli_parse */
+	bool trusted_keys_explicit;
+	char **command;                 /* NULL-terminated, points into argv */
+	int n_command;
+};
+
+/* cli_parse - parse argv. Options stop at the first non-option or at "--";
+ * nothing after "--" is an option. The first non-option word "verify" selects
+ * verify mode; "serve", "listen" and "call" are reserved words (refused until
+ * implemented: run a program of that name with `turninit -- serve`).
+ * Errors: -EINVAL (unknown option, missing value, no command, reserved word),
+ * with the reason in err. */
+int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *err);
+
+/* cli_usage - the --help text. */
+extern const char cli_usage[];
+
+#endif

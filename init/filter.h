@@ -1,0 +1,44 @@
+/* filter.h - the seccomp filter of every command: built once with libseccomp
+ * from the manifest's seccomp.deny / seccomp.allow and the group table
+ * (policy/seccomp_groups.c), exported as a BPF program, loaded last in each
+ * command process. Sources: seccomp(2), seccomp_rule_add(3),
+ * seccomp_export_bpf(3), Documentation/userspace-api/seccomp_filter.rst. */
+#ifndef TURNINIT_FILTER_H
+#define TURNINIT_FILTER_H
+
+#include <linux/filter.h>
+
+#include "error.h"
+#include "manifest.h"
+
+/* How a denied syscall is refused. */
+enum sc_rule {
+	SC_EPERM,        /* always: EPERM */
+	SC_ENOSYS,       /* always: ENOSYS (clone3, so libc falls back to clone) */
+	SC_ARGS,         /* EPERM for some argument values only (docs/security.md) */
+};
+
+struct sc_program {
+	struct sock_fprog prog;   /* prog.filter is malloc'd */
+};
+
+/* sc_each_denied - call emit(name, rule, data) for every syscall the manifest
+ * denies: seccomp.deny expanded through the group table, minus seccomp.allow
+ * expanded the same way, in table order. Errors: those of scg_expand. */
+int sc_each_denied(const struct mf_manifest *m,
+		   int (*emit)(const char *name, enum sc_rule rule, void *data), void *data,
+		   struct tn_error *err);
+
+/* sc_build - build the filter for m and export it. Non-native architectures
+ * (i386 via int 0x80, x32) are killed (SCMP_ACT_KILL_PROCESS as the bad-arch
+ * action). ret is written only on success; free with sc_program_free().
+ * Errors: -errno from libseccomp (-EINVAL unknown syscall, -ENOMEM, ...). */
+int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_error *err);
+
+/* sc_load - install p in the calling process (needs no_new_privs set first).
+ * Returns 0 or -errno of prctl(PR_SET_SECCOMP). Async-signal-safe. */
+int sc_load(const struct sc_program *p);
+
+void sc_program_free(struct sc_program *p);
+
+#endif

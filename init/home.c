@@ -1,0 +1,143 @@
+/* home.c - see home.h. */
+#define _GNU_SOURCE
+#include "home.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+
+/* mkdir -p with mode 0755 for the parents and path itself. */
+static int mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int dir_is_empty(int fd)
+{
+	int dfd = dup(fd);
+	DIR *d;
+	struct dirent *e;
+	int empty = 1;
+
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			empty = 0;
+			break;
+		}
+	closedir(d);
+	return empty;
+}
+
+static int home_mount(const char *path, uid_t uid, gid_t gid, struct tn_error *err)
+{
+	char opts[128];
+	int r = mkdir_parents(path);
+
+	if (r < 0)
+		return err_set(err, r, "HOME %s: cannot create it: %s", path, strerror(-r));
+	snprintf(opts, sizeof(opts), "mode=0700,uid=%u,gid=%u,size=%u", (unsigned)uid,
+		 (unsigned)gid, HOME_TMPFS_BYTES);
+	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
+		return err_set(err, errno, "HOME %s: mounting a tmpfs: %s", path, strerror(errno));
+	return 0;
+}
+
+static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *err)
+{
+	char parent[PATH_MAX], hint[PATH_MAX + 64];
+	_cleanup_close_ int fd = -1;
+	struct statfs sfs;
+	struct stat st, pst;
+	char *slash;
+	int r;
+
+	snprintf(hint, sizeof(hint), HOME_PODMAN_HINT, path);
+	/* O_NOFOLLOW|O_DIRECTORY: a symlink planted at HOME is refused, and every
+	 * later check is made on this one open directory. */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, errno == ENOENT ? ENOTSUP : errno,
+			       "HOME %s: %s, and turninit lacks CAP_SYS_ADMIN to mount a tmpfs: add %s to podman run (Kubernetes: an emptyDir with medium: Memory)",
+			       path, strerror(errno), hint);
+	if (fstatfs(fd, &sfs) != 0 || fstat(fd, &st) != 0)
+		return err_set(err, errno, "HOME %s: %s", path, strerror(errno));
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (slash == parent)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	if (stat(parent, &pst) != 0)
+		return err_set(err, errno, "HOME %s: parent: %s", path, strerror(errno));
+	if ((unsigned long)sfs.f_type != TMPFS_MAGIC || st.st_dev == pst.st_dev)
+		return err_set(err, ENOTSUP,
+			       "HOME %s is not a private tmpfs mount and turninit lacks CAP_SYS_ADMIN to mount one: add %s to podman run (Kubernetes: an emptyDir with medium: Memory)",
+			       path, hint);
+	r = dir_is_empty(fd);
+	if (r < 0)
+		return err_set(err, r, "HOME %s: %s", path, strerror(-r));
+	if (r == 0)
+		return err_set(err, ENOTEMPTY,
+			       "HOME %s is a tmpfs but not empty (podman copies the image's %s into a --tmpfs unless told not to): add notmpcopyup to the --tmpfs options",
+			       path, path);
+	if (st.st_uid != uid || st.st_gid != gid) {
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			return err_set(err, EPERM, "HOME %s is owned by uid %u, not %u", path,
+				       (unsigned)st.st_uid, (unsigned)uid);
+		if (fchmod(fd, 0700) != 0 || fchown(fd, uid, gid) != 0)
+			return err_set(err, errno, "HOME %s: giving it to %u:%u: %s", path,
+				       (unsigned)uid, (unsigned)gid, strerror(errno));
+	} else if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
+		return err_set(err, errno, "HOME %s: chmod 0700: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+int home_setup(const char *path, uid_t uid, gid_t gid, bool can_mount, enum home_how *ret_how,
+	       struct tn_error *err)
+{
+	int r;
+
+	if (can_mount) {
+		r = home_mount(path, uid, gid, err);
+		if (r == 0)
+			*ret_how = HOME_MOUNTED;
+		return r;
+	}
+	r = home_check(path, uid, gid, err);
+	if (r == 0)
+		*ret_how = HOME_CHECKED;
+	return r;
+}

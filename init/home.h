@@ -1,0 +1,30 @@
+/* home.h - the private tmpfs HOME (brief section 7).
+ * Sources: mount(2), statfs(2) (TMPFS_MAGIC), tmpfs(5). */
+#ifndef TURNINIT_HOME_H
+#define TURNINIT_HOME_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+#define HOME_TMPFS_BYTES (64u << 20)   /* size of the tmpfs turninit mounts itself */
+#define HOME_PODMAN_HINT "--tmpfs %s:rw,mode=0700,size=64m,U"
+
+enum home_how { HOME_MOUNTED, HOME_CHECKED };
+
+/* home_setup - give the command a private, empty tmpfs at path, mode 0700,
+ * owned by uid:gid.
+ * can_mount: turninit holds CAP_SYS_ADMIN: it mounts a fresh tmpfs (nosuid,
+ * nodev) on path, creating the directory if needed.
+ * Otherwise path must already be a tmpfs mount point (statfs f_type TMPFS_MAGIC,
+ * and on another device than its parent) and empty; one owned by root (as
+ * podman's `U` makes it when the container user is root) is chowned to uid:gid,
+ * one owned by anybody else is refused; the mode is set to 0700.
+ * Errors: -errno with a message naming the podman flag to add (-ENOTSUP not a
+ * tmpfs or not a mount point, -ENOTEMPTY not empty, -EPERM wrong owner).
+ * ret_how is written only on success. */
+int home_setup(const char *path, uid_t uid, gid_t gid, bool can_mount, enum home_how *ret_how,
+	       struct tn_error *err);
+
+#endif

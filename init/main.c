@@ -1,0 +1,115 @@
+/* main.c - turninit: the checklist. Each step lives in its own module;
+ * before the command starts any failure refuses with exit 125 and one line. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cli.h"
+#include "envfilter.h"
+#include "home.h"
+#include "load.h"
+#include "log.h"
+#include "reap.h"
+#include "filter.h"
+#include "spawn.h"
+#include "verify.h"
+
+#define EXIT_REFUSED 125
+
+/* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
+ * bounding set of each command), SETUID and SETGID (its uid change), KILL
+ * (signalling commands that run as another uid). */
+static const cap_value_t keep_caps[] = { CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL };
+
+static int refuse(const struct tn_error *err)
+{
+	log_line("%s", err->msg);
+	return EXIT_REFUSED;
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	struct tn_error err = { 0 };
+	struct cli_options opt;
+	struct load_result pol;
+	struct sc_program filter;
+	struct spawn_plan plan;
+	enum home_how how;
+	char **caller_env = NULL, **cmd_env = NULL, **cmd_argv = NULL;
+	pid_t pid;
+	bool exec_failed;
+	int sfd, status = 0;
+
+	/* 1. Signals first: from here on none is lost, none kills us. */
+	reap_block_signals();
+	/* 2. Non-dumpable: commands cannot read /proc/1/mem or /proc/1/environ. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+	/* 3. Command line. */
+	if (cli_parse(argc, argv, &opt, &err) < 0)
+		return refuse(&err);
+	if (opt.mode == CLI_HELP) {
+		fputs(cli_usage, stdout);
+		return 0;
+	}
+	if (opt.mode == CLI_VERSION) {
+		printf("turninit %s\n", TURNINIT_VERSION);
+		return 0;
+	}
+
+	/* 4. Policy: environment taken and wiped, signature, then manifest. */
+	if (load_take_environ(envp, &caller_env, &err) < 0)
+		return refuse(&err);
+	if (load_policy(&opt, caller_env, &pol, &err) < 0)
+		return refuse(&err);
+	if (opt.mode == CLI_VERIFY)
+		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
+	if (opt.trusted_keys_explicit && strcmp(pol.trust, "compiled in") == 0)
+		log_line("--trusted-keys ignored: keys are compiled in");
+
+	/* 5. Everything the command needs, prepared before anything changes. */
+	if (chdir("/") != 0)
+		return refuse(&(struct tn_error){ .msg = "chdir /: failed" });
+	if (reap_open(&sfd, &err) < 0)
+		return refuse(&err);
+	if (sc_build(pol.manifest, &filter, &err) < 0)
+		return refuse(&err);
+	if (envf_build(pol.manifest, pol.caller_env, &cmd_env, &err) < 0)
+		return refuse(&err);
+	cmd_argv = spawn_argv(opt.command, opt.n_command);
+	if (!cmd_argv)
+		return refuse(&(struct tn_error){ .msg = "out of memory" });
+
+	/* 6. HOME, then drop what HOME needed. */
+	if (home_setup(pol.manifest->home, pol.manifest->uid, pol.manifest->gid,
+		       caps_have(CAP_SYS_ADMIN), &how, &err) < 0)
+		return refuse(&err);
+	if (caps_keep_only(keep_caps, sizeof(keep_caps) / sizeof(keep_caps[0]), &err) < 0)
+		return refuse(&err);
+
+	/* 7. The command. */
+	plan = (struct spawn_plan){
+		.shell = pol.manifest->shell,
+		.argv = cmd_argv,
+		.envp = cmd_env,
+		.uid = pol.manifest->uid,
+		.gid = pol.manifest->gid,
+		.workdir = pol.manifest->workdir,
+		.limits = &pol.manifest->limits,
+		.filter = &filter,
+	};
+	if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0) {
+		log_line("%s", err.msg);
+		/* execve failures keep bash's 126/127; setup failures are refusals. */
+		return exec_failed ? reap_exit_code(status) : EXIT_REFUSED;
+	}
+
+	/* 8. From here on turninit never exits on an error of its own. */
+	return reap_run_one(sfd, pid, (uint64_t)pol.manifest->limits.timeout_s * 1000);
+}

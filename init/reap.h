@@ -1,0 +1,41 @@
+/* reap.h - PID 1 duties (brief section 7): signals, reaping, ending a turn.
+ * Signals are blocked from the first instruction of main and read through a
+ * signalfd, so none is lost between start-up and the first command, and none
+ * is dropped by the kernel's PID 1 protection (blocked signals are queued).
+ * Sources: signalfd(2), waitpid(2), PR_SET_CHILD_SUBREAPER in prctl(2),
+ * /proc/PID/task/TID/children in proc(5). */
+#ifndef TURNINIT_REAP_H
+#define TURNINIT_REAP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+#define REAP_GRACE_MS 5000   /* milliseconds between SIGTERM and SIGKILL */
+
+/* reap_block_signals - block every signal turninit handles (SIGCHLD and the
+ * forwarded ones) and set SIGCHLD to its default disposition, so children are
+ * not auto-reaped even when the caller ignored SIGCHLD. Call first in main. */
+void reap_block_signals(void);
+
+/* reap_open - the signalfd for the blocked set; when not PID 1, also become a
+ * child subreaper so orphans of the command are reparented to turninit.
+ * Errors: -errno of signalfd(2) or prctl(2). */
+int reap_open(int *ret_fd, struct tn_error *err);
+
+/* reap_run_one - supervise one command whose process group is main_pid until
+ * it exits: reap every child (waitpid(-1, WNOHANG) loop), forward SIGTERM,
+ * SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to its process group;
+ * on SIGTERM, or when timeout_ms (0: none) passes, SIGTERM the group and after
+ * REAP_GRACE_MS SIGKILL it. When the main process has exited, every process
+ * left is killed with SIGKILL and reaped.
+ * Returns the one-shot exit status (docs/exit-codes.md): N, 128+N for signal N,
+ * 124 when the timeout passed. Never fails: errors are logged. */
+int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms);
+
+/* reap_exit_code - the exit status for a wait status: WEXITSTATUS, or 128 +
+ * WTERMSIG. */
+int reap_exit_code(int wait_status);
+
+#endif

@@ -1,0 +1,45 @@
+/* spawn.h - starting one command process, with the steps of brief section 6 in
+ * their order: setsid, signal mask and dispositions, fds, rlimits, securebits
+ * and bounding set, groups/gid/uid, capability sets, chdir, no_new_privs,
+ * seccomp last, then execve of the shell.
+ * Sources: fork(2), setsid(2), setrlimit(2), setgroups(2), setresuid(2),
+ * prctl(2) PR_SET_NO_NEW_PRIVS, execve(2), close_range(2). */
+#ifndef TURNINIT_SPAWN_H
+#define TURNINIT_SPAWN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "manifest.h"
+#include "filter.h"
+
+struct spawn_plan {
+	const char *shell;              /* absolute path of bash */
+	char *const *argv;              /* {"bash","--noprofile","--norc","-c",CMD,...,NULL} */
+	char *const *envp;              /* the exact environment (envfilter.h) */
+	uid_t uid;
+	gid_t gid;
+	const char *workdir;
+	const struct mf_limits *limits;
+	const struct sc_program *filter;
+};
+
+/* spawn_argv - the shell argv for a command: one word is a bash command string
+ * (`bash --noprofile --norc -c WORD`); several are an argv run through
+ * `bash --noprofile --norc -c 'exec "$@"' bash WORD...` so no word is re-parsed.
+ * Returns a malloc'd NULL-terminated array (strings not copied), or NULL. */
+char **spawn_argv(char *const *words, int n);
+
+/* spawn_command - fork and exec the command of plan.
+ * Waits until the child has exec'd the shell or failed. On success *ret_pid is
+ * the child (a session and process group leader: its pgid is its pid).
+ * Errors: -errno with err naming the step. When a child existed, it has exited
+ * and been reaped, and *ret_status is its wait status: exit 127 when execve of
+ * the shell failed with ENOENT, 126 for another execve error (as bash does;
+ * *ret_exec_failed is then true), 125 when a setup step failed. Without a
+ * child (fork(2) or pipe2(2) failed) *ret_status is 125 << 8. */
+int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status,
+		  bool *ret_exec_failed, struct tn_error *err);
+
+#endif

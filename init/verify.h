@@ -1,0 +1,16 @@
+/* verify.h - `turninit verify`: the effective policy as JSON (docs/verify.md
+ * section of docs/design.md). Runs nothing. */
+#ifndef TURNINIT_VERIFY_H
+#define TURNINIT_VERIFY_H
+
+#include "load.h"
+
+/* verify_print - write the effective policy of r as one JSON object and a
+ * newline on stdout: version, manifest source, trust root, signature (algorithm,
+ * key id, trusted comment), the manifest with defaults filled in, the names of
+ * the environment a one-shot command would get from this environment (names
+ * only: values may be secrets), and the seccomp rules.
+ * Errors: -ENOMEM, -EIO (stdout), with err set. */
+int verify_print(const struct load_result *r, struct tn_error *err);
+
+#endif

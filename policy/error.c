@@ -1,0 +1,46 @@
+/* error.c - the tn_error helpers (see error.h). */
+#include "error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int err_set(struct tn_error *err, int code, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (code < 0)
+		code = -code;
+	if (code == 0)
+		code = EINVAL;
+	if (err) {
+		err->code = code;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
+	return -code;
+}
+
+int err_prefix(struct tn_error *err, const char *fmt, ...)
+{
+	int saved = errno;
+	char ctx[TN_ERROR_MSG_MAX], old[TN_ERROR_MSG_MAX];
+	va_list ap;
+
+	if (!err)
+		return -EINVAL;
+	if (err->code == 0)
+		err->code = EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof(old));
+	if (snprintf(err->msg, sizeof(err->msg), "%s: %s", ctx, old) >= (int)sizeof(err->msg))
+		err->msg[sizeof(err->msg) - 1] = '\0';   /* truncated, still one line */
+	errno = saved;
+	return -err->code;
+}

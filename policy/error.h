@@ -1,0 +1,31 @@
+/* error.h - the error contract shared by policy/ and init/.
+ *
+ * A function that can fail returns a negative errno-style int and fills a
+ * struct tn_error with one human-readable line; callers add context as the
+ * error rises ("manifest: env.allow[3]: ..."). Library code never prints.
+ */
+#ifndef TURNINIT_ERROR_H
+#define TURNINIT_ERROR_H
+
+#include <stddef.h>
+
+#define TN_ERROR_MSG_MAX 512
+
+struct tn_error {
+	int code;                      /* positive errno value, 0 when unset */
+	char msg[TN_ERROR_MSG_MAX];    /* one line, no trailing newline */
+};
+
+/* err_set - record an error.
+ * code: a positive errno value (EINVAL, EBADMSG, ...); the sign is ignored.
+ * Returns -code, so callers can write `return err_set(err, EINVAL, ...)`.
+ * err may be NULL (the message is dropped). Preserves errno. */
+int err_set(struct tn_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* err_prefix - prepend "CONTEXT: " to the recorded message, keeping its code.
+ * Returns -err->code (or -EINVAL when no error was recorded). Preserves errno. */
+int err_prefix(struct tn_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,89 @@
+/* manifest.h - the signed manifest, version 1 (docs/manifest.md).
+ *
+ * Owns parsing and validation of the manifest JSON (strict: UTF-8, at most
+ * MF_MAX_BYTES, duplicate and unknown keys refused) into struct mf_manifest,
+ * with defaults filled in, and its rendering as the effective policy. Pure
+ * (jansson); the caller verifies the signature over the same bytes first.
+ */
+#ifndef TURNINIT_MANIFEST_H
+#define TURNINIT_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define MF_MAX_BYTES 65536        /* bytes */
+#define MF_VERSION 1
+#define MF_PATH_MAX 4096          /* bytes, including the NUL */
+#define MF_MAX_LIST 256           /* entries in any array or in env.set */
+
+struct mf_env_pair {
+	char *name;
+	char *value;
+};
+
+struct mf_limits {
+	uint32_t timeout_s;        /* seconds, 1..86400, default 600 */
+	uint64_t output_bytes;     /* bytes, 1..1073741824, default 16777216 */
+	uint64_t nofile;           /* RLIMIT_NOFILE, 16..1048576, default 1024 */
+	uint64_t nproc;            /* RLIMIT_NPROC, 1..1048576, default 512 */
+	uint64_t fsize_bytes;      /* RLIMIT_FSIZE in bytes, 1..2^62, default 1073741824 */
+	uint32_t concurrency;      /* commands at once in serve/listen, 1..256, default 8 */
+};
+
+struct mf_manifest {
+	int version;               /* "turninit": always MF_VERSION */
+	int64_t expires;           /* "expires": seconds since the epoch (UTC) */
+	uint32_t uid, gid;         /* "user": numeric, never 0, never 4294967295 */
+	char *home;                /* absolute, normalised, not "/" */
+	char *workdir;             /* absolute, normalised; default: home */
+	char *shell;               /* absolute, normalised; default "/bin/bash" */
+	struct mf_env_pair *env_set;   /* "env.set", in file order */
+	size_t n_env_set;
+	char **env_allow;          /* "env.allow" patterns, in file order */
+	size_t n_env_allow;
+	struct mf_limits limits;
+	char **seccomp_deny;       /* group ("@name") or syscall names; default {"@default"} */
+	size_t n_seccomp_deny;
+	char **seccomp_allow;      /* default empty */
+	size_t n_seccomp_allow;
+	char **landlock_writable;  /* absolute paths; default {home, workdir, "/tmp"} (deduplicated) */
+	size_t n_landlock_writable;
+	bool landlock_optional;    /* default false: a kernel without Landlock refuses */
+	uint32_t *caller_uids;     /* "callers.uids"; default {uid} */
+	size_t n_caller_uids;
+};
+
+/* mf_name_check - how mf_parse checks a seccomp name it does not know as a
+ * group: return true when name is a syscall of the native architecture. NULL
+ * means every non-group name is accepted (unit tests of unrelated fields). */
+typedef bool (*mf_syscall_known_fn)(const char *name);
+
+/* mf_parse - parse and validate a manifest.
+ * buf/len: the exact bytes whose signature was verified; len > MF_MAX_BYTES is
+ * refused before parsing. now: the current time in seconds since the epoch; a
+ * manifest whose "expires" is not after now is refused. syscall_known: see above.
+ * Checks every field (type, range, unknown and duplicate keys, env rules of
+ * envfilter.h, seccomp names against the group table and syscall_known).
+ * ret: a malloc'd manifest, written only on success; free with mf_free().
+ * Errors: -E2BIG too large, -EBADMSG not JSON / not UTF-8 / duplicate key,
+ * -EINVAL schema violation (err names the field: "env.allow[3]: ..."),
+ * -EKEYEXPIRED expired, -ENOMEM. */
+int mf_parse(const uint8_t *buf, size_t len, int64_t now,
+	     mf_syscall_known_fn syscall_known, struct mf_manifest **ret,
+	     struct tn_error *err);
+
+void mf_free(struct mf_manifest *m);
+
+/* mf_parse_time - parse an RFC 3339 UTC timestamp of the exact form
+ * "YYYY-MM-DDTHH:MM:SSZ" into seconds since the epoch. Errors: -EINVAL. */
+int mf_parse_time(const char *s, int64_t *ret_seconds);
+
+/* mf_to_json - render the manifest with defaults filled in, as a JSON object
+ * text with the same keys as the input format (compact, keys in schema order).
+ * Returns a malloc'd NUL-terminated string, or NULL on ENOMEM. */
+char *mf_to_json(const struct mf_manifest *m);
+
+#endif
