@@ -53,14 +53,16 @@ int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
  * both signatures must verify. A trailing newline after line 4 is allowed.
  * Errors: -EBADMSG malformed file (missing line, bad prefix, bad base64, wrong
  * length, unknown algorithm, over SIG_MAX_FILE_BYTES), -ENOKEY key id not trusted,
- * -EKEYREJECTED a signature does not verify (file or trusted comment).
+ * -EKEYREJECTED a signature does not verify (file or trusted comment),
+ * -EINVAL msg is NULL with msg_len > 0, -EIO libsodium failed to initialise.
  * ret is written only on success. */
 int sig_verify(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len,
 	       const char *sig_text, size_t sig_len, struct sig_result *ret,
 	       struct tn_error *err);
 
-/* sig_key_id_hex - format a key id as minisign prints it: 16 upper-case hex
- * digits of the id read as a little-endian 64-bit number. out: 17 bytes. */
+/* sig_key_id_hex - format a key id as minisign prints it: the id read as a
+ * little-endian 64-bit number, in upper-case hex without leading zeros
+ * (minisign's "%" PRIX64, so 1 to 16 digits). out: 17 bytes. */
 void sig_key_id_hex(const uint8_t key_id[SIG_KEY_ID_BYTES], char out[17]);
 
 #endif
