@@ -85,10 +85,13 @@ demo: setup
 integration: $(BUILD)/turninit
 	@bash tests/integration/run.sh
 
+# Every suite runs even when one fails; the last line counts them all.
 check: setup
+	@rm -rf $(BUILD)/test-results
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory unit; \
+	 $(MAKE) --no-print-directory integration; \
+	 sh tests/summary.sh unit integration
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -53,13 +54,27 @@ char **spawn_argv(char *const *words, int n)
 	return v;
 }
 
-/* Close every fd above 2 except keep. */
+/* Close every fd above 2 except keep. close_range(2) first; a runtime's seccomp
+ * profile may refuse it (older podman profiles do), so fall back to closing
+ * what /proc/self/fd lists. */
 static int close_fds_except(int keep)
 {
-	if (keep > 3 && syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u) != 0)
+	DIR *d;
+	struct dirent *e;
+
+	if ((keep <= 3 || syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u) == 0) &&
+	    syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+		return 0;
+	d = opendir("/proc/self/fd");
+	if (!d)
 		return -errno;
-	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) != 0)
-		return -errno;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (fd > 2 && fd != keep && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
 	return 0;
 }
 
