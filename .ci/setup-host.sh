@@ -1,0 +1,144 @@
+#!/bin/sh
+# setup-host.sh - the one idempotent host setup step (`make setup`, run by `make demo`
+# and `make check`): installs the Debian packages the project needs, then applies the
+# two podman host fixes (sections 2 and 3 below) only when this machine needs
+# them. Prints one line per thing it did or found already done; exits non-zero with a
+# "setup: FAILED: ..." line on failure. A second run installs nothing and needs no network.
+#
+# Environment, for testing this script only: SETUP_CONTAINERS_CONF (default
+# /etc/containers/containers.conf), the file the ulimit fix edits; SETUP_CGROUP_ROOT
+# (default /sys/fs/cgroup), where the cgroup fix looks and mounts.
+set -eu
+
+say() { echo "setup: $*"; }
+die() { echo "setup: FAILED: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "must run as root (it installs packages and mounts cgroups)"
+
+# --- 1. packages -----------------------------------------------------------------
+# build: toolchain, musl, autotools and gperf for the musl builds of the libraries,
+#   dpkg-dev for `apt-get source`, the -dev packages and cmocka for the host build.
+# run/test: podman and its runtime pieces (no recommends, so each is named), a static
+#   bash and busybox for the image root, minisign to sign manifests, python3 to parse
+#   `turninit verify` JSON in the integration suite.
+PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
+	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
+	libsodium-dev libjansson-dev podman crun catatonit uidmap conmon buildah
+	fuse-overlayfs golang-github-containers-common containernetworking-plugins
+	bash-static busybox-static minisign util-linux procps coreutils python3"
+
+missing=
+for p in $PACKAGES; do
+	s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$s" = installed ] || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	say "packages: all present"
+else
+	say "packages: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null || die "apt-get update"
+	# shellcheck disable=SC2086 # word splitting of the package list is intended
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null \
+		|| die "apt-get install$missing"
+	say "packages: installed$missing"
+fi
+
+# --- 2. cgroup: hybrid layout ------------------------------------------------------
+# crun refuses cgroup hybrid mode while the cgroup2 mount still owns a controller
+# ("cgroups in hybrid mode not supported, drop all controllers from cgroupv2"); on this
+# machine kind that is hugetlb. Mounting a v1 hierarchy of it moves it out of cgroup2.
+# The mounts do not survive a reboot, which is why this runs before every check.
+CG=${SETUP_CGROUP_ROOT:-/sys/fs/cgroup}
+U=$CG/unified
+if [ ! -r "$U/cgroup.controllers" ] || [ "$(stat -f -c %T "$CG")" = cgroup2fs ]; then
+	say "cgroup: not a hybrid layout, nothing to do"
+else
+	left=$(cat "$U/cgroup.controllers")
+	if [ -z "$left" ]; then
+		say "cgroup: no controllers left in cgroup2, nothing to do"
+	fi
+	for c in $left; do
+		d=$CG/$c
+		mkdir -p "$d" || die "cgroup: mkdir $d"
+		if mountpoint -q "$d"; then
+			say "cgroup: $d already mounted"
+		else
+			mount -t cgroup -o "$c" cgroup "$d" || die "cgroup: mount -t cgroup -o $c cgroup $d"
+			say "cgroup: bound $c to $d"
+		fi
+	done
+	left=$(cat "$U/cgroup.controllers")
+	[ -z "$left" ] || die "cgroup: controllers still in cgroup2 after binding: $left"
+fi
+
+# --- 3. ulimits: root without CAP_SYS_RESOURCE -------------------------------------
+# Rootful podman asks for RLIMIT_NOFILE 1048576 (and NPROC 1048576 once any --ulimit is
+# given); without CAP_SYS_RESOURCE, or above the hard limit, crun's setrlimit fails with
+# EPERM. default_ulimits in containers.conf makes podman ask for what this process has.
+CONF=${SETUP_CONTAINERS_CONF:-/etc/containers/containers.conf}
+PODMAN_NOFILE=1048576
+capeff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+has_sys_resource=$(( (0x$capeff >> 24) & 1 ))       # CAP_SYS_RESOURCE is bit 24
+hard() { # hard limit of /proc/self/limits row $1, "unlimited" as a large number
+	awk -v row="$1" 'index($0, row) == 1 { v = $(NF - 1); if (v == "unlimited") v = 9223372036854775807; print v }' /proc/self/limits
+}
+hn=$(hard "Max open files")
+hu=$(hard "Max processes")
+[ -n "$hn" ] && [ -n "$hu" ] || die "ulimits: cannot read /proc/self/limits"
+nproc=32768                                            # podman caps its own NPROC there
+[ "$hu" -ge "$nproc" ] || nproc=$hu
+
+if [ "$has_sys_resource" -eq 1 ] && [ "$hn" -ge "$PODMAN_NOFILE" ]; then
+	say "ulimits: CAP_SYS_RESOURCE held and nofile hard limit $hn, nothing to do"
+else
+	why="nofile hard limit $hn"
+	[ "$has_sys_resource" -eq 1 ] || why="no CAP_SYS_RESOURCE, $why"
+	want="default_ulimits = [\"nofile=$hn:$hn\", \"nproc=$nproc:$nproc\"]"
+	# An existing default_ulimits is kept when it names nofile and nproc and asks for
+	# no more than this process may set; otherwise only that key is replaced.
+	current=$( [ -r "$CONF" ] && awk '
+		/^[ \t]*\[/ { sect = $0; gsub(/[ \t]/, "", sect) }
+		sect == "[containers]" && /^[ \t]*default_ulimits[ \t]*=/ { grab = 1 }
+		grab { v = v $0; if (index($0, "]")) { print v; exit } }' "$CONF" || true)
+	fits() { # fits NAME HARD: the current value has NAME=S:H (or NAME=H), H <= HARD
+		echo "$current" | awk -v name="$1" -v max="$2" '{
+			n = split($0, parts, "\"")
+			for (i = 2; i <= n; i += 2) {
+				if (index(parts[i], name "=") != 1) continue
+				v = substr(parts[i], length(name) + 2); k = split(v, sh, ":")
+				if (sh[k] ~ /^[0-9]+$/ && sh[1] ~ /^[0-9]+$/ && sh[1] + 0 <= sh[k] + 0 && sh[k] + 0 <= max + 0) ok = 1
+			}
+		} END { exit !ok }'
+	}
+	if [ -n "$current" ] && fits nofile "$hn" && fits nproc "$hu"; then
+		say "ulimits: $CONF already sets $(echo "$current" | tr -s ' \t' ' ') ($why)"
+	elif [ ! -e "$CONF" ]; then
+		mkdir -p "$(dirname "$CONF")" || die "ulimits: mkdir $(dirname "$CONF")"
+		printf '# written by turninit .ci/setup-host.sh: %s\n[containers]\n%s\n' "$why" "$want" \
+			> "$CONF" || die "ulimits: cannot write $CONF"
+		say "ulimits: wrote $CONF: $want ($why)"
+	else
+		tmp=$CONF.turninit-tmp
+		awk -v want="$want" '
+			/^[ \t]*\[/ {
+				if (insect && !done) { print want; done = 1 }
+				sect = $0; gsub(/[ \t]/, "", sect); insect = (sect == "[containers]")
+				print; next
+			}
+			skip { if (index($0, "]")) skip = 0; next }
+			insect && /^[ \t]*default_ulimits[ \t]*=/ {
+				if (!done) { print want; done = 1 }
+				if (!index($0, "]")) skip = 1
+				next
+			}
+			{ print }
+			END {
+				if (insect && !done) { print want; done = 1 }
+				if (!done) { print "[containers]"; print want }
+			}' "$CONF" > "$tmp" || die "ulimits: cannot write $tmp"
+		cat "$tmp" > "$CONF" && rm -f "$tmp" || die "ulimits: cannot update $CONF"
+		say "ulimits: set $want in $CONF, other settings kept ($why)"
+	fi
+fi
+say "done"

@@ -1,0 +1,96 @@
+#!/bin/sh
+# seal.sh - seal a signed manifest into an image's OCI config Env.
+#
+# usage: seal.sh --image IN --manifest M.json --key SECRET.key --tag OUT
+#                [--trusted-comment TEXT] [--legacy]
+#
+# Signs M.json with the stock minisign CLI (prehashed "ED"; --legacy: the legacy
+# "Ed" form) using a key without a password (`minisign -G -W`), checks the
+# signature with the public key recreated from the secret key, and commits IN as
+# OUT with two entries added to the image config Env:
+#   TURNINIT_MANIFEST      base64 of the exact manifest bytes (no line wrapping)
+#   TURNINIT_MANIFEST_SIG  base64 of the .minisig file
+# The Env reaches PID 1's environ (labels and annotations do not); turninit
+# verifies the signature over those bytes before parsing them. Registry-free:
+# buildah from/config/commit on the local storage podman uses. The manifest's
+# content is checked by turninit, not here (`podman run OUT verify` shows the
+# effective policy).
+set -eu
+
+die() { echo "seal: $*" >&2; exit 1; }
+usage() { sed -n '4,5s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+in='' manifest='' key='' out='' comment='' legacy=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--image) [ $# -ge 2 ] || usage; in=$2; shift 2 ;;
+	--manifest) [ $# -ge 2 ] || usage; manifest=$2; shift 2 ;;
+	--key) [ $# -ge 2 ] || usage; key=$2; shift 2 ;;
+	--tag) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+	--trusted-comment) [ $# -ge 2 ] || usage; comment=$2; shift 2 ;;
+	--legacy) legacy=-l; shift ;;
+	-h|--help) usage ;;
+	*) die "unknown argument $1" ;;
+	esac
+done
+[ -n "$in" ] && [ -n "$manifest" ] && [ -n "$key" ] && [ -n "$out" ] || usage
+[ -r "$manifest" ] || die "manifest $manifest: not readable"
+[ -r "$key" ] || die "key $key: not readable"
+size=$(wc -c < "$manifest")
+[ "$size" -le 65536 ] || die "manifest $manifest: $size bytes, turninit accepts at most 65536"
+for c in minisign buildah podman base64; do
+	command -v "$c" >/dev/null || die "$c not found (make setup)"
+done
+timeout 60 podman image exists "$in" || die "image $in: not in local storage"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/turninit-seal.XXXXXX")
+ctr=
+cleanup() {
+	[ -z "$ctr" ] || timeout 60 buildah rm "$ctr" >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A one-line trusted comment: minisign signs it (the global signature) and turninit
+# checks it, so it says what was signed. minisign reads a password from the
+# terminal for an encrypted key; </dev/null makes that fail instead of hang.
+sha=$(sha256sum "$manifest" | cut -d' ' -f1)
+[ -n "$comment" ] || comment="turninit manifest sha256:$sha for $out, signed $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+case $comment in *"
+"*) die "--trusted-comment must be one line" ;; esac
+cp "$manifest" "$tmp/manifest.json"
+# shellcheck disable=SC2086 # $legacy is empty or -l
+minisign -S $legacy -s "$key" -m "$tmp/manifest.json" -x "$tmp/manifest.json.minisig" \
+	-t "$comment" </dev/null >"$tmp/minisign.log" 2>&1 \
+	|| die "minisign -S failed (a key made with -G -W has no password): $(tail -n 1 "$tmp/minisign.log")"
+minisign -R -s "$key" -p "$tmp/key.pub" </dev/null >"$tmp/minisign.log" 2>&1 \
+	|| die "minisign -R failed: $(tail -n 1 "$tmp/minisign.log")"
+minisign -V -q -p "$tmp/key.pub" -m "$tmp/manifest.json" -x "$tmp/manifest.json.minisig" \
+	>"$tmp/minisign.log" 2>&1 || die "the new signature does not verify: $(tail -n 1 "$tmp/minisign.log")"
+keyid=$(sed -n 's/^untrusted comment: minisign public key //p' "$tmp/key.pub")
+
+b64_manifest=$(base64 -w0 "$tmp/manifest.json")
+b64_sig=$(base64 -w0 "$tmp/manifest.json.minisig")
+
+old_id=$(timeout 60 podman image inspect --format '{{.Id}}' "$out" 2>/dev/null || true)
+ctr=$(timeout 60 buildah from --pull-never --quiet "$in") || die "buildah from $in failed"
+timeout 60 buildah config --env "TURNINIT_MANIFEST=$b64_manifest" \
+	--env "TURNINIT_MANIFEST_SIG=$b64_sig" "$ctr" || die "buildah config failed"
+new_id=$(timeout 60 buildah commit --quiet --rm "$ctr" "$out") || die "buildah commit $out failed"
+ctr=
+new_id=${new_id#sha256:}
+# The image OUT named before, and untagged images of rootfs/build-image.sh (its
+# label), go; one still used by a container stays.
+if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
+	timeout 60 podman rmi "$old_id" >/dev/null 2>&1 || true
+fi
+timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1 || true
+
+# What podman will hand to the container must be exactly what was signed.
+env_seen=$(timeout 60 podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$out")
+echo "$env_seen" | grep -qxF "TURNINIT_MANIFEST=$b64_manifest" || die "$out: TURNINIT_MANIFEST not in the image config Env"
+echo "$env_seen" | grep -qxF "TURNINIT_MANIFEST_SIG=$b64_sig" || die "$out: TURNINIT_MANIFEST_SIG not in the image config Env"
+form=prehashed
+[ -z "$legacy" ] || form=legacy
+echo "seal: $out ($(printf '%.12s' "$new_id")): manifest sha256:$(printf '%.12s' "$sha") ($size bytes), signed by key $keyid ($form)"

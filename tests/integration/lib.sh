@@ -1,0 +1,148 @@
+# shellcheck shell=bash
+# lib.sh - helpers of the podman integration suite (sourced by run.sh; bash).
+#
+# A test is  begin NAME; <run something>; <expect ...>...; end
+# Each run_* sets RC, OUT and ERR (stdout and stderr byte-exact, trailing newlines
+# kept) and CMD (the command, quoted). end prints "ok NAME", or "FAIL NAME" with
+# every unmet expectation and the evidence: the last command, its status, stdout
+# and stderr.
+
+PASS=0
+FAIL=0
+T_NAME=
+T_WHY=()
+RC=0 OUT='' ERR='' CMD=''
+
+# The suite's podman flags: never pull, no network, a label for cleanup, and the
+# hard timeout of every podman call.
+LABEL=turninit-itest=$$
+PODMAN_RUN=(timeout 60 podman run --rm --pull never --network none --label "$LABEL")
+# shellcheck disable=SC2034 # used by run.sh
+HOME_TMPFS=/home/agent:rw,mode=0700,size=64m,U
+
+# slurp FILE: print FILE's bytes into the variable named by $2, trailing newlines kept.
+slurp() {
+	local s
+	s=$(cat "$1"; echo .)
+	printf -v "$2" '%s' "${s%.}"
+}
+
+# run_cmd CMD...: run CMD with stdin from /dev/null.
+run_cmd() {
+	CMD=$(printf '%q ' "$@")
+	"$@" </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
+	RC=$?
+	slurp "$WORK/stdout" OUT
+	slurp "$WORK/stderr" ERR
+}
+
+# run_input TEXT CMD...: run CMD with TEXT on stdin.
+run_input() {
+	local input=$1
+	shift
+	CMD="printf %s $(printf '%q' "$input") | $(printf '%q ' "$@")"
+	printf '%s' "$input" | "$@" >"$WORK/stdout" 2>"$WORK/stderr"
+	RC=$?
+	slurp "$WORK/stdout" OUT
+	slurp "$WORK/stderr" ERR
+}
+
+# prun ARGS...: podman run with the suite's flags (see PODMAN_RUN) and ARGS.
+prun() {
+	run_cmd "${PODMAN_RUN[@]}" "$@"
+}
+
+begin() {
+	T_NAME=$1
+	T_WHY=()
+	RC=0 OUT='' ERR='' CMD=''
+}
+
+why() {
+	T_WHY+=("$*")
+}
+
+# eq WHAT GOT WANT: exact comparison.
+eq() {
+	[[ $2 == "$3" ]] || why "$1: got $(printf '%q' "$2"), want $(printf '%q' "$3")"
+}
+
+expect_rc() { eq "exit status" "$RC" "$1"; }
+expect_out() { eq stdout "$OUT" "$1"; }
+expect_err() { eq stderr "$ERR" "$1"; }
+
+# expect_contains WHAT TEXT SUBSTRING
+expect_contains() {
+	[[ $2 == *"$3"* ]] || why "$1 does not contain $(printf '%q' "$3")"
+}
+
+# expect_refusal SUBSTRING: turninit refused before running anything: status 125,
+# nothing on stdout (the command would have printed a marker), exactly one line on
+# stderr, starting "turninit: " and containing SUBSTRING (case-insensitive).
+expect_refusal() {
+	expect_rc 125
+	expect_out ""
+	local lines
+	lines=$(printf '%s' "$ERR" | wc -l)
+	[[ $ERR == *$'\n' && $lines -eq 1 ]] || why "stderr is not exactly one line ($lines newlines)"
+	[[ $ERR == "turninit: "* ]] || why "stderr does not start with 'turninit: '"
+	[[ ${ERR,,} == *"${1,,}"* ]] || why "stderr does not mention $(printf '%q' "$1")"
+}
+
+end() {
+	if [[ ${#T_WHY[@]} -eq 0 ]]; then
+		PASS=$((PASS + 1))
+		echo "ok $T_NAME"
+		return
+	fi
+	FAIL=$((FAIL + 1))
+	echo "FAIL $T_NAME"
+	local w
+	for w in "${T_WHY[@]}"; do
+		echo "    - $w"
+	done
+	echo "    command: $CMD"
+	echo "    status: $RC"
+	printf '%s' "$OUT" | head -n 30 | sed 's/^/    stdout| /'
+	printf '%s' "$ERR" | head -n 30 | sed 's/^/    stderr| /'
+}
+
+# b64 FILE: base64 of FILE's bytes, one line.
+b64() {
+	base64 -w0 "$1"
+}
+
+# sign FILE KEY [-l]: FILE.minisig by the stock minisign CLI, fixed trusted comment.
+sign() {
+	# shellcheck disable=SC2086 # $3 is empty or -l
+	minisign -S ${3:-} -s "$2" -m "$1" -x "$1.minisig" \
+		-t "turninit integration test: $(basename "$1")" </dev/null >/dev/null
+}
+
+# manifest_env FILE: the -e options that hand FILE and FILE.minisig to PID 1, the
+# way a caller who controls the container's environment can.
+manifest_env() {
+	printf '%s\n' -e "TURNINIT_MANIFEST=$(b64 "$1")" -e "TURNINIT_MANIFEST_SIG=$(b64 "$1.minisig")"
+}
+
+# cleanup: remove every container this run labelled (after a timeout or a failure).
+cleanup_containers() {
+	local ids
+	ids=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null) || return 0
+	# shellcheck disable=SC2086 # one id a word
+	[[ -z $ids ]] || timeout 60 podman rm -f -t 0 $ids >/dev/null 2>&1 || true
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds; false on timeout.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < deadline)) || return 1
+		sleep 0.1
+	done
+}
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}

@@ -1,0 +1,554 @@
+#!/bin/bash
+# run.sh - integration tests of build/turninit in real podman containers
+# (`make integration`; issue 2, "Deliver" 8 a-h). Root, podman set up by
+# `make setup`. Builds its own images (localhost/turninit-itest:*) with
+# rootfs/build-image.sh and oci/seal.sh, trusting tests/vectors/test-trusted.pub.
+#
+# Every podman call has a hard timeout (60 s) and runs with --pull never
+# --network none; containers are labelled and removed at exit. Prints "ok NAME" or
+# "FAIL NAME" with the evidence, then "N passed, N failed"; exits 1 on any failure.
+#
+# Environment: ITEST_ONLY=REGEX runs only the tests whose name matches (the images
+# are built all the same); ITEST_BINARY=PATH tests another binary than
+# build/turninit (to see the suite go red against a naive entrypoint).
+# shellcheck disable=SC2016,SC2088 # '$X' and '~' are literal: they run in the container
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/itest
+BIN=${ITEST_BINARY:-$ROOT/build/turninit}
+VECTORS=$ROOT/tests/vectors
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+
+IMG=localhost/turninit-itest
+VERSION=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
+
+abort() {
+	echo "FAIL setup: $*"
+	echo "$PASS passed, $((FAIL + 1)) failed"
+	exit 1
+}
+
+[[ $(id -u) -eq 0 ]] || abort "run as root (rootful podman)"
+[[ -x $BIN ]] || abort "$BIN missing: run make first"
+for c in podman buildah minisign python3 timeout pgrep; do
+	command -v "$c" >/dev/null || abort "$c not found: run make setup"
+done
+rm -rf "$WORK"
+mkdir -p "$WORK/m"
+trap cleanup_containers EXIT
+trap 'exit 130' INT TERM
+
+selected() {
+	[[ -z ${ITEST_ONLY:-} || $1 =~ $ITEST_ONLY ]]
+}
+
+T0=$(now_ms)
+
+# --- keys ----------------------------------------------------------------------
+# The committed test vectors (made by tests/vectors/make-vectors.sh with the
+# minisign CLI); a fresh throw-away pair stands in for one that is missing.
+keypair() { # keypair NAME: sets KEY_<NAME>_SEC and KEY_<NAME>_PUB
+	local sec=$VECTORS/test-$1.key pub=$VECTORS/test-$1.pub
+	if [[ ! -r $sec || ! -r $pub ]]; then
+		sec=$WORK/keys/test-$1.key pub=$WORK/keys/test-$1.pub
+		mkdir -p "$WORK/keys"
+		minisign -G -W -f -s "$sec" -p "$pub" </dev/null >/dev/null || abort "minisign -G"
+		echo "# tests/vectors/test-$1.{key,pub} missing: using a temporary pair in build/itest/keys"
+	fi
+	printf -v "KEY_${1^^}_SEC" '%s' "$sec"
+	printf -v "KEY_${1^^}_PUB" '%s' "$pub"
+}
+keypair trusted
+keypair other
+
+# --- manifests -----------------------------------------------------------------
+# Written byte for byte; a far "expires" keeps them deterministic.
+M=$WORK/m
+manifest() { # manifest NAME JSON: $M/NAME.json, signed by the trusted key
+	printf '%s\n' "$2" > "$M/$1.json"
+	sign "$M/$1.json" "$KEY_TRUSTED_SEC" || abort "minisign -S $1.json"
+}
+SET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}'
+HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
+manifest allow-ld "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LD_PRELOAD\"]}}"
+manifest set-ld "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"LD_PRELOAD\":\"/x.so\"},\"allow\":[\"TZ\"]}}"
+manifest expired "{${HEAD/2099-01-01/2001-01-01},\"env\":{$SET,\"allow\":[\"TZ\"]}}"
+manifest timeout "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"timeout_s\":1}}"
+manifest shell-noexec "{$HEAD,\"shell\":\"/etc/turninit/trusted.pub\",\"env\":{$SET,\"allow\":[]}}"
+manifest shell-missing "{$HEAD,\"shell\":\"/bin/no-such-shell\",\"env\":{$SET,\"allow\":[]}}"
+manifest file "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"FROM\":\"file\"},\"allow\":[]}}"
+# One byte changed after signing ("dumb" -> "dumc"); the signature is the good one.
+cp "$M/main.json" "$M/tampered.json"
+cp "$M/main.json.minisig" "$M/tampered.json.minisig"
+sed -i 's/"TERM":"dumb"/"TERM":"dumc"/' "$M/tampered.json"
+[[ $(cmp -l "$M/main.json" "$M/tampered.json" | wc -l) -eq 1 ]] || abort "tampered.json differs by other than one byte"
+# The right bytes, signed by a key the image does not trust.
+cp "$M/main.json" "$M/other.json"
+sign "$M/other.json" "$KEY_OTHER_SEC" || abort "minisign -S other.json"
+
+# The exact environment of a command under main.json (design brief section 5):
+# env.set, HOME, and what bash adds itself: PWD (the workdir), SHLVL and _. For a
+# command string that is one simple command bash execs it in place and lowers
+# SHLVL again: 0; _ is the program's path (/bin/env in these images). An argv
+# goes through bash's `exec "$@"`, which sets no _.
+ENV_MAIN=$'HOME=/home/agent\nLANG=C.UTF-8\nPATH=/usr/local/bin:/usr/bin:/bin\nPWD=/work\nSHLVL=0\nTERM=dumb\n_=/bin/env\n'
+ENV_MAIN_ARGV=$'HOME=/home/agent\nLANG=C.UTF-8\nPATH=/usr/local/bin:/usr/bin:/bin\nPWD=/work\nSHLVL=0\nTERM=dumb\n'
+
+# --- images --------------------------------------------------------------------
+# base: the plain root. dotfiles: the same with login-shell startup files that print
+# and export, a home skeleton, and /etc/startup.sh (a BASH_ENV/ENV target that
+# leaves a marker). filemf: a signed manifest as a file instead of in the Env.
+OV=$WORK/overlay-dotfiles
+mkdir -p "$OV/etc/profile.d" "$OV/home/agent"
+startup() { # startup WHAT VAR: a startup file that talks, exports and prepends to PATH
+	printf 'echo "DOTFILE %s ran"\nexport %s=1 GH_TOKEN=from-%s\nexport PATH=/dotfile-bin-%s:$PATH\n' \
+		"$1" "$2" "$2" "$2"
+}
+startup /etc/profile PROFILE_VAR > "$OV/etc/profile"
+printf 'for f in /etc/profile.d/*.sh; do . "$f"; done\n' >> "$OV/etc/profile"
+startup /etc/bash.bashrc BASHRC_VAR > "$OV/etc/bash.bashrc"
+startup /etc/profile.d/x.sh PROFILED_VAR > "$OV/etc/profile.d/x.sh"
+startup '~/.bash_profile' BASH_PROFILE_VAR > "$OV/home/agent/.bash_profile"
+startup '~/.bash_login' BASH_LOGIN_VAR > "$OV/home/agent/.bash_login"
+startup '~/.profile' DOT_PROFILE_VAR > "$OV/home/agent/.profile"
+startup '~/.bashrc' DOT_BASHRC_VAR > "$OV/home/agent/.bashrc"
+printf 'echo STARTUP-RAN\n: > /tmp/startup-ran\nexport STARTUP_VAR=1\n' > "$OV/etc/startup.sh"
+chmod -R a+rX "$OV"
+mkdir -p "$WORK/overlay-filemf/etc/turninit"
+cp "$M/file.json" "$WORK/overlay-filemf/etc/turninit/manifest.json"
+cp "$M/file.json.minisig" "$WORK/overlay-filemf/etc/turninit/manifest.json.minisig"
+
+build() { # build TAG [OVERLAY]
+	sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_TRUSTED_PUB" --tag "$IMG:$1" \
+		--root "$WORK/root-$1" ${2:+--overlay "$2"} "$BIN" >"$WORK/build-$1.log" 2>&1 \
+		|| { cat "$WORK/build-$1.log"; abort "rootfs/build-image.sh $1"; }
+}
+seal() { # seal IN OUT MANIFEST [--legacy]
+	sh "$ROOT/oci/seal.sh" --image "$IMG:$1" --tag "$IMG:$2" --manifest "$3" \
+		--key "$KEY_TRUSTED_SEC" --trusted-comment "turninit integration test: $2" ${4:+"$4"} \
+		>"$WORK/seal-$2.log" 2>&1 || { cat "$WORK/seal-$2.log"; abort "oci/seal.sh $2"; }
+}
+build base
+build dotfiles-base "$OV"
+build filemf "$WORK/overlay-filemf"
+seal base sealed "$M/main.json"
+seal base legacy "$M/main.json" --legacy
+seal dotfiles-base dotfiles "$M/main.json"
+# A forgery inside an image config: the sealed image with one manifest byte changed.
+ctr=$(timeout 60 buildah from --pull-never --quiet "$IMG:sealed") || abort "buildah from"
+if ! timeout 60 buildah config --env "TURNINIT_MANIFEST=$(b64 "$M/tampered.json")" "$ctr" >/dev/null ||
+	! timeout 60 buildah commit --quiet --rm "$ctr" "$IMG:tampered" >/dev/null; then
+	timeout 60 buildah rm "$ctr" >/dev/null 2>&1
+	abort "buildah config/commit tampered"
+fi
+timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+echo "# images built in $(( $(now_ms) - T0 )) ms"
+
+SEALED=$IMG:sealed
+DOT=$IMG:dotfiles
+mapfile -t ENV_TAMPERED < <(manifest_env "$M/tampered.json")
+mapfile -t ENV_OTHER < <(manifest_env "$M/other.json")
+mapfile -t ENV_ALLOW_LD < <(manifest_env "$M/allow-ld.json")
+mapfile -t ENV_SET_LD < <(manifest_env "$M/set-ld.json")
+mapfile -t ENV_EXPIRED < <(manifest_env "$M/expired.json")
+mapfile -t ENV_TIMEOUT < <(manifest_env "$M/timeout.json")
+mapfile -t ENV_SHELL_NOEXEC < <(manifest_env "$M/shell-noexec.json")
+mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
+ATTACK=(-e GH_TOKEN=x -e BASH_ENV=/etc/startup.sh -e ENV=/etc/startup.sh
+	-e 'BASH_FUNC_ls%%=() { echo pwned; }' -e SHELLOPTS=xtrace
+	-e 'PS4=$(touch /tmp/pwn)' -e LD_PRELOAD=/x.so)
+sorted() { LC_ALL=C sort; }
+
+# --- g. no passwd, group or nsswitch.conf in any image ---------------------------
+for tag in base dotfiles filemf sealed legacy; do
+	selected "g-image-has-no-passwd-$tag" || continue
+	begin "g-image-has-no-passwd-$tag"
+	run_cmd timeout 60 podman image mount "$IMG:$tag"
+	mnt=${OUT%$'\n'}
+	if [[ $RC -ne 0 || ! -d $mnt/etc ]]; then
+		why "podman image mount failed"
+	else
+		for f in passwd group nsswitch.conf; do
+			[[ ! -e $mnt/etc/$f && ! -L $mnt/etc/$f ]] || why "the image has /etc/$f"
+		done
+		[[ -x $mnt/sbin/turninit && -x $mnt/bin/bash && -L $mnt/bin/sh ]] || why "the image lacks /sbin/turninit, /bin/bash or /bin/sh"
+	fi
+	timeout 60 podman image unmount "$IMG:$tag" >/dev/null 2>&1
+	end
+done
+
+if selected g-turn-sees-no-passwd; then
+	begin g-turn-sees-no-passwd
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
+		'for f in /etc/passwd /etc/group /etc/nsswitch.conf; do test -e $f && echo "$f exists"; done; echo checked'
+	expect_rc 0
+	expect_out $'checked\n'
+	expect_err ""
+	end
+fi
+
+# --- a. login-shell startup files and the home skeleton never run ----------------
+# The dotfiles image has a home skeleton, which podman's --tmpfs would copy up into
+# HOME (tmpcopyup is its default); turninit wants an empty HOME, so: notmpcopyup.
+DOT_TMPFS=$HOME_TMPFS,notmpcopyup
+if selected a-control-login-shell-runs-them; then
+	# Control: the fixture works; `bash -lc` in the same image prints and exports.
+	begin a-control-login-shell-runs-them
+	prun -e HOME=/home/agent --entrypoint /bin/bash "$DOT" -lc 'echo "PATH=$PATH"'
+	expect_rc 0
+	for s in '/etc/profile ran' '/etc/profile.d/x.sh ran' '~/.bash_profile ran' 'PATH=/dotfile-bin-BASH_PROFILE_VAR:/dotfile-bin-PROFILED_VAR:/dotfile-bin-PROFILE_VAR:'; do
+		expect_contains stdout "$OUT" "$s"
+	done
+	end
+fi
+if selected a-echo-hi-exact; then
+	begin a-echo-hi-exact
+	prun --tmpfs "$DOT_TMPFS" "$DOT" 'echo hi'
+	expect_rc 0
+	expect_out $'hi\n'
+	expect_err ""
+	end
+fi
+if selected a-true-prints-nothing; then
+	begin a-true-prints-nothing
+	prun --tmpfs "$DOT_TMPFS" "$DOT" true
+	expect_rc 0
+	expect_out ""
+	expect_err ""
+	end
+fi
+if selected a-no-startup-variables-or-path; then
+	begin a-no-startup-variables-or-path
+	prun --tmpfs "$DOT_TMPFS" "$DOT" env
+	expect_rc 0
+	eq "env (sorted)" "$(printf '%s' "$OUT" | sorted; echo .)" "${ENV_MAIN}."
+	expect_err ""
+	end
+fi
+if selected a-nested-bash-runs-no-startup-file; then
+	begin a-nested-bash-runs-no-startup-file
+	prun --tmpfs "$DOT_TMPFS" "$DOT" 'bash -c "echo \$PATH; echo \${PROFILE_VAR-unset}"'
+	expect_rc 0
+	expect_out $'/usr/local/bin:/usr/bin:/bin\nunset\n'
+	expect_err ""
+	end
+fi
+if selected a-tmpcopyup-refused-naming-notmpcopyup; then
+	# Without notmpcopyup podman copies the skeleton into the tmpfs: HOME is not empty.
+	begin a-tmpcopyup-refused-naming-notmpcopyup
+	prun --tmpfs "$HOME_TMPFS" "$DOT" 'echo COMMAND-RAN'
+	expect_refusal notmpcopyup
+	end
+fi
+
+# --- b. hostile caller environment ------------------------------------------------
+if selected b-control-attack-works-without-turninit; then
+	# Control: the same -e options hit a plain bash (uid 1000, where bash imports PS4).
+	begin b-control-attack-works-without-turninit
+	prun --user 1000:1000 "${ATTACK[@]}" --entrypoint /bin/bash "$DOT" \
+		-c 'ls -d /; test -e /tmp/pwn && echo PWN-MARKER; true'
+	for s in STARTUP-RAN pwned PWN-MARKER; do
+		expect_contains stdout "$OUT" "$s"
+	done
+	end
+fi
+if selected b-env-is-exactly-the-manifest; then
+	begin b-env-is-exactly-the-manifest
+	prun --tmpfs "$DOT_TMPFS" "${ATTACK[@]}" "$DOT" env
+	expect_rc 0
+	eq "env (sorted)" "$(printf '%s' "$OUT" | sorted; echo .)" "${ENV_MAIN}."
+	expect_err ""
+	end
+fi
+if selected b-no-startup-file-function-or-ps4; then
+	begin b-no-startup-file-function-or-ps4
+	prun --tmpfs "$DOT_TMPFS" "${ATTACK[@]}" "$DOT" \
+		'ls -d /; bash -c "ls -d /"; test -e /tmp/startup-ran && echo STARTUP-MARKER; test -e /tmp/pwn && echo PWN-MARKER; echo end'
+	expect_rc 0
+	expect_out $'/\n/\nend\n'
+	expect_err ""
+	end
+fi
+
+# --- c. trusted signatures only ----------------------------------------------------
+if selected c-tz-passes; then
+	begin c-tz-passes
+	prun --tmpfs "$HOME_TMPFS" -e TZ=UTC -e LC_ALL=C -e GH_TOKEN=x "$SEALED" env
+	expect_rc 0
+	eq "env (sorted)" "$(printf '%s' "$OUT" | sorted; echo .)" "$(printf '%sTZ=UTC\n' "$ENV_MAIN" | sorted; echo .)"
+	expect_err ""
+	end
+fi
+if selected c-one-byte-changed-refused; then
+	begin c-one-byte-changed-refused
+	prun --tmpfs "$HOME_TMPFS" "${ENV_TAMPERED[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal signature
+	end
+fi
+if selected c-one-byte-changed-in-image-config-refused; then
+	begin c-one-byte-changed-in-image-config-refused
+	prun --tmpfs "$HOME_TMPFS" "$IMG:tampered" 'echo COMMAND-RAN'
+	expect_refusal signature
+	end
+fi
+if selected c-untrusted-key-refused; then
+	begin c-untrusted-key-refused
+	prun --tmpfs "$HOME_TMPFS" "${ENV_OTHER[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "not trusted"
+	end
+fi
+if selected c-ld-preload-allowed-refused; then
+	begin c-ld-preload-allowed-refused
+	prun --tmpfs "$HOME_TMPFS" "${ENV_ALLOW_LD[@]}" -e LD_PRELOAD=/x.so "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal LD_PRELOAD
+	end
+fi
+if selected c-ld-preload-set-refused; then
+	begin c-ld-preload-set-refused
+	prun --tmpfs "$HOME_TMPFS" "${ENV_SET_LD[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal LD_PRELOAD
+	end
+fi
+if selected c-expired-refused; then
+	begin c-expired-refused
+	prun --tmpfs "$HOME_TMPFS" "${ENV_EXPIRED[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal expire
+	end
+fi
+if selected c-no-manifest-refused; then
+	begin c-no-manifest-refused
+	prun --tmpfs "$HOME_TMPFS" "$IMG:base" 'echo COMMAND-RAN'
+	expect_refusal manifest
+	end
+fi
+if selected c-legacy-signature-accepted; then
+	begin c-legacy-signature-accepted
+	prun --tmpfs "$HOME_TMPFS" "$IMG:legacy" 'echo hi'
+	expect_rc 0
+	expect_out $'hi\n'
+	expect_err ""
+	end
+fi
+if selected c-manifest-file-accepted; then
+	begin c-manifest-file-accepted
+	prun --tmpfs "$HOME_TMPFS" "$IMG:filemf" 'echo "$FROM"'
+	expect_rc 0
+	expect_out $'file\n'
+	expect_err ""
+	end
+fi
+
+# --- d. the sandbox of a command ----------------------------------------------------
+if selected d-home-is-private-tmpfs; then
+	begin d-home-is-private-tmpfs
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
+		'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"; ls -A "$HOME" | wc -l'
+	expect_rc 0
+	expect_out $'tmpfs\n700 1000 1000\n0\n'
+	expect_err ""
+	end
+fi
+if selected d-no-caps-nnp-seccomp; then
+	begin d-no-caps-nnp-seccomp
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
+		'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):" /proc/self/status'
+	expect_rc 0
+	expect_out $'CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\n'
+	expect_err ""
+	end
+fi
+if selected d-ids-numeric-no-groups; then
+	begin d-ids-numeric-no-groups
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'id -u; id -g; id -G'
+	expect_rc 0
+	expect_out $'1000\n1000\n1000\n'
+	expect_err ""
+	end
+fi
+
+# --- e. HOME without a runtime tmpfs --------------------------------------------------
+if selected e-no-tmpfs-refused-naming-flag; then
+	begin e-no-tmpfs-refused-naming-flag
+	prun "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "--tmpfs /home/agent"
+	end
+fi
+if selected e-sys-admin-mounts-home-itself; then
+	begin e-sys-admin-mounts-home-itself
+	prun --cap-add SYS_ADMIN "$SEALED" \
+		'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"; ls -A "$HOME" | wc -l; grep -E "^Cap(Eff|Bnd):" /proc/self/status'
+	expect_rc 0
+	expect_out $'tmpfs\n700 1000 1000\n0\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n'
+	expect_err ""
+	end
+fi
+
+# --- f. exit statuses, signals, stdin, argv -----------------------------------------
+for n in 0 1 7 255; do
+	selected "f-exit-$n" || continue
+	begin "f-exit-$n"
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" "exit $n"
+	expect_rc "$n"
+	expect_out ""
+	expect_err ""
+	end
+done
+if selected f-killed-by-sigterm-143; then
+	begin f-killed-by-sigterm-143
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'kill -TERM $$'
+	expect_rc 143
+	expect_out ""
+	end
+fi
+if selected f-missing-program-127; then
+	begin f-missing-program-127
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'no-such-program-xyz'
+	expect_rc 127
+	expect_out ""
+	expect_contains stderr "$ERR" "no-such-program-xyz"
+	end
+fi
+if selected f-shell-not-executable-126; then
+	begin f-shell-not-executable-126
+	prun --tmpfs "$HOME_TMPFS" "${ENV_SHELL_NOEXEC[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_rc 126
+	expect_out ""
+	expect_contains stderr "$ERR" /etc/turninit/trusted.pub
+	end
+fi
+if selected f-shell-missing-127; then
+	begin f-shell-missing-127
+	prun --tmpfs "$HOME_TMPFS" "${ENV_SHELL_MISSING[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_rc 127
+	expect_out ""
+	expect_contains stderr "$ERR" /bin/no-such-shell
+	end
+fi
+if selected f-timeout-124; then
+	begin f-timeout-124
+	t0=$(now_ms)
+	prun --tmpfs "$HOME_TMPFS" "${ENV_TIMEOUT[@]}" "$SEALED" 'sleep 30'
+	ms=$(( $(now_ms) - t0 ))
+	expect_rc 124
+	expect_out ""
+	((ms < 10000)) || why "the turn took $ms ms with limits.timeout_s 1"
+	end
+fi
+if selected f-orphans-reaped; then
+	# Orphans are reparented to PID 1, which must reap them: no zombie stays.
+	begin f-orphans-reaped
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
+		'for i in 1 2 3 4 5; do (sleep 0.2 &); done; sleep 1; cat /proc/[0-9]*/stat 2>/dev/null | awk "\$3 == \"Z\"" | wc -l'
+	expect_rc 0
+	expect_out $'0\n'
+	expect_err ""
+	end
+fi
+if selected f-argv-not-reparsed; then
+	begin f-argv-not-reparsed
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" printf '[%s]' 'a b' '$HOME' ';id'
+	expect_rc 0
+	expect_out '[a b][$HOME][;id]'
+	expect_err ""
+	end
+fi
+if selected f-argv-env-exact; then
+	begin f-argv-env-exact
+	prun --tmpfs "$HOME_TMPFS" -e TZ=UTC "$SEALED" env -u TZ
+	expect_rc 0
+	eq "env (sorted)" "$(printf '%s' "$OUT" | sorted; echo .)" "${ENV_MAIN_ARGV}."
+	expect_err ""
+	end
+fi
+if selected f-stdin-passes-through; then
+	begin f-stdin-passes-through
+	run_input $'x\ny\n' "${PODMAN_RUN[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" cat
+	expect_rc 0
+	expect_out $'x\ny\n'
+	expect_err ""
+	end
+fi
+if selected f-podman-stop-143-within-2s; then
+	begin f-podman-stop-143-within-2s
+	name=turninit-itest-$$-stop
+	run_cmd timeout 60 podman run -d --pull never --network none --label "$LABEL" \
+		--name "$name" --tmpfs "$HOME_TMPFS" "$SEALED" 'sleep 100'
+	if [[ $RC -ne 0 ]]; then
+		why "podman run -d failed"
+	else
+		pid1=$(timeout 60 podman inspect --format '{{.State.Pid}}' "$name")
+		if ! wait_for 10 pgrep -x -P "$pid1" sleep >/dev/null; then
+			why "the command (sleep) did not start under PID 1 ($pid1) within 10 s"
+		else
+			t0=$(now_ms)
+			run_cmd timeout 60 podman stop -t 10 "$name"
+			ms=$(( $(now_ms) - t0 ))
+			expect_rc 0
+			((ms < 2000)) || why "podman stop took $ms ms (want < 2000)"
+			code=$(timeout 60 podman inspect --format '{{.State.ExitCode}}' "$name")
+			eq "container exit code" "$code" 143
+			echo "# podman stop returned in $ms ms"
+		fi
+	fi
+	timeout 60 podman rm -f -t 0 "$name" >/dev/null 2>&1
+	end
+fi
+
+# --- h. podman's --init-path -------------------------------------------------------------
+if selected h-init-path; then
+	# podman runs /run/podman-init -- CMD...; the image's own ENTRYPOINT is cleared.
+	begin h-init-path
+	prun --init --init-path "$BIN" --entrypoint '[]' --tmpfs "$HOME_TMPFS" "$SEALED" \
+		'echo hi; echo "$LANG"; grep -E "^CapEff:" /proc/self/status; echo "${GH_TOKEN-unset}"'
+	expect_rc 0
+	expect_out $'hi\nC.UTF-8\nCapEff:\t0000000000000000\nunset\n'
+	expect_err ""
+	end
+fi
+
+# --- verify, --version, --help ---------------------------------------------------------
+if selected v-verify-prints-policy-json; then
+	begin v-verify-prints-policy-json
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" verify
+	expect_rc 0
+	expect_err ""
+	got=$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = d["manifest"]
+print(d["source"], "|", m["user"]["uid"], m["user"]["gid"], m["home"], m["workdir"], m["env"]["set"]["PATH"], m["env"]["allow"])' 2>&1)
+	eq "parsed policy" "$got" "image config Env (TURNINIT_MANIFEST) | 1000 1000 /home/agent /work /usr/local/bin:/usr/bin:/bin ['TZ']"
+	end
+fi
+if selected v-verify-refuses-forgery; then
+	begin v-verify-refuses-forgery
+	prun --tmpfs "$HOME_TMPFS" "${ENV_TAMPERED[@]}" "$SEALED" verify
+	expect_refusal signature
+	end
+fi
+if selected v-version; then
+	begin v-version
+	prun "$SEALED" --version
+	expect_rc 0
+	[[ $OUT == turninit* && $OUT == *$'\n' && $(printf '%s' "$OUT" | wc -l) -eq 1 ]] \
+		|| why "stdout is not one line starting 'turninit'"
+	expect_contains stdout "$OUT" "$VERSION"
+	end
+fi
+if selected v-help; then
+	begin v-help
+	prun "$SEALED" --help
+	expect_rc 0
+	expect_contains stdout "$OUT" "verify"
+	end
+fi
+
+echo "# suite ran in $(( $(now_ms) - T0 )) ms"
+mkdir -p "$ROOT/build/test-results"
+echo "$PASS $FAIL" > "$ROOT/build/test-results/integration"
+echo "$PASS passed, $FAIL failed"
+[[ $FAIL -eq 0 ]]
