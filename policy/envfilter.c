@@ -1,0 +1,308 @@
+/* envfilter.c - the environment a command sees (see envfilter.h, design brief
+ * section 5, docs/manifest.md "Environment").
+ *
+ * Only an allowlist is sound: bash sources $BASH_ENV (and $ENV in POSIX mode),
+ * imports BASH_FUNC_name%% functions, honours SHELLOPTS/BASHOPTS and runs PS4
+ * and PROMPT_COMMAND; the dynamic loader honours every LD_* it knows. Those
+ * names are refused here whatever the manifest says.
+ */
+#include "envfilter.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest.h"
+
+#define ENVF_NAME_MAX 255   /* bytes */
+
+/* Exact names, or prefixes ending in '*'. docs/manifest.md has the same table
+ * with the reason for each entry; tests/unit/test_envfilter.c checks both. */
+const char *const envf_never_table[] = {
+	"BASH_ENV",        /* sourced by every non-interactive bash */
+	"ENV",             /* sourced by bash in POSIX mode and by sh */
+	"BASH_FUNC_*",     /* exported functions, imported by bash (Shellshock's path) */
+	"SHELLOPTS",       /* turns on shell options (xtrace, ...) at startup */
+	"BASHOPTS",        /* turns on shopt options at startup */
+	"PS4",             /* expanded, with command substitution, under xtrace */
+	"PROMPT_COMMAND",  /* run before each prompt */
+	"LD_*",            /* the dynamic loader: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, ... */
+	"TURNINIT_*",      /* turninit's own: the manifest and its signature */
+	NULL,
+};
+
+/* A manifest or caller string shown in an error message: printable ASCII is
+ * kept, anything else becomes \xNN, and at most 64 input bytes are shown, so
+ * the message stays one line. */
+static const char *envf_shown(const char *s, size_t n, char buf[static 300])
+{
+	size_t k = 0, i;
+
+	for (i = 0; i < n && s[i] && i < 64; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+			buf[k++] = (char)c;
+		else
+			k += (size_t)snprintf(buf + k, 5, "\\x%02x", c);
+	}
+	if (i < n && s[i])
+		buf[k++] = '.', buf[k++] = '.', buf[k++] = '.';
+	buf[k] = '\0';
+	return buf;
+}
+
+static const char *envf_show(const char *s, char buf[static 300])
+{
+	return envf_shown(s, SIZE_MAX, buf);
+}
+
+/* entry ends in '*': the length of its prefix; else 0 */
+static size_t envf_prefix_len(const char *entry)
+{
+	size_t n = strlen(entry);
+
+	return (n > 0 && entry[n - 1] == '*') ? n - 1 : 0;
+}
+
+bool envf_never_admitted(const char *name)
+{
+	if (!name)
+		return true;
+	for (const char *const *e = envf_never_table; *e; e++) {
+		size_t p = envf_prefix_len(*e);
+
+		if (p > 0 ? strncmp(name, *e, p) == 0 : strcmp(name, *e) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A name of the prefix form "P*": every name it can match starts with P, so it
+ * matches only never-admitted names exactly when P starts with a never-admitted
+ * prefix. (Otherwise P followed by some letter is an admitted match.) */
+static bool envf_prefix_only_never(const char *prefix, size_t len)
+{
+	for (const char *const *e = envf_never_table; *e; e++) {
+		size_t p = envf_prefix_len(*e);
+
+		if (p > 0 && len >= p && strncmp(prefix, *e, p) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool envf_valid_namen(const char *s, size_t n)
+{
+	if (n == 0 || n > ENVF_NAME_MAX)
+		return false;
+	if (!(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		char c = s[i];
+
+		if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		      (c >= '0' && c <= '9')))
+			return false;
+	}
+	return true;
+}
+
+bool envf_valid_name(const char *name)
+{
+	return name && envf_valid_namen(name, strnlen(name, ENVF_NAME_MAX + 1));
+}
+
+int envf_check_pattern(const char *pattern, struct tn_error *err)
+{
+	char show[300];
+	size_t n, p;
+
+	if (!pattern || pattern[0] == '\0')
+		return err_set(err, EINVAL, "empty pattern");
+	n = strnlen(pattern, ENVF_NAME_MAX + 2);
+	p = envf_prefix_len(pattern);
+	if (strcmp(pattern, "*") == 0)
+		return err_set(err, EINVAL, "\"*\" would admit every name; list the names");
+	if (p > 0) {
+		if (!envf_valid_namen(pattern, p))
+			return err_set(err, EINVAL,
+				       "\"%s\" is not a valid pattern (a name, or a name prefix and a single trailing '*')",
+				       envf_show(pattern, show));
+		if (envf_prefix_only_never(pattern, p))
+			return err_set(err, EINVAL, "\"%s\" matches only never-admitted names",
+				       pattern);
+		return 0;
+	}
+	if (!envf_valid_namen(pattern, n))
+		return err_set(err, EINVAL,
+			       "\"%s\" is not a valid pattern (a name, or a name prefix and a single trailing '*')",
+			       envf_show(pattern, show));
+	if (envf_never_admitted(pattern))
+		return err_set(err, EINVAL, "\"%s\" is never admitted", pattern);
+	if (strcmp(pattern, "HOME") == 0)
+		return err_set(err, EINVAL, "\"HOME\" is always set from home");
+	return 0;
+}
+
+int envf_check_set_name(const char *name, struct tn_error *err)
+{
+	char show[300];
+
+	if (!envf_valid_name(name))
+		return err_set(err, EINVAL,
+			       "\"%s\" is not a valid name ([A-Za-z_][A-Za-z0-9_]*, at most %d bytes)",
+			       envf_show(name ? name : "", show), ENVF_NAME_MAX);
+	if (envf_never_admitted(name))
+		return err_set(err, EINVAL, "\"%s\" is never admitted", name);
+	if (strcmp(name, "HOME") == 0)
+		return err_set(err, EINVAL, "\"HOME\" is always set from home");
+	return 0;
+}
+
+int envf_check_path(const char *value, struct tn_error *err)
+{
+	char show[300];
+	const char *s;
+	size_t idx = 1;
+
+	if (!value)
+		return err_set(err, EINVAL, "no value");
+	/* bash reads an empty entry as ".", and searches a relative entry from the
+	 * working directory: either lets a file in the work tree shadow a command. */
+	s = value;
+	for (;;) {
+		const char *colon = strchr(s, ':');
+		size_t n = colon ? (size_t)(colon - s) : strlen(s);
+
+		if (n == 0)
+			return err_set(err, EINVAL,
+				       "entry %zu is empty (bash would search the working directory)", idx);
+		if (s[0] != '/')
+			return err_set(err, EINVAL,
+				       "entry %zu \"%s\" is not absolute (bash would search from the working directory)",
+				       idx, envf_shown(s, n, show));
+		if (!colon)
+			return 0;
+		s = colon + 1;
+		idx++;
+	}
+}
+
+bool envf_pattern_match(const char *pattern, const char *name)
+{
+	size_t p;
+
+	if (!pattern || !name || envf_never_admitted(name))
+		return false;
+	p = envf_prefix_len(pattern);
+	if (p > 0)
+		return strncmp(name, pattern, p) == 0;
+	return strcmp(name, pattern) == 0;
+}
+
+/* Length of the NAME of a "NAME=value" entry, or -1 without '='. */
+static ssize_t envf_entry_name_len(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+
+	return eq ? eq - entry : -1;
+}
+
+/* A caller entry is admitted when its NAME is a valid name, is not HOME (always
+ * from `home`), is not in env.set (set wins over a prefix pattern, so a name is
+ * never given twice), and matches an env.allow pattern. */
+static bool envf_admitted(const struct mf_manifest *m, const char *entry, size_t n)
+{
+	char name[ENVF_NAME_MAX + 1];
+
+	if (!envf_valid_namen(entry, n))
+		return false;
+	memcpy(name, entry, n);
+	name[n] = '\0';
+	if (strcmp(name, "HOME") == 0)
+		return false;
+	for (size_t i = 0; i < m->n_env_set; i++)
+		if (strcmp(m->env_set[i].name, name) == 0)
+			return false;
+	for (size_t i = 0; i < m->n_env_allow; i++)
+		if (envf_pattern_match(m->env_allow[i], name))
+			return true;
+	return false;
+}
+
+static char *envf_join(const char *name, const char *value)
+{
+	size_t nn = strlen(name), vn = strlen(value);
+	char *s = malloc(nn + 1 + vn + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, name, nn);
+	s[nn] = '=';
+	memcpy(s + nn + 1, value, vn + 1);
+	return s;
+}
+
+int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_envp,
+	       struct tn_error *err)
+{
+	size_t n_caller = 0, k = 0;
+	char **envp;
+
+	if (!m || !ret_envp)
+		return err_set(err, EINVAL, "envf_build: no manifest");
+	if (caller)
+		while (caller[n_caller])
+			n_caller++;
+	/* set + caller + HOME + NULL */
+	envp = calloc(m->n_env_set + n_caller + 2, sizeof(*envp));
+	if (!envp)
+		return err_set(err, ENOMEM, "environment: out of memory");
+
+	for (size_t i = 0; i < m->n_env_set; i++) {
+		envp[k] = envf_join(m->env_set[i].name, m->env_set[i].value);
+		if (!envp[k])
+			goto oom;
+		k++;
+	}
+	for (size_t i = 0; i < n_caller; i++) {
+		ssize_t n = envf_entry_name_len(caller[i]);
+		bool seen = false;
+
+		if (n < 0 || !envf_admitted(m, caller[i], (size_t)n))
+			continue;
+		/* first occurrence wins: skip a name already given earlier */
+		for (size_t j = 0; j < i && !seen; j++) {
+			ssize_t jn = envf_entry_name_len(caller[j]);
+
+			seen = jn == n && strncmp(caller[j], caller[i], (size_t)n) == 0;
+		}
+		if (seen)
+			continue;
+		envp[k] = strdup(caller[i]);
+		if (!envp[k])
+			goto oom;
+		k++;
+	}
+	envp[k] = envf_join("HOME", m->home ? m->home : "");
+	if (!envp[k])
+		goto oom;
+	*ret_envp = envp;
+	return 0;
+
+oom:
+	envf_free(envp);
+	return err_set(err, ENOMEM, "environment: out of memory");
+}
+
+void envf_free(char **envp)
+{
+	if (!envp)
+		return;
+	for (char **e = envp; *e; e++)
+		free(*e);
+	free(envp);
+}

@@ -1,0 +1,1094 @@
+/* manifest.c - the signed manifest, version 1 (see manifest.h, docs/manifest.md,
+ * policy/manifest.schema.json).
+ *
+ * Strict by construction: jansson refuses invalid UTF-8, "\u0000" and (with
+ * JSON_REJECT_DUPLICATES) duplicate keys; this file refuses unknown keys at
+ * every level, wrong types, out-of-range values and unnormalised paths. Every
+ * message names the field; mf_parse adds the "manifest: " prefix once.
+ */
+#include "manifest.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "envfilter.h"
+#include "seccomp_groups.h"
+
+#define MF_UID_MAX 4294967294LL        /* (uid_t)-1 means "no change" to setresuid */
+#define MF_FSIZE_MAX (1LL << 62)
+#define MF_SYSCALL_NAME_MAX 64
+#define MF_SHOW 300                    /* see mf_shown */
+
+static void mf_json_decrefp(json_t **p)
+{
+	if (*p)
+		json_decref(*p);
+}
+#define _cleanup_json_ __attribute__((cleanup(mf_json_decrefp)))
+
+/* A manifest string shown in an error message: printable ASCII is kept, other
+ * bytes become \xNN and at most 64 input bytes are shown, so the message stays
+ * one line whatever the manifest holds. */
+static const char *mf_shown(const char *s, size_t n, char buf[static MF_SHOW])
+{
+	size_t k = 0, i;
+
+	for (i = 0; i < n && s[i] && i < 64; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+			buf[k++] = (char)c;
+		else
+			k += (size_t)snprintf(buf + k, 5, "\\x%02x", c);
+	}
+	if (i < n && s[i]) {
+		memcpy(buf + k, "...", 3);
+		k += 3;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+static const char *mf_show(const char *s, char buf[static MF_SHOW])
+{
+	return mf_shown(s, SIZE_MAX, buf);
+}
+
+static const char *mf_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "an unknown value";
+}
+
+/* ---- time: RFC 3339, the one form "YYYY-MM-DDTHH:MM:SSZ" ---- */
+
+static bool mf_leap(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Days from 0000-01-01 to the first day of year y (0 <= y), proleptic
+ * Gregorian calendar (year 0 is a leap year). */
+static int64_t mf_days_before_year(int64_t y)
+{
+	if (y <= 0)
+		return 0;
+	return 365 * y + 1 + (y - 1) / 4 - (y - 1) / 100 + (y - 1) / 400;
+}
+
+static const int mf_days_before_month[12] = {
+	0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334,
+};
+
+static int mf_month_days(int64_t y, int mon)
+{
+	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	return days[mon - 1] + (mon == 2 && mf_leap(y));
+}
+
+static int64_t mf_days_from_epoch(int64_t y, int mon, int day)
+{
+	return mf_days_before_year(y) - mf_days_before_year(1970) +
+	       mf_days_before_month[mon - 1] + (mon > 2 && mf_leap(y)) + day - 1;
+}
+
+static bool mf_digits(const char *s, size_t n, int *ret)
+{
+	int v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*ret = v;
+	return true;
+}
+
+int mf_parse_time(const char *s, int64_t *ret_seconds)
+{
+	int y, mon, d, h, mi, sec;
+
+	/* 0123456789012345678 9
+	 * YYYY-MM-DDTHH:MM:SS Z */
+	if (!s || strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+	    s[13] != ':' || s[16] != ':' || s[19] != 'Z')
+		return -EINVAL;
+	if (!mf_digits(s, 4, &y) || !mf_digits(s + 5, 2, &mon) || !mf_digits(s + 8, 2, &d) ||
+	    !mf_digits(s + 11, 2, &h) || !mf_digits(s + 14, 2, &mi) || !mf_digits(s + 17, 2, &sec))
+		return -EINVAL;
+	/* No leap second (":60"): POSIX time has none, and an expiry does not need one. */
+	if (mon < 1 || mon > 12 || d < 1 || d > mf_month_days(y, mon) || h > 23 || mi > 59 ||
+	    sec > 59)
+		return -EINVAL;
+	*ret_seconds = mf_days_from_epoch(y, mon, d) * 86400 + h * 3600 + mi * 60 + sec;
+	return 0;
+}
+
+/* The inverse of mf_parse_time, for years 0000..9999. buf: 40 bytes (20 used;
+ * the rest keeps -Wformat-truncation quiet about ints it cannot bound). */
+static int mf_format_time(int64_t t, char buf[static 40])
+{
+	int64_t days, secs, y;
+	int mon;
+
+	if (t < mf_days_from_epoch(0, 1, 1) * 86400 || t >= mf_days_from_epoch(10000, 1, 1) * 86400)
+		return -ERANGE;
+	days = t / 86400;
+	secs = t % 86400;
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	/* days since 0000-01-01; find the year by estimate and correction */
+	days += mf_days_before_year(1970);
+	y = days / 366;
+	while (mf_days_before_year(y + 1) <= days)
+		y++;
+	days -= mf_days_before_year(y);
+	for (mon = 1; mon < 12 && days >= mf_month_days(y, mon); mon++)
+		days -= mf_month_days(y, mon);
+	snprintf(buf, 40, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, mon, (int)days + 1,
+		 (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+	return 0;
+}
+
+/* ---- field helpers; messages are "FIELD: reason" ---- */
+
+static int mf_check_keys(const json_t *obj, const char *path, const char *const *keys,
+			 struct tn_error *err)
+{
+	const char *key;
+	json_t *v;
+	char show[MF_SHOW];
+
+	json_object_foreach((json_t *)obj, key, v) {
+		bool known = false;
+
+		for (const char *const *k = keys; *k && !known; k++)
+			known = strcmp(key, *k) == 0;
+		if (!known)
+			return err_set(err, EINVAL, "%s%s%s: unknown key", path, *path ? "." : "",
+				       mf_show(key, show));
+	}
+	return 0;
+}
+
+/* parent[key] as an object; *ret NULL when absent and optional. */
+static int mf_get_object(const json_t *parent, const char *key, const char *path, bool required,
+			 json_t **ret, struct tn_error *err)
+{
+	json_t *v = json_object_get(parent, key);
+
+	if (!v) {
+		if (required)
+			return err_set(err, EINVAL, "%s: required", path);
+		*ret = NULL;
+		return 0;
+	}
+	if (!json_is_object(v))
+		return err_set(err, EINVAL, "%s: expected an object, got %s", path, mf_type_name(v));
+	*ret = v;
+	return 0;
+}
+
+static int mf_get_array(const json_t *parent, const char *key, const char *path, json_t **ret,
+			struct tn_error *err)
+{
+	json_t *v = json_object_get(parent, key);
+
+	if (!v) {
+		*ret = NULL;
+		return 0;
+	}
+	if (!json_is_array(v))
+		return err_set(err, EINVAL, "%s: expected an array, got %s", path, mf_type_name(v));
+	if (json_array_size(v) > MF_MAX_LIST)
+		return err_set(err, EINVAL, "%s: %zu entries, at most %d allowed", path,
+			       json_array_size(v), MF_MAX_LIST);
+	*ret = v;
+	return 0;
+}
+
+/* An integer in min..max. JSON reals (1.0, 1e3), strings and booleans are
+ * refused: a signed policy says exactly what it means. */
+static int mf_int(const json_t *v, const char *path, json_int_t min, json_int_t max,
+		  json_int_t *ret, struct tn_error *err)
+{
+	json_int_t x = 0;
+
+	if (!json_is_integer(v))
+		return err_set(err, EINVAL, "%s: expected an integer in %lld..%lld, got %s", path,
+			       (long long)min, (long long)max, mf_type_name(v));
+	x = json_integer_value(v);
+	if (x < min || x > max)
+		return err_set(err, EINVAL, "%s: %lld is out of range %lld..%lld", path,
+			       (long long)x, (long long)min, (long long)max);
+	*ret = x;
+	return 0;
+}
+
+/* A JSON string as a C string: no embedded NUL (jansson already refuses
+ * "\u0000" without JSON_ALLOW_NUL; this keeps the check local). */
+static int mf_string(const json_t *v, const char *path, const char **ret, struct tn_error *err)
+{
+	if (!json_is_string(v))
+		return err_set(err, EINVAL, "%s: expected a string, got %s", path, mf_type_name(v));
+	if (strlen(json_string_value(v)) != json_string_length(v))
+		return err_set(err, EINVAL, "%s: contains a NUL byte", path);
+	*ret = json_string_value(v);
+	return 0;
+}
+
+static int mf_strdup(const char *s, char **ret, struct tn_error *err)
+{
+	*ret = strdup(s);
+	return *ret ? 0 : err_set(err, ENOMEM, "out of memory");
+}
+
+/* Absolute and normalised: starts with '/', no "//", no "." or ".."
+ * component, no trailing '/', shorter than MF_PATH_MAX. "/" itself only when
+ * allow_root. Normalised paths make the policy mean what it reads: a later
+ * prefix comparison (Landlock rules, the HOME mount) cannot be fooled by
+ * "/home/agent/../../etc". Returns the reason, or NULL when the path is good. */
+static const char *mf_path_problem(const char *s, bool allow_root)
+{
+	size_t n = strlen(s);
+
+	if (n == 0)
+		return "is empty";
+	if (s[0] != '/')
+		return "is not absolute";
+	if (n >= MF_PATH_MAX)
+		return "is longer than 4095 bytes";
+	if (n == 1)
+		return allow_root ? NULL : "may not be \"/\"";
+	if (s[n - 1] == '/')
+		return "ends in '/'";
+	for (const char *c = s; *c; ) {
+		const char *next = strchr(c + 1, '/');
+		size_t len = next ? (size_t)(next - c - 1) : strlen(c + 1);
+
+		/* c points at a '/', the component is c+1 .. c+1+len */
+		if (len == 0)
+			return "contains \"//\"";
+		if ((len == 1 && c[1] == '.') || (len == 2 && c[1] == '.' && c[2] == '.'))
+			return "has a \".\" or \"..\" component";
+		if (!next)
+			break;
+		c = next;
+	}
+	return NULL;
+}
+
+static int mf_path(const json_t *v, const char *path, bool allow_root, char **ret,
+		   struct tn_error *err)
+{
+	char show[MF_SHOW];
+	const char *s = NULL, *problem;
+	int r;
+
+	r = mf_string(v, path, &s, err);
+	if (r < 0)
+		return r;
+	problem = mf_path_problem(s, allow_root);
+	if (problem)
+		return err_set(err, EINVAL,
+			       "%s: \"%s\" %s (paths must be absolute and normalised)", path,
+			       mf_show(s, show), problem);
+	return mf_strdup(s, ret, err);
+}
+
+/* ---- sections, in schema order ---- */
+
+static const char *const mf_keys_root[] = {
+	"turninit", "expires", "user", "home", "workdir", "shell",
+	"env", "limits", "seccomp", "landlock", "callers", NULL,
+};
+static const char *const mf_keys_user[] = { "uid", "gid", NULL };
+static const char *const mf_keys_env[] = { "set", "allow", NULL };
+static const char *const mf_keys_limits[] = {
+	"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency", NULL,
+};
+static const char *const mf_keys_seccomp[] = { "deny", "allow", NULL };
+static const char *const mf_keys_landlock[] = { "writable", "optional", NULL };
+static const char *const mf_keys_callers[] = { "uids", NULL };
+
+static int mf_parse_version(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *v = json_object_get(root, "turninit");
+	json_int_t x = 0;
+
+	/* Checked before unknown keys, so a newer manifest gets a version message. */
+	if (!v)
+		return err_set(err, EINVAL, "turninit: required (the format version, %d)", MF_VERSION);
+	if (!json_is_integer(v))
+		return err_set(err, EINVAL, "turninit: expected the integer %d, got %s", MF_VERSION,
+			       mf_type_name(v));
+	x = json_integer_value(v);
+	if (x != MF_VERSION)
+		return err_set(err, EINVAL, "turninit: unsupported version %lld (this turninit reads %d)",
+			       (long long)x, MF_VERSION);
+	m->version = MF_VERSION;
+	return 0;
+}
+
+static int mf_parse_expires(const json_t *root, struct mf_manifest *m, int64_t now,
+			    struct tn_error *err)
+{
+	json_t *v = json_object_get(root, "expires");
+	char show[MF_SHOW];
+	const char *s = NULL;
+	int r;
+
+	if (!v)
+		return err_set(err, EINVAL, "expires: required (\"YYYY-MM-DDTHH:MM:SSZ\")");
+	r = mf_string(v, "expires", &s, err);
+	if (r < 0)
+		return r;
+	if (mf_parse_time(s, &m->expires) < 0)
+		return err_set(err, EINVAL,
+			       "expires: expected a UTC time \"YYYY-MM-DDTHH:MM:SSZ\" (RFC 3339), got \"%s\"",
+			       mf_show(s, show));
+	/* A signed manifest stays valid wherever its key is trusted: expiry bounds replay. */
+	if (m->expires <= now)
+		return err_set(err, EKEYEXPIRED, "expired at %s", s);
+	return 0;
+}
+
+static int mf_parse_id(const json_t *obj, const char *key, const char *path, uint32_t *ret,
+		       struct tn_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	json_int_t x = 0;
+	int r;
+
+	if (!v)
+		return err_set(err, EINVAL, "%s: required", path);
+	if (json_is_integer(v) && json_integer_value(v) == 0)
+		return err_set(err, EINVAL, "%s: 0 (root) is refused: commands never run as root", path);
+	r = mf_int(v, path, 1, MF_UID_MAX, &x, err);
+	if (r < 0)
+		return r;
+	*ret = (uint32_t)x;
+	return 0;
+}
+
+static int mf_parse_user(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *user = NULL;
+	int r;
+
+	r = mf_get_object(root, "user", "user", true, &user, err);
+	if (r < 0)
+		return r;
+	r = mf_check_keys(user, "user", mf_keys_user, err);
+	if (r < 0)
+		return r;
+	r = mf_parse_id(user, "uid", "user.uid", &m->uid, err);
+	if (r < 0)
+		return r;
+	return mf_parse_id(user, "gid", "user.gid", &m->gid, err);
+}
+
+static int mf_parse_paths(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *v;
+	int r;
+
+	v = json_object_get(root, "home");
+	if (!v)
+		return err_set(err, EINVAL, "home: required");
+	r = mf_path(v, "home", false, &m->home, err);
+	if (r < 0)
+		return r;
+
+	v = json_object_get(root, "workdir");
+	r = v ? mf_path(v, "workdir", true, &m->workdir, err) : mf_strdup(m->home, &m->workdir, err);
+	if (r < 0)
+		return r;
+
+	v = json_object_get(root, "shell");
+	return v ? mf_path(v, "shell", false, &m->shell, err) : mf_strdup("/bin/bash", &m->shell, err);
+}
+
+static int mf_parse_env_set(const json_t *set, struct mf_manifest *m, struct tn_error *err)
+{
+	const char *name;
+	json_t *v;
+	size_t i = 0;
+	char path[64];
+	int r;
+
+	if (json_object_size(set) > MF_MAX_LIST)
+		return err_set(err, EINVAL, "env.set: %zu entries, at most %d allowed",
+			       json_object_size(set), MF_MAX_LIST);
+	m->env_set = calloc(json_object_size(set) + 1, sizeof(*m->env_set));
+	if (!m->env_set)
+		return err_set(err, ENOMEM, "out of memory");
+	m->n_env_set = json_object_size(set);
+
+	/* jansson (2.14, both builds) iterates keys in file order; a unit test checks it. */
+	json_object_foreach((json_t *)set, name, v) {
+		const char *value = NULL;
+
+		r = envf_check_set_name(name, err);
+		if (r < 0) {
+			err_prefix(err, "env.set");
+			return r;
+		}
+		/* name is now a valid name of at most 255 bytes */
+		snprintf(path, sizeof(path), "env.set.%.40s", name);
+		r = mf_string(v, path, &value, err);
+		if (r < 0)
+			return r;
+		if (strcmp(name, "PATH") == 0) {
+			r = envf_check_path(value, err);
+			if (r < 0) {
+				err_prefix(err, "env.set.PATH");
+				return r;
+			}
+		}
+		r = mf_strdup(name, &m->env_set[i].name, err);
+		if (r < 0)
+			return r;
+		r = mf_strdup(value, &m->env_set[i].value, err);
+		if (r < 0)
+			return r;
+		i++;
+	}
+	return 0;
+}
+
+static int mf_parse_env_allow(const json_t *allow, struct mf_manifest *m, struct tn_error *err)
+{
+	size_t n = json_array_size(allow);
+	char show[MF_SHOW];
+	int r;
+
+	m->env_allow = calloc(n + 1, sizeof(*m->env_allow));
+	if (!m->env_allow)
+		return err_set(err, ENOMEM, "out of memory");
+	m->n_env_allow = n;
+	for (size_t i = 0; i < n; i++) {
+		char path[32];
+		const char *s = NULL;
+
+		snprintf(path, sizeof(path), "env.allow[%zu]", i);
+		r = mf_string(json_array_get(allow, i), path, &s, err);
+		if (r < 0)
+			return r;
+		r = envf_check_pattern(s, err);
+		if (r < 0) {
+			err_prefix(err, "%s", path);
+			return r;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(m->env_allow[j], s) == 0)
+				return err_set(err, EINVAL, "%s: \"%s\" is listed twice", path,
+					       mf_show(s, show));
+		r = mf_strdup(s, &m->env_allow[i], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int mf_parse_env(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *env = NULL, *set = NULL, *allow = NULL;
+	bool have_path = false;
+	int r;
+
+	r = mf_get_object(root, "env", "env", true, &env, err);
+	if (r < 0)
+		return r;
+	r = mf_check_keys(env, "env", mf_keys_env, err);
+	if (r < 0)
+		return r;
+
+	r = mf_get_object(env, "set", "env.set", false, &set, err);
+	if (r < 0)
+		return r;
+	if (set) {
+		r = mf_parse_env_set(set, m, err);
+		if (r < 0)
+			return r;
+	}
+
+	r = mf_get_array(env, "allow", "env.allow", &allow, err);
+	if (r < 0)
+		return r;
+	if (allow) {
+		r = mf_parse_env_allow(allow, m, err);
+		if (r < 0)
+			return r;
+	}
+
+	/* A name in both would have two sources; say which one is meant. (A prefix
+	 * pattern may cover a set name: set wins, see envf_build.) */
+	for (size_t i = 0; i < m->n_env_set; i++) {
+		if (strcmp(m->env_set[i].name, "PATH") == 0)
+			have_path = true;
+		for (size_t j = 0; j < m->n_env_allow; j++)
+			if (strcmp(m->env_set[i].name, m->env_allow[j]) == 0)
+				return err_set(err, EINVAL, "env: %s is both in set and allow",
+					       m->env_set[i].name);
+	}
+	/* Without PATH, bash uses its built-in default, which ends in "." (the
+	 * working directory): the hole envf_check_path exists to close. */
+	if (!have_path)
+		return err_set(err, EINVAL,
+			       "env.set: PATH is required (without it bash's built-in default searches the working directory)");
+	return 0;
+}
+
+struct mf_limit_spec {
+	const char *key;
+	json_int_t min, max;
+	size_t offset;        /* in struct mf_limits */
+	bool is_u32;
+};
+
+static const struct mf_limit_spec mf_limit_specs[] = {
+	{ "timeout_s", 1, 86400, offsetof(struct mf_limits, timeout_s), true },
+	{ "output_bytes", 1, 1073741824, offsetof(struct mf_limits, output_bytes), false },
+	{ "nofile", 16, 1048576, offsetof(struct mf_limits, nofile), false },
+	{ "nproc", 1, 1048576, offsetof(struct mf_limits, nproc), false },
+	{ "fsize_bytes", 1, MF_FSIZE_MAX, offsetof(struct mf_limits, fsize_bytes), false },
+	{ "concurrency", 1, 256, offsetof(struct mf_limits, concurrency), true },
+};
+
+static int mf_parse_limits(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *limits = NULL;
+	int r;
+
+	m->limits = (struct mf_limits){
+		.timeout_s = 600,
+		.output_bytes = 16777216,
+		.nofile = 1024,
+		.nproc = 512,
+		.fsize_bytes = 1073741824,
+		.concurrency = 8,
+	};
+	r = mf_get_object(root, "limits", "limits", false, &limits, err);
+	if (r < 0 || !limits)
+		return r;
+	r = mf_check_keys(limits, "limits", mf_keys_limits, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < sizeof(mf_limit_specs) / sizeof(mf_limit_specs[0]); i++) {
+		const struct mf_limit_spec *s = &mf_limit_specs[i];
+		json_t *v = json_object_get(limits, s->key);
+		char *field = (char *)&m->limits + s->offset;
+		char path[32];
+		json_int_t x = 0;
+
+		if (!v)
+			continue;
+		snprintf(path, sizeof(path), "limits.%s", s->key);
+		r = mf_int(v, path, s->min, s->max, &x, err);
+		if (r < 0)
+			return r;
+		if (s->is_u32)
+			*(uint32_t *)(void *)field = (uint32_t)x;
+		else
+			*(uint64_t *)(void *)field = (uint64_t)x;
+	}
+	return 0;
+}
+
+/* Syscall names as libseccomp spells them: lowercase letters, digits, '_'. */
+static bool mf_syscall_syntax(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > MF_SYSCALL_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* Fills *list and *n_list in place, also on failure: mf_free cleans up. */
+static int mf_parse_seccomp_list(const json_t *seccomp, const char *key,
+				 mf_syscall_known_fn syscall_known, char ***list, size_t *n_list,
+				 struct tn_error *err)
+{
+	char section[32], show[MF_SHOW];
+	json_t *arr = NULL;
+	size_t n;
+	int r;
+
+	snprintf(section, sizeof(section), "seccomp.%s", key);
+	r = mf_get_array(seccomp, key, section, &arr, err);
+	if (r < 0)
+		return r;
+	if (!arr) {
+		/* default: deny {"@default"}, allow {} */
+		bool deny = strcmp(key, "deny") == 0;
+
+		*list = calloc(2, sizeof(**list));
+		if (!*list)
+			return err_set(err, ENOMEM, "out of memory");
+		*n_list = deny ? 1 : 0;
+		return deny ? mf_strdup("@default", &(*list)[0], err) : 0;
+	}
+	n = json_array_size(arr);
+	*list = calloc(n + 1, sizeof(**list));
+	if (!*list)
+		return err_set(err, ENOMEM, "out of memory");
+	*n_list = n;
+	for (size_t i = 0; i < n; i++) {
+		char path[64];
+		const char *s = NULL;
+
+		snprintf(path, sizeof(path), "%s[%zu]", section, i);
+		r = mf_string(json_array_get(arr, i), path, &s, err);
+		if (r < 0)
+			return r;
+		if (s[0] == '@') {
+			if (!scg_find(s))
+				return err_set(err, EINVAL, "%s: unknown group \"%s\"", path,
+					       mf_show(s, show));
+		} else if (!mf_syscall_syntax(s) || (syscall_known && !syscall_known(s))) {
+			return err_set(err, EINVAL, "%s: unknown syscall \"%s\"", path,
+				       mf_show(s, show));
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp((*list)[j], s) == 0)
+				return err_set(err, EINVAL, "%s: \"%s\" is listed twice", path, s);
+		r = mf_strdup(s, &(*list)[i], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int mf_parse_seccomp(const json_t *root, struct mf_manifest *m,
+			    mf_syscall_known_fn syscall_known, struct tn_error *err)
+{
+	json_t *seccomp = NULL;
+	json_t *empty _cleanup_json_ = NULL;
+	int r;
+
+	r = mf_get_object(root, "seccomp", "seccomp", false, &seccomp, err);
+	if (r < 0)
+		return r;
+	if (!seccomp) {
+		empty = json_object();
+		if (!empty)
+			return err_set(err, ENOMEM, "out of memory");
+		seccomp = empty;
+	}
+	r = mf_check_keys(seccomp, "seccomp", mf_keys_seccomp, err);
+	if (r < 0)
+		return r;
+	r = mf_parse_seccomp_list(seccomp, "deny", syscall_known, &m->seccomp_deny,
+				  &m->n_seccomp_deny, err);
+	if (r < 0)
+		return r;
+	r = mf_parse_seccomp_list(seccomp, "allow", syscall_known, &m->seccomp_allow,
+				  &m->n_seccomp_allow, err);
+	if (r < 0)
+		return r;
+	/* allow subtracts from deny (a syscall allowed out of a denied group); the
+	 * very same name in both says nothing and is refused as contradictory. */
+	for (size_t i = 0; i < m->n_seccomp_allow; i++)
+		for (size_t j = 0; j < m->n_seccomp_deny; j++)
+			if (strcmp(m->seccomp_allow[i], m->seccomp_deny[j]) == 0)
+				return err_set(err, EINVAL, "seccomp.allow[%zu]: \"%s\" is also in seccomp.deny",
+					       i, m->seccomp_allow[i]);
+	return 0;
+}
+
+static int mf_add_unique_path(struct mf_manifest *m, const char *p, struct tn_error *err)
+{
+	for (size_t i = 0; i < m->n_landlock_writable; i++)
+		if (strcmp(m->landlock_writable[i], p) == 0)
+			return 0;
+	return mf_strdup(p, &m->landlock_writable[m->n_landlock_writable++], err);
+}
+
+static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *landlock = NULL, *list = NULL, *opt;
+	char show[MF_SHOW];
+	int r;
+
+	r = mf_get_object(root, "landlock", "landlock", false, &landlock, err);
+	if (r < 0)
+		return r;
+	if (landlock) {
+		r = mf_check_keys(landlock, "landlock", mf_keys_landlock, err);
+		if (r < 0)
+			return r;
+		r = mf_get_array(landlock, "writable", "landlock.writable", &list, err);
+		if (r < 0)
+			return r;
+		opt = json_object_get(landlock, "optional");
+		if (opt) {
+			if (!json_is_boolean(opt))
+				return err_set(err, EINVAL, "landlock.optional: expected a boolean, got %s",
+					       mf_type_name(opt));
+			m->landlock_optional = json_is_true(opt);
+		}
+	}
+
+	if (!list) {
+		/* default: home, workdir, /tmp (deduplicated) */
+		m->landlock_writable = calloc(4, sizeof(*m->landlock_writable));
+		if (!m->landlock_writable)
+			return err_set(err, ENOMEM, "out of memory");
+		r = mf_add_unique_path(m, m->home, err);
+		if (r >= 0)
+			r = mf_add_unique_path(m, m->workdir, err);
+		if (r >= 0)
+			r = mf_add_unique_path(m, "/tmp", err);
+		return r;
+	}
+	m->landlock_writable = calloc(json_array_size(list) + 1, sizeof(*m->landlock_writable));
+	if (!m->landlock_writable)
+		return err_set(err, ENOMEM, "out of memory");
+	m->n_landlock_writable = json_array_size(list);
+	for (size_t i = 0; i < m->n_landlock_writable; i++) {
+		char path[48];
+
+		snprintf(path, sizeof(path), "landlock.writable[%zu]", i);
+		r = mf_path(json_array_get(list, i), path, true, &m->landlock_writable[i], err);
+		if (r < 0)
+			return r;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(m->landlock_writable[j], m->landlock_writable[i]) == 0)
+				return err_set(err, EINVAL, "%s: \"%s\" is listed twice", path,
+					       mf_show(m->landlock_writable[i], show));
+	}
+	return 0;
+}
+
+static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *callers = NULL, *list = NULL;
+	int r;
+
+	r = mf_get_object(root, "callers", "callers", false, &callers, err);
+	if (r < 0)
+		return r;
+	if (callers) {
+		r = mf_check_keys(callers, "callers", mf_keys_callers, err);
+		if (r < 0)
+			return r;
+		r = mf_get_array(callers, "uids", "callers.uids", &list, err);
+		if (r < 0)
+			return r;
+	}
+	if (!list) {
+		m->caller_uids = calloc(1, sizeof(*m->caller_uids));
+		if (!m->caller_uids)
+			return err_set(err, ENOMEM, "out of memory");
+		m->caller_uids[0] = m->uid;
+		m->n_caller_uids = 1;
+		return 0;
+	}
+	m->caller_uids = calloc(json_array_size(list) + 1, sizeof(*m->caller_uids));
+	if (!m->caller_uids)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		char path[48];
+		json_int_t x = 0;
+
+		snprintf(path, sizeof(path), "callers.uids[%zu]", i);
+		/* a caller may be root (a sidecar peer); commands still never are */
+		r = mf_int(json_array_get(list, i), path, 0, MF_UID_MAX, &x, err);
+		if (r < 0)
+			return r;
+		for (size_t j = 0; j < i; j++)
+			if (m->caller_uids[j] == (uint32_t)x)
+				return err_set(err, EINVAL, "%s: %lld is listed twice", path,
+					       (long long)x);
+		m->caller_uids[m->n_caller_uids++] = (uint32_t)x;
+	}
+	return 0;
+}
+
+static int mf_parse_root(const json_t *root, struct mf_manifest *m, int64_t now,
+			 mf_syscall_known_fn syscall_known, struct tn_error *err)
+{
+	int r;
+
+	if (!json_is_object(root))
+		return err_set(err, EINVAL, "expected a JSON object, got %s", mf_type_name(root));
+	r = mf_parse_version(root, m, err);
+	if (r >= 0)
+		r = mf_check_keys(root, "", mf_keys_root, err);
+	if (r >= 0)
+		r = mf_parse_expires(root, m, now, err);
+	if (r >= 0)
+		r = mf_parse_user(root, m, err);
+	if (r >= 0)
+		r = mf_parse_paths(root, m, err);
+	if (r >= 0)
+		r = mf_parse_env(root, m, err);
+	if (r >= 0)
+		r = mf_parse_limits(root, m, err);
+	if (r >= 0)
+		r = mf_parse_seccomp(root, m, syscall_known, err);
+	if (r >= 0)
+		r = mf_parse_landlock(root, m, err);
+	if (r >= 0)
+		r = mf_parse_callers(root, m, err);
+	return r;
+}
+
+static int mf_json_error(const json_error_t *je, struct tn_error *err)
+{
+	char show[MF_SHOW];
+
+	/* jansson leaves the error empty when an allocation inside the parser
+	 * fails without a diagnosis (seen under injected malloc failures). */
+	if (je->text[0] == '\0')
+		return err_set(err, ENOMEM, "out of memory while parsing");
+	switch (json_error_code(je)) {
+	case json_error_out_of_memory:
+		return err_set(err, ENOMEM, "out of memory");
+	case json_error_duplicate_key: {
+		/* jansson: "duplicate object key near '"KEY"'" */
+		const char *near = strstr(je->text, "near '");
+		const char *key = near ? near + 6 : "";
+		size_t n = strlen(key);
+
+		if (n > 0 && key[n - 1] == '\'')
+			n--;
+		if (n >= 2 && key[0] == '"' && key[n - 1] == '"') {
+			key++;
+			n -= 2;
+		}
+		return err_set(err, EBADMSG, "duplicate key \"%s\" (line %d, column %d)",
+			       mf_shown(key, n, show), je->line, je->column);
+	}
+	case json_error_invalid_utf8:
+		return err_set(err, EBADMSG, "not valid UTF-8 (line %d, column %d)", je->line,
+			       je->column);
+	case json_error_numeric_overflow:
+		/* valid JSON, but no field takes a number this large */
+		return err_set(err, EINVAL, "number out of range: %s (line %d, column %d)",
+			       mf_show(je->text, show), je->line, je->column);
+	default:
+		return err_set(err, EBADMSG, "not valid JSON: %s (line %d, column %d)",
+			       mf_show(je->text, show), je->line, je->column);
+	}
+}
+
+/* jansson's lexer drops a byte when growing its token buffer fails (lex_save
+ * ignores the result of strbuffer_append_byte), so under memory pressure
+ * json_loadb can return a value that differs from the signed bytes: with one
+ * allocation failed, "2027-06-01T00:00:00Z" came back as "2027-06-01T00:0:00Z".
+ * mf_parse notes every failed allocation during the parse and refuses then.
+ * The wrapper chains to whatever allocator was installed; not thread-safe
+ * (turninit parses its manifest once, before anything else runs). */
+static json_malloc_t mf_inner_malloc;
+static bool mf_alloc_failed;
+
+static void *mf_json_malloc(size_t n)
+{
+	void *p = mf_inner_malloc(n);
+
+	if (!p)
+		mf_alloc_failed = true;
+	return p;
+}
+
+static json_t *mf_load(const uint8_t *buf, size_t len, json_error_t *je, bool *ret_alloc_failed)
+{
+	json_free_t inner_free;
+	json_t *root;
+
+	json_get_alloc_funcs(&mf_inner_malloc, &inner_free);
+	json_set_alloc_funcs(mf_json_malloc, inner_free);
+	mf_alloc_failed = false;
+	/* JSON_DECODE_ANY: a scalar is valid JSON and gets the schema's "expected an
+	 * object" message. JSON_ALLOW_NUL stays off: "\u0000" is refused. */
+	root = json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, je);
+	json_set_alloc_funcs(mf_inner_malloc, inner_free);
+	*ret_alloc_failed = mf_alloc_failed;
+	return root;
+}
+
+int mf_parse(const uint8_t *buf, size_t len, int64_t now,
+	     mf_syscall_known_fn syscall_known, struct mf_manifest **ret,
+	     struct tn_error *err)
+{
+	json_t *root _cleanup_json_ = NULL;
+	struct mf_manifest *m;
+	bool alloc_failed = false;
+	json_error_t je;
+	int r;
+
+	if (!ret)
+		return err_set(err, EINVAL, "manifest: no result pointer");
+	/* before parsing: the size bound is what keeps the parser's work bounded */
+	if (len > MF_MAX_BYTES)
+		return err_set(err, E2BIG, "manifest: %zu bytes, more than the limit of %d", len,
+			       MF_MAX_BYTES);
+	if (len == 0 || !buf)
+		return err_set(err, EBADMSG, "manifest: empty");
+	root = mf_load(buf, len, &je, &alloc_failed);
+	if (alloc_failed) {
+		r = err_set(err, ENOMEM, "out of memory while parsing");
+		goto fail;
+	}
+	if (!root) {
+		r = mf_json_error(&je, err);
+		goto fail;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		r = err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	r = mf_parse_root(root, m, now, syscall_known, err);
+	if (r < 0) {
+		mf_free(m);
+		goto fail;
+	}
+	*ret = m;
+	return 0;
+
+fail:
+	if (err)
+		err_prefix(err, "manifest");
+	return r;
+}
+
+static void mf_free_strv(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void mf_free(struct mf_manifest *m)
+{
+	if (!m)
+		return;
+	free(m->home);
+	free(m->workdir);
+	free(m->shell);
+	if (m->env_set)
+		for (size_t i = 0; i < m->n_env_set; i++) {
+			free(m->env_set[i].name);
+			free(m->env_set[i].value);
+		}
+	free(m->env_set);
+	mf_free_strv(m->env_allow, m->n_env_allow);
+	mf_free_strv(m->seccomp_deny, m->n_seccomp_deny);
+	mf_free_strv(m->seccomp_allow, m->n_seccomp_allow);
+	mf_free_strv(m->landlock_writable, m->n_landlock_writable);
+	free(m->caller_uids);
+	free(m);
+}
+
+/* ---- rendering ---- */
+
+static json_t *mf_strv_json(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/* json_object_set_new takes the value's reference even when it fails (and
+ * accepts NULL as a failure), so a chain of sets needs one check each. */
+#define MF_SET(obj, key, value) \
+	do { \
+		if (json_object_set_new((obj), (key), (value)) < 0) \
+			return NULL; \
+	} while (0)
+
+static json_t *mf_render(const struct mf_manifest *m)
+{
+	json_t *root _cleanup_json_ = json_object();
+	json_t *user, *env, *set, *limits, *seccomp, *landlock, *callers, *uids;
+	char expires[40];
+
+	if (!root || mf_format_time(m->expires, expires) < 0)
+		return NULL;
+	MF_SET(root, "turninit", json_integer(m->version));
+	MF_SET(root, "expires", json_string(expires));
+
+	MF_SET(root, "user", user = json_object());
+	MF_SET(user, "uid", json_integer(m->uid));
+	MF_SET(user, "gid", json_integer(m->gid));
+	MF_SET(root, "home", json_string(m->home));
+	MF_SET(root, "workdir", json_string(m->workdir));
+	MF_SET(root, "shell", json_string(m->shell));
+
+	MF_SET(root, "env", env = json_object());
+	MF_SET(env, "set", set = json_object());
+	for (size_t i = 0; i < m->n_env_set; i++)
+		MF_SET(set, m->env_set[i].name, json_string(m->env_set[i].value));
+	MF_SET(env, "allow", mf_strv_json(m->env_allow, m->n_env_allow));
+
+	MF_SET(root, "limits", limits = json_object());
+	MF_SET(limits, "timeout_s", json_integer(m->limits.timeout_s));
+	MF_SET(limits, "output_bytes", json_integer((json_int_t)m->limits.output_bytes));
+	MF_SET(limits, "nofile", json_integer((json_int_t)m->limits.nofile));
+	MF_SET(limits, "nproc", json_integer((json_int_t)m->limits.nproc));
+	MF_SET(limits, "fsize_bytes", json_integer((json_int_t)m->limits.fsize_bytes));
+	MF_SET(limits, "concurrency", json_integer(m->limits.concurrency));
+
+	MF_SET(root, "seccomp", seccomp = json_object());
+	MF_SET(seccomp, "deny", mf_strv_json(m->seccomp_deny, m->n_seccomp_deny));
+	MF_SET(seccomp, "allow", mf_strv_json(m->seccomp_allow, m->n_seccomp_allow));
+
+	MF_SET(root, "landlock", landlock = json_object());
+	MF_SET(landlock, "writable", mf_strv_json(m->landlock_writable, m->n_landlock_writable));
+	MF_SET(landlock, "optional", json_boolean(m->landlock_optional));
+
+	MF_SET(root, "callers", callers = json_object());
+	MF_SET(callers, "uids", uids = json_array());
+	for (size_t i = 0; i < m->n_caller_uids; i++)
+		if (json_array_append_new(uids, json_integer(m->caller_uids[i])) < 0)
+			return NULL;
+
+	return steal_ptr(&root);
+}
+
+char *mf_to_json(const struct mf_manifest *m)
+{
+	json_t *root _cleanup_json_ = NULL;
+
+	if (!m)
+		return NULL;
+	root = mf_render(m);
+	if (!root)
+		return NULL;
+	return json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
