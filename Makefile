@@ -66,9 +66,9 @@ $(BUILD)/turninit: $(MUSL_OBJ)
 
 # Unit tests: tests/unit/test_X.c against the policy sources.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
-$(BUILD)/host/test_%: tests/unit/test_%.c $(POLICY_SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
+$(BUILD)/host/test_%: tests/unit/test_%.c tests/unit/vectors.h $(POLICY_SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(POLICY_SRC) $(HOST_LIBS)
+	$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(HOST_LIBS)
 unit: $(UNIT_TESTS)
 	@sh tests/run-unit.sh $(UNIT_TESTS)
 

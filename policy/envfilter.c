@@ -30,33 +30,14 @@ const char *const envf_never_table[] = {
 	"PROMPT_COMMAND",  /* run before each prompt */
 	"LD_*",            /* the dynamic loader: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, ... */
 	"TURNINIT_*",      /* turninit's own: the manifest and its signature */
+	"GCONV_PATH",      /* glibc iconv loads shared objects from it, like LD_PRELOAD */
+	"GLIBC_TUNABLES",  /* parsed by ld.so before main (CVE-2023-4911) */
 	NULL,
 };
 
-/* A manifest or caller string shown in an error message: printable ASCII is
- * kept, anything else becomes \xNN, and at most 64 input bytes are shown, so
- * the message stays one line. */
-static const char *envf_shown(const char *s, size_t n, char buf[static 300])
+static const char *envf_show(const char *s, char buf[static ERR_SHOWN_MAX])
 {
-	size_t k = 0, i;
-
-	for (i = 0; i < n && s[i] && i < 64; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
-			buf[k++] = (char)c;
-		else
-			k += (size_t)snprintf(buf + k, 5, "\\x%02x", c);
-	}
-	if (i < n && s[i])
-		buf[k++] = '.', buf[k++] = '.', buf[k++] = '.';
-	buf[k] = '\0';
-	return buf;
-}
-
-static const char *envf_show(const char *s, char buf[static 300])
-{
-	return envf_shown(s, SIZE_MAX, buf);
+	return err_shown(s, SIZE_MAX, buf);
 }
 
 /* entry ends in '*': the length of its prefix; else 0 */
@@ -117,7 +98,7 @@ bool envf_valid_name(const char *name)
 
 int envf_check_pattern(const char *pattern, struct tn_error *err)
 {
-	char show[300];
+	char show[ERR_SHOWN_MAX];
 	size_t n, p;
 
 	if (!pattern || pattern[0] == '\0')
@@ -149,7 +130,7 @@ int envf_check_pattern(const char *pattern, struct tn_error *err)
 
 int envf_check_set_name(const char *name, struct tn_error *err)
 {
-	char show[300];
+	char show[ERR_SHOWN_MAX];
 
 	if (!envf_valid_name(name))
 		return err_set(err, EINVAL,
@@ -164,7 +145,7 @@ int envf_check_set_name(const char *name, struct tn_error *err)
 
 int envf_check_path(const char *value, struct tn_error *err)
 {
-	char show[300];
+	char show[ERR_SHOWN_MAX];
 	const char *s;
 	size_t idx = 1;
 
@@ -183,7 +164,7 @@ int envf_check_path(const char *value, struct tn_error *err)
 		if (s[0] != '/')
 			return err_set(err, EINVAL,
 				       "entry %zu \"%s\" is not absolute (bash would search from the working directory)",
-				       idx, envf_shown(s, n, show));
+				       idx, err_shown(s, n, show));
 		if (!colon)
 			return 0;
 		s = colon + 1;

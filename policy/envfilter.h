@@ -15,8 +15,9 @@
 struct mf_manifest;
 
 /* envf_never_admitted - true for names no manifest may admit: BASH_ENV, ENV,
- * BASH_FUNC_*, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_*, TURNINIT_*.
- * The table is envf_never_table (exact names and prefixes ending in '*'). */
+ * BASH_FUNC_*, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_*, TURNINIT_*,
+ * GCONV_PATH, GLIBC_TUNABLES. The table is envf_never_table (exact names and
+ * prefixes ending in '*'), NULL-terminated. */
 bool envf_never_admitted(const char *name);
 extern const char *const envf_never_table[];
 

@@ -44,3 +44,23 @@ int err_prefix(struct tn_error *err, const char *fmt, ...)
 	errno = saved;
 	return -err->code;
 }
+
+const char *err_shown(const char *s, size_t n, char buf[ERR_SHOWN_MAX])
+{
+	size_t k = 0, i;
+
+	for (i = 0; i < n && s[i] && i < 64; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '"')
+			buf[k++] = (char)ch;
+		else
+			k += (size_t)snprintf(buf + k, 5, "\\x%02x", ch);
+	}
+	if (i < n && s[i]) {
+		memcpy(buf + k, "...", 3);
+		k += 3;
+	}
+	buf[k] = '\0';
+	return buf;
+}

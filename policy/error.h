@@ -28,4 +28,11 @@ int err_set(struct tn_error *err, int code, const char *fmt, ...)
 int err_prefix(struct tn_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* err_shown - a string from untrusted input made safe for a one-line message:
+ * printable ASCII is kept, '\\', '"' and every other byte become \xNN, at most
+ * 64 input bytes are shown (then "..."); s ends at n bytes or its first NUL.
+ * Returns buf, which must hold ERR_SHOWN_MAX bytes. */
+#define ERR_SHOWN_MAX 300
+const char *err_shown(const char *s, size_t n, char buf[ERR_SHOWN_MAX]);
+
 #endif

@@ -23,7 +23,7 @@
 #define MF_UID_MAX 4294967294LL        /* (uid_t)-1 means "no change" to setresuid */
 #define MF_FSIZE_MAX (1LL << 62)
 #define MF_SYSCALL_NAME_MAX 64
-#define MF_SHOW 300                    /* see mf_shown */
+#define MF_SHOW ERR_SHOWN_MAX
 
 static void mf_json_decrefp(json_t **p)
 {
@@ -32,32 +32,9 @@ static void mf_json_decrefp(json_t **p)
 }
 #define _cleanup_json_ __attribute__((cleanup(mf_json_decrefp)))
 
-/* A manifest string shown in an error message: printable ASCII is kept, other
- * bytes become \xNN and at most 64 input bytes are shown, so the message stays
- * one line whatever the manifest holds. */
-static const char *mf_shown(const char *s, size_t n, char buf[static MF_SHOW])
-{
-	size_t k = 0, i;
-
-	for (i = 0; i < n && s[i] && i < 64; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
-			buf[k++] = (char)c;
-		else
-			k += (size_t)snprintf(buf + k, 5, "\\x%02x", c);
-	}
-	if (i < n && s[i]) {
-		memcpy(buf + k, "...", 3);
-		k += 3;
-	}
-	buf[k] = '\0';
-	return buf;
-}
-
 static const char *mf_show(const char *s, char buf[static MF_SHOW])
 {
-	return mf_shown(s, SIZE_MAX, buf);
+	return err_shown(s, SIZE_MAX, buf);
 }
 
 static const char *mf_type_name(const json_t *v)
@@ -244,8 +221,9 @@ static int mf_int(const json_t *v, const char *path, json_int_t min, json_int_t 
 	return 0;
 }
 
-/* A JSON string as a C string: no embedded NUL (jansson already refuses
- * "\u0000" without JSON_ALLOW_NUL; this keeps the check local). */
+/* A JSON string as a C string: no embedded NUL. jansson already refuses
+ * "\u0000" without JSON_ALLOW_NUL, so this cannot fire today; it keeps the
+ * guarantee here should that flag ever be turned on. */
 static int mf_string(const json_t *v, const char *path, const char **ret, struct tn_error *err)
 {
 	if (!json_is_string(v))
@@ -862,10 +840,6 @@ static int mf_json_error(const json_error_t *je, struct tn_error *err)
 {
 	char show[MF_SHOW];
 
-	/* jansson leaves the error empty when an allocation inside the parser
-	 * fails without a diagnosis (seen under injected malloc failures). */
-	if (je->text[0] == '\0')
-		return err_set(err, ENOMEM, "out of memory while parsing");
 	switch (json_error_code(je)) {
 	case json_error_out_of_memory:
 		return err_set(err, ENOMEM, "out of memory");
@@ -882,7 +856,7 @@ static int mf_json_error(const json_error_t *je, struct tn_error *err)
 			n -= 2;
 		}
 		return err_set(err, EBADMSG, "duplicate key \"%s\" (line %d, column %d)",
-			       mf_shown(key, n, show), je->line, je->column);
+			       err_shown(key, n, show), je->line, je->column);
 	}
 	case json_error_invalid_utf8:
 		return err_set(err, EBADMSG, "not valid UTF-8 (line %d, column %d)", je->line,

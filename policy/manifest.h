@@ -52,11 +52,11 @@ struct mf_manifest {
 	char **landlock_writable;  /* absolute paths; default {home, workdir, "/tmp"} (deduplicated) */
 	size_t n_landlock_writable;
 	bool landlock_optional;    /* default false: a kernel without Landlock refuses */
-	uint32_t *caller_uids;     /* "callers.uids"; default {uid} */
+	uint32_t *caller_uids;     /* "callers.uids", 0..4294967294; default {uid} */
 	size_t n_caller_uids;
 };
 
-/* mf_name_check - how mf_parse checks a seccomp name it does not know as a
+/* mf_syscall_known_fn - how mf_parse checks a seccomp name it does not know as a
  * group: return true when name is a syscall of the native architecture. NULL
  * means every non-group name is accepted (unit tests of unrelated fields). */
 typedef bool (*mf_syscall_known_fn)(const char *name);

@@ -45,7 +45,7 @@ static void test_never_table(void **state)
 {
 	static const char *const expected[] = {
 		"BASH_ENV", "ENV", "BASH_FUNC_*", "SHELLOPTS", "BASHOPTS", "PS4",
-		"PROMPT_COMMAND", "LD_*", "TURNINIT_*",
+		"PROMPT_COMMAND", "LD_*", "TURNINIT_*", "GCONV_PATH", "GLIBC_TUNABLES",
 	};
 	size_t n = 0;
 
@@ -62,7 +62,8 @@ static void test_never_admitted(void **state)
 	static const char *const never[] = {
 		"BASH_ENV", "ENV", "BASH_FUNC_ls%%", "BASH_FUNC_", "BASH_FUNC_x", "SHELLOPTS",
 		"BASHOPTS", "PS4", "PROMPT_COMMAND", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT",
-		"LD_", "TURNINIT_MANIFEST", "TURNINIT_MANIFEST_SIG", "TURNINIT_",
+		"LD_", "TURNINIT_MANIFEST", "TURNINIT_MANIFEST_SIG", "TURNINIT_", "GCONV_PATH",
+		"GLIBC_TUNABLES",
 	};
 	static const char *const fine[] = {
 		"LD", "LDX", "ENVX", "ENV_", "BASH_ENVX", "BASH_FUNC", "PS3", "PS1", "PATH",

@@ -18,6 +18,7 @@
 
 #include "envfilter.h"
 #include "manifest.h"
+#include "vectors.h"
 #include "seccomp_groups.h"
 
 #define NOW 1700000000LL                    /* 2023-11-14T22:13:20Z */
@@ -1018,44 +1019,12 @@ static void test_jansson_oom(void **state)
 
 /* ---- committed files: the test vector and the JSON Schema ---- */
 
-/* $TURNINIT_VECTORS (default "tests/vectors", from the project root) names the
- * vectors; the project root is two levels up. Returns a malloc'd text. */
-static char *read_project_file(const char *name, size_t *ret_len)
-{
-	const char *dir = getenv("TURNINIT_VECTORS");
-	char path[4096];
-	char *buf = NULL;
-	FILE *f;
-	long n;
-
-	if (!dir || !*dir)
-		dir = "tests/vectors";
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "rb");
-	if (!f) {
-		print_error("cannot open %s (set TURNINIT_VECTORS)\n", path);
-		return NULL;
-	}
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-			buf[n] = '\0';
-			*ret_len = (size_t)n;
-		} else {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 static void test_vector_good_json(void **state)
 {
 	struct mf_manifest *m = NULL;
 	struct tn_error err = { 0 };
 	size_t len = 0;
-	char *text = read_project_file("good.json", &len);
+	char *text = vectors_read("good.json", &len);
 
 	(void)state;
 	assert_non_null(text);
@@ -1117,7 +1086,7 @@ static void test_schema_matches_code(void **state)
 		"seccomp", "landlock", "callers",
 	};
 	size_t len = 0, i;
-	char *text = read_project_file("../../policy/manifest.schema.json", &len);
+	char *text = vectors_read("../../policy/manifest.schema.json", &len);
 	json_t *schema, *v, *groups, *never;
 	struct mf_manifest *m = NULL;
 	char *json, expected_pattern[256];

@@ -21,6 +21,7 @@
 #include <sodium.h>
 
 #include "signature.h"
+#include "vectors.h"
 
 #define MAX_LINE 2048
 
@@ -54,32 +55,8 @@ static const char tc_other[] = "turninit test vector: good.json prehashed by tes
 
 static int load_vec(const char *name, struct vec *v)
 {
-	const char *dir = getenv("TURNINIT_VECTORS");
-	char path[4096];
-	FILE *f;
-	long n;
-
-	if (!dir || !*dir)
-		dir = "tests/vectors";
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "rb");
-	if (!f) {
-		print_error("cannot open test vector %s (set TURNINIT_VECTORS)\n", path);
-		return -1;
-	}
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return -1;
-	}
-	v->data = malloc((size_t)n + 1);
-	if (!v->data || fread(v->data, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	v->data[n] = '\0';
-	v->len = (size_t)n;
-	return 0;
+	v->data = vectors_read(name, &v->len);
+	return v->data ? 0 : -1;
 }
 
 /* The key id the CLI wrote into "untrusted comment: minisign public key HEX". */
