@@ -57,10 +57,12 @@ $(BUILD)/gen/trusted_keys.h: FORCE
 MUSL_OBJ := $(patsubst %.c,$(BUILD)/musl-obj/%.o,$(SRC))
 $(BUILD)/musl-obj/%.o: %.c $(HDR) $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	musl-gcc $(MUSL_CFLAGS) -c -o $@ $<
+	@echo "  CC    $<"
+	@musl-gcc $(MUSL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/turninit: $(MUSL_OBJ)
-	musl-gcc $(MUSL_CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) $(MUSL_LIBS)
+	@echo "  LD    $@"
+	@musl-gcc $(MUSL_CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) $(MUSL_LIBS)
 	@file $@ | grep -q 'statically linked' || { echo "error: $@ is not static"; exit 1; }
 	@echo "built $@: $$(stat -c %s $@) bytes, static, stripped"
 
@@ -68,7 +70,8 @@ $(BUILD)/turninit: $(MUSL_OBJ)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
 $(BUILD)/host/test_%: tests/unit/test_%.c tests/unit/vectors.h $(POLICY_SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(HOST_LIBS)
+	@echo "  CC    $@ (host, ASan+UBSan)"
+	@$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(HOST_LIBS)
 unit: $(UNIT_TESTS)
 	@sh tests/run-unit.sh $(UNIT_TESTS)
 

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "envfilter.h"
 #include "home.h"
+#include "landlock.h"
 #include "load.h"
 #include "log.h"
 #include "reap.h"
@@ -39,6 +40,7 @@ int main(int argc, char **argv, char **envp)
 	struct cli_options opt;
 	struct load_result pol;
 	struct sc_program filter;
+	struct ll_ruleset landlock;
 	struct spawn_plan plan;
 	enum home_how how;
 	char **caller_env = NULL, **cmd_env = NULL, **cmd_argv = NULL;
@@ -86,10 +88,15 @@ int main(int argc, char **argv, char **envp)
 	if (!cmd_argv)
 		return refuse(&(struct tn_error){ .msg = "out of memory" });
 
-	/* 6. HOME, then drop what HOME needed. */
+	/* 6. HOME, then the Landlock ruleset (its rules bind to the inodes there
+	 * now, so after the tmpfs is mounted), then drop what HOME needed. */
 	if (home_setup(pol.manifest->home, pol.manifest->uid, pol.manifest->gid,
 		       caps_have(CAP_SYS_ADMIN), &how, &err) < 0)
 		return refuse(&err);
+	if (ll_prepare(pol.manifest, &landlock, &err) < 0)
+		return refuse(&err);
+	if (landlock.abi == 0)
+		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
 	if (caps_keep_only(keep_caps, sizeof(keep_caps) / sizeof(keep_caps[0]), &err) < 0)
 		return refuse(&err);
 
@@ -102,6 +109,7 @@ int main(int argc, char **argv, char **envp)
 		.gid = pol.manifest->gid,
 		.workdir = pol.manifest->workdir,
 		.limits = &pol.manifest->limits,
+		.landlock = &landlock,
 		.filter = &filter,
 	};
 	if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0) {

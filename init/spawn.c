@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,16 +55,26 @@ char **spawn_argv(char *const *words, int n)
 	return v;
 }
 
-/* Close every fd above 2 except keep. close_range(2) first; a runtime's seccomp
- * profile may refuse it (older podman profiles do), so fall back to closing
- * what /proc/self/fd lists. */
-static int close_fds_except(int keep)
+/* Close every fd above 2 except keep_a and keep_b (-1: none). close_range(2)
+ * first; a runtime's seccomp profile may refuse it (older podman profiles do),
+ * so fall back to closing what /proc/self/fd lists. */
+static int close_fds_except(int keep_a, int keep_b)
 {
+	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+	unsigned from = 3;
+	int keep[2] = { lo, hi };
 	DIR *d;
 	struct dirent *e;
+	bool ok = true;
 
-	if ((keep <= 3 || syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u) == 0) &&
-	    syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+	for (int i = 0; i < 2 && ok; i++) {
+		if (keep[i] < 3)
+			continue;
+		if ((unsigned)keep[i] > from)
+			ok = syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0u) == 0;
+		from = (unsigned)keep[i] + 1;
+	}
+	if (ok && syscall(SYS_close_range, from, ~0u, 0u) == 0)
 		return 0;
 	d = opendir("/proc/self/fd");
 	if (!d)
@@ -71,7 +82,7 @@ static int close_fds_except(int keep)
 	while ((e = readdir(d))) {
 		int fd = atoi(e->d_name);
 
-		if (fd > 2 && fd != keep && fd != dirfd(d))
+		if (fd > 2 && fd != keep_a && fd != keep_b && fd != dirfd(d))
 			close(fd);
 	}
 	closedir(d);
@@ -107,7 +118,7 @@ static int child_setup(const struct spawn_plan *p, int report_fd, struct tn_erro
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) != 0)
 		return err_set(err, errno, "signal mask: %s", strerror(errno));
-	r = close_fds_except(report_fd);
+	r = close_fds_except(report_fd, p->landlock->fd);
 	if (r < 0)
 		return err_set(err, r, "closing fds: %s", strerror(-r));
 
@@ -136,6 +147,9 @@ static int child_setup(const struct spawn_plan *p, int report_fd, struct tn_erro
 		return err_set(err, errno, "workdir %s: %s", p->workdir, strerror(errno));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return err_set(err, errno, "no_new_privs: %s", strerror(errno));
+	r = ll_restrict(p->landlock);
+	if (r < 0)
+		return err_set(err, r, "landlock: %s", strerror(-r));
 	/* seccomp last: the filter need not allow any setup syscall. */
 	r = sc_load(p->filter);
 	if (r < 0)

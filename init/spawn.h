@@ -1,7 +1,7 @@
 /* spawn.h - starting one command process, with the steps of brief section 6 in
  * their order: setsid, signal mask and dispositions, fds, rlimits, securebits
  * and bounding set, groups/gid/uid, capability sets, chdir, no_new_privs,
- * seccomp last, then execve of the shell.
+ * Landlock, seccomp last, then execve of the shell.
  * Sources: fork(2), setsid(2), setrlimit(2), setgroups(2), setresuid(2),
  * prctl(2) PR_SET_NO_NEW_PRIVS, execve(2), close_range(2). */
 #ifndef TURNINIT_SPAWN_H
@@ -13,6 +13,7 @@
 #include "error.h"
 #include "manifest.h"
 #include "filter.h"
+#include "landlock.h"
 
 struct spawn_plan {
 	const char *shell;              /* absolute path of bash */
@@ -22,6 +23,7 @@ struct spawn_plan {
 	gid_t gid;
 	const char *workdir;
 	const struct mf_limits *limits;
+	const struct ll_ruleset *landlock;
 	const struct sc_program *filter;
 };
 

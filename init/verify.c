@@ -8,6 +8,7 @@
 
 #include "envfilter.h"
 #include "filter.h"
+#include "landlock.h"
 
 static int add_denied(const char *name, enum sc_rule rule, void *data)
 {
@@ -21,6 +22,24 @@ static int add_denied(const char *name, enum sc_rule rule, void *data)
 	if (!o || json_array_append_new(data, o) != 0)
 		return -ENOMEM;
 	return 0;
+}
+
+/* {"abi": N, "status": ..., "always_writable": [...]} */
+static json_t *landlock_json(const struct mf_manifest *m)
+{
+	static const char *const devices[] = LL_DEVICE_PATHS;
+	int abi = ll_abi();
+	const char *status = abi > 0 ? "enforced" :
+		m->landlock_optional ? "unavailable: not enforced (landlock.optional)" :
+		"unavailable: a run refuses (landlock.optional is false)";
+	json_t *dev = json_array();
+
+	for (const char *const *d = devices; dev && *d; d++)
+		if (json_array_append_new(dev, json_string(*d)) != 0) {
+			json_decref(dev);
+			return NULL;
+		}
+	return json_pack("{s:i, s:s, s:o*}", "abi", abi, "status", status, "always_writable", dev);
 }
 
 int verify_print(const struct load_result *r, struct tn_error *err)
@@ -47,7 +66,7 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 	}
 	if (sc_each_denied(r->manifest, add_denied, denied, err) < 0)
 		goto out;
-	root = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:O}}",
+	root = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:O}, s:o*}",
 			 "turninit", TURNINIT_VERSION,
 			 "source", r->source,
 			 "trust", r->trust,
@@ -56,7 +75,8 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 			 "manifest", mf,
 			 "environment", names,
 			 "seccomp", "architecture", "x86_64", "other_architectures", "killed",
-			 "denied", denied);
+			 "denied", denied,
+			 "landlock", landlock_json(r->manifest));
 	if (!root)
 		goto out;
 	out = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2));

@@ -51,7 +51,7 @@ m = p["manifest"]
 print(f"  manifest from {p['source']}, signed by key {p['signature']['key_id']}, trusted by {p['trust']}")
 print(f"  runs as uid {m['user']['uid']} gid {m['user']['gid']}, HOME {m['home']} (a private tmpfs), workdir {m['workdir']}")
 print(f"  environment: {' '.join(m['env']['set'])} set, {' '.join(m['env']['allow'])} allowed from the caller, HOME")
-print(f"  seccomp: {len(p['seccomp']['denied'])} system calls denied (landlock: validated, not yet enforced)")
+print(f"  seccomp: {len(p['seccomp']['denied'])} system calls denied; landlock ABI {p['landlock']['abi']} ({p['landlock']['status']}), writable: {' '.join(m['landlock']['writable'])}")
 EOP
 echo
 echo "demo: one turn:"

@@ -78,6 +78,8 @@ manifest allow-ld "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LD_PRELOAD\"]}}"
 manifest set-ld "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"LD_PRELOAD\":\"/x.so\"},\"allow\":[\"TZ\"]}}"
 manifest expired "{${HEAD/2099-01-01/2001-01-01},\"env\":{$SET,\"allow\":[\"TZ\"]}}"
 manifest timeout "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"timeout_s\":1}}"
+manifest ll-optional "{$HEAD,\"env\":{$SET},\"landlock\":{\"optional\":true}}"
+manifest ll-narrow "{$HEAD,\"env\":{$SET},\"landlock\":{\"writable\":[\"/home/agent\"]}}"
 manifest shell-noexec "{$HEAD,\"shell\":\"/etc/turninit/trusted.pub\",\"env\":{$SET,\"allow\":[]}}"
 manifest shell-missing "{$HEAD,\"shell\":\"/bin/no-such-shell\",\"env\":{$SET,\"allow\":[]}}"
 manifest file "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"FROM\":\"file\"},\"allow\":[]}}"
@@ -156,6 +158,19 @@ mapfile -t ENV_ALLOW_LD < <(manifest_env "$M/allow-ld.json")
 mapfile -t ENV_SET_LD < <(manifest_env "$M/set-ld.json")
 mapfile -t ENV_EXPIRED < <(manifest_env "$M/expired.json")
 mapfile -t ENV_TIMEOUT < <(manifest_env "$M/timeout.json")
+mapfile -t ENV_LL_OPTIONAL < <(manifest_env "$M/ll-optional.json")
+mapfile -t ENV_LL_NARROW < <(manifest_env "$M/ll-narrow.json")
+# podman's own default seccomp profile without the landlock syscalls: to turninit
+# that is a kernel without Landlock (they fail with the profile's ENOSYS).
+NO_LANDLOCK=$WORK/seccomp-no-landlock.json
+python3 - "$NO_LANDLOCK" <<'PYEOF' || abort "making $NO_LANDLOCK"
+import json, sys
+d = json.load(open("/usr/share/containers/seccomp.json"))
+for s in d["syscalls"]:
+    s["names"] = [n for n in s["names"] if not n.startswith("landlock_")]
+d["syscalls"] = [s for s in d["syscalls"] if s["names"]]
+json.dump(d, open(sys.argv[1], "w"))
+PYEOF
 mapfile -t ENV_SHELL_NOEXEC < <(manifest_env "$M/shell-noexec.json")
 mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
 ATTACK=(-e GH_TOKEN=x -e BASH_ENV=/etc/startup.sh -e ENV=/etc/startup.sh
@@ -436,6 +451,49 @@ if selected f-timeout-124; then
 	expect_rc 124
 	expect_out ""
 	((ms < 10000)) || why "the turn took $ms ms with limits.timeout_s 1"
+	end
+fi
+if selected l-landlock-writes-outside-fail; then
+	# /work and /tmp are world-writable in the image: only Landlock stops these.
+	begin l-landlock-writes-outside-fail
+	prun --tmpfs "$HOME_TMPFS" "${ENV_LL_NARROW[@]}" "$SEALED" \
+		'for p in /work/x /tmp/x "$HOME/x"; do touch "$p" 2>/dev/null && echo "$p ok" || echo "$p denied"; done
+		 mkdir /tmp/d 2>&1 | sed "s/.*: //"; : > /dev/null && echo devnull ok'
+	expect_rc 0
+	expect_out $'/work/x denied\n/tmp/x denied\n/home/agent/x ok\nPermission denied\ndevnull ok\n'
+	end
+fi
+if selected l-landlock-default-writable; then
+	begin l-landlock-default-writable
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
+		'touch /work/x /tmp/x "$HOME/x" && echo ok; ln -s /tmp/x /tmp/y && echo link ok'
+	expect_rc 0
+	expect_out $'ok\nlink ok\n'
+	end
+fi
+if selected l-landlock-unavailable-refused; then
+	begin l-landlock-unavailable-refused
+	prun --security-opt seccomp="$NO_LANDLOCK" --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "landlock.optional is false"
+	end
+fi
+if selected l-landlock-unavailable-optional; then
+	begin l-landlock-unavailable-optional
+	prun --security-opt seccomp="$NO_LANDLOCK" --tmpfs "$HOME_TMPFS" "${ENV_LL_OPTIONAL[@]}" \
+		"$SEALED" 'echo COMMAND-RAN'
+	expect_rc 0
+	expect_out $'COMMAND-RAN\n'
+	[[ $ERR == "turninit: landlock: not available; "*$'\n' && $(printf '%s' "$ERR" | wc -l) -eq 1 ]] \
+		|| why "stderr is not the one landlock line"
+	end
+fi
+if selected l-verify-reports-abi; then
+	begin l-verify-reports-abi
+	prun "$SEALED" verify
+	expect_rc 0
+	abi=$(printf '%s' "$OUT" | python3 -c 'import json,sys; l=json.load(sys.stdin)["landlock"]; print(l["abi"], l["status"])' 2>&1)
+	want=$(python3 -c 'import ctypes; l=ctypes.CDLL(None); l.syscall.restype=ctypes.c_long; print(l.syscall(444, None, 0, 1))')
+	eq "landlock abi and status" "$abi" "$want enforced"
 	end
 fi
 if selected f-orphans-reaped; then
