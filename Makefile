@@ -6,7 +6,9 @@
 #   make unit            cmocka unit tests of policy/ (host build, ASan+UBSan)
 #   make image           local podman image localhost/turninit:latest (no registry)
 #   make demo            setup, build, seal a demo image, run a real turn
-#   make check           setup, build, unit and integration tests
+#   make check           setup, build, unit tests and the podman suites:
+#                        integration (one-shot), sandbox (escape probes), workload
+#                        (a developer session in a Debian image; first run ~2 min)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
 
 VERSION      := 0.1.0
@@ -39,7 +41,7 @@ HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 
-.PHONY: all deps setup unit image demo check integration install clean FORCE
+.PHONY: all deps setup unit image demo check integration sandbox workload install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -88,13 +90,21 @@ demo: setup
 integration: $(BUILD)/turninit
 	@bash tests/integration/run.sh
 
+sandbox: $(BUILD)/turninit
+	@bash tests/integration/sandbox.sh
+
+workload: $(BUILD)/turninit
+	@bash tests/integration/workload.sh
+
 # Every suite runs even when one fails; the last line counts them all.
 check: setup
 	@rm -rf $(BUILD)/test-results
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit; \
 	 $(MAKE) --no-print-directory integration; \
-	 sh tests/summary.sh unit integration
+	 $(MAKE) --no-print-directory sandbox; \
+	 $(MAKE) --no-print-directory workload; \
+	 sh tests/summary.sh unit integration sandbox workload
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

@@ -25,7 +25,8 @@ PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
-	bash-static busybox-static minisign util-linux procps coreutils python3"
+	bash-static busybox-static minisign util-linux procps coreutils python3
+	debootstrap debian-archive-keyring"
 
 missing=
 for p in $PACKAGES; do

@@ -1,0 +1,471 @@
+#!/bin/bash
+# sandbox.sh - the escape-probe suite: what a command under build/turninit may do
+# (issue 3, Deliver 1, 2, 4, 5 and 6, and the probe table of 8). Root, podman set
+# up by `make setup`; run after `make` as `bash tests/integration/sandbox.sh`.
+#
+# Builds tests/probe/probe.c static into build/probe/probe (again only when the
+# source or the compiler command changes), an image with it as /bin/probe
+# (rootfs/build-image.sh --overlay, trusting tests/vectors/test-trusted.pub) and
+# sealed manifests (oci/seal.sh), then asserts:
+#   - every probe's verdict under turninit is the one the probe table expects
+#     (tests/probe/probe.c: attacks blocked or killed, controls allowed), inside
+#     podman's default seccomp profile and, so that turninit's own filter is what
+#     is measured, with the runtime's profile off;
+#   - the same probe under plain podman (default profile, --user 1000:1000):
+#     recorded, controls allowed; both columns go to the marked probe-table
+#     section of docs/security.md, rewritten only when a figure changes;
+#   - without turninit's filter (seccomp.deny []) the attacks reach the kernel:
+#     the suite can go red;
+#   - `probe status`: no capabilities, NoNewPrivs, seccomp, locked securebits, ids,
+#     fds 0 1 2 only (also with podman --preserve-fds), rlimits, PID 1's /proc
+#     closed, a session leader without a controlling tty (also under podman -t);
+#   - i386 and x32 syscalls kill the probe, not turninit: status 159.
+#
+# Every podman call has a hard timeout (60 s) and runs with --pull never
+# --network none; containers are labelled and removed at exit. Prints "ok NAME"
+# or "FAIL NAME" with the evidence, writes "PASS FAIL" to
+# build/test-results/sandbox, and ends with "N passed, N failed"; exits 1 on any
+# failure. ITEST_BINARY=PATH tests another binary than build/turninit (to see
+# the suite go red against a naive entrypoint); the doc is then not touched.
+# shellcheck disable=SC2016 # '$?' and the like run in the container
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/stest
+BIN=${ITEST_BINARY:-$ROOT/build/turninit}
+VECTORS=$ROOT/tests/vectors
+PROBE_SRC=$ROOT/tests/probe/probe.c
+PROBE=$ROOT/build/probe/probe
+DOC=$ROOT/docs/security.md
+RESULTS=$ROOT/build/test-results
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+
+IMG=localhost/turninit-stest
+
+result_file() {
+	mkdir -p "$RESULTS"
+	echo "$PASS $FAIL" > "$RESULTS/sandbox"
+}
+
+abort() {
+	echo "FAIL setup: $*"
+	FAIL=$((FAIL + 1))
+	result_file
+	echo "$PASS passed, $FAIL failed"
+	exit 1
+}
+
+[[ $(id -u) -eq 0 ]] || abort "run as root (rootful podman)"
+[[ -x $BIN ]] || abort "$BIN missing: run make first"
+for c in podman buildah minisign timeout file; do
+	command -v "$c" >/dev/null || abort "$c not found: run make setup"
+done
+rm -rf "$WORK"
+mkdir -p "$WORK/m"
+trap cleanup_containers EXIT
+trap 'exit 130' INT TERM
+
+T0=$(now_ms)
+
+# --- the probe ---------------------------------------------------------------------
+# Static, so it runs in the image's empty root. Rebuilt when probe.c or the
+# command that builds it changes (the command is kept next to the binary).
+if command -v musl-gcc >/dev/null; then
+	PROBE_CC=musl-gcc
+else
+	PROBE_CC=gcc
+fi
+PROBE_BUILD="$PROBE_CC -static -O2 -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 -Werror"
+if [[ ! -x $PROBE || $PROBE_SRC -nt $PROBE || $(cat "$PROBE.cmd" 2>/dev/null) != "$PROBE_BUILD" ]]; then
+	mkdir -p "$(dirname "$PROBE")"
+	# shellcheck disable=SC2086 # one word a flag
+	$PROBE_BUILD -o "$PROBE.tmp" "$PROBE_SRC" >"$WORK/probe-build.log" 2>&1 \
+		|| { cat "$WORK/probe-build.log"; abort "building the probe"; }
+	mv "$PROBE.tmp" "$PROBE"
+	echo "$PROBE_BUILD" > "$PROBE.cmd"
+	echo "# built build/probe/probe with $PROBE_CC"
+fi
+file "$PROBE" | grep -q 'statically linked' || abort "build/probe/probe is not static"
+
+# The probe table: NAME EXPECTED CODE FLAGS CALL... (`probe list` calls nothing).
+declare -A EXP_V EXP_C CALL
+NAMES=()
+while read -r name verdict code _flags call; do
+	NAMES+=("$name")
+	EXP_V[$name]=$verdict
+	EXP_C[$name]=$code
+	CALL[$name]=$call
+done < <("$PROBE" list)
+[[ ${#NAMES[@]} -gt 0 ]] || abort "probe list printed nothing"
+is_control() { [[ $1 == ctl_* ]]; }
+
+# --- keys and manifests ------------------------------------------------------------
+KEY_SEC=$VECTORS/test-trusted.key KEY_PUB=$VECTORS/test-trusted.pub
+if [[ ! -r $KEY_SEC || ! -r $KEY_PUB ]]; then
+	KEY_SEC=$WORK/keys/test-trusted.key KEY_PUB=$WORK/keys/test-trusted.pub
+	mkdir -p "$WORK/keys"
+	minisign -G -W -f -s "$KEY_SEC" -p "$KEY_PUB" </dev/null >/dev/null || abort "minisign -G"
+	echo "# tests/vectors/test-trusted.{key,pub} missing: using a temporary pair in build/stest/keys"
+fi
+M=$WORK/m
+SET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}'
+HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+LIMITS='"limits":{"nofile":512,"nproc":256,"fsize_bytes":10485760}'
+printf '%s\n' "{$HEAD,\"env\":{$SET,\"allow\":[]},$LIMITS,\"seccomp\":{\"deny\":[\"@default\"],\"allow\":[]}}" > "$M/main.json"
+printf '%s\n' "{$HEAD,\"env\":{$SET,\"allow\":[]},$LIMITS,\"seccomp\":{\"deny\":[],\"allow\":[]}}" > "$M/nofilter.json"
+
+# --- images -----------------------------------------------------------------------
+OV=$WORK/overlay
+mkdir -p "$OV/bin"
+install -m 0755 "$PROBE" "$OV/bin/probe"
+sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
+	--root "$WORK/root" --overlay "$OV" "$BIN" >"$WORK/build.log" 2>&1 \
+	|| { cat "$WORK/build.log"; abort "rootfs/build-image.sh"; }
+seal() { # seal TAG MANIFEST
+	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:$1" --manifest "$2" \
+		--key "$KEY_SEC" --trusted-comment "turninit sandbox test: $1" \
+		>"$WORK/seal-$1.log" 2>&1 || { cat "$WORK/seal-$1.log"; abort "oci/seal.sh $1"; }
+}
+seal sealed "$M/main.json"
+seal nofilter "$M/nofilter.json"
+timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+echo "# images built in $(( $(now_ms) - T0 )) ms"
+
+SEALED=$IMG:sealed
+PLAIN=(--user 1000:1000 --entrypoint /bin/probe "$IMG:base")
+UNCONFINED=(--security-opt seccomp=unconfined)
+
+# --- the probe table ----------------------------------------------------------------
+# parse_table ARRAY TEXT: ARRAY[name]="VERDICT CODE" for each line of TEXT.
+# shellcheck disable=SC2034 # into is a nameref: the caller's array is written
+parse_table() {
+	local -n into=$1
+	local name verdict code
+	while read -r name verdict code; do
+		[[ -n $name ]] && into["$name"]="$verdict $code"
+	done <<<"$2"
+}
+
+# matches NAME GOT: GOT ("VERDICT CODE") is what the table expects of NAME.
+matches() {
+	if [[ ${EXP_V[$1]} == allowed ]]; then
+		[[ $2 == "allowed "* ]]
+	else
+		[[ $2 == "${EXP_V[$1]} ${EXP_C[$1]}" ]]
+	fi
+}
+
+# check_table ARRAY: every probe ran and got its expected verdict.
+check_table() {
+	local -n table=$1
+	local name got want
+	for name in "${NAMES[@]}"; do
+		got=${table[$name]-missing}
+		want=${EXP_V[$name]}
+		[[ $want == allowed ]] || want+=" ${EXP_C[$name]}"
+		matches "$name" "$got" || why "$name: got $got, want $want"
+	done
+	for name in "${!table[@]}"; do
+		[[ -n ${EXP_V[$name]-} ]] || why "unknown probe line: $name ${table[$name]}"
+	done
+}
+
+declare -A TURNINIT UNCONF PODMAN NOFILTER
+
+begin probes-under-turninit
+prun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe'
+expect_rc 0
+expect_err ""
+parse_table TURNINIT "$OUT"
+check_table TURNINIT
+end
+
+# The runtime's profile off: the figures are turninit's filter alone (a
+# Kubernetes pod runs Unconfined unless it asks for RuntimeDefault).
+begin probes-under-turninit-runtime-unconfined
+prun "${UNCONFINED[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe'
+expect_rc 0
+expect_err ""
+parse_table UNCONF "$OUT"
+check_table UNCONF
+end
+
+# Plain podman: no verdict is asserted but the controls'.
+begin probes-podman-default-controls-allowed
+prun "${PLAIN[@]}"
+expect_rc 0
+expect_err ""
+parse_table PODMAN "$OUT"
+for name in "${NAMES[@]}"; do
+	[[ -n ${PODMAN[$name]-} ]] || why "$name: no result"
+	if is_control "$name"; then
+		[[ ${PODMAN[$name]-} == "allowed "* ]] || why "$name: got ${PODMAN[$name]-missing}, want allowed"
+	fi
+done
+end
+
+# The same turninit without its filter (deny []) and without the runtime's:
+# the attacks must reach the kernel, or the table above proves nothing. Where
+# the kernel alone gives the expected answer, the probe cannot tell; say which.
+begin probes-without-filter-reach-kernel
+prun "${UNCONFINED[@]}" --tmpfs "$HOME_TMPFS" "$IMG:nofilter" 'exec /bin/probe'
+expect_rc 0
+expect_err ""
+parse_table NOFILTER "$OUT"
+KERNEL_SAME=() KERNEL_REFUSES=() n_reach=0
+for name in "${NAMES[@]}"; do
+	got=${NOFILTER[$name]-missing}
+	if is_control "$name"; then
+		[[ $got == "allowed "* ]] || why "$name: got $got, want allowed"
+		continue
+	fi
+	[[ ${EXP_V[$name]} == killed ]] && continue # the bad-arch action stays
+	if matches "$name" "$got"; then
+		KERNEL_SAME+=("$name")
+	elif [[ $got == "allowed "* ]]; then
+		n_reach=$((n_reach + 1))
+	else
+		KERNEL_REFUSES+=("$name (${got#* })")
+	fi
+done
+((n_reach > 0)) || why "no attack reached the kernel without the filter"
+[[ ${#KERNEL_SAME[@]} -eq 0 ]] || echo "# without the filter the kernel gives the same answer (probe cannot tell): ${KERNEL_SAME[*]}"
+[[ ${#KERNEL_REFUSES[@]} -eq 0 ]] || echo "# without the filter the kernel itself refuses: ${KERNEL_REFUSES[*]}"
+end
+
+echo "# probe table (expected | turninit | turninit, runtime unconfined | podman default, uid 1000 | turninit without filter)"
+for name in "${NAMES[@]}"; do
+	want=${EXP_V[$name]}
+	[[ $want == allowed ]] || want+=" ${EXP_C[$name]}"
+	printf '# %-34s | %-14s | %-18s | %-18s | %-18s | %s\n' "$name" "$want" \
+		"${TURNINIT[$name]-missing}" "${UNCONF[$name]-missing}" "${PODMAN[$name]-missing}" \
+		"${NOFILTER[$name]-missing}"
+done
+
+# --- the probe table in docs/security.md ---------------------------------------------
+cell() { # cell "VERDICT CODE": "blocked (EPERM)"
+	if [[ -z $1 ]]; then
+		echo "not run"
+	else
+		echo "${1%% *} (${1#* })"
+	fi
+}
+write_doc() {
+	local name podman_v kernel
+	podman_v=$(timeout 60 podman version --format '{{.Client.Version}}' 2>/dev/null || echo unknown)
+	kernel="$(uname -r) $(uname -m)"
+	echo "Generated $(date -u +%Y-%m-%d) with podman $podman_v on Linux $kernel."
+	echo "\`bash tests/integration/sandbox.sh\` regenerates this section from its own run,"
+	echo "and rewrites it only when a figure changes."
+	echo
+	echo "Each probe (tests/probe/probe.c) makes one syscall with an argument the kernel"
+	echo "rejects before anything happens, so EFAULT, EBADF, EINVAL, ... mean the call"
+	echo "reached the kernel (**allowed**), EPERM or ENOSYS mean a filter refused it"
+	echo "(**blocked**), and SIGSYS means the filter killed the process (**killed**)."
+	echo "\`ctl_*\` rows are controls a workload needs. *Under turninit*: the default"
+	echo "manifest (\`seccomp.deny: [\"@default\"]\`, uid 1000) inside podman's default"
+	echo "profile; the suite asserts the same figures with the runtime's profile off"
+	echo "(\`--security-opt seccomp=unconfined\`), so they are turninit's filter alone."
+	echo "*podman default profile*: \`podman run --user 1000:1000 --entrypoint /bin/probe\`"
+	echo "with podman's default seccomp profile and capabilities."
+	echo
+	echo "| probe | under turninit | podman default profile (uid 1000) |"
+	echo "|---|---|---|"
+	for name in "${NAMES[@]}"; do
+		is_control "$name" && continue
+		echo "| \`$name\` | $(cell "${TURNINIT[$name]-}") | $(cell "${PODMAN[$name]-}") |"
+	done
+	for name in "${NAMES[@]}"; do
+		is_control "$name" || continue
+		echo "| \`$name\` | $(cell "${TURNINIT[$name]-}") | $(cell "${PODMAN[$name]-}") |"
+	done
+	echo
+	echo "In the podman column a refusal may be the kernel's rather than the profile's:"
+	echo "uid 1000 holds no capability there, and a kernel built without a feature (the"
+	echo "x32 ABI, kexec, modules) answers ENOSYS. The probes of fsopen, fspick, fsmount,"
+	echo "move_mount and pivot_root first try \`unshare(CLONE_NEWUSER|CLONE_NEWNS)\`, as"
+	echo "an attacker would, because the kernel checks CAP_SYS_ADMIN over the mount"
+	echo "namespace before it looks at their arguments; under turninit that unshare is"
+	echo "refused too."
+	echo
+	echo "The suite also runs turninit without its filter (\`seccomp.deny: []\`, runtime"
+	echo "profile off): every attack then reaches the kernel except the i386 and x32"
+	echo "ones, which the filter's architecture check kills whatever the deny list says$(
+		[[ ${#KERNEL_REFUSES[@]} -eq 0 ]] || printf ';\nthe kernel itself refuses %s' "$(join_comma "${KERNEL_REFUSES[@]}")")."
+	if [[ ${#KERNEL_SAME[@]} -gt 0 ]]; then
+		echo "For $(join_comma "${KERNEL_SAME[@]}") the kernel alone answers as the filter"
+		echo "does, so this probe cannot tell the two apart here."
+	else
+		echo "So every figure in the first column is the filter's own answer."
+	fi
+	echo
+	echo "How each probe calls, and what the kernel answers when the call reaches it:"
+	echo
+	for name in "${NAMES[@]}"; do
+		echo "- \`$name\`: ${CALL[$name]}"
+	done
+}
+join_comma() { # join_comma WORD...: "a, b, c"
+	local IFS=,
+	printf '%s' "$*" | sed 's/,/, /g'
+}
+mask_date() { sed 's/^Generated [0-9-]* /Generated DATE /' "$1"; }
+# splice DOC TABLE OUT: DOC with the lines between the probe-table markers
+# replaced by TABLE.
+splice() {
+	python3 - "$@" <<'PYEOF'
+import sys
+doc, table, out = sys.argv[1:4]
+begin = "<!-- probe-table: generated by tests/integration/sandbox.sh; edits are overwritten -->"
+end = "<!-- probe-table end -->"
+text = open(doc).read()
+if begin not in text or end not in text:
+    sys.exit("probe-table markers missing in " + doc)
+head, rest = text.split(begin, 1)
+_, tail = rest.split(end, 1)
+open(out, "w").write(head + begin + "\n" + open(table).read() + end + tail)
+PYEOF
+}
+write_doc > "$WORK/probe-table.md"
+if ! splice "$DOC" "$WORK/probe-table.md" "$WORK/security.md"; then
+	echo "# docs/security.md: probe table not written"
+elif [[ -n ${ITEST_BINARY:-} ]]; then
+	echo "# ITEST_BINARY is set: docs/security.md left alone (see build/stest/security.md)"
+elif cmp -s <(mask_date "$DOC") <(mask_date "$WORK/security.md"); then
+	echo "# docs/security.md: probe table unchanged"
+else
+	cp "$WORK/security.md" "$DOC"
+	echo "# docs/security.md: probe table written"
+fi
+
+# --- probe status -------------------------------------------------------------------
+# stat_of TEXT KEY: the value of "KEY VALUE..." in TEXT (\r stripped).
+stat_of() {
+	printf '%s\n' "$1" | tr -d '\r' | sed -n "s/^$2 //p" | head -n 1
+}
+expect_stat() { # expect_stat KEY WANT
+	eq "$1" "$(stat_of "$OUT" "$1")" "$2"
+}
+expect_unreadable() { # expect_unreadable KEY: EACCES, EPERM or empty
+	local v
+	v=$(stat_of "$OUT" "$1")
+	[[ $v == EACCES || $v == EPERM || $v == empty ]] || why "$1: got $(printf '%q' "$v"), want EACCES, EPERM or empty"
+}
+
+prun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
+S_RC=$RC S_OUT=$OUT S_ERR=$ERR S_CMD=$CMD
+status_test() { # status_test NAME: a test on the output of the one status run
+	begin "$1"
+	RC=$S_RC OUT=$S_OUT ERR=$S_ERR CMD=$S_CMD
+	expect_rc 0
+	expect_err ""
+}
+
+status_test status-no-capabilities-nnp-seccomp
+for k in CapInh CapPrm CapEff CapBnd CapAmb; do
+	expect_stat "$k" 0000000000000000
+done
+expect_stat NoNewPrivs 1
+expect_stat Seccomp 2
+end
+
+# linux/securebits.h: NOROOT 1<<0, NOROOT_LOCKED 1<<1, NO_SETUID_FIXUP 1<<2,
+# NO_SETUID_FIXUP_LOCKED 1<<3, KEEP_CAPS 1<<4 (clear), KEEP_CAPS_LOCKED 1<<5.
+status_test status-securebits-locked
+expect_stat securebits 0x2f
+end
+
+status_test status-ids-numeric-no-groups
+expect_stat uid "1000 1000 1000"
+expect_stat gid "1000 1000 1000"
+expect_stat groups none
+end
+
+# The probe lists /proc/self/fd through one more fd of its own, left out of "fds"
+# and reported as fds_listing_dirfd (3).
+status_test status-fds-0-1-2
+expect_stat fds "0 1 2"
+expect_stat fds_listing_dirfd 3
+end
+
+status_test status-rlimits
+expect_stat RLIMIT_CORE "0 0"
+expect_stat RLIMIT_NOFILE "512 512"
+expect_stat RLIMIT_NPROC "256 256"
+expect_stat RLIMIT_FSIZE "10485760 10485760"
+end
+
+status_test status-pid1-environ-and-mem-closed
+expect_unreadable proc1_environ
+expect_unreadable proc1_mem
+end
+
+# turninit calls setsid before exec; `exec /bin/probe` makes the probe that process.
+status_test status-session-leader-no-ctty
+pid=$(stat_of "$OUT" pid)
+[[ -n $pid && $pid != 1 ]] || why "pid: got $(printf '%q' "$pid")"
+expect_stat sid "$pid"
+expect_stat pgid "$pid"
+expect_stat ppid 1
+expect_stat tty_nr 0
+expect_stat dev_tty ENXIO
+end
+
+# --- a terminal: podman run -t -------------------------------------------------------
+# Control: without turninit the probe has the pty podman made as its controlling tty.
+begin tty-control-podman-gives-ctty
+run_cmd timeout 60 podman run -t --rm --pull never --network none --label "$LABEL" "${PLAIN[@]}" status
+expect_rc 0
+[[ $(stat_of "$OUT" tty_nr) =~ ^[1-9][0-9]*$ ]] || why "tty_nr: got $(printf '%q' "$(stat_of "$OUT" tty_nr)"), want non-zero"
+expect_stat dev_tty opened
+end
+
+begin tty-t-no-ctty-under-turninit
+run_cmd timeout 60 podman run -t --rm --pull never --network none --label "$LABEL" \
+	--tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
+expect_rc 0
+expect_stat tty_nr 0
+expect_stat dev_tty ENXIO
+pid=$(stat_of "$OUT" pid)
+expect_stat sid "$pid"
+expect_stat fds "0 1 2"
+end
+
+# --- fds the runtime passes on: podman --preserve-fds ----------------------------------
+with_fds() { "$@" 3</dev/null 4</dev/null; }
+begin fds-control-podman-passes-preserved
+run_cmd with_fds "${PODMAN_RUN[@]}" --preserve-fds 2 "${PLAIN[@]}" status
+expect_rc 0
+expect_stat fds "0 1 2 3 4"
+end
+
+begin fds-preserved-not-inherited-under-turninit
+run_cmd with_fds "${PODMAN_RUN[@]}" --preserve-fds 2 --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
+expect_rc 0
+expect_err ""
+expect_stat fds "0 1 2"
+end
+
+# --- non-native architectures: the probe dies, turninit does not ----------------------
+for p in int80_getpid x32_getpid; do
+	# exec: the probe is the command; turninit reports its death as 128+SIGSYS.
+	begin "arch-$p-exit-159"
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" "exec /bin/probe $p"
+	expect_rc 159
+	expect_out ""
+	expect_err ""
+	end
+	# The shell that ran it lives on and sees the probe killed by SIGSYS.
+	begin "arch-$p-kills-only-the-probe"
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" "/bin/probe $p; echo \"status \$?\""
+	expect_rc 0
+	expect_out $'status 159\n'
+	end
+done
+
+echo "# suite ran in $(( $(now_ms) - T0 )) ms"
+result_file
+echo "$PASS passed, $FAIL failed"
+[[ $FAIL -eq 0 ]]
