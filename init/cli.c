@@ -11,16 +11,18 @@ const char cli_usage[] =
 	"       turninit --version | --help\n"
 	"\n"
 	"One COMMAND argument is a bash command string, run as\n"
-	"`bash --noprofile --norc -c STRING`; several are an argv, run without re-parsing.\n"
+	"`bash --noprofile --norc -c -- STRING`; several are an argv, run without re-parsing.\n"
 	"\n"
 	"options:\n"
 	"  --manifest PATH       manifest file, signature at PATH.minisig\n"
 	"                        (default " CLI_DEFAULT_MANIFEST "; the image config Env\n"
 	"                        TURNINIT_MANIFEST and TURNINIT_MANIFEST_SIG come first)\n"
-	"  --trusted-keys PATH   minisign public key file (default " CLI_DEFAULT_TRUSTED_KEYS ";\n"
-	"                        ignored when keys are compiled in)\n"
 	"  -h, --help            this text\n"
 	"  --version             the version\n"
+	"\n"
+	"trust roots: the minisign public keys compiled in (make TRUSTED_KEYS=...), else\n"
+	"the file " CLI_DEFAULT_TRUSTED_KEYS " of the image; never a path from the command line\n"
+	"or the environment, which whoever launches the container controls.\n"
 	"\n"
 	"exit status: the command's status; 128+N killed by signal N; 124 timed out;\n"
 	"125 turninit refused or failed before the command started; 126 the shell could\n"
@@ -50,16 +52,11 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 			o->mode = CLI_VERSION;
 			return 2;
 		}
-		if (strcmp(a, "--manifest") == 0 || strcmp(a, "--trusted-keys") == 0) {
+		if (strcmp(a, "--manifest") == 0) {
 			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
 				return err_set(err, EINVAL, "%s needs a PATH", a);
-			if (a[2] == 'm') {
-				o->manifest_path = argv[++(*i)];
-				o->manifest_explicit = true;
-			} else {
-				o->trusted_keys_path = argv[++(*i)];
-				o->trusted_keys_explicit = true;
-			}
+			o->manifest_path = argv[++(*i)];
+			o->manifest_explicit = true;
 			continue;
 		}
 		return err_set(err, EINVAL, "unknown option %s (try --help)", a);
@@ -72,7 +69,6 @@ int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *e
 	struct cli_options o = {
 		.mode = CLI_RUN,
 		.manifest_path = CLI_DEFAULT_MANIFEST,
-		.trusted_keys_path = CLI_DEFAULT_TRUSTED_KEYS,
 	};
 	int i = 1;
 	int r = cli_options_parse(argc, argv, &i, &o, err);

@@ -20,8 +20,6 @@ struct cli_options {
 	enum cli_mode mode;
 	const char *manifest_path;      /* never NULL after cli_parse */
 	bool manifest_explicit;         /* --manifest was given */
-	const char *trusted_keys_path;  /* never NULL after cli_parse */
-	bool trusted_keys_explicit;
 	char **command;                 /* NULL-terminated, points into argv */
 	int n_command;
 };

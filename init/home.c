@@ -3,6 +3,7 @@
 #include "home.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -60,6 +62,36 @@ static int dir_is_empty(int fd)
 	return empty;
 }
 
+/* The mount at path, as /proc/self/mountinfo (proc(5)) lists it: true when the
+ * last (topmost) entry for path is a tmpfs whose root is "/", on device dev.
+ * A bind mount of a directory inside some other tmpfs (a host's /dev/shm/x)
+ * has that directory as its root: it is not a private tmpfs. */
+static bool home_mount_is_whole_tmpfs(const char *path, dev_t dev)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char root[PATH_MAX], point[PATH_MAX], fstype[64];
+		unsigned maj, min;
+		char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min, root, point) != 4 ||
+		    sscanf(dash + 3, "%63s", fstype) != 1)
+			continue;
+		if (strcmp(point, path) != 0)
+			continue;
+		/* a later entry for the same point is mounted over an earlier one */
+		ok = strcmp(fstype, "tmpfs") == 0 && strcmp(root, "/") == 0 &&
+		     makedev(maj, min) == dev;
+	}
+	fclose(f);
+	return ok;
+}
+
 static int home_mount(const char *path, uid_t uid, gid_t gid, struct tn_error *err)
 {
 	char opts[128];
@@ -101,7 +133,8 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 		*slash = '\0';
 	if (stat(parent, &pst) != 0)
 		return err_set(err, errno, "HOME %s: parent: %s", path, strerror(errno));
-	if ((unsigned long)sfs.f_type != TMPFS_MAGIC || st.st_dev == pst.st_dev)
+	if ((unsigned long)sfs.f_type != TMPFS_MAGIC || st.st_dev == pst.st_dev ||
+	    !home_mount_is_whole_tmpfs(path, st.st_dev))
 		return err_set(err, ENOTSUP,
 			       "HOME %s is not a private tmpfs mount and turninit lacks CAP_SYS_ADMIN to mount one: add %s to podman run (Kubernetes: an emptyDir with medium: Memory)",
 			       path, hint);
@@ -116,9 +149,15 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 		if (st.st_uid != 0 && st.st_uid != geteuid())
 			return err_set(err, EPERM, "HOME %s is owned by uid %u, not %u", path,
 				       (unsigned)st.st_uid, (unsigned)uid);
+		/* A sticky directory is a shared one (/tmp, /dev/shm): never take it. */
+		if (st.st_mode & S_ISVTX)
+			return err_set(err, EPERM,
+				       "HOME %s is a shared (sticky, mode %04o) directory, not a private one: add %s to podman run",
+				       path, (unsigned)(st.st_mode & 07777), hint);
 		if (fchmod(fd, 0700) != 0 || fchown(fd, uid, gid) != 0)
-			return err_set(err, errno, "HOME %s: giving it to %u:%u: %s", path,
-				       (unsigned)uid, (unsigned)gid, strerror(errno));
+			return err_set(err, errno,
+				       "HOME %s: giving it to %u:%u: %s (turninit needs CAP_CHOWN and CAP_FOWNER for that, as root in the container: do not start it with --user or drop those)",
+				       path, (unsigned)uid, (unsigned)gid, strerror(errno));
 	} else if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
 		return err_set(err, errno, "HOME %s: chmod 0700: %s", path, strerror(errno));
 	}

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <seccomp.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -41,16 +42,23 @@ int load_take_environ(char **envp, char ***ret_copy, struct tn_error *err)
 	return 0;
 }
 
-/* Read at most max bytes of path; a larger file is -EFBIG. */
+/* Read at most max bytes of the regular file path; a larger file is -EFBIG.
+ * O_NONBLOCK and the S_ISREG check: a FIFO, a terminal or /dev/stdin named by
+ * the launcher must not hold turninit before the first command. */
 static int read_bounded(const char *path, size_t max, uint8_t **ret_buf, size_t *ret_len,
 			struct tn_error *err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	_cleanup_free_ uint8_t *buf = NULL;
 	size_t len = 0;
+	struct stat st;
 
 	if (fd < 0)
 		return err_set(err, errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0)
+		return err_set(err, errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, EINVAL, "%s: not a regular file", path);
 	buf = malloc(max + 2);
 	if (!buf)
 		return err_set(err, ENOMEM, "%s: out of memory", path);
@@ -111,7 +119,7 @@ static bool syscall_known(const char *name)
 	return seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR;
 }
 
-static int load_keys(const struct cli_options *o, struct sig_keyring *ring, char *trust,
+static int load_keys(struct sig_keyring *ring, char *trust,
 		     size_t trust_size, struct tn_error *err)
 {
 	static const char *const compiled = TURNINIT_COMPILED_KEYS;
@@ -126,13 +134,13 @@ static int load_keys(const struct cli_options *o, struct sig_keyring *ring, char
 		snprintf(trust, trust_size, "compiled in");
 		return 0;
 	}
-	r = read_bounded(o->trusted_keys_path, SIG_MAX_FILE_BYTES, &text, &len, err);
+	r = read_bounded(CLI_DEFAULT_TRUSTED_KEYS, SIG_MAX_FILE_BYTES, &text, &len, err);
 	if (r < 0)
 		return err_prefix(err, "trusted keys (no keys compiled in)");
 	r = sig_parse_pubkeys((const char *)text, len, ring, err);
 	if (r < 0)
-		return err_prefix(err, "trusted keys %s", o->trusted_keys_path);
-	snprintf(trust, trust_size, "file %s", o->trusted_keys_path);
+		return err_prefix(err, "trusted keys %s", CLI_DEFAULT_TRUSTED_KEYS);
+	snprintf(trust, trust_size, "file %s", CLI_DEFAULT_TRUSTED_KEYS);
 	return 0;
 }
 
@@ -147,7 +155,7 @@ int load_policy(const struct cli_options *o, char **caller_env, struct load_resu
 	struct load_result res = { .manifest = NULL };
 	int r;
 
-	r = load_keys(o, &ring, res.trust, sizeof(res.trust), err);
+	r = load_keys(&ring, res.trust, sizeof(res.trust), err);
 	if (r < 0)
 		return r;
 

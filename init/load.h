@@ -28,7 +28,8 @@ int load_take_environ(char **envp, char ***ret_copy, struct tn_error *err);
 
 /* load_policy - find the manifest (TURNINIT_MANIFEST/TURNINIT_MANIFEST_SIG in
  * caller_env, base64; else o->manifest_path and PATH.minisig), the trust roots
- * (compiled in, else o->trusted_keys_path), verify the signature over the exact
+ * (compiled in, else the file CLI_DEFAULT_TRUSTED_KEYS: never a path the
+ * launcher chooses), verify the signature over the exact
  * manifest bytes, then parse it with now = time(NULL).
  * caller_env passes to ret on success only; ret is written only on success.
  * Errors: -ENOENT/-EACCES/... a file cannot be read, -EFBIG a file over its

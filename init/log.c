@@ -19,6 +19,10 @@ void log_line(const char *fmt, ...)
 	vsnprintf(buf + 10, sizeof(buf) - 11, fmt, ap);
 	va_end(ap);
 	n = strlen(buf);
+	/* One line, whatever a path or option from the launcher holds. */
+	for (size_t i = 10; i < n; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
 	buf[n++] = '\n';
 	(void)!write(STDERR_FILENO, buf, n);
 	errno = saved;

@@ -72,8 +72,6 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	if (opt.mode == CLI_VERIFY)
 		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
-	if (opt.trusted_keys_explicit && strcmp(pol.trust, "compiled in") == 0)
-		log_line("--trusted-keys ignored: keys are compiled in");
 
 	/* 5. Everything the command needs, prepared before anything changes. */
 	if (chdir("/") != 0)
@@ -111,6 +109,7 @@ int main(int argc, char **argv, char **envp)
 		.limits = &pol.manifest->limits,
 		.landlock = &landlock,
 		.filter = &filter,
+		.stdio = { -1, -1, -1 },
 	};
 	if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0) {
 		log_line("%s", err.msg);

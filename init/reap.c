@@ -26,6 +26,7 @@ static void reap_set(sigset_t *s)
 {
 	sigemptyset(s);
 	sigaddset(s, SIGCHLD);
+	sigaddset(s, REAP_SIG_FORWARD);
 	for (size_t i = 0; i < sizeof(reap_forwarded) / sizeof(reap_forwarded[0]); i++)
 		sigaddset(s, reap_forwarded[i]);
 }
@@ -34,7 +35,10 @@ void reap_block_signals(void)
 {
 	sigset_t s;
 
-	reap_set(&s);
+	/* Every signal: those not handled stay pending and harmless, so a stray
+	 * SIGALRM or SIGPIPE cannot kill turninit when it is not PID 1 (as PID 1
+	 * the kernel drops them anyway). Faults still kill: the kernel forces them. */
+	sigfillset(&s);
 	sigprocmask(SIG_BLOCK, &s, NULL);
 	signal(SIGCHLD, SIG_DFL);
 }
@@ -91,48 +95,77 @@ static void reap_children(pid_t main_pid, bool *main_done, int *main_status)
 	}
 }
 
-/* SIGKILL every descendant: as PID 1, kill(-1) reaches every process of the
- * PID namespace; as a subreaper, kill our children layer by layer (orphans of
- * a killed child are reparented to us and found in the next round). */
-static void reap_kill_all(void)
+int reap_signal_descendants(pid_t root, int sig)
 {
-	if (getpid() == 1) {
-		kill(-1, SIGKILL);
-		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-			;
-		return;
-	}
-	for (;;) {
-		char path[300], buf[4096];
-		int killed = 0;
-		DIR *d = opendir("/proc/self/task");
-		struct dirent *e;
+	char path[300], buf[32];
+	int n = 0;
+	DIR *d;
+	struct dirent *e;
 
-		while (d && (e = readdir(d))) {
-			FILE *f;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)root);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		FILE *f;
 
-			if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)root, e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fscanf(f, "%31s", buf) == 1) {
+			pid_t p = (pid_t)strtol(buf, NULL, 10);
+
+			if (p <= 0)
 				continue;
-			snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
-			f = fopen(path, "re");
-			if (!f)
-				continue;
-			while (fscanf(f, "%4095s", buf) == 1) {
-				pid_t p = (pid_t)strtol(buf, NULL, 10);
-
-				if (p > 0 && kill(p, SIGKILL) == 0)
-					killed++;
-			}
-			fclose(f);
+			if (kill(p, sig) == 0)
+				n++;
+			n += reap_signal_descendants(p, sig);
 		}
-		if (d)
-			closedir(d);
-		/* Wait for at least one; none left means we are done. */
-		if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
-			return;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+bool reap_is_descendant(pid_t pid, pid_t root)
+{
+	for (int depth = 0; pid > 0 && depth < 4096; depth++) {
+		char path[64], line[256];
+		FILE *f;
+		long ppid = -1;
+
+		if (pid == root)
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		f = fopen(path, "re");
+		if (!f)
+			return false;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "PPid: %ld", &ppid) == 1)
+				break;
+		fclose(f);
+		pid = (pid_t)ppid;
+	}
+	return false;
+}
+
+/* SIGKILL every descendant: as PID 1, kill(-1) reaches every process of the
+ * PID namespace; as a subreaper, kill the whole tree below us, reap, and go
+ * again until no child is left (orphans of a killed process are reparented to
+ * us and found in the next round). */
+void reap_kill_all(void)
+{
+	if (getpid() == 1)
+		kill(-1, SIGKILL);
+	for (;;) {
+		reap_signal_descendants(getpid(), SIGKILL);
+		if (waitpid(-1, NULL, 0) < 0 && errno != EINTR)
+			return;   /* ECHILD: none left */
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
-		(void)killed;
 	}
 }
 

@@ -7,6 +7,8 @@
 #ifndef TURNINIT_REAP_H
 #define TURNINIT_REAP_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -14,9 +16,10 @@
 
 #define REAP_GRACE_MS 5000   /* milliseconds between SIGTERM and SIGKILL */
 
-/* reap_block_signals - block every signal turninit handles (SIGCHLD and the
- * forwarded ones) and set SIGCHLD to its default disposition, so children are
- * not auto-reaped even when the caller ignored SIGCHLD. Call first in main. */
+/* reap_block_signals - block every signal (the handled ones are read through
+ * the signalfd of reap_open, the rest stay pending) and set SIGCHLD to its
+ * default disposition, so children are not auto-reaped even when the caller
+ * ignored SIGCHLD. Call first in main. Each command resets its mask. */
 void reap_block_signals(void);
 
 /* reap_open - the signalfd for the blocked set; when not PID 1, also become a
@@ -34,8 +37,27 @@ int reap_open(int *ret_fd, struct tn_error *err);
  * 124 when the timeout passed. Never fails: errors are logged. */
 int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms);
 
+/* reap_kill_all - SIGKILL every descendant of turninit and reap them all
+ * (kill(-1) as PID 1; the /proc tree as a subreaper). Returns when turninit
+ * has no child left. */
+void reap_kill_all(void);
+
 /* reap_exit_code - the exit status for a wait status: WEXITSTATUS, or 128 +
  * WTERMSIG. */
 int reap_exit_code(int wait_status);
+
+/* reap_signal_descendants - send sig to every descendant of root (children
+ * found through /proc/PID/task/TID/children, recursively; depth-first, parents
+ * before children). Returns how many were signalled. A process that forks
+ * meanwhile may escape one pass: callers repeat it until nothing is left. */
+int reap_signal_descendants(pid_t root, int sig);
+
+/* reap_is_descendant - true when pid is root or one of its descendants,
+ * following PPid in /proc/PID/status up to PID 1. */
+bool reap_is_descendant(pid_t pid, pid_t root);
+
+/* The real-time signal by which turninit asks a keeper (init/keeper.c) to
+ * forward a signal to its command; blocked with the others. */
+#define REAP_SIG_FORWARD (SIGRTMIN + 1)
 
 #endif

@@ -32,7 +32,7 @@ struct spawn_report {
 
 char **spawn_argv(char *const *words, int n)
 {
-	char **v = calloc((size_t)n + 7, sizeof(*v));
+	char **v = calloc((size_t)n + 8, sizeof(*v));
 	int k = 0;
 
 	if (!v || n < 1) {
@@ -43,6 +43,7 @@ char **spawn_argv(char *const *words, int n)
 	v[k++] = "--noprofile";
 	v[k++] = "--norc";
 	v[k++] = "-c";
+	v[k++] = "--";   /* a command string starting with '-' is not an option */
 	if (n == 1) {
 		v[k++] = words[0];
 	} else {
@@ -55,24 +56,33 @@ char **spawn_argv(char *const *words, int n)
 	return v;
 }
 
-/* Close every fd above 2 except keep_a and keep_b (-1: none). close_range(2)
- * first; a runtime's seccomp profile may refuse it (older podman profiles do),
- * so fall back to closing what /proc/self/fd lists. */
-static int close_fds_except(int keep_a, int keep_b)
+/* close_range(2) first; a runtime's seccomp profile may refuse it (older podman
+ * profiles do), so fall back to closing what /proc/self/fd lists. */
+int spawn_close_fds(const int *keep, int n)
 {
-	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+	int sorted[8], m = 0;
 	unsigned from = 3;
-	int keep[2] = { lo, hi };
 	DIR *d;
 	struct dirent *e;
 	bool ok = true;
 
-	for (int i = 0; i < 2 && ok; i++) {
-		if (keep[i] < 3)
+	for (int i = 0; i < n && m < 8; i++) {
+		int k = keep[i], j = m++;
+
+		if (k < 3) {
+			m--;
 			continue;
-		if ((unsigned)keep[i] > from)
-			ok = syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0u) == 0;
-		from = (unsigned)keep[i] + 1;
+		}
+		while (j > 0 && sorted[j - 1] > k) {
+			sorted[j] = sorted[j - 1];
+			j--;
+		}
+		sorted[j] = k;
+	}
+	for (int i = 0; i < m && ok; i++) {
+		if ((unsigned)sorted[i] > from)
+			ok = syscall(SYS_close_range, from, (unsigned)sorted[i] - 1, 0u) == 0;
+		from = (unsigned)sorted[i] + 1;
 	}
 	if (ok && syscall(SYS_close_range, from, ~0u, 0u) == 0)
 		return 0;
@@ -81,8 +91,11 @@ static int close_fds_except(int keep_a, int keep_b)
 		return -errno;
 	while ((e = readdir(d))) {
 		int fd = atoi(e->d_name);
+		bool kept = fd <= 2 || fd == dirfd(d);
 
-		if (fd > 2 && fd != keep_a && fd != keep_b && fd != dirfd(d))
+		for (int i = 0; i < m && !kept; i++)
+			kept = fd == sorted[i];
+		if (!kept)
 			close(fd);
 	}
 	closedir(d);
@@ -103,7 +116,8 @@ static int set_limit(int resource, rlim_t want)
 	return 0;
 }
 
-static int child_setup(const struct spawn_plan *p, int report_fd, struct tn_error *err)
+static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
+		       struct tn_error *err)
 {
 	sigset_t none;
 	int r;
@@ -118,7 +132,14 @@ static int child_setup(const struct spawn_plan *p, int report_fd, struct tn_erro
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) != 0)
 		return err_set(err, errno, "signal mask: %s", strerror(errno));
-	r = close_fds_except(report_fd, p->landlock->fd);
+	for (int i = 0; i < 3; i++)
+		if (p->stdio[i] >= 0 && p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
+			return err_set(err, errno, "stdio: %s", strerror(errno));
+	{
+		int keep[2] = { report_fd, p->landlock->fd };
+
+		r = spawn_close_fds(keep, 2);
+	}
 	if (r < 0)
 		return err_set(err, r, "closing fds: %s", strerror(-r));
 
@@ -142,6 +163,12 @@ static int child_setup(const struct spawn_plan *p, int report_fd, struct tn_erro
 	r = caps_clear_all(err);
 	if (r < 0)
 		return r;
+	/* If turninit dies (when not PID 1: a SIGKILL), the command dies with it.
+	 * After the uid change, which clears the parent-death signal. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+		return err_set(err, errno, "PR_SET_PDEATHSIG: %s", strerror(errno));
+	if (getppid() != parent)
+		return err_set(err, ESRCH, "turninit ended before the command started");
 	/* chdir as the command's user: it must be able to enter its workdir. */
 	if (chdir(p->workdir) != 0)
 		return err_set(err, errno, "workdir %s: %s", p->workdir, strerror(errno));
@@ -170,6 +197,7 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 {
 	struct spawn_report rep;
 	int fds[2], status = 0;
+	pid_t parent;
 
 	*ret_status = 125 << 8;
 	*ret_exec_failed = false;
@@ -178,6 +206,7 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return err_set(err, errno, "pipe: %s", strerror(errno));
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -190,7 +219,7 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 		struct tn_error cerr = { 0 };
 
 		close(fds[0]);
-		if (child_setup(plan, fds[1], &cerr) < 0) {
+		if (child_setup(plan, fds[1], parent, &cerr) < 0) {
 			child_report(fds[1], 0, cerr.code, cerr.msg);
 			_exit(125);
 		}

@@ -25,11 +25,19 @@ struct spawn_plan {
 	const struct mf_limits *limits;
 	const struct ll_ruleset *landlock;
 	const struct sc_program *filter;
+	int stdio[3];                   /* fds for 0, 1, 2; -1: inherit turninit's */
 };
 
+/* spawn_close_fds - close every fd above 2 except the n in keep (-1 entries
+ * are ignored). close_range(2) where allowed, else what /proc/self/fd lists.
+ * Returns 0 or -errno. */
+int spawn_close_fds(const int *keep, int n);
+
 /* spawn_argv - the shell argv for a command: one word is a bash command string
- * (`bash --noprofile --norc -c WORD`); several are an argv run through
- * `bash --noprofile --norc -c 'exec "$@"' bash WORD...` so no word is re-parsed.
+ * (`bash --noprofile --norc -c -- WORD`); several are an argv run through
+ * `bash --noprofile --norc -c -- 'exec "$@"' bash WORD...` so no word is
+ * re-parsed. The `--` keeps a command string that starts with '-' from being
+ * read as a bash option.
  * Returns a malloc'd NULL-terminated array (strings not copied), or NULL. */
 char **spawn_argv(char *const *words, int n);
 

@@ -227,10 +227,33 @@ static char *envf_join(const char *name, const char *value)
 	return s;
 }
 
+/* An admitted caller entry, for finding repeated names by sorting. */
+struct envf_ref {
+	size_t idx;       /* position in the caller's list */
+	size_t name_len;
+	const char *s;
+};
+
+/* By name, then by position: the first occurrence of a name sorts first. */
+static int envf_ref_cmp(const void *a, const void *b)
+{
+	const struct envf_ref *x = a, *y = b;
+	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+	int c = memcmp(x->s, y->s, n);
+
+	if (c)
+		return c;
+	if (x->name_len != y->name_len)
+		return x->name_len < y->name_len ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_envp,
 	       struct tn_error *err)
 {
-	size_t n_caller = 0, k = 0;
+	size_t n_caller = 0, n_ref = 0, k = 0;
+	struct envf_ref *refs = NULL;
+	bool *keep = NULL;
 	char **envp;
 
 	if (!m || !ret_envp)
@@ -240,8 +263,10 @@ int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_env
 			n_caller++;
 	/* set + caller + HOME + NULL */
 	envp = calloc(m->n_env_set + n_caller + 2, sizeof(*envp));
-	if (!envp)
-		return err_set(err, ENOMEM, "environment: out of memory");
+	refs = calloc(n_caller + 1, sizeof(*refs));
+	keep = calloc(n_caller + 1, sizeof(*keep));
+	if (!envp || !refs || !keep)
+		goto oom;
 
 	for (size_t i = 0; i < m->n_env_set; i++) {
 		envp[k] = envf_join(m->env_set[i].name, m->env_set[i].value);
@@ -249,19 +274,21 @@ int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_env
 			goto oom;
 		k++;
 	}
+	/* First occurrence wins. Sorting keeps this O(n log n): a caller's
+	 * environment is not trusted to be small. */
 	for (size_t i = 0; i < n_caller; i++) {
 		ssize_t n = envf_entry_name_len(caller[i]);
-		bool seen = false;
 
 		if (n < 0 || !envf_admitted(m, caller[i], (size_t)n))
 			continue;
-		/* first occurrence wins: skip a name already given earlier */
-		for (size_t j = 0; j < i && !seen; j++) {
-			ssize_t jn = envf_entry_name_len(caller[j]);
-
-			seen = jn == n && strncmp(caller[j], caller[i], (size_t)n) == 0;
-		}
-		if (seen)
+		refs[n_ref++] = (struct envf_ref){ .idx = i, .name_len = (size_t)n, .s = caller[i] };
+	}
+	qsort(refs, n_ref, sizeof(*refs), envf_ref_cmp);
+	for (size_t i = 0; i < n_ref; i++)
+		keep[refs[i].idx] = i == 0 || refs[i - 1].name_len != refs[i].name_len ||
+			memcmp(refs[i - 1].s, refs[i].s, refs[i].name_len) != 0;
+	for (size_t i = 0; i < n_caller; i++) {
+		if (!keep[i])
 			continue;
 		envp[k] = strdup(caller[i]);
 		if (!envp[k])
@@ -271,10 +298,14 @@ int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_env
 	envp[k] = envf_join("HOME", m->home ? m->home : "");
 	if (!envp[k])
 		goto oom;
+	free(refs);
+	free(keep);
 	*ret_envp = envp;
 	return 0;
 
 oom:
+	free(refs);
+	free(keep);
 	envf_free(envp);
 	return err_set(err, ENOMEM, "environment: out of memory");
 }

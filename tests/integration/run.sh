@@ -402,6 +402,58 @@ if selected e-sys-admin-mounts-home-itself; then
 	end
 fi
 
+# --- hardening found by review: HOME that is not private, launcher-chosen inputs ----
+if selected e-bind-of-host-tmpfs-dir-refused; then
+	# A directory inside a host tmpfs, bind-mounted at HOME: empty and a tmpfs, but
+	# not a private one. Refused, and the host directory keeps its owner.
+	begin e-bind-of-host-tmpfs-dir-refused
+	shared=$(mktemp -d /dev/shm/turninit-itest.XXXXXX)
+	chmod 0700 "$shared"
+	prun -v "$shared:/home/agent" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "not a private tmpfs"
+	eq "host dir owner" "$(stat -c '%u:%g %a' "$shared")" "0:0 700"
+	rmdir "$shared"
+	end
+fi
+if selected e-sticky-tmpfs-refused; then
+	begin e-sticky-tmpfs-refused
+	prun --tmpfs /home/agent:rw,size=64m "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "sticky"
+	end
+fi
+if selected c-no-trusted-keys-option; then
+	# Trust roots are never chosen by whoever launches the container.
+	begin c-no-trusted-keys-option
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" --trusted-keys /etc/hostname 'echo COMMAND-RAN'
+	expect_refusal "unknown option --trusted-keys"
+	end
+fi
+if selected c-manifest-not-a-regular-file; then
+	begin c-manifest-not-a-regular-file
+	t0=$(now_ms)
+	# /dev/stdin is /dev/null here; a pipe (podman run -i) is refused the same way,
+	# but podman's -i attach can lose the stderr of a container this quick.
+	prun --unsetenv TURNINIT_MANIFEST --unsetenv TURNINIT_MANIFEST_SIG \
+		--tmpfs "$HOME_TMPFS" "$SEALED" --manifest /dev/stdin 'echo COMMAND-RAN'
+	expect_refusal "not a regular file"
+	(( $(now_ms) - t0 < 10000 )) || why "took $(( $(now_ms) - t0 )) ms"
+	end
+fi
+if selected c-refusal-stays-one-line; then
+	begin c-refusal-stays-one-line
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" $'--bogus\nturninit: forged line' 'echo COMMAND-RAN'
+	expect_refusal "unknown option --bogus?turninit: forged line"
+	end
+fi
+if selected f-command-starting-with-dash; then
+	begin f-command-starting-with-dash
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" -- '-x'
+	expect_rc 127
+	expect_out ""
+	expect_contains stderr "$ERR" "-x: command not found"
+	end
+fi
+
 # --- f. exit statuses, signals, stdin, argv -----------------------------------------
 for n in 0 1 7 255; do
 	selected "f-exit-$n" || continue

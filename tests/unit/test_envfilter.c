@@ -1,4 +1,7 @@
 /* test_envfilter.c - unit tests of policy/envfilter.c (design brief section 5). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -359,6 +362,43 @@ static void test_build_bad_args(void **state)
 	envf_free(NULL);
 }
 
+/* 200000 admitted names, every one given twice: first occurrences win, and it
+ * takes well under a second (a quadratic check took minutes). */
+static void test_build_many_entries(void **state)
+{
+	enum { N = 200000 };
+	char **caller = calloc(2 * N + 1, sizeof(*caller));
+	struct mf_manifest m = { 0 };
+	char *allow[] = { "LC_*" };
+	char **envp = NULL;
+	struct tn_error err = { 0 };
+	struct timespec t0, t1;
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(caller);
+	for (int i = 0; i < 2 * N; i++) {
+		caller[i] = malloc(32);
+		assert_non_null(caller[i]);
+		snprintf(caller[i], 32, "LC_%d=%s", i % N, i < N ? "first" : "second");
+	}
+	m.env_allow = allow;
+	m.n_env_allow = 1;
+	m.home = "/home/agent";
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(envf_build(&m, caller, &envp, &err), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (char **e = envp; *e; e++, n++)
+		if (strncmp(*e, "LC_", 3) == 0)
+			assert_non_null(strstr(*e, "=first"));
+	assert_int_equal(n, N + 1);   /* + HOME */
+	assert_true((t1.tv_sec - t0.tv_sec) < 5);
+	envf_free(envp);
+	for (int i = 0; i < 2 * N; i++)
+		free(caller[i]);
+	free(caller);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_pattern_match),
 		cmocka_unit_test(test_check_path),
 		cmocka_unit_test(test_build_exact),
+		cmocka_unit_test(test_build_many_entries),
 		cmocka_unit_test(test_build_no_caller),
 		cmocka_unit_test(test_build_nothing_allowed),
 		cmocka_unit_test(test_build_first_wins),
