@@ -3,10 +3,15 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char cli_usage[] =
 	"usage: turninit [OPTIONS] [--] COMMAND...   run one command, exit with its status\n"
+	"       turninit serve [OPTIONS]             many commands: JSON Lines on stdin/stdout\n"
+	"       turninit listen [OPTIONS] --socket PATH   the same protocol on a unix socket\n"
+	"       turninit call --socket PATH [--timeout S] [--stdin] [--] COMMAND...\n"
+	"                                            run one command through a listen socket\n"
 	"       turninit verify [OPTIONS]            verify the manifest, print the effective policy as JSON\n"
 	"       turninit --version | --help\n"
 	"\n"
@@ -17,6 +22,9 @@ const char cli_usage[] =
 	"  --manifest PATH       manifest file, signature at PATH.minisig\n"
 	"                        (default " CLI_DEFAULT_MANIFEST "; the image config Env\n"
 	"                        TURNINIT_MANIFEST and TURNINIT_MANIFEST_SIG come first)\n"
+	"  --socket PATH         listen, call: the unix socket\n"
+	"  --timeout S           call: the command's timeout in seconds (capped by the manifest)\n"
+	"  --stdin               call: send all of stdin as the command's stdin (else /dev/null)\n"
 	"  -h, --help            this text\n"
 	"  --version             the version\n"
 	"\n"
@@ -26,9 +34,16 @@ const char cli_usage[] =
 	"\n"
 	"exit status: the command's status; 128+N killed by signal N; 124 timed out;\n"
 	"125 turninit refused or failed before the command started; 126 the shell could\n"
-	"not be executed; 127 the shell was not found.\n";
+	"not be executed; 127 the shell was not found. serve and listen: 0 at the end of\n"
+	"stdin, 143 after SIGTERM. See docs/protocol.md.\n";
 
-static const char *const cli_reserved[] = { "serve", "listen", "call", NULL };
+static const struct {
+	const char *word;
+	enum cli_mode mode;
+} cli_modes[] = {
+	{ "verify", CLI_VERIFY }, { "serve", CLI_SERVE }, { "listen", CLI_LISTEN },
+	{ "call", CLI_CALL },
+};
 
 /* Consume options from argv[*i] on. Returns 1 when "--" ended them, 0 at the
  * first non-option word or the end, 2 for --help / --version (o->mode set). */
@@ -52,11 +67,30 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 			o->mode = CLI_VERSION;
 			return 2;
 		}
-		if (strcmp(a, "--manifest") == 0) {
+		if (strcmp(a, "--manifest") == 0 || strcmp(a, "--socket") == 0 ||
+		    strcmp(a, "--timeout") == 0) {
+			const char *v;
+
 			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
-				return err_set(err, EINVAL, "%s needs a PATH", a);
-			o->manifest_path = argv[++(*i)];
-			o->manifest_explicit = true;
+				return err_set(err, EINVAL, "%s needs a value", a);
+			v = argv[++(*i)];
+			if (a[2] == 'm') {
+				o->manifest_path = v;
+				o->manifest_explicit = true;
+			} else if (a[2] == 's') {
+				o->socket_path = v;
+			} else {
+				char *end;
+				unsigned long t = strtoul(v, &end, 10);
+
+				if (*end || t < 1 || t > 86400 || v[0] == '-')
+					return err_set(err, EINVAL, "--timeout takes seconds from 1 to 86400");
+				o->timeout_s = (unsigned)t;
+			}
+			continue;
+		}
+		if (strcmp(a, "--stdin") == 0) {
+			o->send_stdin = true;
 			continue;
 		}
 		return err_set(err, EINVAL, "unknown option %s (try --help)", a);
@@ -77,30 +111,37 @@ int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *e
 		return r;
 	if (r == 2)
 		goto done;
-	if (r == 0 && i < argc && strcmp(argv[i], "verify") == 0) {
-		/* options may also follow the subcommand word */
+	for (size_t k = 0; r == 0 && i < argc && k < sizeof(cli_modes) / sizeof(cli_modes[0]); k++) {
+		if (strcmp(argv[i], cli_modes[k].word) != 0)
+			continue;
+		/* options may also follow the mode word */
+		o.mode = cli_modes[k].mode;
 		i++;
 		r = cli_options_parse(argc, argv, &i, &o, err);
 		if (r < 0)
 			return r;
 		if (r == 2)
 			goto done;
-		if (r == 1 || i < argc)
-			return err_set(err, EINVAL, "verify takes no command");
-		o.mode = CLI_VERIFY;
-		goto done;
+		if (o.mode != CLI_CALL) {
+			if (r == 1 || i < argc)
+				return err_set(err, EINVAL, "%s takes no command", cli_modes[k].word);
+			if (o.mode == CLI_LISTEN && !o.socket_path)
+				return err_set(err, EINVAL, "listen needs --socket PATH");
+			goto done;
+		}
+		if (!o.socket_path)
+			return err_set(err, EINVAL, "call needs --socket PATH");
+		break;
 	}
-	if (r == 0)
-		for (const char *const *w = cli_reserved; i < argc && *w; w++)
-			if (strcmp(argv[i], *w) == 0)
-				return err_set(err, EINVAL,
-					       "%s: not available in this version (to run a program called %s, use `turninit -- %s`)",
-					       *w, *w, *w);
+	if (o.mode != CLI_CALL && (o.socket_path || o.timeout_s || o.send_stdin))
+		return err_set(err, EINVAL, "--socket, --timeout and --stdin go with listen or call");
 	o.command = argv + i;
 	o.n_command = argc - i;
 	if (o.n_command == 0)
 		return err_set(err, EINVAL, "no command given (try --help)");
 done:
+	if (o.mode == CLI_LISTEN && (o.timeout_s || o.send_stdin))
+		return err_set(err, EINVAL, "--timeout and --stdin go with call");
 	*ret = o;
 	return 0;
 }

@@ -12,6 +12,9 @@
 enum cli_mode {
 	CLI_RUN,        /* one-shot: run COMMAND... */
 	CLI_VERIFY,     /* print the effective policy, run nothing */
+	CLI_SERVE,      /* JSON Lines on stdin/stdout */
+	CLI_LISTEN,     /* the same protocol on a unix socket */
+	CLI_CALL,       /* client of listen mode */
 	CLI_HELP,
 	CLI_VERSION,
 };
@@ -22,12 +25,15 @@ struct cli_options {
 	bool manifest_explicit;         /* --manifest was given */
 	char **command;                 /* NULL-terminated, points into argv */
 	int n_command;
+	const char *socket_path;        /* listen and call: --socket */
+	unsigned timeout_s;             /* call: --timeout, 0: the manifest's */
+	bool send_stdin;                /* call: --stdin */
 };
 
 /* cli_parse - parse argv. Options stop at the first non-option or at "--";
- * nothing after "--" is an option. The first non-option word "verify" selects
- * verify mode; "serve", "listen" and "call" are reserved words (refused until
- * implemented: run a program of that name with `turninit -- serve`).
+ * nothing after "--" is an option. A first non-option word "verify", "serve",
+ * "listen" or "call" selects that mode (run a program of such a name with
+ * `turninit -- serve`).
  * Errors: -EINVAL (unknown option, missing value, no command, reserved word),
  * with the reason in err. */
 int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *err);

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "caps.h"
 #include "cli.h"
 #include "envfilter.h"
@@ -17,6 +18,7 @@
 #include "load.h"
 #include "log.h"
 #include "reap.h"
+#include "serve.h"
 #include "filter.h"
 #include "spawn.h"
 #include "verify.h"
@@ -65,6 +67,10 @@ int main(int argc, char **argv, char **envp)
 		return 0;
 	}
 
+	/* The client of listen mode holds no policy: the server applies it. */
+	if (opt.mode == CLI_CALL)
+		return call_main(&opt, envp);
+
 	/* 4. Policy: environment taken and wiped, signature, then manifest. */
 	if (load_take_environ(envp, &caller_env, &err) < 0)
 		return refuse(&err);
@@ -82,8 +88,7 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	if (envf_build(pol.manifest, pol.caller_env, &cmd_env, &err) < 0)
 		return refuse(&err);
-	cmd_argv = spawn_argv(opt.command, opt.n_command);
-	if (!cmd_argv)
+	if (opt.mode == CLI_RUN && !(cmd_argv = spawn_argv(opt.command, opt.n_command)))
 		return refuse(&(struct tn_error){ .msg = "out of memory" });
 
 	/* 6. HOME, then the Landlock ruleset (its rules bind to the inodes there
@@ -98,7 +103,22 @@ int main(int argc, char **argv, char **envp)
 	if (caps_keep_only(keep_caps, sizeof(keep_caps) / sizeof(keep_caps[0]), &err) < 0)
 		return refuse(&err);
 
-	/* 7. The command. */
+	/* 7. Many commands (serve, listen) or one. */
+	if (opt.mode == CLI_SERVE || opt.mode == CLI_LISTEN) {
+		struct serve_ctx ctx = {
+			.manifest = pol.manifest,
+			.landlock = &landlock,
+			.filter = &filter,
+			.sfd = sfd,
+			.listen_fd = -1,
+		};
+
+		if (opt.mode == CLI_LISTEN &&
+		    serve_listen_socket(opt.socket_path, &ctx.listen_fd, &err) < 0)
+			return refuse(&err);
+		return serve_run(&ctx);
+	}
+	/* The command. */
 	plan = (struct spawn_plan){
 		.shell = pol.manifest->shell,
 		.argv = cmd_argv,

@@ -1,0 +1,174 @@
+/* keeper.c - see keeper.h. */
+#define _GNU_SOURCE
+#include "keeper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "reap.h"
+
+static uint64_t keeper_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void keeper_send(int fd, const struct keeper_msg *m)
+{
+	/* One write of less than PIPE_BUF bytes: atomic. */
+	(void)!write(fd, m, sizeof(*m));
+}
+
+/* The keeper process: never returns. */
+static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan, int msg_fd)
+{
+	struct keeper_msg m = { .type = KEEPER_FAILED };
+	struct tn_error err = { 0 };
+	int keep[5] = { msg_fd, plan->stdio[0], plan->stdio[1], plan->stdio[2], plan->landlock->fd };
+	sigset_t set;
+	uint64_t kill_at = 0;
+	bool cancelled = false, exec_failed = false;
+	pid_t main_pid;
+	int sfd, status = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	spawn_close_fds(keep, 5);
+	/* The blocked set is turninit's (reap_block_signals): SIGTERM and
+	 * REAP_SIG_FORWARD sent before this point wait, they are not lost. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, REAP_SIG_FORWARD);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	if (spawn_command(plan, &main_pid, &status, &exec_failed, &err) < 0) {
+		m.wait_status = status;
+		m.exec_failed = exec_failed;
+		snprintf(m.msg, sizeof(m.msg), "%s", err.msg);
+		keeper_send(msg_fd, &m);
+		_exit(0);
+	}
+	m.type = KEEPER_STARTED;
+	m.pid = main_pid;
+	keeper_send(msg_fd, &m);
+	if (sfd < 0) {
+		/* Without a signalfd the keeper can still reap: block in waitpid. */
+		while (waitpid(main_pid, &status, 0) < 0 && errno == EINTR)
+			;
+		goto done;
+	}
+	for (;;) {
+		struct pollfd p = { .fd = sfd, .events = POLLIN };
+		struct signalfd_siginfo si;
+		uint64_t t = keeper_now_ms();
+		bool main_done = false;
+
+		if (kill_at && t >= kill_at) {
+			kill(-main_pid, SIGKILL);
+			reap_signal_descendants(getpid(), SIGKILL);
+			kill_at = 0;
+		}
+		poll(&p, 1, kill_at ? (int)(kill_at - t) : -1);
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGTERM && !cancelled) {
+				cancelled = true;
+				kill(-main_pid, SIGTERM);
+				reap_signal_descendants(getpid(), SIGTERM);
+				kill_at = keeper_now_ms() + KEEPER_GRACE_MS;
+			} else if ((int)si.ssi_signo == REAP_SIG_FORWARD) {
+				kill(-main_pid, si.ssi_int);
+			}
+		}
+		for (;;) {
+			int st;
+			pid_t w = waitpid(-1, &st, WNOHANG);
+
+			if (w <= 0)
+				break;
+			if (w == main_pid) {
+				status = st;
+				main_done = true;
+			}
+		}
+		if (main_done)
+			break;
+	}
+done:
+	/* Whatever the command left running ends with it. */
+	for (;;) {
+		reap_signal_descendants(getpid(), SIGKILL);
+		if (waitpid(-1, NULL, 0) < 0 && errno != EINTR)
+			break;
+	}
+	m.type = KEEPER_EXITED;
+	m.wait_status = status;
+	keeper_send(msg_fd, &m);
+	_exit(0);
+}
+
+int keeper_start(const struct spawn_plan *plan, struct keeper *ret, struct tn_error *err)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return err_set(err, errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return err_set(err, e, "fork: %s", strerror(e));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		keeper_main(plan, fds[1]);
+	}
+	close(fds[1]);
+	ret->pid = pid;
+	ret->msg_fd = fds[0];
+	return 0;
+}
+
+int keeper_read(const struct keeper *k, struct keeper_msg *msg)
+{
+	ssize_t n;
+
+	do
+		n = read(k->msg_fd, msg, sizeof(*msg));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return 0;
+	if (n != (ssize_t)sizeof(*msg))
+		return -EIO;
+	msg->msg[sizeof(msg->msg) - 1] = '\0';
+	return 1;
+}
+
+void keeper_cancel(const struct keeper *k)
+{
+	kill(k->pid, SIGTERM);
+}
+
+void keeper_forward(const struct keeper *k, int sig)
+{
+	union sigval v = { .sival_int = sig };
+
+	sigqueue(k->pid, REAP_SIG_FORWARD, v);
+}

@@ -1,0 +1,824 @@
+/* serve.c - see serve.h and docs/protocol.md.
+ *
+ * One poll(2) loop owns everything: turninit's signalfd, the listening socket,
+ * each connection's input, and per command its stdout and stderr pipes, its
+ * stdin pipe and its keeper's message pipe. Events are written whole, one
+ * line each, with blocking writes: a slow client slows its turn, it never
+ * corrupts a line.
+ */
+#define _GNU_SOURCE
+#include "serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "envfilter.h"
+#include "keeper.h"
+#include "log.h"
+#include "reap.h"
+#include "spawn.h"
+
+#define SERVE_ID_MAX 128
+
+struct conn {
+	bool used;
+	int in_fd, out_fd;        /* the same socket in listen mode */
+	char *buf;                /* unparsed input, at most SERVE_LINE_MAX + 1 bytes */
+	size_t len;
+	bool discarding;          /* inside a line that was too long */
+	bool eof;                 /* no more requests */
+	bool dead;                /* writing failed: events are dropped */
+};
+
+struct cmd {
+	bool used;
+	struct conn *conn;
+	char id[SERVE_ID_MAX + 1];
+	struct keeper k;
+	int out_fd, err_fd, in_fd;   /* -1 once closed */
+	uint8_t *in_buf;
+	size_t in_len, in_off;
+	uint64_t start_ms, deadline_ms, end_ms;
+	uint64_t delivered, limit;
+	bool truncated, timed_out, cancelled, exited;
+	int wait_status;
+};
+
+struct serve {
+	const struct serve_ctx *ctx;
+	struct conn conns[SERVE_MAX_CONNS];
+	struct cmd *cmds;           /* limits.concurrency slots */
+	size_t n_cmds;
+	bool ending;
+	int exit_code;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+			poll(&pf, 1, -1);
+			continue;
+		}
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Write one event (steals ev). */
+static void emit(struct conn *c, json_t *ev)
+{
+	char *s;
+
+	if (!ev)
+		return;
+	if (c->dead) {
+		json_decref(ev);
+		return;
+	}
+	s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(ev);
+	if (!s) {
+		log_line("serve: out of memory writing an event");
+		return;
+	}
+	if (write_all(c->out_fd, s, strlen(s)) < 0 || write_all(c->out_fd, "\n", 1) < 0)
+		c->dead = true;
+	free(s);
+}
+
+static void emit_error(struct conn *c, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void emit_error(struct conn *c, const char *id, const char *fmt, ...)
+{
+	char msg[TN_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	emit(c, json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message", msg));
+}
+
+/* ---- commands ------------------------------------------------------------ */
+
+static size_t running(const struct serve *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_cmds; i++)
+		n += s->cmds[i].used;
+	return n;
+}
+
+static struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id)
+{
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->cmds[i].used && s->cmds[i].conn == c && strcmp(s->cmds[i].id, id) == 0)
+			return &s->cmds[i];
+	return NULL;
+}
+
+static void cmd_cancel(struct cmd *m)
+{
+	if (m->exited || m->cancelled)
+		return;
+	m->cancelled = true;
+	keeper_cancel(&m->k);
+}
+
+static void cmd_free(struct cmd *m)
+{
+	close_fd(&m->out_fd);
+	close_fd(&m->err_fd);
+	close_fd(&m->in_fd);
+	close_fd(&m->k.msg_fd);
+	free(m->in_buf);
+	memset(m, 0, sizeof(*m));
+	m->out_fd = m->err_fd = m->in_fd = m->k.msg_fd = -1;
+}
+
+/* Read what a stdout or stderr pipe holds; deliver up to the output limit. */
+static void cmd_output(struct cmd *m, int *fd, const char *stream)
+{
+	static uint8_t buf[SERVE_CHUNK];
+	static char b64[sodium_base64_ENCODED_LEN(SERVE_CHUNK, sodium_base64_VARIANT_ORIGINAL)];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+	size_t give;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close_fd(fd);
+		return;
+	}
+	give = (size_t)n;
+	if (m->delivered + give > m->limit) {
+		give = m->limit > m->delivered ? (size_t)(m->limit - m->delivered) : 0;
+		m->truncated = true;
+	}
+	if (give == 0)
+		return;
+	m->delivered += give;
+	sodium_bin2base64(b64, sizeof(b64), buf, give, sodium_base64_VARIANT_ORIGINAL);
+	emit(m->conn, json_pack("{s:s, s:s, s:s, s:s}", "event", "output", "id", m->id,
+				"stream", stream, "data", b64));
+}
+
+static void cmd_stdin(struct cmd *m)
+{
+	ssize_t w = write(m->in_fd, m->in_buf + m->in_off, m->in_len - m->in_off);
+
+	if (w < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (w > 0)
+		m->in_off += (size_t)w;
+	if (w < 0 || m->in_off == m->in_len)
+		close_fd(&m->in_fd);   /* all given, or the command closed its stdin */
+}
+
+static void cmd_message(struct cmd *m)
+{
+	struct keeper_msg msg;
+	int r = keeper_read(&m->k, &msg);
+
+	if (r == -EAGAIN)
+		return;
+	if (r == 1 && msg.type == KEEPER_EXITED) {
+		m->wait_status = msg.wait_status;
+	} else {
+		/* The keeper is gone without a word: report what is known. */
+		m->wait_status = (128 + SIGKILL) << 8;
+		log_line("serve: %s: keeper ended unexpectedly", m->id);
+	}
+	m->exited = true;
+	m->end_ms = now_ms();
+	close_fd(&m->k.msg_fd);
+}
+
+/* The exit event, once the main process has ended and both pipes are drained. */
+static void cmd_finish(struct cmd *m)
+{
+	int st = m->wait_status;
+	json_t *code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
+	json_t *sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
+
+	emit(m->conn, json_pack("{s:s, s:s, s:o, s:o, s:b, s:b, s:I}", "event", "exit",
+				"id", m->id, "code", code, "signal", sig,
+				"timed_out", m->timed_out, "truncated", m->truncated,
+				"duration_ms", (json_int_t)(m->end_ms - m->start_ms)));
+	cmd_free(m);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static bool valid_id(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n > SERVE_ID_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= 'A' && id[i] <= 'Z') ||
+		      (id[i] >= '0' && id[i] <= '9') || strchr("._:-", id[i])))
+			return false;
+	return true;
+}
+
+static const struct {
+	const char *name;
+	int sig;
+} serve_signals[] = {
+	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "KILL", SIGKILL },
+	{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM }, { "WINCH", SIGWINCH },
+};
+
+/* The request's env object as "NAME=value" strings (NULL-terminated). */
+static char **env_strings(json_t *env, const char **bad)
+{
+	size_t n = env ? json_object_size(env) : 0, k = 0;
+	char **v = calloc(n + 1, sizeof(*v));
+	const char *name;
+	json_t *val;
+
+	if (!v)
+		return NULL;
+	if (env)
+		json_object_foreach(env, name, val) {
+			const char *s = json_string_value(val);
+
+			if (!s) {
+				*bad = name;
+				envf_free(v);
+				return NULL;
+			}
+			if (asprintf(&v[k], "%s=%s", name, s) < 0) {
+				v[k] = NULL;
+				envf_free(v);
+				return NULL;
+			}
+			k++;
+		}
+	return v;
+}
+
+static void do_exec(struct serve *s, struct conn *c, json_t *req, const char *id)
+{
+	const struct mf_manifest *mf = s->ctx->manifest;
+	const char *command = NULL, *cwd = mf->workdir, *stdin_b64 = NULL, *bad = NULL;
+	json_t *argv_j = NULL, *env_j = NULL;
+	json_int_t timeout = 0;
+	json_error_t je;
+	char **words = NULL, **shell_argv = NULL, **caller = NULL, **envp = NULL;
+	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	struct cmd *m = NULL;
+	struct tn_error err = { 0 };
+	struct keeper_msg msg = { .type = 0 };
+	struct stat st;
+	int n_words = 0;
+
+	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s?s, s?o, s?s, s?o, s?I, s?s}",
+			   "op", &(const char *){ NULL }, "id", &(const char *){ NULL },
+			   "command", &command, "argv", &argv_j, "cwd", &cwd, "env", &env_j,
+			   "timeout_s", &timeout, "stdin", &stdin_b64) != 0) {
+		emit_error(c, id, "exec: %s", je.text);
+		return;
+	}
+	if (!command == !argv_j) {
+		emit_error(c, id, "exec: give exactly one of command and argv");
+		return;
+	}
+	if (argv_j) {
+		if (!json_is_array(argv_j) || json_array_size(argv_j) == 0) {
+			emit_error(c, id, "exec: argv must be a non-empty array of strings");
+			return;
+		}
+		n_words = (int)json_array_size(argv_j);
+		words = calloc((size_t)n_words + 1, sizeof(*words));
+		if (!words)
+			goto oom;
+		for (int i = 0; i < n_words; i++) {
+			words[i] = (char *)json_string_value(json_array_get(argv_j, (size_t)i));
+			if (!words[i]) {
+				emit_error(c, id, "exec: argv[%d] is not a string", i);
+				goto out;
+			}
+		}
+	} else {
+		words = calloc(2, sizeof(*words));
+		if (!words)
+			goto oom;
+		words[0] = (char *)command;
+		n_words = 1;
+	}
+	if (env_j && !json_is_object(env_j)) {
+		emit_error(c, id, "exec: env must be an object of strings");
+		goto out;
+	}
+	if (cwd[0] != '/' || stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		emit_error(c, id, "exec: cwd %s is not an absolute path of a directory", cwd);
+		goto out;
+	}
+	if (timeout < 0 || (json_object_get(req, "timeout_s") && timeout < 1)) {
+		emit_error(c, id, "exec: timeout_s must be at least 1");
+		goto out;
+	}
+	if (timeout == 0 || timeout > (json_int_t)mf->limits.timeout_s)
+		timeout = (json_int_t)mf->limits.timeout_s;
+	if (find_cmd(s, c, id)) {
+		emit_error(c, id, "exec: id %s is already running", id);
+		goto out;
+	}
+	if (running(s) >= s->n_cmds) {
+		emit_error(c, id, "exec: concurrency limit %zu reached", s->n_cmds);
+		goto out;
+	}
+	for (size_t i = 0; i < s->n_cmds && !m; i++)
+		if (!s->cmds[i].used)
+			m = &s->cmds[i];
+	caller = env_strings(env_j, &bad);
+	if (!caller) {
+		if (bad)
+			emit_error(c, id, "exec: env.%s is not a string", bad);
+		else
+			goto oom;
+		goto out;
+	}
+	if (envf_build(mf, caller, &envp, &err) < 0 || !(shell_argv = spawn_argv(words, n_words)))
+		goto oom;
+	cmd_free(m);
+	if (stdin_b64) {
+		size_t b64_len = strlen(stdin_b64), len = 0;
+
+		m->in_buf = malloc(b64_len / 4 * 3 + 3);
+		if (!m->in_buf)
+			goto oom;
+		if (sodium_base642bin(m->in_buf, b64_len / 4 * 3 + 3, stdin_b64, b64_len, NULL, &len,
+				      NULL, sodium_base64_VARIANT_ORIGINAL) != 0) {
+			emit_error(c, id, "exec: stdin is not valid base64");
+			cmd_free(m);
+			goto out;
+		}
+		m->in_len = len;
+		if (pipe2(in_p, O_CLOEXEC) != 0)
+			goto sys;
+	} else {
+		in_p[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (in_p[0] < 0)
+			goto sys;
+	}
+	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0)
+		goto sys;
+	{
+		struct spawn_plan plan = {
+			.shell = mf->shell,
+			.argv = shell_argv,
+			.envp = envp,
+			.uid = mf->uid,
+			.gid = mf->gid,
+			.workdir = cwd,
+			.limits = &mf->limits,
+			.landlock = s->ctx->landlock,
+			.filter = s->ctx->filter,
+			.stdio = { in_p[0], out_p[1], err_p[1] },
+		};
+
+		if (keeper_start(&plan, &m->k, &err) < 0) {
+			emit_error(c, id, "exec: %s", err.msg);
+			cmd_free(m);
+			goto out;
+		}
+	}
+	m->used = true;
+	m->conn = c;
+	snprintf(m->id, sizeof(m->id), "%s", id);
+	m->start_ms = now_ms();
+	m->deadline_ms = m->start_ms + (uint64_t)timeout * 1000;
+	m->limit = mf->limits.output_bytes;
+	m->out_fd = out_p[0];
+	m->err_fd = err_p[0];
+	m->in_fd = in_p[1];
+	out_p[0] = err_p[0] = in_p[1] = -1;
+	/* The keeper says at once whether the shell was exec'd. */
+	if (keeper_read(&m->k, &msg) != 1 || msg.type != KEEPER_STARTED) {
+		bool have = msg.type == KEEPER_FAILED;
+
+		emit_error(c, id, "exec: %s", have ? msg.msg : "the command did not start");
+		while (waitpid(m->k.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		cmd_free(m);
+		goto out;
+	}
+	fcntl(m->k.msg_fd, F_SETFL, O_NONBLOCK);
+	fcntl(m->out_fd, F_SETFL, O_NONBLOCK);
+	fcntl(m->err_fd, F_SETFL, O_NONBLOCK);
+	if (m->in_fd >= 0)
+		fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
+	emit(c, json_pack("{s:s, s:s, s:i}", "event", "started", "id", id, "pid", msg.pid));
+	goto out;
+sys:
+	emit_error(c, id, "exec: %s", strerror(errno));
+	cmd_free(m);
+	goto out;
+oom:
+	emit_error(c, id, "exec: out of memory");
+	if (m && !m->used)
+		cmd_free(m);
+out:
+	for (int i = 0; i < 2; i++) {
+		close_fd(&in_p[i]);
+		close_fd(&out_p[i]);
+		close_fd(&err_p[i]);
+	}
+	free(words);
+	free(shell_argv);
+	envf_free(caller);
+	envf_free(envp);
+}
+
+static void do_request(struct serve *s, struct conn *c, const char *line, size_t len)
+{
+	json_error_t je;
+	json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	const char *op, *id;
+	struct cmd *m;
+
+	if (!req || !json_is_object(req)) {
+		emit_error(c, NULL, "request: not a JSON object: %s", req ? "" : je.text);
+		json_decref(req);
+		return;
+	}
+	op = json_string_value(json_object_get(req, "op"));
+	id = json_string_value(json_object_get(req, "id"));
+	if (!id || !valid_id(id)) {
+		emit_error(c, NULL, "request: id must be a string of 1 to %d characters from [A-Za-z0-9._:-]",
+			   SERVE_ID_MAX);
+	} else if (!op) {
+		emit_error(c, id, "request: op must be a string");
+	} else if (strcmp(op, "exec") == 0) {
+		do_exec(s, c, req, id);
+	} else if (strcmp(op, "cancel") == 0 || strcmp(op, "signal") == 0) {
+		const char *sig = NULL;
+		int signo = 0;
+
+		if (strcmp(op, "cancel") == 0 ?
+		    json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) :
+		    json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
+				   "signal", &sig)) {
+			emit_error(c, id, "%s: %s", op, je.text);
+			goto out;
+		}
+		for (size_t i = 0; sig && i < sizeof(serve_signals) / sizeof(serve_signals[0]); i++)
+			if (strcmp(sig, serve_signals[i].name) == 0)
+				signo = serve_signals[i].sig;
+		if (sig && !signo) {
+			emit_error(c, id, "signal: unknown signal %s (HUP INT QUIT KILL USR1 USR2 TERM WINCH)", sig);
+			goto out;
+		}
+		m = find_cmd(s, c, id);
+		if (!m || m->exited) {
+			emit_error(c, id, "%s: no running command %s", op, id);
+			goto out;
+		}
+		if (sig)
+			keeper_forward(&m->k, signo);
+		else
+			cmd_cancel(m);
+	} else {
+		emit_error(c, id, "request: unknown op %s (exec, cancel, signal)", op);
+	}
+out:
+	json_decref(req);
+}
+
+/* ---- connections ----------------------------------------------------------- */
+
+static void conn_read(struct serve *s, struct conn *c)
+{
+	ssize_t n;
+	size_t start = 0;
+
+	if (!c->buf && !(c->buf = malloc(SERVE_LINE_MAX + 1 + SERVE_CHUNK))) {
+		log_line("serve: out of memory");
+		return;
+	}
+	n = read(c->in_fd, c->buf + c->len, SERVE_CHUNK);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		c->eof = true;
+		return;
+	}
+	c->len += (size_t)n;
+	for (size_t i = c->len - (size_t)n; i < c->len; i++) {
+		if (c->buf[i] != '\n')
+			continue;
+		if (c->discarding)
+			c->discarding = false;
+		else if (i > start)
+			do_request(s, c, c->buf + start, i - start);
+		start = i + 1;
+	}
+	memmove(c->buf, c->buf + start, c->len - start);
+	c->len -= start;
+	if (c->len > SERVE_LINE_MAX) {
+		if (!c->discarding)
+			emit_error(c, NULL, "request: line longer than %d bytes", SERVE_LINE_MAX);
+		c->discarding = true;
+		c->len = 0;
+	} else if (c->discarding) {
+		c->len = 0;
+	}
+}
+
+static bool peer_allowed(const struct serve *s, int fd, char *why, size_t why_size)
+{
+	const struct mf_manifest *mf = s->ctx->manifest;
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	bool uid_ok = false;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) {
+		snprintf(why, why_size, "SO_PEERCRED: %s", strerror(errno));
+		return false;
+	}
+	for (size_t i = 0; i < mf->n_caller_uids; i++)
+		uid_ok |= mf->caller_uids[i] == cr.uid;
+	if (!uid_ok) {
+		snprintf(why, why_size, "peer uid %u is not in callers.uids", (unsigned)cr.uid);
+		return false;
+	}
+	/* A command of this turn runs below turninit: it may not drive the turn. */
+	if (cr.pid > 0 && cr.pid != getpid() && reap_is_descendant(cr.pid, getpid())) {
+		snprintf(why, why_size, "peer pid %d is a command of this turn", (int)cr.pid);
+		return false;
+	}
+	return true;
+}
+
+static void conn_accept(struct serve *s)
+{
+	int fd = accept4(s->ctx->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	char why[256];
+
+	if (fd < 0)
+		return;
+	if (!peer_allowed(s, fd, why, sizeof(why))) {
+		struct conn tmp = { .out_fd = fd };
+
+		emit_error(&tmp, NULL, "refused: %s", why);
+		log_line("listen: refused a peer: %s", why);
+		close(fd);
+		return;
+	}
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
+		if (!s->conns[i].used) {
+			s->conns[i] = (struct conn){ .used = true, .in_fd = fd, .out_fd = fd };
+			return;
+		}
+	{
+		struct conn tmp = { .out_fd = fd };
+
+		emit_error(&tmp, NULL, "refused: more than %d connections", SERVE_MAX_CONNS);
+		close(fd);
+	}
+}
+
+static void conn_close(struct serve *s, struct conn *c)
+{
+	bool has = false;
+
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->cmds[i].used && s->cmds[i].conn == c) {
+			cmd_cancel(&s->cmds[i]);
+			has = true;
+		}
+	if (has)
+		return;   /* closed once its commands have ended */
+	if (c->in_fd > 2)
+		close(c->in_fd);
+	free(c->buf);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+int serve_listen_socket(const char *path, int *ret_fd, struct tn_error *err)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path))
+		return err_set(err, ENAMETOOLONG, "listen: socket path %s is too long", path);
+	strcpy(a.sun_path, path);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return err_set(err, EEXIST, "listen: %s exists and is not a socket", path);
+		unlink(path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(err, errno, "listen: socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || chmod(path, 0666) != 0 ||
+	    listen(fd, 64) != 0) {
+		int e = errno;
+
+		close(fd);
+		return err_set(err, e, "listen: %s: %s", path, strerror(e));
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+static void end_turn(struct serve *s, int code)
+{
+	if (!s->ending) {
+		s->ending = true;
+		s->exit_code = code;
+	}
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->cmds[i].used)
+			cmd_cancel(&s->cmds[i]);
+}
+
+static void handle_signals(struct serve *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->ctx->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCHLD)
+			continue;
+		if (sig == SIGTERM) {
+			end_turn(s, 143);
+			continue;
+		}
+		for (size_t i = 0; i < s->n_cmds; i++)
+			if (s->cmds[i].used && !s->cmds[i].exited)
+				keeper_forward(&s->cmds[i].k, sig);
+	}
+	/* Keepers, and anything reparented to turninit as PID 1. */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+int serve_run(const struct serve_ctx *ctx)
+{
+	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency };
+	size_t max_fds = 2 + SERVE_MAX_CONNS + 4 * s.n_cmds;
+	struct pollfd *pf = calloc(max_fds, sizeof(*pf));
+	void **who = calloc(max_fds, sizeof(*who));
+	int *what = calloc(max_fds, sizeof(*what));
+
+	s.cmds = calloc(s.n_cmds, sizeof(*s.cmds));
+	if (!pf || !who || !what || !s.cmds) {
+		log_line("serve: out of memory");
+		return 125;
+	}
+	for (size_t i = 0; i < s.n_cmds; i++)   /* calloc'd: no fd is open yet */
+		s.cmds[i].out_fd = s.cmds[i].err_fd = s.cmds[i].in_fd = s.cmds[i].k.msg_fd = -1;
+	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
+	if (ctx->listen_fd < 0)
+		s.conns[0] = (struct conn){ .used = true, .in_fd = 0, .out_fd = 1 };
+
+	for (;;) {
+		size_t n = 0;
+		uint64_t t = now_ms(), next = 0;
+		int wait_ms = -1;
+
+		/* Commands: time out, finish. */
+		for (size_t i = 0; i < s.n_cmds; i++) {
+			struct cmd *m = &s.cmds[i];
+
+			if (!m->used)
+				continue;
+			if (!m->exited && !m->timed_out && t >= m->deadline_ms) {
+				m->timed_out = true;
+				cmd_cancel(m);
+			}
+			if (m->exited && m->out_fd < 0 && m->err_fd < 0) {
+				struct conn *c = m->conn;
+
+				cmd_finish(m);
+				if (c->eof || c->dead)
+					conn_close(&s, c);
+				continue;
+			}
+			if (!m->exited && !m->timed_out && (!next || m->deadline_ms < next))
+				next = m->deadline_ms;
+		}
+		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
+			struct conn *c = &s.conns[i];
+
+			if (!c->used || !(c->eof || c->dead))
+				continue;
+			if (ctx->listen_fd < 0)
+				end_turn(&s, 0);   /* end of stdin: the turn ends */
+			else
+				conn_close(&s, c);
+		}
+		if (s.ending && running(&s) == 0)
+			break;
+		if (next)
+			wait_ms = next > t ? (int)(next - t) : 0;
+
+		pf[n] = (struct pollfd){ .fd = ctx->sfd, .events = POLLIN };
+		what[n++] = 0;
+		if (ctx->listen_fd >= 0 && !s.ending) {
+			pf[n] = (struct pollfd){ .fd = ctx->listen_fd, .events = POLLIN };
+			what[n++] = 1;
+		}
+		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
+			struct conn *c = &s.conns[i];
+
+			if (c->used && !c->eof && !c->dead && !s.ending) {
+				pf[n] = (struct pollfd){ .fd = c->in_fd, .events = POLLIN };
+				who[n] = c;
+				what[n++] = 2;
+			}
+		}
+		for (size_t i = 0; i < s.n_cmds; i++) {
+			struct cmd *m = &s.cmds[i];
+			int fds[4] = { m->out_fd, m->err_fd, m->in_fd, m->k.msg_fd };
+
+			if (!m->used)
+				continue;
+			for (int j = 0; j < 4; j++) {
+				if (fds[j] < 0)
+					continue;
+				pf[n] = (struct pollfd){ .fd = fds[j], .events = j == 2 ? POLLOUT : POLLIN };
+				who[n] = m;
+				what[n++] = 3 + j;
+			}
+		}
+		if (poll(pf, n, wait_ms) < 0 && errno != EINTR) {
+			log_line("serve: poll: %s", strerror(errno));
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct cmd *m = who[i];
+
+			if (!pf[i].revents)
+				continue;
+			switch (what[i]) {
+			case 0: handle_signals(&s); break;
+			case 1: conn_accept(&s); break;
+			case 2: conn_read(&s, who[i]); break;
+			case 3: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
+			case 4: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
+			case 5: if (m->in_fd >= 0) cmd_stdin(m); break;
+			case 6: if (m->k.msg_fd >= 0) cmd_message(m); break;
+			}
+		}
+	}
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	free(pf);
+	free(who);
+	free(what);
+	free(s.cmds);
+	return s.exit_code;
+}

@@ -1,0 +1,36 @@
+/* serve.h - many commands per turn: the JSON Lines protocol of docs/protocol.md
+ * on stdin/stdout (`turninit serve`) or on a unix socket (`turninit listen`).
+ * Each command runs under its own keeper (init/keeper.c). */
+#ifndef TURNINIT_SERVE_H
+#define TURNINIT_SERVE_H
+
+#include "error.h"
+#include "filter.h"
+#include "landlock.h"
+#include "manifest.h"
+
+#define SERVE_LINE_MAX 1048576   /* bytes of one request line, newline excluded */
+#define SERVE_CHUNK 65536        /* bytes of output read into one output event */
+#define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
+
+struct serve_ctx {
+	const struct mf_manifest *manifest;
+	const struct ll_ruleset *landlock;
+	const struct sc_program *filter;
+	int sfd;                      /* turninit's signalfd (init/reap.c) */
+	int listen_fd;                /* listen mode: the listening socket; -1: serve */
+};
+
+/* serve_listen_socket - create, bind and listen on a unix stream socket at
+ * path (mode 0666: peers are checked by SO_PEERCRED, not by the file mode). A
+ * stale socket there is replaced; any other file is refused (-EEXIST).
+ * Errors: -errno of socket(2), bind(2), listen(2). */
+int serve_listen_socket(const char *path, int *ret_fd, struct tn_error *err);
+
+/* serve_run - run the protocol until the turn ends: end of stdin (serve mode:
+ * returns 0) or SIGTERM (returns 143). Every running command is cancelled and
+ * its exit event written before it returns. Never fails on its own errors:
+ * they become error events or log lines. */
+int serve_run(const struct serve_ctx *ctx);
+
+#endif
