@@ -31,8 +31,10 @@ COMMON_CFLAGS := -std=gnu11 $(WARN) -fstack-protector-strong \
 
 # The product: static musl, linked against the musl builds of the libraries.
 MUSL_CFLAGS  := $(COMMON_CFLAGS) -Os -ffunction-sections -fdata-sections \
+                -fno-asynchronous-unwind-tables -fno-unwind-tables \
                 -isystem $(MUSL_PREFIX)/include
-MUSL_LDFLAGS := -static -s -Wl,--gc-sections -Wl,-z,relro,-z,now -L$(MUSL_PREFIX)/lib
+MUSL_LDFLAGS := -static -s -Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--build-id=none \
+                -L$(MUSL_PREFIX)/lib
 MUSL_LIBS    := -lseccomp -lcap -lsodium -ljansson
 
 # The host build (glibc, Debian's -dev packages): unit tests with sanitizers.

@@ -18,7 +18,7 @@ mkdir -p "$W"
 W=$(cd "$W" && pwd)
 P=$W/prefix
 JOBS=$(nproc)
-CFLAGS_DEPS="-Os -fstack-protector-strong -ffunction-sections -fdata-sections"
+CFLAGS_DEPS="-Os -fstack-protector-strong -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables"
 T0=$(date +%s)
 say() { echo "deps: [$(( $(date +%s) - T0 ))s] $*"; }
 fail_log() { echo "deps: FAILED: $1"; tail -30 "$2"; exit 1; }
