@@ -203,10 +203,11 @@ int call_main(const struct cli_options *o, char **envp)
 		return 125;
 	}
 	req = call_request(o, envp);
-	if (!req || call_send(fd, req) < 0) {
-		log_line("call: sending the request failed");
+	if (!req)
 		return 125;
-	}
+	/* A refused peer may find the connection closed before its request is
+	 * sent: read on, the server's error event says why. */
+	call_send(fd, req);
 	while (ret < 0) {
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		struct signalfd_siginfo si;
