@@ -17,14 +17,6 @@
 
 #include "reap.h"
 
-static uint64_t keeper_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void keeper_send(int fd, const struct keeper_msg *m)
 {
 	/* One write of less than PIPE_BUF bytes: atomic. */
@@ -73,7 +65,7 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 	for (;;) {
 		struct pollfd p = { .fd = sfd, .events = POLLIN };
 		struct signalfd_siginfo si;
-		uint64_t t = keeper_now_ms();
+		uint64_t t = reap_now_ms();
 		bool main_done = false;
 
 		if (kill_at && t >= kill_at) {
@@ -87,7 +79,7 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 				cancelled = true;
 				kill(-main_pid, SIGTERM);
 				reap_signal_descendants(getpid(), SIGTERM);
-				kill_at = keeper_now_ms() + KEEPER_GRACE_MS;
+				kill_at = reap_now_ms() + KEEPER_GRACE_MS;
 			} else if ((int)si.ssi_signo == REAP_SIG_FORWARD) {
 				kill(-main_pid, si.ssi_int);
 			}
@@ -121,26 +113,15 @@ done:
 
 int keeper_start(const struct spawn_plan *plan, struct keeper *ret, struct tn_error *err)
 {
-	int fds[2];
 	pid_t pid;
+	int fd;
 
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return err_set(err, errno, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(fds[0]);
-		close(fds[1]);
-		return err_set(err, e, "fork: %s", strerror(e));
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		keeper_main(plan, fds[1]);
-	}
-	close(fds[1]);
+	if (spawn_fork_pipe(&pid, &fd, err) < 0)
+		return -err->code;
+	if (pid == 0)
+		keeper_main(plan, fd);
 	ret->pid = pid;
-	ret->msg_fd = fds[0];
+	ret->msg_fd = fd;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "reap.h"
 #include "spawn.h"
 
 enum keeper_msg_type {
@@ -53,6 +54,6 @@ void keeper_cancel(const struct keeper *k);
 /* keeper_forward - ask the keeper to send sig to the command's process group. */
 void keeper_forward(const struct keeper *k, int sig);
 
-#define KEEPER_GRACE_MS 5000   /* milliseconds between SIGTERM and SIGKILL */
+#define KEEPER_GRACE_MS REAP_GRACE_MS   /* milliseconds between SIGTERM and SIGKILL */
 
 #endif

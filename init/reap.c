@@ -69,7 +69,7 @@ int reap_exit_code(int st)
 	return WEXITSTATUS(st);
 }
 
-static uint64_t now_ms(void)
+uint64_t reap_now_ms(void)
 {
 	struct timespec ts;
 
@@ -171,7 +171,7 @@ void reap_kill_all(void)
 
 int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 {
-	uint64_t start = now_ms();
+	uint64_t start = reap_now_ms();
 	uint64_t deadline = timeout_ms ? start + timeout_ms : 0;   /* 0: none */
 	uint64_t kill_at = 0;                                        /* 0: not armed */
 	bool main_done = false, timed_out = false;
@@ -180,7 +180,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 	reap_children(main_pid, &main_done, &main_status);
 	while (!main_done) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		uint64_t t = now_ms(), next = 0;
+		uint64_t t = reap_now_ms(), next = 0;
 		struct signalfd_siginfo si;
 		int wait_ms = -1;
 
@@ -211,7 +211,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 			if (kill(-main_pid, sig) != 0 && errno != ESRCH)
 				log_line("forwarding signal %d: %s", sig, strerror(errno));
 			if (sig == SIGTERM && !kill_at)
-				kill_at = now_ms() + REAP_GRACE_MS;
+				kill_at = reap_now_ms() + REAP_GRACE_MS;
 		}
 		reap_children(main_pid, &main_done, &main_status);
 	}

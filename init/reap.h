@@ -16,6 +16,9 @@
 
 #define REAP_GRACE_MS 5000   /* milliseconds between SIGTERM and SIGKILL */
 
+/* reap_now_ms - CLOCK_MONOTONIC in milliseconds. */
+uint64_t reap_now_ms(void);
+
 /* reap_block_signals - block every signal (the handled ones are read through
  * the signalfd of reap_open, the rest stay pending) and set SIGCHLD to its
  * default disposition, so children are not auto-reaped even when the caller

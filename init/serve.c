@@ -69,14 +69,6 @@ struct serve {
 	int exit_code;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void close_fd(int *fd)
 {
 	if (*fd >= 0) {
@@ -233,7 +225,7 @@ static void cmd_message(struct cmd *m)
 		log_line("serve: %s: keeper ended unexpectedly", m->id);
 	}
 	m->exited = true;
-	m->end_ms = now_ms();
+	m->end_ms = reap_now_ms();
 	close_fd(&m->k.msg_fd);
 }
 
@@ -433,7 +425,7 @@ static void do_exec(struct serve *s, struct conn *c, json_t *req, const char *id
 	m->used = true;
 	m->conn = c;
 	snprintf(m->id, sizeof(m->id), "%s", id);
-	m->start_ms = now_ms();
+	m->start_ms = reap_now_ms();
 	m->deadline_ms = m->start_ms + (uint64_t)timeout * 1000;
 	m->limit = mf->limits.output_bytes;
 	m->out_fd = out_p[0];
@@ -726,7 +718,7 @@ int serve_run(const struct serve_ctx *ctx)
 
 	for (;;) {
 		size_t n = 0;
-		uint64_t t = now_ms(), next = 0;
+		uint64_t t = reap_now_ms(), next = 0;
 		int wait_ms = -1;
 
 		/* Commands: time out, finish. */

@@ -184,6 +184,27 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 	return 0;
 }
 
+int spawn_fork_pipe(pid_t *ret_pid, int *ret_fd, struct tn_error *err)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return err_set(err, errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return err_set(err, e, "fork: %s", strerror(e));
+	}
+	close(fds[pid == 0 ? 0 : 1]);
+	*ret_fd = fds[pid == 0 ? 1 : 0];
+	*ret_pid = pid;
+	return 0;
+}
+
 static void child_report(int fd, int exec_failed, int errnum, const char *msg)
 {
 	struct spawn_report rep = { .exec_failed = exec_failed, .errnum = errnum };
@@ -196,31 +217,19 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 		  bool *ret_exec_failed, struct tn_error *err)
 {
 	struct spawn_report rep;
-	int fds[2], status = 0;
-	pid_t parent;
+	int fd, status = 0;
+	pid_t parent = getpid(), pid;
+	ssize_t n;
 
 	*ret_status = 125 << 8;
 	*ret_exec_failed = false;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return err_set(err, errno, "pipe: %s", strerror(errno));
-	parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(fds[0]);
-		close(fds[1]);
-		return err_set(err, e, "fork: %s", strerror(e));
-	}
+	if (spawn_fork_pipe(&pid, &fd, err) < 0)
+		return -err->code;
 	if (pid == 0) {
 		struct tn_error cerr = { 0 };
 
-		close(fds[0]);
-		if (child_setup(plan, fds[1], parent, &cerr) < 0) {
-			child_report(fds[1], 0, cerr.code, cerr.msg);
+		if (child_setup(plan, fd, parent, &cerr) < 0) {
+			child_report(fd, 0, cerr.code, cerr.msg);
 			_exit(125);
 		}
 		execve(plan->shell, plan->argv, plan->envp);
@@ -229,16 +238,15 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 			char msg[TN_ERROR_MSG_MAX];
 
 			snprintf(msg, sizeof(msg), "%s: %s", plan->shell, strerror(e));
-			child_report(fds[1], 1, e, msg);
+			child_report(fd, 1, e, msg);
 			_exit(e == ENOENT ? 127 : 126);
 		}
 	}
-	close(fds[1]);
 	/* EOF without a report: execve succeeded (the pipe was close-on-exec). */
 	do
-		n = read(fds[0], &rep, sizeof(rep));
+		n = read(fd, &rep, sizeof(rep));
 	while (n < 0 && errno == EINTR);
-	close(fds[0]);
+	close(fd);
 	if (n == 0) {
 		*ret_pid = pid;
 		return 0;

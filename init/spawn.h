@@ -28,6 +28,12 @@ struct spawn_plan {
 	int stdio[3];                   /* fds for 0, 1, 2; -1: inherit turninit's */
 };
 
+/* spawn_fork_pipe - fork with a close-on-exec pipe from the child to the
+ * parent: *ret_fd is the child's write end in the child and the parent's read
+ * end in the parent (the other end is closed in each). *ret_pid is 0 in the
+ * child. Errors: -errno of pipe2(2) or fork(2), nothing left open. */
+int spawn_fork_pipe(pid_t *ret_pid, int *ret_fd, struct tn_error *err);
+
 /* spawn_close_fds - close every fd above 2 except the n in keep (-1 entries
  * are ignored). close_range(2) where allowed, else what /proc/self/fd lists.
  * Returns 0 or -errno. */
