@@ -8,7 +8,8 @@
 #   make demo            setup, build, seal a demo image, run a real turn
 #   make check           setup, build, unit tests and the podman suites:
 #                        integration (one-shot), sandbox (escape probes), workload
-#                        (a developer session in a Debian image; first run ~2 min)
+#                        (a developer session in a Debian image; first run ~2 min),
+#                        serve (serve, listen, call, the Kubernetes sidecar)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
 
 VERSION      := 0.1.0
@@ -43,7 +44,7 @@ HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 
-.PHONY: all deps setup unit image demo check integration sandbox workload install clean FORCE
+.PHONY: all deps setup unit image demo check integration sandbox workload serve install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -98,6 +99,9 @@ sandbox: $(BUILD)/turninit
 workload: $(BUILD)/turninit
 	@bash tests/integration/workload.sh
 
+serve: $(BUILD)/turninit
+	@bash tests/integration/serve.sh
+
 # Every suite runs even when one fails; the last line counts them all.
 check: setup
 	@rm -rf $(BUILD)/test-results
@@ -106,7 +110,8 @@ check: setup
 	 $(MAKE) --no-print-directory integration; \
 	 $(MAKE) --no-print-directory sandbox; \
 	 $(MAKE) --no-print-directory workload; \
-	 sh tests/summary.sh unit integration sandbox workload
+	 $(MAKE) --no-print-directory serve; \
+	 sh tests/summary.sh unit integration sandbox workload serve
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

@@ -30,6 +30,12 @@ static int call_send(int fd, json_t *req)
 	if (!s)
 		return -ENOMEM;
 	n = strlen(s);
+	if (n > SERVE_LINE_MAX) {
+		log_line("call: the request is %zu bytes, more than the %d a line may hold (--stdin and the environment count)",
+			 n, SERVE_LINE_MAX);
+		free(s);
+		return -E2BIG;
+	}
 	while (off < n && r == 0) {
 		ssize_t w = send(fd, s + off, n - off, MSG_NOSIGNAL);
 
@@ -207,7 +213,8 @@ int call_main(const struct cli_options *o, char **envp)
 		return 125;
 	/* A refused peer may find the connection closed before its request is
 	 * sent: read on, the server's error event says why. */
-	call_send(fd, req);
+	if (call_send(fd, req) == -E2BIG)
+		return 125;
 	while (ret < 0) {
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		struct signalfd_siginfo si;

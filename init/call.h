@@ -4,7 +4,9 @@
 
 #include "cli.h"
 
-#define CALL_STDIN_MAX 786432   /* bytes of --stdin: its base64 fits one request line */
+/* bytes of --stdin: its base64 (4/3) takes 768 KiB of the 1 MiB request line,
+ * leaving the rest for the command and the environment */
+#define CALL_STDIN_MAX 589824
 
 /* call_main - connect to o->socket_path, send one exec request for o->command
  * (one word: a command string; several: argv) with this process's environment

@@ -149,11 +149,6 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 		if (st.st_uid != 0 && st.st_uid != geteuid())
 			return err_set(err, EPERM, "HOME %s is owned by uid %u, not %u", path,
 				       (unsigned)st.st_uid, (unsigned)uid);
-		/* A sticky directory is a shared one (/tmp, /dev/shm): never take it. */
-		if (st.st_mode & S_ISVTX)
-			return err_set(err, EPERM,
-				       "HOME %s is a shared (sticky, mode %04o) directory, not a private one: add %s to podman run",
-				       path, (unsigned)(st.st_mode & 07777), hint);
 		if (fchmod(fd, 0700) != 0 || fchown(fd, uid, gid) != 0)
 			return err_set(err, errno,
 				       "HOME %s: giving it to %u:%u: %s (turninit needs CAP_CHOWN and CAP_FOWNER for that, as root in the container: do not start it with --user or drop those)",

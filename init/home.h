@@ -21,8 +21,9 @@ enum home_how { HOME_MOUNTED, HOME_CHECKED };
  * on another device than its parent, and in /proc/self/mountinfo a tmpfs whose
  * root is "/": not a bind of a directory inside another tmpfs) and empty; one
  * owned by root (as podman's `U` makes it when the container user is root) is
- * chowned to uid:gid unless it is sticky (a shared directory), one owned by
- * anybody else is refused; the mode is set to 0700.
+ * chowned to uid:gid (a Kubernetes emptyDir with medium Memory is a root-owned
+ * tmpfs of mode 1777), one owned by anybody else is refused; the mode is set
+ * to 0700.
  * Errors: -errno with a message naming the podman flag to add (-ENOTSUP not a
  * tmpfs or not a mount point, -ENOTEMPTY not empty, -EPERM wrong owner).
  * ret_how is written only on success. */

@@ -130,26 +130,30 @@ int reap_signal_descendants(pid_t root, int sig)
 	return n;
 }
 
-bool reap_is_descendant(pid_t pid, pid_t root)
+int reap_is_descendant(pid_t pid, pid_t root)
 {
-	for (int depth = 0; pid > 0 && depth < 4096; depth++) {
+	for (int depth = 0; depth < 4096; depth++) {
 		char path[64], line[256];
 		FILE *f;
 		long ppid = -1;
 
 		if (pid == root)
-			return true;
+			return 1;
+		if (pid <= 0)
+			return 0;
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 		f = fopen(path, "re");
 		if (!f)
-			return false;
+			return -1;
 		while (fgets(line, sizeof(line), f))
 			if (sscanf(line, "PPid: %ld", &ppid) == 1)
 				break;
 		fclose(f);
+		if (ppid < 0)
+			return -1;
 		pid = (pid_t)ppid;
 	}
-	return false;
+	return -1;
 }
 
 /* SIGKILL every descendant: as PID 1, kill(-1) reaches every process of the

@@ -55,9 +55,11 @@ int reap_exit_code(int wait_status);
  * meanwhile may escape one pass: callers repeat it until nothing is left. */
 int reap_signal_descendants(pid_t root, int sig);
 
-/* reap_is_descendant - true when pid is root or one of its descendants,
- * following PPid in /proc/PID/status up to PID 1. */
-bool reap_is_descendant(pid_t pid, pid_t root);
+/* reap_is_descendant - 1 when pid is root or one of its descendants, 0 when
+ * it is not (its line of PPid in /proc/PID/status ends at 0 without passing
+ * root), -1 when that cannot be told (a /proc entry on the way is gone:
+ * callers that guard something refuse then). */
+int reap_is_descendant(pid_t pid, pid_t root);
 
 /* The real-time signal by which turninit asks a keeper (init/keeper.c) to
  * forward a signal to its command; blocked with the others. */

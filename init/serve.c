@@ -3,8 +3,10 @@
  * One poll(2) loop owns everything: turninit's signalfd, the listening socket,
  * each connection's input, and per command its stdout and stderr pipes, its
  * stdin pipe and its keeper's message pipe. Events are written whole, one
- * line each, with blocking writes: a slow client slows its turn, it never
- * corrupts a line.
+ * line each, into a per-connection buffer flushed without blocking: a
+ * connection that stops reading stops only its own commands' output (their
+ * pipes are not read while its buffer is over SERVE_OUT_HIGH), never another
+ * connection, a timeout or SIGTERM.
  */
 #define _GNU_SOURCE
 #include "serve.h"
@@ -24,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,10 +38,21 @@
 #include "spawn.h"
 
 #define SERVE_ID_MAX 128
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77          /* Linux 6.5; older kernels: ENOPROTOOPT */
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+#define SERVE_OUT_HIGH (1u << 20)    /* bytes queued before a connection's commands wait */
+#define SERVE_OUT_MAX (16u << 20)    /* bytes queued before a connection is dropped */
 
 struct conn {
 	bool used;
 	int in_fd, out_fd;        /* the same socket in listen mode */
+	char *out;                /* events not yet written */
+	size_t out_len, out_cap;
 	char *buf;                /* unparsed input, at most SERVE_LINE_MAX + 1 bytes */
 	size_t len;
 	bool discarding;          /* inside a line that was too long */
@@ -98,10 +112,34 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Write one event (steals ev). */
+/* Write what is queued, as far as the fd takes it now. */
+static void conn_flush(struct conn *c)
+{
+	size_t off = 0;
+
+	while (off < c->out_len && !c->dead) {
+		ssize_t w = write(c->out_fd, c->out + off, c->out_len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w <= 0)
+			c->dead = true;
+		else
+			off += (size_t)w;
+	}
+	if (c->dead)
+		off = c->out_len;
+	memmove(c->out, c->out + off, c->out_len - off);
+	c->out_len -= off;
+}
+
+/* Queue one event (steals ev) and write what the fd takes now. */
 static void emit(struct conn *c, json_t *ev)
 {
 	char *s;
+	size_t n;
 
 	if (!ev)
 		return;
@@ -115,8 +153,27 @@ static void emit(struct conn *c, json_t *ev)
 		log_line("serve: out of memory writing an event");
 		return;
 	}
-	if (write_all(c->out_fd, s, strlen(s)) < 0 || write_all(c->out_fd, "\n", 1) < 0)
+	n = strlen(s);
+	if (c->out_len + n + 1 > SERVE_OUT_MAX) {
+		log_line("serve: a client does not read its events: dropping the connection");
 		c->dead = true;
+	} else if (c->out_len + n + 1 > c->out_cap) {
+		size_t cap = (c->out_len + n + 1) * 2;
+		char *o = realloc(c->out, cap);
+
+		if (!o) {
+			c->dead = true;
+		} else {
+			c->out = o;
+			c->out_cap = cap;
+		}
+	}
+	if (!c->dead) {
+		memcpy(c->out + c->out_len, s, n);
+		c->out[c->out_len + n] = '\n';
+		c->out_len += n + 1;
+		conn_flush(c);
+	}
 	free(s);
 }
 
@@ -548,6 +605,8 @@ static void conn_read(struct serve *s, struct conn *c)
 			continue;
 		if (c->discarding)
 			c->discarding = false;
+		else if (i - start > SERVE_LINE_MAX)
+			emit_error(c, NULL, "request: line longer than %d bytes", SERVE_LINE_MAX);
 		else if (i > start)
 			do_request(s, c, c->buf + start, i - start);
 		start = i + 1;
@@ -562,6 +621,17 @@ static void conn_read(struct serve *s, struct conn *c)
 	} else if (c->discarding) {
 		c->len = 0;
 	}
+}
+
+/* Write everything queued, waiting as needed (a refusal, the end of the turn). */
+static void conn_drain(struct conn *c)
+{
+	if (c->out_len && !c->dead && write_all(c->out_fd, c->out, c->out_len) < 0)
+		c->dead = true;
+	c->out_len = 0;
+	free(c->out);
+	c->out = NULL;
+	c->out_cap = 0;
 }
 
 static bool peer_allowed(const struct serve *s, int fd, char *why, size_t why_size)
@@ -581,17 +651,33 @@ static bool peer_allowed(const struct serve *s, int fd, char *why, size_t why_si
 		snprintf(why, why_size, "peer uid %u is not in callers.uids", (unsigned)cr.uid);
 		return false;
 	}
-	/* A command of this turn runs below turninit: it may not drive the turn. */
-	if (cr.pid > 0 && cr.pid != getpid() && reap_is_descendant(cr.pid, getpid())) {
-		snprintf(why, why_size, "peer pid %d is a command of this turn", (int)cr.pid);
-		return false;
+	/* A command of this turn runs below turninit: it may not drive the turn.
+	 * Fail closed: the peer is pinned by a pidfd (SO_PEERPIDFD), and a peer that
+	 * has exited, or whose line of parents cannot be read, is refused, so a
+	 * command cannot connect, hand the socket on and exit before this check. */
+	if (cr.pid > 0) {
+		int pidfd = -1, d;
+		socklen_t pl = sizeof(pidfd);
+		bool pinned = getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &pl) == 0;
+		bool alive = !pinned || syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+
+		d = alive ? reap_is_descendant(cr.pid, getpid()) : -1;
+		if (pinned && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0)
+			d = -1;   /* gone meanwhile: what was read may be another process */
+		if (pidfd >= 0)
+			close(pidfd);
+		if (d != 0) {
+			snprintf(why, why_size, d > 0 ? "peer pid %d is a command of this turn" :
+				 "peer pid %d has exited or cannot be checked", (int)cr.pid);
+			return false;
+		}
 	}
 	return true;
 }
 
 static void conn_accept(struct serve *s)
 {
-	int fd = accept4(s->ctx->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(s->ctx->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	char why[256];
 
 	if (fd < 0)
@@ -600,6 +686,7 @@ static void conn_accept(struct serve *s)
 		struct conn tmp = { .out_fd = fd };
 
 		emit_error(&tmp, NULL, "refused: %s", why);
+		conn_drain(&tmp);
 		log_line("listen: refused a peer: %s", why);
 		close(fd);
 		return;
@@ -613,6 +700,7 @@ static void conn_accept(struct serve *s)
 		struct conn tmp = { .out_fd = fd };
 
 		emit_error(&tmp, NULL, "refused: more than %d connections", SERVE_MAX_CONNS);
+		conn_drain(&tmp);
 		close(fd);
 	}
 }
@@ -628,6 +716,7 @@ static void conn_close(struct serve *s, struct conn *c)
 		}
 	if (has)
 		return;   /* closed once its commands have ended */
+	conn_drain(c);
 	if (c->in_fd > 2)
 		close(c->in_fd);
 	free(c->buf);
@@ -700,7 +789,7 @@ static void handle_signals(struct serve *s)
 int serve_run(const struct serve_ctx *ctx)
 {
 	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency };
-	size_t max_fds = 2 + SERVE_MAX_CONNS + 4 * s.n_cmds;
+	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 4 * s.n_cmds;
 	struct pollfd *pf = calloc(max_fds, sizeof(*pf));
 	void **who = calloc(max_fds, sizeof(*who));
 	int *what = calloc(max_fds, sizeof(*what));
@@ -713,8 +802,11 @@ int serve_run(const struct serve_ctx *ctx)
 	for (size_t i = 0; i < s.n_cmds; i++)   /* calloc'd: no fd is open yet */
 		s.cmds[i].out_fd = s.cmds[i].err_fd = s.cmds[i].in_fd = s.cmds[i].k.msg_fd = -1;
 	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
-	if (ctx->listen_fd < 0)
+	if (ctx->listen_fd < 0) {
 		s.conns[0] = (struct conn){ .used = true, .in_fd = 0, .out_fd = 1 };
+		/* a client that is slow to read must not hold timeouts or SIGTERM */
+		fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
+	}
 
 	for (;;) {
 		size_t n = 0;
@@ -771,6 +863,11 @@ int serve_run(const struct serve_ctx *ctx)
 				who[n] = c;
 				what[n++] = 2;
 			}
+			if (c->used && c->out_len && !c->dead) {
+				pf[n] = (struct pollfd){ .fd = c->out_fd, .events = POLLOUT };
+				who[n] = c;
+				what[n++] = 7;
+			}
 		}
 		for (size_t i = 0; i < s.n_cmds; i++) {
 			struct cmd *m = &s.cmds[i];
@@ -780,6 +877,9 @@ int serve_run(const struct serve_ctx *ctx)
 				continue;
 			for (int j = 0; j < 4; j++) {
 				if (fds[j] < 0)
+					continue;
+				/* backpressure: output waits while its client is behind */
+				if (j < 2 && m->conn->out_len > SERVE_OUT_HIGH && !m->conn->dead)
 					continue;
 				pf[n] = (struct pollfd){ .fd = fds[j], .events = j == 2 ? POLLOUT : POLLIN };
 				who[n] = m;
@@ -803,11 +903,15 @@ int serve_run(const struct serve_ctx *ctx)
 			case 4: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
 			case 5: if (m->in_fd >= 0) cmd_stdin(m); break;
 			case 6: if (m->k.msg_fd >= 0) cmd_message(m); break;
+			case 7: conn_flush(who[i]); break;
 			}
 		}
 	}
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
+		if (s.conns[i].used)
+			conn_drain(&s.conns[i]);
 	free(pf);
 	free(who);
 	free(what);

@@ -415,10 +415,14 @@ if selected e-bind-of-host-tmpfs-dir-refused; then
 	rmdir "$shared"
 	end
 fi
-if selected e-sticky-tmpfs-refused; then
-	begin e-sticky-tmpfs-refused
-	prun --tmpfs /home/agent:rw,size=64m "$SEALED" 'echo COMMAND-RAN'
-	expect_refusal "sticky"
+if selected e-memory-emptydir-home-taken; then
+	# What a kubelet mounts for an emptyDir with medium: Memory: a root-owned
+	# tmpfs of mode 1777. turninit takes it for the manifest's uid.
+	begin e-memory-emptydir-home-taken
+	prun --tmpfs /home/agent:rw,mode=1777,size=64m,notmpcopyup "$SEALED" 'stat -c "%a %u %g" "$HOME"'
+	expect_rc 0
+	expect_out $'700 1000 1000\n'
+	expect_err ""
 	end
 fi
 if selected c-no-trusted-keys-option; then
