@@ -1,0 +1,660 @@
+#!/bin/bash
+# serve.sh - integration tests of `turninit serve`, `turninit listen` and
+# `turninit call` in real podman containers, and of the Kubernetes sidecar
+# example oci/k8s/sidecar.yaml under `podman kube play` (issue 4, Deliver 6 and
+# 7). Root, podman set up by `make setup`; run after `make` as
+# `bash tests/integration/serve.sh`.
+#
+# The client runs on the host: tests/serve/cases.py drives the reference client
+# tests/serve/client.py over the pipes of `podman run -i ... IMAGE serve`, or over
+# a listen socket in a host directory bind-mounted at /run/turninit (as uid 1000,
+# or 4242, through setpriv). `turninit call` runs in a second container that
+# mounts the same directory. The image is rootfs/build-image.sh's (busybox and a
+# static bash: no python in it), sealed with oci/seal.sh and the committed test
+# key tests/vectors/test-trusted.{key,pub}.
+#
+# Every podman call has a hard timeout (and runs with --pull never --network
+# none); containers are labelled and removed at exit, and so are the pod and the
+# volumes of the sidecar test. Prints "ok NAME" or "FAIL NAME" with the evidence
+# (measured times as "# ..." lines), writes "PASS FAIL" to
+# build/test-results/serve, and ends with "N passed, N failed"; exits 1 on any
+# failure.
+#
+# Environment: ITEST_ONLY=REGEX runs only the tests whose name matches (the
+# images are built all the same); ITEST_BINARY=PATH tests another binary than
+# build/turninit.
+# shellcheck disable=SC2016 # '$X' is literal: it runs in the container
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/svtest
+BIN=${ITEST_BINARY:-$ROOT/build/turninit}
+VECTORS=$ROOT/tests/vectors
+CASES=$ROOT/tests/serve/cases.py
+YAML=$ROOT/oci/k8s/sidecar.yaml
+RESULTS=$ROOT/build/test-results
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+
+IMG=localhost/turninit-svtest
+SOCK_IN=/run/turninit/turninit.sock
+# Debian's python3 where there is one: a pyenv or venv python3 on root's PATH
+# may live in root's home, which other uids cannot enter.
+PY=python3
+[[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1
+POD=turninit-svtest-$$
+VOL_HOME=svtest-$$-home
+VOL_SOCK=svtest-$$-socket
+TMPDIRS=()
+
+result_file() {
+	mkdir -p "$RESULTS"
+	echo "$PASS $FAIL" > "$RESULTS/serve"
+}
+
+abort() {
+	echo "FAIL setup: $*"
+	FAIL=$((FAIL + 1))
+	result_file
+	echo "$PASS passed, $FAIL failed"
+	exit 1
+}
+
+cleanup() {
+	timeout 60 podman pod rm -f -t 0 "$POD" >/dev/null 2>&1
+	timeout 60 podman volume rm -f "$VOL_HOME" "$VOL_SOCK" >/dev/null 2>&1
+	cleanup_containers
+	local d
+	for d in "${TMPDIRS[@]}"; do
+		rm -rf "$d"
+	done
+}
+
+[[ $(id -u) -eq 0 ]] || abort "run as root (rootful podman)"
+[[ -x $BIN ]] || abort "$BIN missing: run make first"
+for c in podman buildah minisign timeout setpriv "$PY" gcc; do
+	command -v "$c" >/dev/null || abort "$c not found: run make setup"
+done
+rm -rf "$WORK"
+mkdir -p "$WORK/m"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+selected() {
+	[[ -z ${ITEST_ONLY:-} || $1 =~ $ITEST_ONLY ]]
+}
+
+# sockdir: a fresh host directory for a listen socket, searchable by every uid
+# (uid 1000 and 4242 connect from the host); its path in $SOCKDIR.
+sockdir() {
+	SOCKDIR=$(mktemp -d "${TMPDIR:-/tmp}/turninit-svtest.XXXXXX") || abort "mktemp"
+	chmod 0755 "$SOCKDIR"
+	TMPDIRS+=("$SOCKDIR")
+}
+
+# show_notes: the "# ..." lines (measured times) of the last case, on every run.
+show_notes() {
+	printf '%s' "$ERR" | grep '^# ' || true
+}
+
+T0=$(now_ms)
+
+# --- keys, manifests, images -------------------------------------------------------
+KEY_SEC=$VECTORS/test-trusted.key
+KEY_PUB=$VECTORS/test-trusted.pub
+[[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
+M=$WORK/m
+manifest() { # manifest NAME JSON: $M/NAME.json, signed by the trusted key
+	printf '%s\n' "$2" > "$M/$1.json"
+	sign "$M/$1.json" "$KEY_SEC" || abort "minisign -S $1.json"
+}
+SET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}'
+HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+# main: the default limits (timeout_s 600, output_bytes 16 MiB, concurrency 8) and
+# callers.uids defaulting to [1000]; small: output_bytes 1 MiB and timeout_s 2.
+manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
+manifest small "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"timeout_s\":2,\"output_bytes\":1048576}}"
+manifest shell-missing "{$HEAD,\"shell\":\"/bin/no-such-shell\",\"env\":{$SET}}"
+mapfile -t ENV_SMALL < <(manifest_env "$M/small.json")
+mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
+
+# The overlay: setsid (a busybox applet the base image does not link) and
+# tests/serve/peerrace.c, built static.
+OV=$WORK/overlay
+mkdir -p "$OV/bin"
+ln -s busybox "$OV/bin/setsid"
+CC=gcc
+command -v musl-gcc >/dev/null && CC=musl-gcc
+$CC -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$OV/bin/peerrace" "$ROOT/tests/serve/peerrace.c" \
+	>"$WORK/peerrace.log" 2>&1 || { cat "$WORK/peerrace.log"; abort "building tests/serve/peerrace.c"; }
+sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
+	--root "$WORK/root-base" --overlay "$OV" "$BIN" >"$WORK/build-base.log" 2>&1 \
+	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
+sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:sealed" --manifest "$M/main.json" \
+	--key "$KEY_SEC" --trusted-comment "turninit serve test: sealed" \
+	>"$WORK/seal.log" 2>&1 || { cat "$WORK/seal.log"; abort "oci/seal.sh"; }
+timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+SEALED=$IMG:sealed
+echo "# images built in $(( $(now_ms) - T0 )) ms"
+
+# Is serve there at all? One clear line instead of thirty failures.
+run_cmd timeout 60 podman run --rm -i --pull never --network none --tmpfs "$HOME_TMPFS" "$SEALED" serve
+if [[ $RC -eq 125 && $ERR == *"not available in this version"* ]]; then
+	abort "$BIN has no serve mode: $ERR"
+fi
+
+# serve_case NAME CASE [PODMAN_RUN_OPTIONS...]: run cases.py CASE against
+# `podman run -i ... $SEALED serve` (container name turninit-svtest-PID-NAME).
+serve_case() {
+	local name=turninit-svtest-$$-$1 case=$2
+	shift 2
+	run_cmd timeout 300 "$PY" "$CASES" "$case" --name "$name" -- \
+		podman run -i --rm --pull never --network none --label "$LABEL" --name "$name" \
+		--tmpfs "$HOME_TMPFS" "$@" "$SEALED" serve
+	show_notes
+}
+
+EXIT_OK='code=0 signal=null timed_out=false truncated=false'
+EXIT_TERM='code=null signal=15 timed_out=false truncated=false'
+EXIT_KILL='code=null signal=9 timed_out=false truncated=false'
+
+# --- serve: the basics ---------------------------------------------------------------
+if selected s-basics; then
+	begin s-basics
+	serve_case basics basics
+	env_want='["HOME=/home/agent", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "PWD=/work", "SHLVL=0", "TERM=dumb", "TZ=UTC", "_=/bin/env"]'
+	expect_out "kinds started output output exit
+stdout \"hi\\n\" stderr \"err\\n\"
+exit $EXIT_OK
+started pid is \$\$: yes
+\"exit 3\" code=3 signal=null timed_out=false truncated=false
+\"kill -TERM \$\$\" $EXIT_TERM
+\"no-such-program-xyz\" code=127 signal=null timed_out=false truncated=false
+127 stderr names it: yes
+argv \"[a b][\$HOME][;id]\" $EXIT_OK
+cwd \"/tmp\\n/home/agent\\n\"
+default cwd \"/work\\n\"
+env $env_want
+env without env ${env_want/\"TZ=UTC\", /}
+reused id \"again 1\\n\" $EXIT_OK
+reused id \"again 2\\n\" $EXIT_OK
+"
+	end
+fi
+
+# --- serve: timeout, setsid, process control ---------------------------------------------
+if selected s-setsid-spammer-timeout; then
+	# The spammer leaves the command's process group and session with setsid; the
+	# 1 s timeout must still end it (SIGTERM, 5 s grace, SIGKILL), and the exit
+	# event comes only after it is gone.
+	begin s-setsid-spammer-timeout
+	serve_case setsid setsid_timeout
+	expect_out "exit code=null signal=15 timed_out=true truncated=false
+exit event within 1 s + 5 s grace: yes
+stdout is spam lines only: yes
+stderr \"\"
+processes left \"1 turninit\\n\"
+no output after the exit event: yes
+"
+	end
+fi
+if selected s-timeout-capped-by-manifest; then
+	begin s-timeout-capped-by-manifest
+	serve_case capped timeout_capped "${ENV_SMALL[@]}"
+	expect_out "exit code=null signal=15 timed_out=true truncated=false capped at 2 s: yes
+"
+	end
+fi
+if selected s-cancel-and-signal; then
+	begin s-cancel-and-signal
+	serve_case cancel cancel
+	expect_out "cancel sleep $EXIT_TERM within 2 s: yes
+cancel TERM-proof $EXIT_KILL after the 5 s grace: yes
+signal INT \"ready\\ngot INT\\n\" code=5 signal=null timed_out=false truncated=false
+signal KILL $EXIT_KILL
+signal USR1 \"ready\\ngot USR1\\ndone\\n\" $EXIT_OK
+"
+	end
+fi
+
+# --- serve: stdin ----------------------------------------------------------------------
+if selected s-stdin; then
+	begin s-stdin
+	serve_case stdin stdin
+	expect_out "cat without stdin $EXIT_OK stdout \"\" at once: yes
+stdin is /dev/null [\"0\"]
+stdin bytes arrive: yes $EXIT_OK
+300000 stdin bytes arrive: yes
+empty stdin $EXIT_OK \"\"
+"
+	end
+fi
+
+# --- serve: output ----------------------------------------------------------------------
+if selected s-8-concurrent-1mib; then
+	begin s-8-concurrent-1mib
+	serve_case parallel parallel
+	want="all 8 ran at once: yes"$'\n'
+	for i in 0 1 2 3 4 5 6 7; do
+		want+="p$i stdout ok stderr ok $EXIT_OK"$'\n'
+	done
+	expect_out "$want"
+	end
+fi
+if selected s-output-truncated; then
+	begin s-output-truncated
+	serve_case truncated truncated "${ENV_SMALL[@]}"
+	expect_out "exit code=3 signal=null timed_out=false truncated=true
+delivered 1048576 at most 1 MiB: yes
+prefix of the output: yes
+stdout+stderr 786432 262144 code=0 signal=null timed_out=false truncated=true
+exactly the limit 1048576 $EXIT_OK
+next \"still works\\n\" $EXIT_OK
+"
+	end
+fi
+
+# --- serve: bad requests --------------------------------------------------------------------
+if selected s-bad-lines; then
+	begin s-bad-lines
+	serve_case bad badlines
+	want=
+	for n in "invalid JSON" "not an object" "unknown op" "no op" "unknown field" \
+		"command not a string" "command and argv" "neither command nor argv" "empty argv" \
+		"argv not strings" "id with a space" "empty id" "id of 129 bytes" "id a number" "no id" \
+		"relative cwd" "missing cwd" "cwd a file" "bad base64" "timeout_s 0" "timeout_s 1.5" \
+		"timeout_s a string" "env value a number" "env an array" "duplicate key" \
+		"cancel of no command" "signal of no command" "cancel with a field"; do
+		want+="$n: error"$'\n'
+	done
+	want+="empty line: no event"$'\n'
+	for n in "duplicate running id" "signal STOP" "signal SIGINT" "signal 2"; do
+		want+="$n: error"$'\n'
+	done
+	want+="d1 after all that: started events started exit $EXIT_TERM
+line of 1048576 bytes: ran, all stdin back
+line of 1048577 bytes: error
+line of 3 MiB: error one error: yes
+next request \"next works\\n\" $EXIT_OK
+nothing else arrived
+"
+	expect_out "$want"
+	end
+fi
+
+# --- serve: concurrency and the end of the turn ------------------------------------------------
+if selected s-concurrency-limit; then
+	begin s-concurrency-limit
+	serve_case conc concurrency
+	expect_out "ninth error \"k9\" message says concurrency limit 8 reached: yes
+k0 $EXIT_TERM
+ninth again \"ninth now\\n\" $EXIT_OK
+end of stdin: exit events 9 all SIGTERM: yes serve status 0
+"
+	end
+fi
+if selected s-end-of-stdin; then
+	begin s-end-of-stdin
+	serve_case eof end_of_stdin
+	expect_out "events after EOF exit:e1 exit:e2
+e1 $EXIT_TERM
+e2 $EXIT_KILL
+grace then SIGKILL: yes
+serve status 0
+"
+	end
+fi
+if selected s-sigterm-143; then
+	begin s-sigterm-143
+	serve_case term sigterm
+	expect_out "events after SIGTERM exit:t1
+t1 $EXIT_TERM
+status 143
+"
+	end
+fi
+if selected s-sigkill-client-ends-turn; then
+	begin s-sigkill-client-ends-turn
+	serve_case kill sigkill_client
+	expect_out "turninit ended within 2 s: yes
+podman ps lists it: no
+"
+	end
+fi
+if selected s-1000-true-no-leak; then
+	begin s-1000-true-no-leak
+	serve_case many many
+	expect_out "1000 true, failures 0
+fds equal: yes
+VmRSS within +256 KiB: yes
+zombies \"0\\n\"
+children of turninit after: none
+"
+	end
+fi
+if selected s-shell-missing-error-event; then
+	begin s-shell-missing-error-event
+	serve_case noshell shell_missing "${ENV_SHELL_MISSING[@]}"
+	expect_out "events error message names the shell: yes
+then nothing
+again error
+serve status 0
+"
+	end
+fi
+
+# --- the schema ------------------------------------------------------------------------------
+# policy/protocol.schema.json against every line of a real session (the one in
+# docs/protocol.md). Needs a python3 with jsonschema (Debian: python3-jsonschema);
+# without one the test is skipped, and says so.
+SCHEMA_PY=
+for p in "$PY" python3; do
+	"$p" -c 'import jsonschema' 2>/dev/null && { SCHEMA_PY=$p; break; }
+done
+if selected p-schema-matches-session && [[ -z $SCHEMA_PY ]]; then
+	echo "# p-schema-matches-session skipped: no python3 with jsonschema"
+elif selected p-schema-matches-session; then
+	begin p-schema-matches-session
+	serve_case transcript transcript
+	printf '%s' "$OUT" > "$WORK/session.txt"
+	cat > "$WORK/validate.py" <<'PYEOF'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+def part(name):
+    return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/" + name})
+want = {"->": part("request"), "<-": part("event")}
+whole = jsonschema.Draft202012Validator(schema)
+ok = {"->": 0, "<-": 0}
+bad = []
+for line in open(sys.argv[2]):
+    d, _, text = line.partition(" ")
+    if d not in want:
+        continue
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        bad.append("not JSON")
+        continue
+    if want[d].is_valid(obj) and whole.is_valid(obj):
+        ok[d] += 1
+    else:
+        bad.append(obj.get("id", "?") if isinstance(obj, dict) else "?")
+print("valid requests", ok["->"], "valid events", ok["<-"], "invalid", " ".join(map(str, bad)))
+PYEOF
+	run_cmd "$SCHEMA_PY" "$WORK/validate.py" "$ROOT/policy/protocol.schema.json" "$WORK/session.txt"
+	expect_rc 0
+	expect_out "valid requests 10 valid events 25 invalid c5 not JSON
+"
+	end
+fi
+
+# --- listen -------------------------------------------------------------------------------------
+# One listen container for the tests below, its socket directory bind-mounted.
+sockdir
+LSOCK=$SOCKDIR
+LNAME=turninit-svtest-$$-listen
+run_cmd timeout 60 podman run -d --pull never --network none --label "$LABEL" --name "$LNAME" \
+	--tmpfs "$HOME_TMPFS" -v "$LSOCK:/run/turninit" "$SEALED" listen --socket "$SOCK_IN"
+LISTEN_UP=0
+if [[ $RC -eq 0 ]] && wait_for 10 test -S "$LSOCK/turninit.sock"; then
+	LISTEN_UP=1
+else
+	echo "# the listen container did not make its socket: $(timeout 60 podman logs "$LNAME" 2>&1 | head -n 5)"
+fi
+# as_uid UID CASE: cases.py CASE on the listen socket, connecting as UID from
+# the host (the connection is made by a child that takes UID; cases.py stays root
+# for its podman calls).
+as_uid() {
+	run_cmd timeout 300 "$PY" "$CASES" "$2" --name "$LNAME" --socket "$LSOCK/turninit.sock" --uid "$1"
+	show_notes
+}
+# call ARGS...: `turninit call` in a second container, as uid 1000, sharing the socket.
+CALL=(timeout 60 podman run --rm --pull never --network none --label "$LABEL"
+	-v "$LSOCK:/run/turninit" --entrypoint /sbin/turninit)
+call() {
+	run_cmd "${CALL[@]}" --user 1000:1000 "$IMG:base" call --socket "$SOCK_IN" "$@"
+}
+listen_test() { # listen_test NAME: begin NAME when selected and the listener is up
+	selected "$1" || return 1
+	begin "$1"
+	if [[ $LISTEN_UP -ne 1 ]]; then
+		why "the listen container is not up"
+		end
+		return 1
+	fi
+}
+
+if listen_test l-socket-mode-0666; then
+	eq "socket" "$(stat -c '%F %a %u' "$LSOCK/turninit.sock")" "socket 666 0"
+	end
+fi
+if listen_test l-caller-1000-accepted; then
+	as_uid 1000 caller_ok
+	expect_out "stdout \"1000\\n/home/agent\\n\" $EXIT_OK
+exit 3 code=3 signal=null timed_out=false truncated=false
+"
+	end
+fi
+for uid in 4242 0; do
+	listen_test "l-uid-$uid-refused" || continue
+	as_uid "$uid" refused
+	expect_out "events error:null
+"
+	end
+done
+if listen_test l-refused-request-never-ran; then
+	as_uid 1000 marker
+	expect_out "\"not-ran\\n\"
+"
+	end
+fi
+if listen_test l-command-cannot-connect; then
+	# A command of the turn runs uid 1000, a uid callers.uids admits: only the
+	# check that the peer is not one of turninit's descendants stops it.
+	as_uid 1000 inner_call
+	expect_out "stdout \"status 125\\n\" $EXIT_OK
+stderr is one turninit line: yes
+"
+	end
+fi
+if listen_test l-command-peer-race; then
+	# The same, from a connection whose connecting process is gone (reaped) by
+	# the time turninit checks it; its child holds the connection and sends an
+	# exec request. 200 tries: every one must be refused.
+	as_uid 1000 peer_race
+	expect_out "peerrace \"tries 200 refused 200 escaped 0 other 0\\n\" $EXIT_OK
+"
+	end
+fi
+if listen_test l-slow-neighbour-does-not-stall; then
+	# Two connections are independent streams: one whose client stops reading
+	# its events must not hold up the other's.
+	as_uid 1000 slow_neighbour
+	expect_out "answered while a neighbour stalls: yes \"hi\\n\" $EXIT_OK
+after the neighbour closed \"hi\\n\" $EXIT_OK
+"
+	end
+fi
+if listen_test l-two-connections-independent; then
+	as_uid 1000 two_connections
+	expect_out "A \"A\\n\" $EXIT_OK B \"B\\n\" $EXIT_OK
+at the same time: yes
+closed connection's command \"gone\\n\"
+"
+	end
+fi
+
+# --- turninit call: the statuses of one-shot mode ----------------------------------------
+call_test() { # call_test NAME WANT_RC WANT_STDOUT [CALL ARGS...]
+	local name=$1 rc=$2 out=$3
+	shift 3
+	listen_test "$name" || return 0
+	call "$@"
+	expect_rc "$rc"
+	expect_out "$out"
+	end
+}
+call_test c-call-exit-0 0 $'hi\n' 'echo hi'
+call_test c-call-exit-3 3 '' 'exit 3'
+call_test c-call-sigterm-143 143 '' 'kill -TERM $$'
+call_test c-call-argv 0 '[a b][$HOME][;id]' -- printf '[%s]' 'a b' '$HOME' ';id'
+call_test c-call-stdin-is-dev-null 0 $'0\n' 'wc -c'
+if listen_test c-call-missing-program-127; then
+	call 'no-such-program-xyz'
+	expect_rc 127
+	expect_out ""
+	expect_contains stderr "$ERR" "no-such-program-xyz"
+	end
+fi
+if listen_test c-call-stderr; then
+	call 'echo out; echo err >&2'
+	expect_rc 0
+	expect_out $'out\n'
+	expect_err $'err\n'
+	end
+fi
+if listen_test c-call-timeout-124; then
+	t0=$(now_ms)
+	call --timeout 1 'sleep 30'
+	ms=$(( $(now_ms) - t0 ))
+	expect_rc 124
+	expect_out ""
+	((ms < 10000)) || why "call --timeout 1 took $ms ms"
+	echo "# call --timeout 1 'sleep 30': $ms ms"
+	end
+fi
+if listen_test c-call-env-filtered; then
+	run_cmd "${CALL[@]}" --user 1000:1000 -e TZ=UTC -e GH_TOKEN=x -e LD_PRELOAD=/x.so \
+		"$IMG:base" call --socket "$SOCK_IN" 'echo "${TZ-unset} ${GH_TOKEN-unset} ${LD_PRELOAD-unset} $HOME"'
+	expect_rc 0
+	expect_out $'UTC unset unset /home/agent\n'
+	end
+fi
+if listen_test c-call-stdin; then
+	run_input $'x\ny\n' "${CALL[@]}" -i --user 1000:1000 "$IMG:base" call --socket "$SOCK_IN" --stdin cat
+	expect_rc 0
+	expect_out $'x\ny\n'
+	end
+fi
+if listen_test c-call-uid-4242-refused; then
+	run_cmd "${CALL[@]}" --user 4242:4242 "$IMG:base" call --socket "$SOCK_IN" 'echo COMMAND-RAN'
+	expect_refusal ""
+	end
+fi
+if listen_test c-call-no-socket-125; then
+	call_nosock() { run_cmd "${CALL[@]}" --user 1000:1000 "$IMG:base" call --socket /run/turninit/none.sock 'echo COMMAND-RAN'; }
+	call_nosock
+	expect_refusal ""
+	end
+fi
+if listen_test l-sigterm-143; then
+	# Last of the listen tests: podman stop ends the listener.
+	as_uid 1000 listen_sigterm
+	expect_out "events exit:t1
+t1 $EXIT_TERM
+container exit code 143
+"
+	end
+fi
+timeout 60 podman rm -f -t 0 "$LNAME" >/dev/null 2>&1
+
+# --- listen: the socket path --------------------------------------------------------------
+if selected l-stale-socket-replaced; then
+	begin l-stale-socket-replaced
+	sockdir
+	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$SOCKDIR/turninit.sock"
+	name=turninit-svtest-$$-stale
+	run_cmd timeout 60 podman run -d --pull never --network none --label "$LABEL" --name "$name" \
+		--tmpfs "$HOME_TMPFS" -v "$SOCKDIR:/run/turninit" "$SEALED" listen --socket "$SOCK_IN"
+	[[ $RC -eq 0 ]] || why "podman run -d failed"
+	# Up when a connection is answered (the stale file was there from the start).
+	wait_for 10 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" "$ROOT/tests/serve/client.py" \
+		--socket "$SOCKDIR/turninit.sock" true 2>/dev/null
+	run_cmd timeout 60 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" \
+		"$ROOT/tests/serve/client.py" --socket "$SOCKDIR/turninit.sock" 'echo fresh'
+	expect_rc 0
+	expect_out $'fresh\n'
+	timeout 60 podman rm -f -t 0 "$name" >/dev/null 2>&1
+	end
+fi
+if selected l-other-file-refused; then
+	begin l-other-file-refused
+	sockdir
+	echo keep > "$SOCKDIR/turninit.sock"
+	prun --tmpfs "$HOME_TMPFS" -v "$SOCKDIR:/run/turninit" "$SEALED" listen --socket "$SOCK_IN"
+	expect_refusal "$SOCK_IN"
+	eq "the file" "$(cat "$SOCKDIR/turninit.sock")" keep
+	end
+fi
+
+# --- the Kubernetes sidecar example under podman kube play ----------------------------------
+if selected k-kubelet-memory-emptydir-home; then
+	# HOME as a kubelet mounts an emptyDir with medium: Memory: a whole tmpfs
+	# with no mode option, so its root is root-owned and mode 1777 (kubelet's
+	# setupTmpfs mounts it after setupDir; podman kube play cannot show this: it
+	# chmods a volume to the image directory's mode). turninit must take it.
+	begin k-kubelet-memory-emptydir-home
+	prun --tmpfs /home/agent:rw,mode=1777,notmpcopyup "$SEALED" \
+		'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"'
+	expect_rc 0
+	expect_out $'tmpfs\n700 1000 1000\n'
+	expect_err ""
+	end
+fi
+if selected k-sidecar-kube-play; then
+	begin k-sidecar-kube-play
+	# The example as written, with this run's images, pod and volume names.
+	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:sidecar" --manifest "$M/main.json" \
+		--key "$KEY_SEC" --trusted-comment "turninit serve test: sidecar" >"$WORK/seal-sidecar.log" 2>&1 \
+		|| why "oci/seal.sh sidecar: $(tail -n 1 "$WORK/seal-sidecar.log")"
+	sed -e "s|localhost/agent-turn:1|$IMG:sidecar|; s|localhost/turninit:latest|$IMG:base|" \
+		-e "s|name: agent-turn\$|name: $POD|; s|turninit-home|$VOL_HOME|; s|turninit-socket|$VOL_SOCK|" \
+		"$YAML" > "$WORK/sidecar.yaml"
+	# podman kube play (4.3) makes every emptyDir a plain volume on disk, ignoring
+	# medium: Memory; a volume of that name made beforehand is used instead. This
+	# one is what a kubelet mounts for medium: Memory: a tmpfs with no mode
+	# option (so its root is root-owned, mode 1777) and no size without sizeLimit.
+	run_cmd timeout 60 podman volume create --opt type=tmpfs --opt device=tmpfs "$VOL_HOME"
+	[[ $RC -eq 0 ]] || why "podman volume create $VOL_HOME failed"
+	# podman gives a new volume to the user of the first container that mounts it:
+	# the agent (uid 1000) may come first, and turninit (root, without
+	# CAP_DAC_OVERRIDE) could not make its socket there. A volume made with an
+	# owner keeps it.
+	run_cmd timeout 60 podman volume create --opt o=uid=0,gid=0 "$VOL_SOCK"
+	[[ $RC -eq 0 ]] || why "podman volume create $VOL_SOCK failed"
+	run_cmd timeout 120 podman kube play --network none "$WORK/sidecar.yaml"
+	if [[ $RC -ne 0 ]]; then
+		why "podman kube play failed"
+	else
+		run_cmd timeout 60 podman wait "$POD-agent"
+		eq "agent container status" "${OUT%$'\n'}" 0
+		run_cmd timeout 60 podman logs "$POD-agent"
+		expect_out 'hello from uid 1000 in /work, HOME /home/agent
+status 0
+[a b]
+[$HOME]
+status 0
+to stderr
+status 3
+'
+		expect_err ""
+		side_logs=$(timeout 60 podman logs "$POD-turninit" 2>&1)
+		side_state=$(timeout 60 podman inspect --format '{{.State.Status}}' "$POD-turninit" 2>&1)
+		eq "sidecar state after the agent's calls" "$side_state" running
+		run_cmd timeout 60 podman pod stop -t 10 "$POD"
+		eq "sidecar exit code" "$(timeout 60 podman inspect --format '{{.State.ExitCode}}' "$POD-turninit" 2>&1)" 143
+		[[ -z $side_logs ]] || echo "# sidecar log: ${side_logs//$'\n'/ | }"
+	fi
+	run_cmd timeout 120 podman kube down "$WORK/sidecar.yaml"
+	[[ $RC -eq 0 ]] || why "podman kube down failed"
+	timeout 60 podman volume rm -f "$VOL_HOME" "$VOL_SOCK" >/dev/null 2>&1
+	end
+fi
+
+echo "# suite ran in $(( $(now_ms) - T0 )) ms"
+result_file
+echo "$PASS passed, $FAIL failed"
+[[ $FAIL -eq 0 ]]

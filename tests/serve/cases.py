@@ -1,0 +1,740 @@
+#!/usr/bin/env python3
+"""cases.py - the scenarios of tests/integration/serve.sh, driven through the
+reference client (client.py). Standard library only; runs on the host.
+
+    cases.py CASE [--name CONTAINER] -- SERVER_ARGV...   serve mode: starts
+        SERVER_ARGV (`podman run -i ... IMAGE serve`) on pipes
+    cases.py CASE [--name CONTAINER] --socket PATH       listen mode
+
+Each case prints facts, one a line, on stdout; serve.sh compares them with the
+exact text it expects. Measured times go to stderr as "# ..." lines (the bounds
+themselves are facts on stdout). Every event seen is also checked against the
+protocol's shapes (docs/protocol.md): a malformed or non-compact event line
+adds a "malformed: ..." line, which no expectation contains.
+"""
+import base64
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from client import Client, Closed, Result  # noqa: E402
+
+MiB = 1 << 20
+PODMAN_TIMEOUT = 60
+
+
+def say(*words):
+    print(*words, flush=True)
+
+
+def note(text):
+    print("# " + text, file=sys.stderr, flush=True)
+
+
+def js(v):
+    return json.dumps(v)
+
+
+def exit_fields(r):
+    """The exit event without id and duration_ms, as compact JSON; or the error."""
+    if r.error is not None:
+        return "error " + js(r.error["message"])
+    if r.exit is None:
+        return "no exit event"
+    return " ".join("%s=%s" % (k, js(r.exit[k])) for k in ("code", "signal", "timed_out", "truncated"))
+
+
+def within(ms, limit_ms):
+    return "yes" if ms <= limit_ms else "no"
+
+
+def ms_since(t0):
+    return int((time.monotonic() - t0) * 1000)
+
+
+def podman(*args, check=False):
+    p = subprocess.run(("podman",) + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=PODMAN_TIMEOUT, text=True)
+    if check and p.returncode != 0:
+        raise RuntimeError("podman %s: %s" % (" ".join(args), p.stderr.strip()))
+    return p.stdout.strip()
+
+
+def host_pid(name):
+    return int(podman("inspect", "--format", "{{.State.Pid}}", name, check=True))
+
+
+def pid1_figures(pid):
+    """turninit's open fd count and VmRSS (kB), read from the host (root)."""
+    fds = len(os.listdir("/proc/%d/fd" % pid))
+    with open("/proc/%d/status" % pid) as f:
+        rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+    return fds, rss
+
+
+def pattern(tag, stream):
+    """1 MiB: 65536 lines of 16 bytes, "cT:o:1000000000\\n" and up (T < 10)."""
+    p = ("c%d:%s:" % (tag, stream[0])).encode()
+    return b"".join(p + b"%d\n" % n for n in range(1000000000, 1000065536))
+
+
+def pattern_cmd(tag, stream):
+    sed = "sed 's/^/c%d:%s:/'" % (tag, stream[0])
+    return "seq 1000000000 1000065535 | " + sed + (" >&2" if stream == "stderr" else "")
+
+
+def first_diff(got, want):
+    n = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    return "first difference at byte %d of %d (want %d)" % (n, len(got), len(want))
+
+
+# --- shapes of the events (docs/protocol.md) ---------------------------------------
+SHAPES = {
+    "started": {"pid": int},
+    "output": {"stream": str, "data": str},
+    "exit": {"code": (int, type(None)), "signal": (int, type(None)), "timed_out": bool,
+             "truncated": bool, "duration_ms": int},
+    "error": {"message": str},
+}
+
+
+def malformed(line):
+    try:
+        ev = json.loads(line)
+    except ValueError:
+        return "not JSON"
+    if not isinstance(ev, dict) or ev.get("event") not in SHAPES:
+        return "no known event"
+    if json.dumps(ev, separators=(",", ":"), ensure_ascii=False).encode() + b"\n" != line:
+        return "not compact JSON"
+    shape = SHAPES[ev["event"]]
+    if set(ev) != {"event", "id"} | set(shape):
+        return "keys %s" % sorted(ev)
+    for k, t in shape.items():
+        if not isinstance(ev[k], t) or (t is int and isinstance(ev[k], bool)):
+            return "%s is %s" % (k, js(ev[k]))
+    if ev["id"] is not None and not isinstance(ev["id"], str):
+        return "id is %s" % js(ev["id"])
+    if ev["id"] is None and ev["event"] != "error":
+        return "id null"
+    if ev["event"] == "output":
+        if ev["stream"] not in ("stdout", "stderr"):
+            return "stream %s" % js(ev["stream"])
+        try:
+            raw = base64.b64decode(ev["data"], validate=True)
+        except ValueError:
+            return "data is not base64"
+        if not 0 < len(raw) <= 65536:
+            return "a chunk of %d bytes" % len(raw)
+    if ev["event"] == "exit":
+        if (ev["code"] is None) == (ev["signal"] is None):
+            return "code and signal both %s" % ("null" if ev["code"] is None else "set")
+        if ev["duration_ms"] < 0:
+            return "negative duration"
+    if ev["event"] == "started" and ev["pid"] < 2:
+        return "pid %d" % ev["pid"]
+    return None
+
+
+def check_log(c):
+    for d, line in c.log:
+        if d == "<-":
+            why = malformed(line)
+            if why:
+                say("malformed: %s: %s" % (why, line[:200]))
+
+
+# --- serve mode ------------------------------------------------------------------------
+def case_basics(c, a):
+    r = c.run("echo hi; echo err >&2", timeout=30)
+    say("kinds", " ".join(e["event"] for e in r.events))
+    say("stdout", js(r.stdout.decode()), "stderr", js(r.stderr.decode()))
+    say("exit", exit_fields(r))
+    r = c.run("echo $$; true", timeout=30)
+    say("started pid is $$:", "yes" if r.stdout == b"%d\n" % r.pid else "no (%s)" % r.stdout)
+    for cmd in ("exit 3", "kill -TERM $$", "no-such-program-xyz"):
+        r = c.run(cmd, timeout=30)
+        say(js(cmd), exit_fields(r))
+    say("127 stderr names it:", "yes" if b"no-such-program-xyz" in r.stderr else "no")
+    r = c.run(argv=["printf", "[%s]", "a b", "$HOME", ";id"], timeout=30)
+    say("argv", js(r.stdout.decode()), exit_fields(r))
+    r = c.run("pwd; cd; pwd", cwd="/tmp", timeout=30)
+    say("cwd", js(r.stdout.decode()))
+    r = c.run("pwd", timeout=30)
+    say("default cwd", js(r.stdout.decode()))
+    env = {"TZ": "UTC", "GH_TOKEN": "x", "LD_PRELOAD": "/x.so", "BASH_ENV": "/etc/x",
+           "HOME": "/root", "PATH": "/evil", "SHELLOPTS": "xtrace", "BASH_FUNC_ls%%": "() { :; }"}
+    r = c.run("env", env=env, timeout=30)
+    say("env", js(sorted(r.stdout.decode().splitlines())))
+    r = c.run("env", timeout=30)
+    say("env without env", js(sorted(r.stdout.decode().splitlines())))
+    # the same id again once it has ended
+    for n in (1, 2):
+        r = c.run("echo again %d" % n, id="same", timeout=30)
+        say("reused id", js(r.stdout.decode()), exit_fields(r))
+
+
+def case_setsid_timeout(c, a):
+    t0 = time.monotonic()
+    r = c.run("setsid sh -c 'while :; do echo spam; sleep 0.1; done' & sleep 100",
+              timeout_s=1, timeout=30)
+    ms = ms_since(t0)
+    note("exit event %d ms after the request (duration_ms %s)" % (ms, r.exit and r.exit["duration_ms"]))
+    say("exit", exit_fields(r))
+    say("exit event within 1 s + 5 s grace:", within(ms, 6500))
+    lines = set(r.stdout.decode().splitlines())
+    say("stdout is spam lines only:", "yes" if lines <= {"spam"} and r.stdout.endswith(b"spam\n") else js(sorted(lines)[:5]))
+    say("stderr", js(r.stderr.decode()))
+    # Every process of the container but turninit and the lister itself (bash,
+    # reading with builtins only): nothing of the spammer may be left.
+    # The lister's parent is skipped too when it is not turninit itself (a per-
+    # command helper process of turninit's, if it has one).
+    lister = ('read -r _ _ _ pp _ < /proc/$$/stat; '
+              'for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = $$ ] && continue; '
+              '[ "$p" = "$pp" ] && [ "$p" != 1 ] && continue; '
+              'read -r c < "$d/comm" 2>/dev/null && echo "$p $c"; done')
+    t1 = time.monotonic()
+    for attempt in range(1, 21):
+        r2 = c.run(lister, timeout=30)
+        if r2.stdout == b"1 turninit\n":
+            break
+        time.sleep(0.1)
+    note("process listing after %d attempt(s), %d ms: %s" % (attempt, ms_since(t1), r2.stdout.decode().split("\n")))
+    say("processes left", js(r2.stdout.decode()))
+    time.sleep(0.5)
+    say("no output after the exit event:", "yes" if r.events[-1]["event"] == "exit" else "no")
+
+
+def case_stdin(c, a):
+    t0 = time.monotonic()
+    r = c.run("cat", timeout=30)
+    ms = ms_since(t0)
+    note("cat without stdin: %d ms" % ms)
+    say("cat without stdin", exit_fields(r), "stdout", js(r.stdout.decode()), "at once:", within(ms, 2000))
+    r = c.run("wc -c; cat", timeout=30)
+    say("stdin is /dev/null", js(r.stdout.decode().split()))
+    data = b"hello\x00\xff\n"
+    r = c.run("cat", stdin=data, timeout=30)
+    say("stdin bytes arrive:", "yes" if r.stdout == data else js(bytes(r.stdout).hex()), exit_fields(r))
+    big = os.urandom(300000)
+    r = c.run("cat", stdin=big, timeout=60)
+    say("300000 stdin bytes arrive:", "yes" if r.stdout == big else first_diff(r.stdout, big))
+    r = c.run("cat", stdin=b"", timeout=30)
+    say("empty stdin", exit_fields(r), js(r.stdout.decode()))
+
+
+def case_parallel(c, a):
+    t0 = time.monotonic()
+    ids = [c.exec(pattern_cmd(i, "stdout") + " & " + pattern_cmd(i, "stderr") + "; wait", id="p%d" % i)
+           for i in range(8)]
+    running = 0
+    while not all(c.results[i].done for i in ids):
+        c.event(120)
+        running = max(running, sum(1 for i in ids if c.results[i].pid and not c.results[i].done))
+    note("8 x (1 MiB stdout + 1 MiB stderr) in %d ms; at most %d running at once" % (ms_since(t0), running))
+    say("all 8 ran at once:", "yes" if running == 8 else "no (%d)" % running)
+    for n, i in enumerate(ids):
+        r = c.results[i]
+        out = "ok" if r.stdout == pattern(n, "stdout") else first_diff(r.stdout, pattern(n, "stdout"))
+        err = "ok" if r.stderr == pattern(n, "stderr") else first_diff(r.stderr, pattern(n, "stderr"))
+        say(i, "stdout", out, "stderr", err, exit_fields(r))
+
+
+def case_truncated(c, a):
+    chunk = b"0123456789abcde\n"  # `yes 0123456789abcde` prints 16-byte lines
+    r = c.run("yes 0123456789abcde | head -c 8388608; exit 3", timeout=120)
+    n = len(r.stdout) + len(r.stderr)
+    note("delivered %d bytes" % n)
+    say("exit", exit_fields(r))
+    say("delivered", n, "at most 1 MiB:", "yes" if n <= MiB else "no")
+    say("prefix of the output:", "yes" if r.stdout == (chunk * (MiB // 16))[:len(r.stdout)] else "no")
+    # both streams count together
+    r = c.run("yes 0123456789abcde | head -c 786432; yes 0123456789abcde | head -c 786432 >&2",
+              timeout=60)
+    say("stdout+stderr", len(r.stdout), len(r.stderr), exit_fields(r))
+    r = c.run("yes 0123456789abcde | head -c 1048576", timeout=60)
+    say("exactly the limit", len(r.stdout), exit_fields(r))
+    r = c.run("echo still works", timeout=30)
+    say("next", js(r.stdout.decode()), exit_fields(r))
+
+
+def case_timeout_capped(c, a):
+    t0 = time.monotonic()
+    r = c.run("sleep 100", timeout_s=100, timeout=60)
+    ms = ms_since(t0)
+    note("timeout_s 100 under limits.timeout_s 2: exit event after %d ms" % ms)
+    say("exit", exit_fields(r), "capped at 2 s:", "yes" if 1800 <= ms <= 4000 else "no")
+
+
+def case_cancel(c, a):
+    id = c.exec("sleep 100", id="s1")
+    c.wait(id, timeout=30, until=lambda r: r.pid is not None)
+    t0 = time.monotonic()
+    c.cancel(id)
+    r = c.wait(id, timeout=30)
+    ms = ms_since(t0)
+    note("cancel of sleep 100: exit event after %d ms" % ms)
+    say("cancel sleep", exit_fields(r), "within 2 s:", within(ms, 2000))
+    # A command that ignores SIGTERM (so do its children: ignored stays ignored
+    # across exec) gets SIGKILL after the 5 s grace.
+    id = c.exec("trap '' TERM; echo ready; while :; do sleep 0.1; done", id="s2")
+    c.wait(id, timeout=30, until=lambda r: r.stdout)
+    t0 = time.monotonic()
+    c.cancel(id)
+    r = c.wait(id, timeout=30)
+    ms = ms_since(t0)
+    note("cancel of a TERM-ignoring loop: exit event after %d ms" % ms)
+    say("cancel TERM-proof", exit_fields(r), "after the 5 s grace:", "yes" if 4500 <= ms <= 7000 else "no")
+    # signal: INT reaches the group; the trap runs
+    id = c.exec("trap 'echo got INT; exit 5' INT; echo ready; sleep 100 & wait", id="s3")
+    c.wait(id, timeout=30, until=lambda r: r.stdout)
+    c.signal(id, "INT")
+    r = c.wait(id, timeout=30)
+    say("signal INT", js(r.stdout.decode()), exit_fields(r))
+    id = c.exec("echo ready; sleep 100", id="s4")
+    c.wait(id, timeout=30, until=lambda r: r.stdout)
+    c.signal(id, "KILL")
+    r = c.wait(id, timeout=30)
+    say("signal KILL", exit_fields(r))
+    id = c.exec("trap 'echo got USR1' USR1; echo ready; sleep 0.5 & wait; sleep 0.5 & wait; echo done",
+                id="s5")
+    c.wait(id, timeout=30, until=lambda r: r.stdout)
+    c.signal(id, "USR1")
+    r = c.wait(id, timeout=30)
+    say("signal USR1", js(r.stdout.decode()), exit_fields(r))
+
+
+def expect_error(c, line, id):
+    """Send a raw line; the next event must be one error event."""
+    n = len(c.errors)
+    c.send_raw(line)
+    ev = c.event(30)
+    if ev["event"] != "error" or len(c.errors) != n + 1:
+        return "no error event but %s" % js(ev)[:200]
+    note("%s -> %s" % (line[:100].decode(errors="replace").rstrip("\n"), js(ev)[:300]))
+    if ev["id"] != id:
+        return "error with id %s (want %s)" % (js(ev["id"]), js(id))
+    return "error" if ev["message"] else "error with an empty message"
+
+
+BAD_LINES = [
+    # (name, line, id the error event carries)
+    ("invalid JSON", b'{"op":"exec","id":"b1","command":"true"\n', None),
+    ("not an object", b'["exec"]\n', None),
+    ("unknown op", b'{"op":"launch","id":"b2","command":"true"}\n', "b2"),
+    ("no op", b'{"id":"b3","command":"true"}\n', "b3"),
+    ("unknown field", b'{"op":"exec","id":"b4","command":"true","colour":"red"}\n', "b4"),
+    ("command not a string", b'{"op":"exec","id":"b5","command":42}\n', "b5"),
+    ("command and argv", b'{"op":"exec","id":"b6","command":"true","argv":["true"]}\n', "b6"),
+    ("neither command nor argv", b'{"op":"exec","id":"b7"}\n', "b7"),
+    ("empty argv", b'{"op":"exec","id":"b8","argv":[]}\n', "b8"),
+    ("argv not strings", b'{"op":"exec","id":"b9","argv":["echo",1]}\n', "b9"),
+    ("id with a space", b'{"op":"exec","id":"bad id","command":"true"}\n', None),
+    ("empty id", b'{"op":"exec","id":"","command":"true"}\n', None),
+    ("id of 129 bytes", b'{"op":"exec","id":"' + b"i" * 129 + b'","command":"true"}\n', None),
+    ("id a number", b'{"op":"exec","id":7,"command":"true"}\n', None),
+    ("no id", b'{"op":"exec","command":"true"}\n', None),
+    ("relative cwd", b'{"op":"exec","id":"b10","command":"true","cwd":"work"}\n', "b10"),
+    ("missing cwd", b'{"op":"exec","id":"b11","command":"true","cwd":"/no/such/dir"}\n', "b11"),
+    ("cwd a file", b'{"op":"exec","id":"b12","command":"true","cwd":"/etc/turninit/trusted.pub"}\n', "b12"),
+    ("bad base64", b'{"op":"exec","id":"b13","command":"cat","stdin":"!!!"}\n', "b13"),
+    ("timeout_s 0", b'{"op":"exec","id":"b14","command":"true","timeout_s":0}\n', "b14"),
+    ("timeout_s 1.5", b'{"op":"exec","id":"b15","command":"true","timeout_s":1.5}\n', "b15"),
+    ("timeout_s a string", b'{"op":"exec","id":"b16","command":"true","timeout_s":"5"}\n', "b16"),
+    ("env value a number", b'{"op":"exec","id":"b17","command":"true","env":{"TZ":1}}\n', "b17"),
+    ("env an array", b'{"op":"exec","id":"b18","command":"true","env":["TZ=UTC"]}\n', "b18"),
+    ("duplicate key", b'{"op":"exec","id":"b19","command":"true","command":"false"}\n', None),
+    ("cancel of no command", b'{"op":"cancel","id":"nosuch"}\n', "nosuch"),
+    ("signal of no command", b'{"op":"signal","id":"nosuch","signal":"INT"}\n', "nosuch"),
+    ("cancel with a field", b'{"op":"cancel","id":"b20","signal":"INT"}\n', "b20"),
+]
+
+
+def case_badlines(c, a):
+    for name, line, id in BAD_LINES:
+        say(name + ":", expect_error(c, line, id))
+    # An empty line is no request: no event at all.
+    c.send_raw(b"\n")
+    try:
+        say("empty line:", "event " + js(c.event(1)))
+    except TimeoutError:
+        say("empty line: no event")
+    # duplicate running id; unknown signal names on a running command
+    c.exec("sleep 100", id="d1")
+    c.wait("d1", timeout=30, until=lambda r: r.pid is not None)
+    for name, line in (("duplicate running id", b'{"op":"exec","id":"d1","command":"echo DUP"}\n'),
+                       ("signal STOP", b'{"op":"signal","id":"d1","signal":"STOP"}\n'),
+                       ("signal SIGINT", b'{"op":"signal","id":"d1","signal":"SIGINT"}\n'),
+                       ("signal 2", b'{"op":"signal","id":"d1","signal":2}\n')):
+        say(name + ":", expect_error(c, line, "d1"))
+    c.cancel("d1")
+    r = c.wait("d1", timeout=30)
+    say("d1 after all that:", "started" if r.pid else "never started",
+        "events", " ".join(e["event"] for e in r.events if e["event"] != "error"), exit_fields(r))
+    # lines at the bound: 1048576 bytes before the newline pass, one more is refused
+    head = b'{"op":"exec","id":"long","command":"cat","stdin":"'
+    for size, want in ((1048576, "ran"), (1048577, "error")):
+        k = (size - len(head) - 2) // 4 * 4  # base64 "AAAA" is 3 zero bytes
+        line = head + b"A" * k + b'"' + b" " * (size - len(head) - k - 2) + b"}"
+        c.results["long"] = Result("long")
+        n = len(c.errors)
+        c.send_raw(line + b"\n")
+        r = c.wait("long", timeout=60, until=lambda r: len(c.errors) > n)
+        got = "error" if r.error or len(c.errors) > n else "ran"
+        if got == "ran":
+            got += ", all stdin back" if r.stdout == bytes(k // 4 * 3) else ", %d bytes back" % len(r.stdout)
+        say("line of %d bytes:" % size, got)
+    # a 3 MiB line: refused once, and the stream resynchronises at its newline
+    n = len(c.errors)
+    c.send_raw(b'{"op":"exec","id":"huge","command":"' + b"x" * (3 * MiB) + b'"}\n')
+    ev = c.event(60)
+    say("line of 3 MiB:", ev["event"], "one error:", "yes" if len(c.errors) == n + 1 else "no")
+    r = c.run("echo next works", timeout=30)
+    say("next request", js(r.stdout.decode()), exit_fields(r))
+    try:
+        extra = c.event(1)
+        say("unexpected event", js(extra)[:200])
+    except TimeoutError:
+        say("nothing else arrived")
+
+
+def case_concurrency(c, a):
+    ids = [c.exec("sleep 100", id="k%d" % i) for i in range(8)]
+    for i in ids:
+        c.wait(i, timeout=30, until=lambda r: r.pid is not None)
+    c.exec("echo NINTH", id="k9")
+    ev = c.event(30)
+    note("ninth: %s" % js(ev))
+    say("ninth", ev["event"], js(ev.get("id")), "message says concurrency limit 8 reached:",
+        "yes" if "concurrency limit 8 reached" in ev.get("message", "") else "no")
+    c.cancel("k0")
+    r = c.wait("k0", timeout=30)
+    say("k0", exit_fields(r))
+    r = c.run("echo ninth now", id="k9", timeout=30)
+    say("ninth again", js(r.stdout.decode()), exit_fields(r))
+    c.proc.stdin.close()
+    c.drain(30)
+    status = c.proc.wait(30)
+    evs = [e for e in c.results.values() if e.exit]
+    say("end of stdin: exit events", len(evs), "all SIGTERM:",
+        "yes" if all(c.results[i].exit["signal"] == 15 for i in ids[1:]) else "no", "serve status", status)
+
+
+def case_many(c, a):
+    c.run("true", timeout=60)  # the container is up once a command has run
+    pid = host_pid(a.name)
+    for _ in range(20):  # warm up: the first commands allocate what the rest reuse
+        c.run("true", timeout=30)
+    fds0, rss0 = pid1_figures(pid)
+    t0 = time.monotonic()
+    bad = 0
+    for n in range(1000):
+        r = c.run("true", id="t", timeout=30)
+        if r.exit is None or r.exit["code"] != 0:
+            bad += 1
+    ms = ms_since(t0)
+    fds1, rss1 = pid1_figures(pid)
+    note("1000 x true in %d ms; /proc/1: fds %d -> %d, VmRSS %d -> %d kB" % (ms, fds0, fds1, rss0, rss1))
+    say("1000 true, failures", bad)
+    say("fds equal:", "yes" if fds1 == fds0 else "no (%d -> %d)" % (fds0, fds1))
+    say("VmRSS within +256 KiB:", "yes" if rss1 - rss0 <= 256 else "no (%d -> %d kB)" % (rss0, rss1))
+    r = c.run('cat /proc/[0-9]*/stat | awk \'$3 == "Z"\' | wc -l', timeout=30)
+    say("zombies", js(r.stdout.decode()))
+    # turninit's children seen from the host: none once the last command is over
+    # (a command's keeper, if any, may take a moment to be reaped).
+    deadline = time.monotonic() + 2
+    while True:
+        kids = children(pid)
+        if not kids or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    say("children of turninit after:", " ".join(kids) or "none")
+
+
+def children(pid):
+    """"PID STATE COMM" of each child of host process pid."""
+    out = []
+    for d in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                head, tail = f.read().rsplit(")", 1)
+        except (OSError, ValueError):
+            continue
+        fields = tail.split()
+        if fields[1] == str(pid):
+            out.append("%s %s %s" % (d, fields[0], head.split("(", 1)[1]))
+    return out
+
+
+def container_gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def case_sigkill_client(c, a):
+    c.exec("sleep 100", id="z")
+    c.wait("z", timeout=60, until=lambda r: r.pid is not None)
+    pid = host_pid(a.name)
+    t0 = time.monotonic()
+    os.kill(c.proc.pid, signal.SIGKILL)
+    c.proc.wait(10)
+    while not container_gone(pid) and ms_since(t0) < 10000:
+        time.sleep(0.02)
+    ms = ms_since(t0)
+    note("turninit (host pid %d) gone %d ms after SIGKILL of the client" % (pid, ms))
+    say("turninit ended within 2 s:", within(ms, 2000) if container_gone(pid) else "no (still running)")
+    deadline = time.monotonic() + 10
+    while podman("ps", "-q", "--filter", "name=^%s$" % a.name) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    say("podman ps lists it:", "yes" if podman("ps", "-q", "--filter", "name=^%s$" % a.name) else "no")
+
+
+def case_end_of_stdin(c, a):
+    c.exec("sleep 100", id="e1")
+    c.exec("trap '' TERM; echo ready; while :; do sleep 0.1; done", id="e2")
+    c.wait("e2", timeout=30, until=lambda r: r.stdout)
+    c.wait("e1", timeout=30, until=lambda r: r.pid is not None)
+    t0 = time.monotonic()
+    c.proc.stdin.close()
+    evs = c.drain(30)
+    status = c.proc.wait(30)
+    ms = ms_since(t0)
+    note("end of stdin to end of turn: %d ms" % ms)
+    say("events after EOF", " ".join("%s:%s" % (e["event"], e["id"]) for e in sorted(evs, key=lambda e: e["id"])))
+    say("e1", exit_fields(c.results["e1"]))
+    say("e2", exit_fields(c.results["e2"]))
+    say("grace then SIGKILL:", "yes" if 4500 <= ms <= 8000 else "no")
+    say("serve status", status)
+
+
+def case_sigterm(c, a):
+    c.exec("sleep 100", id="t1")
+    c.wait("t1", timeout=30, until=lambda r: r.pid is not None)
+    t0 = time.monotonic()
+    podman("kill", "--signal", "TERM", a.name, check=True)
+    evs = c.drain(30)
+    status = c.proc.wait(30) if c.proc else None
+    note("SIGTERM to the end of the turn: %d ms" % ms_since(t0))
+    say("events after SIGTERM", " ".join("%s:%s" % (e["event"], e["id"]) for e in evs))
+    say("t1", exit_fields(c.results["t1"]))
+    say("status", status)
+
+
+def case_shell_missing(c, a):
+    r = c.run("echo COMMAND-RAN", id="m1", timeout=30)
+    say("events", " ".join(e["event"] for e in r.events), "message names the shell:",
+        "yes" if r.error and "/bin/no-such-shell" in r.error["message"] else "no")
+    try:
+        say("then", js(c.event(1)))
+    except TimeoutError:
+        say("then nothing")
+    r = c.run("echo again", id="m1", timeout=30)
+    say("again", " ".join(e["event"] for e in r.events))
+    say("serve status", c.close())
+
+
+def case_transcript(c, a):
+    """A session for docs/protocol.md; prints the raw lines."""
+    c.run("echo hello; echo oops >&2; exit 3", id="c1", timeout=30)
+    c.run("env", id="c2", env={"TZ": "UTC", "GH_TOKEN": "secret"}, timeout=30)
+    c.run(argv=["printf", "%s\\n", "a b", "$HOME"], id="c3", cwd="/tmp", timeout=30)
+    c.run("tr a-z A-Z", id="c4", stdin=b"from stdin\n", timeout=30)
+    c.send_raw(b'{"op":"exec","id":"c5","command":"true","cwd":"work"}\n')
+    c.event(30)
+    c.send_raw(b"not json\n")
+    c.event(30)
+    c.exec("sleep 100", id="c6")
+    c.wait("c6", timeout=30, until=lambda r: r.pid is not None)
+    c.cancel("c6")
+    c.wait("c6", timeout=30)
+    c.run("sleep 100", id="c7", timeout_s=1, timeout=30)
+    c.exec("trap 'echo got INT; exit 130' INT; echo ready; sleep 100 & wait", id="c8")
+    c.wait("c8", timeout=30, until=lambda r: r.stdout)
+    c.signal("c8", "INT")
+    c.wait("c8", timeout=30)
+    c.exec("sleep 100", id="c9")
+    c.wait("c9", timeout=30, until=lambda r: r.pid is not None)
+    c.proc.stdin.close()
+    c.log.append(("--", b"(end of stdin)\n"))
+    c.drain(30)
+    status = c.proc.wait(30)
+    for d, line in c.log:
+        sys.stdout.buffer.write(d.encode() + b" " + line)
+    print("-- (turninit exits %d)" % status)
+
+
+# --- listen mode ---------------------------------------------------------------------
+def connect_as(path, uid):
+    """A Client on the listen socket whose peer credentials are uid's: a child
+    process takes uid (and gid) and connects, then hands the connection back
+    (SCM_RIGHTS). SO_PEERCRED keeps what it was at connect(2), so this process
+    can stay root for podman."""
+    if uid is None:
+        return Client.connect(path)
+    uid = int(uid)
+    parent, child = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            parent.close()
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            socket.send_fds(child, [b"x"], [s.fileno()])
+            os._exit(0)
+        except BaseException as e:  # noqa: B036 - report anything, exit the child
+            print("connect_as: %s" % e, file=sys.stderr)
+            os._exit(1)
+    child.close()
+    _, fds, _, _ = socket.recv_fds(parent, 1, 1)
+    os.waitpid(pid, 0)
+    parent.close()
+    if not fds:
+        raise OSError("connect_as %d: the child could not connect" % uid)
+    sock = socket.socket(fileno=fds[0])
+    return Client(sock.fileno(), sock.fileno(), sock=sock)
+
+
+
+def case_caller_ok(c, a):
+    r = c.run("id -u; echo $HOME", timeout=30)
+    say("stdout", js(r.stdout.decode()), exit_fields(r))
+    r = c.run("exit 3", timeout=30)
+    say("exit 3", exit_fields(r))
+
+
+def case_refused(c, a):
+    # Send a request at once: it must not be read, let alone run. The server may
+    # have closed the connection already (EPIPE): the error event is still there.
+    try:
+        c.exec("touch /tmp/refused-ran; echo REFUSED-RAN")
+    except (BrokenPipeError, ConnectionResetError):
+        note("the request could not be sent: the connection was closed")
+    evs = c.drain(30)
+    say("events", " ".join("%s:%s" % (e["event"], js(e["id"])) for e in evs))
+    for e in evs:
+        note("message: %s" % e.get("message"))
+
+
+def case_marker(c, a):
+    r = c.run("test -e /tmp/refused-ran && echo RAN || echo not-ran", timeout=30)
+    say(js(r.stdout.decode()))
+
+
+def case_inner_call(c, a):
+    r = c.run("/sbin/turninit call --socket /run/turninit/turninit.sock 'echo INNER-RAN'; echo \"status $?\"",
+              timeout=60)
+    say("stdout", js(r.stdout.decode()), exit_fields(r))
+    lines = r.stderr.decode().splitlines()
+    say("stderr is one turninit line:", "yes" if len(lines) == 1 and lines[0].startswith("turninit: ") else js(lines))
+    note("inner call stderr: %s" % r.stderr.decode().strip())
+
+
+def case_two_connections(c, a):
+    d = connect_as(a.socket, a.uid)
+    t0 = time.monotonic()
+    c.exec("sleep 1; echo A", id="x")
+    d.exec("sleep 1; echo B", id="x")
+    ra, rb = c.wait("x", timeout=30), d.wait("x", timeout=30)
+    ms = ms_since(t0)
+    note("two 1 s commands on two connections: %d ms" % ms)
+    say("A", js(ra.stdout.decode()), exit_fields(ra), "B", js(rb.stdout.decode()), exit_fields(rb))
+    say("at the same time:", "yes" if ms < 1900 else "no")
+    # close one connection with a command running: it is cancelled
+    d.exec("echo $$; sleep 100", id="y")
+    r = d.wait("y", timeout=30, until=lambda r: r.stdout)
+    pid = int(r.stdout)
+    d.sock.close()
+    t0 = time.monotonic()
+    r = c.run("for i in $(seq 50); do [ -e /proc/%d ] || { echo gone; exit 0; }; sleep 0.1; done; echo left" % pid,
+              timeout=30)
+    note("command of a closed connection gone after %d ms" % ms_since(t0))
+    say("closed connection's command", js(r.stdout.decode()))
+
+
+def case_peer_race(c, a):
+    r = c.run("peerrace /run/turninit/turninit.sock 200", timeout=250)
+    say("peerrace", js(r.stdout.decode()), exit_fields(r))
+    if r.stderr:
+        note("peerrace stderr: %s" % r.stderr.decode().strip())
+
+
+def case_slow_neighbour(c, a):
+    """A connection whose client stops reading must not stall the others."""
+    d = connect_as(a.socket, a.uid)
+    d.exec("yes 0123456789abcde | head -c 8000000", id="flood")  # d is never read
+    time.sleep(1)  # the socket buffers fill; turninit has more to write to d
+    c.exec("echo hi", id="n")
+    t0 = time.monotonic()
+    try:
+        r = c.wait("n", timeout=10)
+        note("the other connection answered in %d ms" % ms_since(t0))
+        say("answered while a neighbour stalls:", "yes", js(r.stdout.decode()), exit_fields(r))
+    except TimeoutError:
+        say("answered while a neighbour stalls: no (nothing within 10 s)")
+    d.sock.close()
+    r = c.wait("n", timeout=30)
+    say("after the neighbour closed", js(r.stdout.decode()), exit_fields(r))
+
+
+def case_listen_sigterm(c, a):
+    c.exec("sleep 100", id="t1")
+    c.wait("t1", timeout=30, until=lambda r: r.pid is not None)
+    t0 = time.monotonic()
+    p = subprocess.Popen(["podman", "stop", "-t", "10", a.name], stdout=subprocess.DEVNULL)
+    evs = c.drain(30)
+    p.wait(PODMAN_TIMEOUT)
+    note("podman stop of listen: %d ms" % ms_since(t0))
+    say("events", " ".join("%s:%s" % (e["event"], e["id"]) for e in evs))
+    say("t1", exit_fields(c.results["t1"]))
+    say("container exit code", podman("inspect", "--format", "{{.State.ExitCode}}", a.name))
+
+
+CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
+
+
+class Args:
+    name = None
+    socket = None
+    uid = None
+
+
+def main(argv):
+    a = Args()
+    case = argv.pop(0)
+    while argv and argv[0] != "--":
+        opt = argv.pop(0)
+        setattr(a, opt[2:], argv.pop(0))
+    server = argv[1:]
+    if a.socket:
+        c = connect_as(a.socket, a.uid)
+    else:
+        c = Client.spawn(server)
+    try:
+        CASES[case](c, a)
+    except (Closed, TimeoutError, OSError, KeyError, ValueError, RuntimeError,
+            subprocess.TimeoutExpired) as e:
+        say("case stopped: %s: %s" % (type(e).__name__, e))
+    finally:
+        check_log(c)
+        if c.proc and c.proc.poll() is None:
+            try:
+                c.proc.stdin.close()
+                c.proc.wait(30)
+            except (OSError, subprocess.TimeoutExpired):
+                c.proc.kill()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
