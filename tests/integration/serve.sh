@@ -610,7 +610,7 @@ if selected k-sidecar-kube-play; then
 	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:sidecar" --manifest "$M/main.json" \
 		--key "$KEY_SEC" --trusted-comment "turninit serve test: sidecar" >"$WORK/seal-sidecar.log" 2>&1 \
 		|| why "oci/seal.sh sidecar: $(tail -n 1 "$WORK/seal-sidecar.log")"
-	sed -e "s|localhost/agent-turn:1|$IMG:sidecar|; s|localhost/turninit:latest|$IMG:base|" \
+	sed -e "s|localhost/agent-turn:1|$IMG:sidecar|; s|localhost/agent-base:1|$IMG:base|" \
 		-e "s|name: agent-turn\$|name: $POD|; s|turninit-home|$VOL_HOME|; s|turninit-socket|$VOL_SOCK|" \
 		"$YAML" > "$WORK/sidecar.yaml"
 	# podman kube play (4.3) makes every emptyDir a plain volume on disk, ignoring
