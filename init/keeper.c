@@ -79,6 +79,9 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 				cancelled = true;
 				kill(-main_pid, SIGTERM);
 				reap_signal_descendants(getpid(), SIGTERM);
+				/* a stopped process gets SIGTERM only once it runs */
+				kill(-main_pid, SIGCONT);
+				reap_signal_descendants(getpid(), SIGCONT);
 				kill_at = reap_now_ms() + KEEPER_GRACE_MS;
 			} else if ((int)si.ssi_signo == REAP_SIG_FORWARD) {
 				kill(-main_pid, si.ssi_int);

@@ -228,8 +228,10 @@ static void cmd_free(struct cmd *m)
 	m->out_fd = m->err_fd = m->in_fd = m->k.msg_fd = -1;
 }
 
-/* Read what a stdout or stderr pipe holds; deliver up to the output limit. */
-static void cmd_output(struct cmd *m, int *fd, const char *stream)
+/* Read what a stdout or stderr pipe holds; deliver up to the output limit.
+ * Returns the bytes read, 0 at end of file (the fd is then closed), or -1 when
+ * nothing is waiting. */
+static ssize_t cmd_output(struct cmd *m, int *fd, const char *stream)
 {
 	static uint8_t buf[SERVE_CHUNK];
 	static char b64[sodium_base64_ENCODED_LEN(SERVE_CHUNK, sodium_base64_VARIANT_ORIGINAL)];
@@ -237,10 +239,10 @@ static void cmd_output(struct cmd *m, int *fd, const char *stream)
 	size_t give;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
+		return -1;
 	if (n <= 0) {
 		close_fd(fd);
-		return;
+		return 0;
 	}
 	give = (size_t)n;
 	if (m->delivered + give > m->limit) {
@@ -248,11 +250,27 @@ static void cmd_output(struct cmd *m, int *fd, const char *stream)
 		m->truncated = true;
 	}
 	if (give == 0)
-		return;
+		return n;
 	m->delivered += give;
 	sodium_bin2base64(b64, sizeof(b64), buf, give, sodium_base64_VARIANT_ORIGINAL);
 	emit(m->conn, json_pack("{s:s, s:s, s:s, s:s}", "event", "output", "id", m->id,
 				"stream", stream, "data", b64));
+	return n;
+}
+
+/* Read at most one pipe's capacity (all that the command's own, now ended,
+ * processes can have left in it; a foreign writer cannot keep this going),
+ * then close. */
+static void cmd_drain(struct cmd *m, int *fd, const char *stream)
+{
+	int cap = *fd >= 0 ? fcntl(*fd, F_GETPIPE_SZ) : 0;
+	ssize_t budget = cap > 0 ? cap : 1 << 20, n = 1;
+
+	while (*fd >= 0 && budget > 0 && n > 0) {
+		n = cmd_output(m, fd, stream);
+		budget -= n;
+	}
+	close_fd(fd);
 }
 
 static void cmd_stdin(struct cmd *m)
@@ -284,6 +302,12 @@ static void cmd_message(struct cmd *m)
 	m->exited = true;
 	m->end_ms = reap_now_ms();
 	close_fd(&m->k.msg_fd);
+	/* Every process of the command is gone now (the keeper ended them all), so
+	 * what they wrote is in the pipes already. Take it, then close: a writer
+	 * left is a process of another command that was handed the fd, and must
+	 * not hold this command's exit event, its timeout or its slot. */
+	cmd_drain(m, &m->out_fd, "stdout");
+	cmd_drain(m, &m->err_fd, "stderr");
 }
 
 /* The exit event, once the main process has ended and both pipes are drained. */
@@ -534,7 +558,10 @@ static void do_request(struct serve *s, struct conn *c, const char *line, size_t
 	struct cmd *m;
 
 	if (!req || !json_is_object(req)) {
-		emit_error(c, NULL, "request: not a JSON object: %s", req ? "" : je.text);
+		if (req)
+			emit_error(c, NULL, "request: not a JSON object");
+		else
+			emit_error(c, NULL, "request: not a JSON object: %s", je.text);
 		json_decref(req);
 		return;
 	}

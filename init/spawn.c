@@ -47,7 +47,7 @@ char **spawn_argv(char *const *words, int n)
 	if (n == 1) {
 		v[k++] = words[0];
 	} else {
-		v[k++] = "exec \"$@\"";
+		v[k++] = "exec -- \"$@\"";
 		v[k++] = "bash";
 		for (int i = 0; i < n; i++)
 			v[k++] = words[i];

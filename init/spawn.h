@@ -41,9 +41,9 @@ int spawn_close_fds(const int *keep, int n);
 
 /* spawn_argv - the shell argv for a command: one word is a bash command string
  * (`bash --noprofile --norc -c -- WORD`); several are an argv run through
- * `bash --noprofile --norc -c -- 'exec "$@"' bash WORD...` so no word is
- * re-parsed. The `--` keeps a command string that starts with '-' from being
- * read as a bash option.
+ * `bash --noprofile --norc -c -- 'exec -- "$@"' bash WORD...` so no word is
+ * re-parsed. Each `--` keeps a word that starts with '-' from being read as an
+ * option of bash or of its exec.
  * Returns a malloc'd NULL-terminated array (strings not copied), or NULL. */
 char **spawn_argv(char *const *words, int n);
 

@@ -127,8 +127,10 @@ mkdir -p "$OV/bin"
 ln -s busybox "$OV/bin/setsid"
 CC=gcc
 command -v musl-gcc >/dev/null && CC=musl-gcc
-$CC -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$OV/bin/peerrace" "$ROOT/tests/serve/peerrace.c" \
-	>"$WORK/peerrace.log" 2>&1 || { cat "$WORK/peerrace.log"; abort "building tests/serve/peerrace.c"; }
+for helper in peerrace fdpass; do
+	$CC -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$OV/bin/$helper" "$ROOT/tests/serve/$helper.c" \
+		>"$WORK/$helper.log" 2>&1 || { cat "$WORK/$helper.log"; abort "building tests/serve/$helper.c"; }
+done
 sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
 	--root "$WORK/root-base" --overlay "$OV" "$BIN" >"$WORK/build-base.log" 2>&1 \
 	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
@@ -215,6 +217,18 @@ cancel TERM-proof $EXIT_KILL after the 5 s grace: yes
 signal INT \"ready\\ngot INT\\n\" code=5 signal=null timed_out=false truncated=false
 signal KILL $EXIT_KILL
 signal USR1 \"ready\\ngot USR1\\ndone\\n\" $EXIT_OK
+"
+	end
+fi
+
+if selected s-hardening; then
+	# Found by review: a command handing its stdout to another must not hold
+	# its exit event; cancel reaches a stopped command; argv words are words.
+	begin s-hardening
+	serve_case hardening hardening
+	expect_out "fd handed on $EXIT_OK A-done within 2 s: yes
+cancel stopped $EXIT_TERM within 2 s: yes
+argv dash code=127 signal=null timed_out=false truncated=false \"\"
 "
 	end
 fi

@@ -701,6 +701,30 @@ def case_listen_sigterm(c, a):
     say("container exit code", podman("inspect", "--format", "{{.State.ExitCode}}", a.name))
 
 
+def case_hardening(c, a):
+    # A command hands its stdout to another one and exits: its exit event must
+    # not wait for the other (which would hold its timeout and its slot).
+    b = c.exec("fdpass recv hold 8", id="holder", timeout_s=30)
+    c.wait(b, timeout=30, until=lambda r: r.stdout)
+    t0 = time.monotonic()
+    r = c.run("fdpass send hold; echo A-done", id="giver", timeout_s=3, timeout=30)
+    ms = ms_since(t0)
+    say("fd handed on", exit_fields(r), "A-done" if b"A-done" in r.stdout else "no A-done",
+        "within 2 s:", within(ms, 2000))
+    c.cancel(b)
+    c.wait(b, timeout=30)
+    # cancel reaches a stopped command at once (SIGCONT with the SIGTERM)
+    id = c.exec("kill -STOP $$; echo not reached", id="stopped")
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    c.cancel(id)
+    r = c.wait(id, timeout=30)
+    say("cancel stopped", exit_fields(r), "within 2 s:", within(ms_since(t0), 2000))
+    # an argv word that starts with '-' is a word, not an option of exec
+    r = c.run(argv=["-a", "FAKE0", "sh", "-c", "echo argv0=$0"], id="dash", timeout=30)
+    say("argv dash", exit_fields(r), js(r.stdout.decode()))
+
+
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
 
 
