@@ -119,6 +119,19 @@ sign() {
 		-t "turninit integration test: $(basename "$1")" </dev/null >/dev/null
 }
 
+# The manifests of the suites are composed of these pieces of JSON: HEAD
+# (version, a far expiry that keeps them deterministic, user, home, workdir) and
+# SET (env.set). manifest NAME JSON writes $WORK/m/NAME.json byte for byte and
+# signs it with the minisign secret key $MANIFEST_KEY.
+# shellcheck disable=SC2034 # used by the suites
+SET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}'
+HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+manifest() {
+	mkdir -p "$WORK/m"
+	printf '%s\n' "$2" > "$WORK/m/$1.json"
+	sign "$WORK/m/$1.json" "$MANIFEST_KEY" || abort "minisign -S $1.json"
+}
+
 # manifest_env FILE: the -e options that hand FILE and FILE.minisig to PID 1, the
 # way a caller who controls the container's environment can.
 manifest_env() {

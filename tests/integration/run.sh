@@ -67,12 +67,7 @@ keypair other
 # --- manifests -----------------------------------------------------------------
 # Written byte for byte; a far "expires" keeps them deterministic.
 M=$WORK/m
-manifest() { # manifest NAME JSON: $M/NAME.json, signed by the trusted key
-	printf '%s\n' "$2" > "$M/$1.json"
-	sign "$M/$1.json" "$KEY_TRUSTED_SEC" || abort "minisign -S $1.json"
-}
-SET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}'
-HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+MANIFEST_KEY=$KEY_TRUSTED_SEC
 manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
 manifest allow-ld "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LD_PRELOAD\"]}}"
 manifest set-ld "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"LD_PRELOAD\":\"/x.so\"},\"allow\":[\"TZ\"]}}"

@@ -110,8 +110,6 @@ if [[ ! -r $KEY_SEC || ! -r $KEY_PUB ]]; then
 	echo "# tests/vectors/test-trusted.{key,pub} missing: using a temporary pair in build/stest/keys"
 fi
 M=$WORK/m
-SET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}'
-HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
 LIMITS='"limits":{"nofile":512,"nproc":256,"fsize_bytes":10485760}'
 printf '%s\n' "{$HEAD,\"env\":{$SET,\"allow\":[]},$LIMITS,\"seccomp\":{\"deny\":[\"@default\"],\"allow\":[]}}" > "$M/main.json"
 printf '%s\n' "{$HEAD,\"env\":{$SET,\"allow\":[]},$LIMITS,\"seccomp\":{\"deny\":[],\"allow\":[]}}" > "$M/nofilter.json"

@@ -106,12 +106,7 @@ KEY_SEC=$VECTORS/test-trusted.key
 KEY_PUB=$VECTORS/test-trusted.pub
 [[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
 M=$WORK/m
-manifest() { # manifest NAME JSON: $M/NAME.json, signed by the trusted key
-	printf '%s\n' "$2" > "$M/$1.json"
-	sign "$M/$1.json" "$KEY_SEC" || abort "minisign -S $1.json"
-}
-SET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}'
-HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+MANIFEST_KEY=$KEY_SEC
 # main: the default limits (timeout_s 600, output_bytes 16 MiB, concurrency 8) and
 # callers.uids defaulting to [1000]; small: output_bytes 1 MiB and timeout_s 2.
 manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
