@@ -35,9 +35,9 @@
 #include "keeper.h"
 #include "log.h"
 #include "reap.h"
+#include "request.h"
 #include "spawn.h"
 
-#define SERVE_ID_MAX 128
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77          /* Linux 6.5; older kernels: ENOPROTOOPT */
 #endif
@@ -63,7 +63,7 @@ struct conn {
 struct cmd {
 	bool used;
 	struct conn *conn;
-	char id[SERVE_ID_MAX + 1];
+	char id[RQ_ID_MAX + 1];
 	struct keeper k;
 	int out_fd, err_fd, in_fd;   /* -1 once closed */
 	uint8_t *in_buf;
@@ -326,154 +326,44 @@ static void cmd_finish(struct cmd *m)
 
 /* ---- requests ------------------------------------------------------------ */
 
-static bool valid_id(const char *id)
-{
-	size_t n = strlen(id);
-
-	if (n == 0 || n > SERVE_ID_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= 'A' && id[i] <= 'Z') ||
-		      (id[i] >= '0' && id[i] <= '9') || strchr("._:-", id[i])))
-			return false;
-	return true;
-}
-
-static const struct {
-	const char *name;
-	int sig;
-} serve_signals[] = {
-	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "KILL", SIGKILL },
-	{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM }, { "WINCH", SIGWINCH },
-};
-
-/* The request's env object as "NAME=value" strings (NULL-terminated). */
-static char **env_strings(json_t *env, const char **bad)
-{
-	size_t n = env ? json_object_size(env) : 0, k = 0;
-	char **v = calloc(n + 1, sizeof(*v));
-	const char *name;
-	json_t *val;
-
-	if (!v)
-		return NULL;
-	if (env)
-		json_object_foreach(env, name, val) {
-			const char *s = json_string_value(val);
-
-			if (!s) {
-				*bad = name;
-				envf_free(v);
-				return NULL;
-			}
-			if (asprintf(&v[k], "%s=%s", name, s) < 0) {
-				v[k] = NULL;
-				envf_free(v);
-				return NULL;
-			}
-			k++;
-		}
-	return v;
-}
-
-static void do_exec(struct serve *s, struct conn *c, json_t *req, const char *id)
+static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 {
 	const struct mf_manifest *mf = s->ctx->manifest;
-	const char *command = NULL, *cwd = mf->workdir, *stdin_b64 = NULL, *bad = NULL;
-	json_t *argv_j = NULL, *env_j = NULL;
-	json_int_t timeout = 0;
-	json_error_t je;
-	char **words = NULL, **shell_argv = NULL, **caller = NULL, **envp = NULL;
+	const char *cwd = rq->cwd ? rq->cwd : mf->workdir, *id = rq->id;
+	uint32_t timeout = rq->timeout_s;
+	char **shell_argv = NULL, **envp = NULL;
 	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	struct cmd *m = NULL;
 	struct tn_error err = { 0 };
 	struct keeper_msg msg = { .type = 0 };
 	struct stat st;
-	int n_words = 0;
 
-	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s?s, s?o, s?s, s?o, s?I, s?s}",
-			   "op", &(const char *){ NULL }, "id", &(const char *){ NULL },
-			   "command", &command, "argv", &argv_j, "cwd", &cwd, "env", &env_j,
-			   "timeout_s", &timeout, "stdin", &stdin_b64) != 0) {
-		emit_error(c, id, "exec: %s", je.text);
+	if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		emit_error(c, id, "exec: cwd %s is not a directory", cwd);
 		return;
 	}
-	if (!command == !argv_j) {
-		emit_error(c, id, "exec: give exactly one of command and argv");
-		return;
-	}
-	if (argv_j) {
-		if (!json_is_array(argv_j) || json_array_size(argv_j) == 0) {
-			emit_error(c, id, "exec: argv must be a non-empty array of strings");
-			return;
-		}
-		n_words = (int)json_array_size(argv_j);
-		words = calloc((size_t)n_words + 1, sizeof(*words));
-		if (!words)
-			goto oom;
-		for (int i = 0; i < n_words; i++) {
-			words[i] = (char *)json_string_value(json_array_get(argv_j, (size_t)i));
-			if (!words[i]) {
-				emit_error(c, id, "exec: argv[%d] is not a string", i);
-				goto out;
-			}
-		}
-	} else {
-		words = calloc(2, sizeof(*words));
-		if (!words)
-			goto oom;
-		words[0] = (char *)command;
-		n_words = 1;
-	}
-	if (env_j && !json_is_object(env_j)) {
-		emit_error(c, id, "exec: env must be an object of strings");
-		goto out;
-	}
-	if (cwd[0] != '/' || stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		emit_error(c, id, "exec: cwd %s is not an absolute path of a directory", cwd);
-		goto out;
-	}
-	if (timeout < 0 || (json_object_get(req, "timeout_s") && timeout < 1)) {
-		emit_error(c, id, "exec: timeout_s must be at least 1");
-		goto out;
-	}
-	if (timeout == 0 || timeout > (json_int_t)mf->limits.timeout_s)
-		timeout = (json_int_t)mf->limits.timeout_s;
+	if (timeout == 0 || timeout > mf->limits.timeout_s)
+		timeout = mf->limits.timeout_s;
 	if (find_cmd(s, c, id)) {
 		emit_error(c, id, "exec: id %s is already running", id);
-		goto out;
+		return;
 	}
 	if (running(s) >= s->n_cmds) {
 		emit_error(c, id, "exec: concurrency limit %zu reached", s->n_cmds);
-		goto out;
+		return;
 	}
 	for (size_t i = 0; i < s->n_cmds && !m; i++)
 		if (!s->cmds[i].used)
 			m = &s->cmds[i];
-	caller = env_strings(env_j, &bad);
-	if (!caller) {
-		if (bad)
-			emit_error(c, id, "exec: env.%s is not a string", bad);
-		else
-			goto oom;
-		goto out;
-	}
-	if (envf_build(mf, caller, &envp, &err) < 0 || !(shell_argv = spawn_argv(words, n_words)))
+	if (envf_build(mf, rq->env, &envp, &err) < 0 ||
+	    !(shell_argv = spawn_argv(rq->words, rq->n_words)))
 		goto oom;
 	cmd_free(m);
-	if (stdin_b64) {
-		size_t b64_len = strlen(stdin_b64), len = 0;
-
-		m->in_buf = malloc(b64_len / 4 * 3 + 3);
-		if (!m->in_buf)
-			goto oom;
-		if (sodium_base642bin(m->in_buf, b64_len / 4 * 3 + 3, stdin_b64, b64_len, NULL, &len,
-				      NULL, sodium_base64_VARIANT_ORIGINAL) != 0) {
-			emit_error(c, id, "exec: stdin is not valid base64");
-			cmd_free(m);
-			goto out;
-		}
-		m->in_len = len;
+	if (rq->has_stdin) {
+		/* the request owns the bytes; the command slot takes them */
+		m->in_buf = rq->stdin_data;
+		m->in_len = rq->stdin_len;
+		rq->stdin_data = NULL;
 		if (pipe2(in_p, O_CLOEXEC) != 0)
 			goto sys;
 	} else {
@@ -536,76 +426,41 @@ sys:
 	goto out;
 oom:
 	emit_error(c, id, "exec: out of memory");
-	if (m && !m->used)
-		cmd_free(m);
 out:
 	for (int i = 0; i < 2; i++) {
 		close_fd(&in_p[i]);
 		close_fd(&out_p[i]);
 		close_fd(&err_p[i]);
 	}
-	free(words);
 	free(shell_argv);
-	envf_free(caller);
 	envf_free(envp);
 }
 
 static void do_request(struct serve *s, struct conn *c, const char *line, size_t len)
 {
-	json_error_t je;
-	json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-	const char *op, *id;
+	struct rq_request *rq = NULL;
+	struct tn_error err = { 0 };
+	char id[RQ_ID_MAX + 1];
 	struct cmd *m;
 
-	if (!req || !json_is_object(req)) {
-		if (req)
-			emit_error(c, NULL, "request: not a JSON object");
-		else
-			emit_error(c, NULL, "request: not a JSON object: %s", je.text);
-		json_decref(req);
+	if (rq_parse(line, len, &rq, id, &err) < 0) {
+		emit_error(c, id[0] ? id : NULL, "%s", err.msg);
 		return;
 	}
-	op = json_string_value(json_object_get(req, "op"));
-	id = json_string_value(json_object_get(req, "id"));
-	if (!id || !valid_id(id)) {
-		emit_error(c, NULL, "request: id must be a string of 1 to %d characters from [A-Za-z0-9._:-]",
-			   SERVE_ID_MAX);
-	} else if (!op) {
-		emit_error(c, id, "request: op must be a string");
-	} else if (strcmp(op, "exec") == 0) {
-		do_exec(s, c, req, id);
-	} else if (strcmp(op, "cancel") == 0 || strcmp(op, "signal") == 0) {
-		const char *sig = NULL;
-		int signo = 0;
+	if (rq->op == RQ_EXEC) {
+		do_exec(s, c, rq);
+	} else {
+		const char *op = rq->op == RQ_CANCEL ? "cancel" : "signal";
 
-		if (strcmp(op, "cancel") == 0 ?
-		    json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) :
-		    json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
-				   "signal", &sig)) {
-			emit_error(c, id, "%s: %s", op, je.text);
-			goto out;
-		}
-		for (size_t i = 0; sig && i < sizeof(serve_signals) / sizeof(serve_signals[0]); i++)
-			if (strcmp(sig, serve_signals[i].name) == 0)
-				signo = serve_signals[i].sig;
-		if (sig && !signo) {
-			emit_error(c, id, "signal: unknown signal %s (HUP INT QUIT KILL USR1 USR2 TERM WINCH)", sig);
-			goto out;
-		}
-		m = find_cmd(s, c, id);
-		if (!m || m->exited) {
-			emit_error(c, id, "%s: no running command %s", op, id);
-			goto out;
-		}
-		if (sig)
-			keeper_forward(&m->k, signo);
+		m = find_cmd(s, c, rq->id);
+		if (!m || m->exited)
+			emit_error(c, rq->id, "%s: no running command %s", op, rq->id);
+		else if (rq->op == RQ_SIGNAL)
+			keeper_forward(&m->k, rq->signo);
 		else
 			cmd_cancel(m);
-	} else {
-		emit_error(c, id, "request: unknown op %s (exec, cancel, signal)", op);
 	}
-out:
-	json_decref(req);
+	rq_free(rq);
 }
 
 /* ---- connections ----------------------------------------------------------- */

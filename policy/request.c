@@ -1,0 +1,233 @@
+/* request.c - see request.h. */
+#define _GNU_SOURCE
+#include "request.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int signo;
+} rq_signals[] = {
+	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "KILL", SIGKILL },
+	{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM }, { "WINCH", SIGWINCH },
+};
+
+static bool rq_valid_id(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n > RQ_ID_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= 'A' && id[i] <= 'Z') ||
+		      (id[i] >= '0' && id[i] <= '9') || strchr("._:-", id[i])))
+			return false;
+	return true;
+}
+
+void rq_free(struct rq_request *r)
+{
+	if (!r)
+		return;
+	free(r->words);   /* the strings are in the same block */
+	for (char **e = r->env; e && *e; e++)
+		free(*e);
+	free(r->env);
+	free(r->cwd);
+	free(r->stdin_data);
+	free(r);
+}
+
+/* Copy the words: the array and the strings in one block. */
+static int rq_words(struct rq_request *r, json_t *command, json_t *argv, struct tn_error *err)
+{
+	size_t n = command ? 1 : json_array_size(argv), bytes = (n + 1) * sizeof(char *);
+	char *p;
+
+	if (argv && (!json_is_array(argv) || n == 0))
+		return err_set(err, EINVAL, "exec: argv must be a non-empty array of strings");
+	for (size_t i = 0; i < n; i++) {
+		json_t *w = command ? command : json_array_get(argv, i);
+
+		if (!json_is_string(w))
+			return err_set(err, EINVAL, "exec: argv[%zu] is not a string", i);
+		bytes += json_string_length(w) + 1;
+	}
+	r->words = malloc(bytes);
+	if (!r->words)
+		return err_set(err, ENOMEM, "exec: out of memory");
+	p = (char *)(r->words + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		json_t *w = command ? command : json_array_get(argv, i);
+
+		memcpy(p, json_string_value(w), json_string_length(w) + 1);
+		r->words[i] = p;
+		p += json_string_length(w) + 1;
+	}
+	r->words[n] = NULL;
+	r->n_words = (int)n;
+	return 0;
+}
+
+static int rq_env(struct rq_request *r, json_t *env, struct tn_error *err)
+{
+	size_t k = 0;
+	const char *name;
+	json_t *val;
+
+	if (!json_is_object(env))
+		return err_set(err, EINVAL, "exec: env must be an object of strings");
+	r->env = calloc(json_object_size(env) + 1, sizeof(*r->env));
+	if (!r->env)
+		return err_set(err, ENOMEM, "exec: out of memory");
+	json_object_foreach(env, name, val) {
+		if (!json_is_string(val)) {
+			char shown[ERR_SHOWN_MAX];
+
+			return err_set(err, EINVAL, "exec: env.%s is not a string",
+				       err_shown(name, strlen(name), shown));
+		}
+		if (asprintf(&r->env[k], "%s=%s", name, json_string_value(val)) < 0) {
+			r->env[k] = NULL;
+			return err_set(err, ENOMEM, "exec: out of memory");
+		}
+		k++;
+	}
+	return 0;
+}
+
+static int rq_stdin(struct rq_request *r, const char *b64, struct tn_error *err)
+{
+	size_t n = strlen(b64), len = 0;
+
+	r->stdin_data = malloc(n / 4 * 3 + 3);
+	if (!r->stdin_data)
+		return err_set(err, ENOMEM, "exec: out of memory");
+	if (sodium_init() < 0 ||
+	    sodium_base642bin(r->stdin_data, n / 4 * 3 + 3, b64, n, NULL, &len, NULL,
+			      sodium_base64_VARIANT_ORIGINAL) != 0)
+		return err_set(err, EINVAL, "exec: stdin is not valid base64");
+	r->stdin_len = len;
+	r->has_stdin = true;
+	return 0;
+}
+
+static int rq_exec(struct rq_request *r, json_t *req, struct tn_error *err)
+{
+	json_t *command = NULL, *argv = NULL, *env = NULL, *timeout = NULL;
+	const char *cwd = NULL, *stdin_b64 = NULL;
+	json_error_t je;
+	int rc;
+
+	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s?o, s?o, s?s, s?o, s?o, s?s}",
+			   "op", &(const char *){ NULL }, "id", &(const char *){ NULL },
+			   "command", &command, "argv", &argv, "cwd", &cwd, "env", &env,
+			   "timeout_s", &timeout, "stdin", &stdin_b64) != 0)
+		return err_set(err, EINVAL, "exec: %s", je.text);
+	if (!command == !argv)
+		return err_set(err, EINVAL, "exec: give exactly one of command and argv");
+	if (command && !json_is_string(command))
+		return err_set(err, EINVAL, "exec: command must be a string");
+	if ((rc = rq_words(r, command, argv, err)) < 0)
+		return rc;
+	if (cwd) {
+		if (cwd[0] != '/')
+			return err_set(err, EINVAL, "exec: cwd must be an absolute path");
+		if (!(r->cwd = strdup(cwd)))
+			return err_set(err, ENOMEM, "exec: out of memory");
+	}
+	if (env && (rc = rq_env(r, env, err)) < 0)
+		return rc;
+	if (!env && !(r->env = calloc(1, sizeof(*r->env))))
+		return err_set(err, ENOMEM, "exec: out of memory");
+	if (timeout) {
+		if (!json_is_integer(timeout) || json_integer_value(timeout) < 1)
+			return err_set(err, EINVAL, "exec: timeout_s must be an integer of at least 1");
+		r->timeout_s = json_integer_value(timeout) > UINT32_MAX ?
+			UINT32_MAX : (uint32_t)json_integer_value(timeout);
+	}
+	if (stdin_b64 && (rc = rq_stdin(r, stdin_b64, err)) < 0)
+		return rc;
+	return 0;
+}
+
+int rq_parse(const char *line, size_t len, struct rq_request **ret,
+	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err)
+{
+	json_error_t je;
+	json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	struct rq_request *r = NULL;
+	const char *op, *id;
+	int rc = 0;
+
+	ret_id[0] = '\0';
+	if (!req) {
+		rc = err_set(err, EBADMSG, "request: not a JSON object: %s", je.text);
+		goto out;
+	}
+	if (!json_is_object(req)) {
+		rc = err_set(err, EINVAL, "request: not a JSON object");
+		goto out;
+	}
+	id = json_string_value(json_object_get(req, "id"));
+	if (!id || !rq_valid_id(id)) {
+		rc = err_set(err, EINVAL,
+			     "request: id must be a string of 1 to %d characters from [A-Za-z0-9._:-]",
+			     RQ_ID_MAX);
+		goto out;
+	}
+	strcpy(ret_id, id);
+	op = json_string_value(json_object_get(req, "op"));
+	if (!op) {
+		rc = err_set(err, EINVAL, "request: op must be a string");
+		goto out;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		rc = err_set(err, ENOMEM, "request: out of memory");
+		goto out;
+	}
+	strcpy(r->id, id);
+	if (strcmp(op, "exec") == 0) {
+		r->op = RQ_EXEC;
+		rc = rq_exec(r, req, err);
+	} else if (strcmp(op, "cancel") == 0) {
+		r->op = RQ_CANCEL;
+		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) != 0)
+			rc = err_set(err, EINVAL, "cancel: %s", je.text);
+	} else if (strcmp(op, "signal") == 0) {
+		const char *sig = NULL;
+
+		r->op = RQ_SIGNAL;
+		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
+				   "signal", &sig) != 0) {
+			rc = err_set(err, EINVAL, "signal: %s", je.text);
+		} else {
+			for (size_t i = 0; i < sizeof(rq_signals) / sizeof(rq_signals[0]); i++)
+				if (strcmp(sig, rq_signals[i].name) == 0)
+					r->signo = rq_signals[i].signo;
+			if (!r->signo)
+				rc = err_set(err, EINVAL,
+					     "signal: unknown signal (HUP INT QUIT KILL USR1 USR2 TERM WINCH)");
+		}
+	} else {
+		char shown[ERR_SHOWN_MAX];
+
+		rc = err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal)",
+			     err_shown(op, strlen(op), shown));
+	}
+out:
+	json_decref(req);
+	if (rc < 0) {
+		rq_free(r);
+		return rc;
+	}
+	*ret = r;
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* request.h - one request line of the serve/listen protocol (docs/protocol.md),
+ * parsed and checked. Pure: bytes in, a struct out (jansson, libsodium's
+ * base64); whether cwd exists and what the command may do is init/'s. */
+#ifndef TURNINIT_REQUEST_H
+#define TURNINIT_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define RQ_ID_MAX 128            /* bytes of an id */
+
+enum rq_op { RQ_EXEC = 1, RQ_CANCEL, RQ_SIGNAL };
+
+struct rq_request {
+	enum rq_op op;
+	char id[RQ_ID_MAX + 1];
+	/* exec */
+	char **words;                /* the command string alone, or the argv; NULL-terminated */
+	int n_words;
+	char *cwd;                   /* an absolute path, or NULL: the manifest's workdir */
+	char **env;                  /* "NAME=value" from the env object, NULL-terminated */
+	uint32_t timeout_s;          /* seconds, 0: the manifest's (callers cap it) */
+	bool has_stdin;
+	uint8_t *stdin_data;         /* decoded bytes */
+	size_t stdin_len;
+	/* signal */
+	int signo;                   /* HUP INT QUIT KILL USR1 USR2 TERM WINCH */
+};
+
+/* rq_parse - parse one request line (without its newline).
+ * The id, when the line has a valid one, is copied to ret_id even when the
+ * request is refused (the error event names it); otherwise ret_id is "".
+ * Refused (-EINVAL, err says what): not a JSON object (also a duplicate key or
+ * invalid UTF-8: -EBADMSG), a missing or invalid id ([A-Za-z0-9._:-], 1 to
+ * RQ_ID_MAX bytes), an unknown op, a field the op does not take, a field of the
+ * wrong type, both or neither of command and argv, an empty argv, a relative
+ * cwd, timeout_s below 1, a non-string env value, stdin that is not base64,
+ * an unknown signal name. ret is written only on success; free with rq_free. */
+int rq_parse(const char *line, size_t len, struct rq_request **ret,
+	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err);
+
+void rq_free(struct rq_request *r);
+
+#endif

@@ -1,0 +1,138 @@
+/* test_request.c - the serve/listen request parser (policy/request.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "request.h"
+
+static struct rq_request *parse_ok(const char *line)
+{
+	struct rq_request *r = NULL;
+	struct tn_error err = { 0 };
+	char id[RQ_ID_MAX + 1];
+
+	if (rq_parse(line, strlen(line), &r, id, &err) != 0)
+		fail_msg("refused %s: %s", line, err.msg);
+	assert_string_equal(id, r->id);
+	return r;
+}
+
+static void exec_command(void **state)
+{
+	struct rq_request *r = parse_ok(
+		"{\"op\":\"exec\",\"id\":\"c1\",\"command\":\"make test\",\"cwd\":\"/work\","
+		"\"env\":{\"TZ\":\"UTC\",\"X\":\"${PATH}\"},\"timeout_s\":30,\"stdin\":\"aGVsbG8K\"}");
+
+	(void)state;
+	assert_int_equal(r->op, RQ_EXEC);
+	assert_string_equal(r->id, "c1");
+	assert_int_equal(r->n_words, 1);
+	assert_string_equal(r->words[0], "make test");
+	assert_null(r->words[1]);
+	assert_string_equal(r->cwd, "/work");
+	assert_string_equal(r->env[0], "TZ=UTC");
+	assert_string_equal(r->env[1], "X=${PATH}");
+	assert_null(r->env[2]);
+	assert_int_equal(r->timeout_s, 30);
+	assert_true(r->has_stdin);
+	assert_int_equal(r->stdin_len, 6);
+	assert_memory_equal(r->stdin_data, "hello\n", 6);
+	rq_free(r);
+}
+
+static void exec_argv_and_defaults(void **state)
+{
+	struct rq_request *r = parse_ok("{\"op\":\"exec\",\"id\":\"a.b:c-d_1\",\"argv\":[\"-a\",\"x y\",\"\"]}");
+
+	(void)state;
+	assert_int_equal(r->n_words, 3);
+	assert_string_equal(r->words[0], "-a");
+	assert_string_equal(r->words[1], "x y");
+	assert_string_equal(r->words[2], "");
+	assert_null(r->cwd);
+	assert_null(r->env[0]);
+	assert_int_equal(r->timeout_s, 0);
+	assert_false(r->has_stdin);
+	rq_free(r);
+	r = parse_ok("{\"op\":\"exec\",\"id\":\"big\",\"command\":\"x\",\"timeout_s\":99999999999}");
+	assert_int_equal(r->timeout_s, UINT32_MAX);
+	rq_free(r);
+}
+
+static void cancel_and_signal(void **state)
+{
+	struct rq_request *r = parse_ok("{\"op\":\"cancel\",\"id\":\"c1\"}");
+
+	(void)state;
+	assert_int_equal(r->op, RQ_CANCEL);
+	rq_free(r);
+	r = parse_ok("{\"op\":\"signal\",\"id\":\"c1\",\"signal\":\"INT\"}");
+	assert_int_equal(r->op, RQ_SIGNAL);
+	assert_int_equal(r->signo, SIGINT);
+	rq_free(r);
+}
+
+/* Each refusal: the error code, the id the error event carries, and a word
+ * of the message. */
+static void refusals(void **state)
+{
+	static const struct {
+		const char *line, *id, *word;
+		int code;
+	} bad[] = {
+		{ "{\"op\":\"exec\",\"id\":\"b1\",\"command\":\"true\"", "", "not a JSON object", -EBADMSG },
+		{ "[\"exec\"]", "", "not a JSON object", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b\",\"command\":\"a\",\"command\":\"b\"}", "", "duplicate", -EBADMSG },
+		{ "{\"op\":\"launch\",\"id\":\"b2\"}", "b2", "unknown op", -EINVAL },
+		{ "{\"id\":\"b3\",\"command\":\"true\"}", "b3", "op must be", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b4\",\"command\":\"true\",\"colour\":\"red\"}", "b4", "colour", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b5\",\"command\":42}", "b5", "command must be a string", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b6\",\"command\":\"t\",\"argv\":[\"t\"]}", "b6", "exactly one", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b7\"}", "b7", "exactly one", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b8\",\"argv\":[]}", "b8", "non-empty", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b9\",\"argv\":[\"echo\",1]}", "b9", "argv[1]", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"bad id\",\"command\":\"t\"}", "", "id must be", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"\",\"command\":\"t\"}", "", "id must be", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":7,\"command\":\"t\"}", "", "id must be", -EINVAL },
+		{ "{\"op\":\"exec\",\"command\":\"t\"}", "", "id must be", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b10\",\"command\":\"t\",\"cwd\":\"work\"}", "b10", "absolute", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b13\",\"command\":\"t\",\"stdin\":\"!!!\"}", "b13", "base64", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b14\",\"command\":\"t\",\"timeout_s\":0}", "b14", "timeout_s", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b15\",\"command\":\"t\",\"timeout_s\":1.5}", "b15", "timeout_s", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b16\",\"command\":\"t\",\"timeout_s\":-3}", "b16", "timeout_s", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b17\",\"command\":\"t\",\"env\":{\"TZ\":1}}", "b17", "env.TZ", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b18\",\"command\":\"t\",\"env\":[\"TZ=UTC\"]}", "b18", "env must be", -EINVAL },
+		{ "{\"op\":\"cancel\",\"id\":\"b20\",\"signal\":\"INT\"}", "b20", "signal", -EINVAL },
+		{ "{\"op\":\"signal\",\"id\":\"b21\",\"signal\":\"STOP\"}", "b21", "unknown signal", -EINVAL },
+		{ "{\"op\":\"signal\",\"id\":\"b22\"}", "b22", "signal", -EINVAL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rq_request *r = NULL;
+		struct tn_error err = { 0 };
+		char id[RQ_ID_MAX + 1];
+		int rc = rq_parse(bad[i].line, strlen(bad[i].line), &r, id, &err);
+
+		if (rc != bad[i].code || strcmp(id, bad[i].id) != 0 || !strstr(err.msg, bad[i].word))
+			fail_msg("%s: rc %d id \"%s\" message \"%s\"", bad[i].line, rc, id, err.msg);
+		assert_null(r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(exec_command),
+		cmocka_unit_test(exec_argv_and_defaults),
+		cmocka_unit_test(cancel_and_signal),
+		cmocka_unit_test(refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
