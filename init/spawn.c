@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "caps.h"
+
+#define SPAWN_NSIG 64   /* the kernel's _NSIG on x86_64 */
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -119,18 +122,25 @@ static int set_limit(int resource, rlim_t want)
 static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 		       struct tn_error *err)
 {
-	sigset_t none;
 	int r;
 
 	/* A new session: no controlling tty, so TIOCSTI cannot reach a terminal,
 	 * and the command is a process group turninit can signal as a whole. */
 	if (setsid() < 0)
 		return err_set(err, errno, "setsid: %s", strerror(errno));
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL) != 0)
+	/* Every disposition to SIG_DFL, 32 to 34 included: musl's signal() and
+	 * sigaction() refuse those (libc-internal), and a SIG_IGN the caller set
+	 * there would survive execve. So the raw rt_sigaction(2), checked. */
+	for (int sig = 1; sig <= SPAWN_NSIG; sig++) {
+		struct { void (*handler)(int); unsigned long flags; void (*restorer)(void); uint64_t mask; }
+			ksa = { .handler = SIG_DFL };
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask)) != 0)
+			return err_set(err, errno, "signal %d to its default: %s", sig, strerror(errno));
+	}
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &(uint64_t){ 0 }, NULL, sizeof(uint64_t)) != 0)
 		return err_set(err, errno, "signal mask: %s", strerror(errno));
 	for (int i = 0; i < 3; i++)
 		if (p->stdio[i] >= 0 && p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
