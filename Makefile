@@ -9,7 +9,10 @@
 #   make check           setup, build, unit tests and the podman suites:
 #                        integration (one-shot), sandbox (escape probes), workload
 #                        (a developer session in a Debian image; first run ~2 min),
-#                        serve (serve, listen, call, the Kubernetes sidecar)
+#                        serve (serve, listen, call, the Kubernetes sidecar), pid1
+#                        (signals, reaping, exit codes as PID 1 and as a subreaper),
+#                        and the fuzz corpora replayed under ASan and UBSan
+#   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
 
 VERSION      := 0.1.0
@@ -44,7 +47,7 @@ HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 
-.PHONY: all deps setup unit image demo check integration sandbox workload serve install clean FORCE
+.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 fuzz fuzz-replay install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -102,6 +105,18 @@ workload: $(BUILD)/turninit
 serve: $(BUILD)/turninit
 	@bash tests/integration/serve.sh
 
+pid1: $(BUILD)/turninit
+	@bash tests/integration/pid1.sh
+
+# Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
+fuzz-replay: $(BUILD)/gen/trusted_keys.h
+	@sh tests/fuzz/run.sh replay
+
+# Fuzzing itself (clang, libFuzzer): FUZZ_SECONDS per target. Not part of check.
+FUZZ_SECONDS ?= 60
+fuzz: $(BUILD)/gen/trusted_keys.h
+	@sh tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
+
 # Every suite runs even when one fails; the last line counts them all.
 check: setup
 	@rm -rf $(BUILD)/test-results
@@ -111,7 +126,9 @@ check: setup
 	 $(MAKE) --no-print-directory sandbox; \
 	 $(MAKE) --no-print-directory workload; \
 	 $(MAKE) --no-print-directory serve; \
-	 sh tests/summary.sh unit integration sandbox workload serve
+	 $(MAKE) --no-print-directory pid1; \
+	 $(MAKE) --no-print-directory fuzz-replay; \
+	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

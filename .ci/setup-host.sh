@@ -26,7 +26,7 @@ PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	libsodium-dev libjansson-dev podman crun catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
-	debootstrap debian-archive-keyring"
+	debootstrap debian-archive-keyring clang libclang-rt-14-dev"
 
 missing=
 for p in $PACKAGES; do

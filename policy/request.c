@@ -18,6 +18,12 @@ static const struct {
 	{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM }, { "WINCH", SIGWINCH },
 };
 
+/* jansson's message quotes keys and input as they are: make it one line. */
+static const char *rq_shown(const json_error_t *je, char buf[ERR_SHOWN_MAX])
+{
+	return err_shown(je->text, strlen(je->text), buf);
+}
+
 static bool rq_valid_id(const char *id)
 {
 	size_t n = strlen(id);
@@ -120,6 +126,7 @@ static int rq_stdin(struct rq_request *r, const char *b64, struct tn_error *err)
 
 static int rq_exec(struct rq_request *r, json_t *req, struct tn_error *err)
 {
+	char shown[ERR_SHOWN_MAX];
 	json_t *command = NULL, *argv = NULL, *env = NULL, *timeout = NULL;
 	const char *cwd = NULL, *stdin_b64 = NULL;
 	json_error_t je;
@@ -129,7 +136,7 @@ static int rq_exec(struct rq_request *r, json_t *req, struct tn_error *err)
 			   "op", &(const char *){ NULL }, "id", &(const char *){ NULL },
 			   "command", &command, "argv", &argv, "cwd", &cwd, "env", &env,
 			   "timeout_s", &timeout, "stdin", &stdin_b64) != 0)
-		return err_set(err, EINVAL, "exec: %s", je.text);
+		return err_set(err, EINVAL, "exec: %s", rq_shown(&je, shown));
 	if (!command == !argv)
 		return err_set(err, EINVAL, "exec: give exactly one of command and argv");
 	if (command && !json_is_string(command))
@@ -163,12 +170,13 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	json_error_t je;
 	json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
 	struct rq_request *r = NULL;
+	char shown[ERR_SHOWN_MAX];
 	const char *op, *id;
 	int rc = 0;
 
 	ret_id[0] = '\0';
 	if (!req) {
-		rc = err_set(err, EBADMSG, "request: not a JSON object: %s", je.text);
+		rc = err_set(err, EBADMSG, "request: not a JSON object: %s", rq_shown(&je, shown));
 		goto out;
 	}
 	if (!json_is_object(req)) {
@@ -200,14 +208,14 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	} else if (strcmp(op, "cancel") == 0) {
 		r->op = RQ_CANCEL;
 		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) != 0)
-			rc = err_set(err, EINVAL, "cancel: %s", je.text);
+			rc = err_set(err, EINVAL, "cancel: %s", rq_shown(&je, shown));
 	} else if (strcmp(op, "signal") == 0) {
 		const char *sig = NULL;
 
 		r->op = RQ_SIGNAL;
 		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
 				   "signal", &sig) != 0) {
-			rc = err_set(err, EINVAL, "signal: %s", je.text);
+			rc = err_set(err, EINVAL, "signal: %s", rq_shown(&je, shown));
 		} else {
 			for (size_t i = 0; i < sizeof(rq_signals) / sizeof(rq_signals[0]); i++)
 				if (strcmp(sig, rq_signals[i].name) == 0)
@@ -217,8 +225,6 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 					     "signal: unknown signal (HUP INT QUIT KILL USR1 USR2 TERM WINCH)");
 		}
 	} else {
-		char shown[ERR_SHOWN_MAX];
-
 		rc = err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal)",
 			     err_shown(op, strlen(op), shown));
 	}
