@@ -9,6 +9,37 @@
 
 PASS=0
 FAIL=0
+
+# SUITE: the name under which a suite's counts go to build/test-results/ (for
+# the closing line of make check); each suite sets it before it runs anything.
+
+# results: write "PASS FAIL" to build/test-results/$SUITE, print the closing
+# line "N passed, N failed", and return non-zero if anything failed.
+results() {
+	mkdir -p "$ROOT/build/test-results"
+	echo "$PASS $FAIL" > "$ROOT/build/test-results/$SUITE"
+	echo "$PASS passed, $FAIL failed"
+	[[ $FAIL -eq 0 ]]
+}
+
+# abort WHY: a suite that cannot run counts one failure and stops.
+abort() {
+	echo "FAIL setup: $*"
+	FAIL=$((FAIL + 1))
+	results
+	exit 1
+}
+
+# preflight WHY BINARY TOOL...: root (for WHY), the binary built, the tools there.
+preflight() {
+	local why=$1 bin=$2 c
+	shift 2
+	[[ $(id -u) -eq 0 ]] || abort "run as root ($why)"
+	[[ -x $bin ]] || abort "$bin missing: run make first"
+	for c in "$@"; do
+		command -v "$c" >/dev/null || abort "$c not found: run make setup"
+	done
+}
 T_NAME=
 T_WHY=()
 RC=0 OUT='' ERR='' CMD=''

@@ -26,19 +26,9 @@ NS=$ROOT/tests/pid1/ns.sh
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
 
-abort() {
-	echo "FAIL setup: $*"
-	echo "$PASS passed, $((FAIL + 1)) failed"
-	mkdir -p "$ROOT/build/test-results"
-	echo "$PASS $((FAIL + 1))" > "$ROOT/build/test-results/pid1"
-	exit 1
-}
+SUITE=pid1
 
-[[ $(id -u) -eq 0 ]] || abort "run as root (unshare, mount)"
-[[ -x $BIN ]] || abort "$BIN missing: run make first"
-for c in unshare minisign timeout cc; do
-	command -v "$c" >/dev/null || abort "$c not found"
-done
+preflight "unshare, mount" "$BIN" unshare minisign timeout cc
 rm -rf "$WORK"
 mkdir -p "$WORK/keys"
 cp "$ROOT/tests/vectors/test-trusted.pub" "$WORK/keys/trusted.pub"
@@ -472,7 +462,4 @@ if [[ ${PID1_PODMAN:-1} != 0 ]] && selected podman; then
 fi
 
 echo "# suite ran in $(($(now_ms) - T0)) ms"
-mkdir -p "$ROOT/build/test-results"
-echo "$PASS $FAIL" > "$ROOT/build/test-results/pid1"
-echo "$PASS passed, $FAIL failed"
-[[ $FAIL -eq 0 ]]
+results

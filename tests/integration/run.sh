@@ -25,17 +25,8 @@ source "$HERE/lib.sh"
 IMG=localhost/turninit-itest
 VERSION=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
 
-abort() {
-	echo "FAIL setup: $*"
-	echo "$PASS passed, $((FAIL + 1)) failed"
-	exit 1
-}
-
-[[ $(id -u) -eq 0 ]] || abort "run as root (rootful podman)"
-[[ -x $BIN ]] || abort "$BIN missing: run make first"
-for c in podman buildah minisign python3 timeout pgrep; do
-	command -v "$c" >/dev/null || abort "$c not found: run make setup"
-done
+SUITE=integration
+preflight "rootful podman" "$BIN" podman buildah minisign python3 timeout pgrep
 rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup_containers EXIT
@@ -657,7 +648,4 @@ if selected v-help; then
 fi
 
 echo "# suite ran in $(( $(now_ms) - T0 )) ms"
-mkdir -p "$ROOT/build/test-results"
-echo "$PASS $FAIL" > "$ROOT/build/test-results/integration"
-echo "$PASS passed, $FAIL failed"
-[[ $FAIL -eq 0 ]]
+results

@@ -44,24 +44,9 @@ source "$HERE/lib.sh"
 
 IMG=localhost/turninit-stest
 
-result_file() {
-	mkdir -p "$RESULTS"
-	echo "$PASS $FAIL" > "$RESULTS/sandbox"
-}
+SUITE=sandbox
 
-abort() {
-	echo "FAIL setup: $*"
-	FAIL=$((FAIL + 1))
-	result_file
-	echo "$PASS passed, $FAIL failed"
-	exit 1
-}
-
-[[ $(id -u) -eq 0 ]] || abort "run as root (rootful podman)"
-[[ -x $BIN ]] || abort "$BIN missing: run make first"
-for c in podman buildah minisign timeout file; do
-	command -v "$c" >/dev/null || abort "$c not found: run make setup"
-done
+preflight "rootful podman" "$BIN" podman buildah minisign timeout file
 rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup_containers EXIT
@@ -464,6 +449,4 @@ for p in int80_getpid x32_getpid; do
 done
 
 echo "# suite ran in $(( $(now_ms) - T0 )) ms"
-result_file
-echo "$PASS passed, $FAIL failed"
-[[ $FAIL -eq 0 ]]
+results

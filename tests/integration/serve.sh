@@ -49,18 +49,7 @@ VOL_HOME=svtest-$$-home
 VOL_SOCK=svtest-$$-socket
 TMPDIRS=()
 
-result_file() {
-	mkdir -p "$RESULTS"
-	echo "$PASS $FAIL" > "$RESULTS/serve"
-}
-
-abort() {
-	echo "FAIL setup: $*"
-	FAIL=$((FAIL + 1))
-	result_file
-	echo "$PASS passed, $FAIL failed"
-	exit 1
-}
+SUITE=serve
 
 cleanup() {
 	timeout 60 podman pod rm -f -t 0 "$POD" >/dev/null 2>&1
@@ -72,11 +61,7 @@ cleanup() {
 	done
 }
 
-[[ $(id -u) -eq 0 ]] || abort "run as root (rootful podman)"
-[[ -x $BIN ]] || abort "$BIN missing: run make first"
-for c in podman buildah minisign timeout setpriv "$PY" gcc; do
-	command -v "$c" >/dev/null || abort "$c not found: run make setup"
-done
+preflight "rootful podman" "$BIN" podman buildah minisign timeout setpriv "$PY" gcc
 rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup EXIT
@@ -664,6 +649,4 @@ status 3
 fi
 
 echo "# suite ran in $(( $(now_ms) - T0 )) ms"
-result_file
-echo "$PASS passed, $FAIL failed"
-[[ $FAIL -eq 0 ]]
+results

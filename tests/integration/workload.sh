@@ -45,19 +45,9 @@ IMG=localhost/turninit-workload
 RESULTS=workload
 [[ $BYPASS == 1 ]] && RESULTS=workload-bypass
 
-abort() {
-	echo "FAIL setup: $*"
-	echo "$PASS passed, $((FAIL + 1)) failed"
-	mkdir -p "$ROOT/build/test-results"
-	echo "$PASS $((FAIL + 1))" > "$ROOT/build/test-results/$RESULTS"
-	exit 1
-}
+SUITE=$RESULTS
 
-[[ $(id -u) -eq 0 ]] || abort "run as root (rootful podman, debootstrap)"
-[[ -x $BIN ]] || abort "$BIN missing: run make first"
-for c in podman buildah minisign timeout; do
-	command -v "$c" >/dev/null || abort "$c not found: run make setup"
-done
+preflight "rootful podman, debootstrap" "$BIN" podman buildah minisign timeout
 [[ -r $VECTORS/test-trusted.key && -r $VECTORS/test-trusted.pub ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -270,7 +260,4 @@ if [[ $FAIL -ne 0 && $BYPASS != 1 ]]; then
 	echo "# to tell over-blocking from an image problem: WORKLOAD_ENTRYPOINT_BYPASS=1 bash tests/integration/workload.sh"
 	echo "# the effective policy: build/wtest/verify.json"
 fi
-mkdir -p "$ROOT/build/test-results"
-echo "$PASS $FAIL" > "$ROOT/build/test-results/$RESULTS"
-echo "$PASS passed, $FAIL failed"
-[[ $FAIL -eq 0 ]]
+results
