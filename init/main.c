@@ -86,10 +86,14 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	if (sc_build(pol.manifest, &filter, &err) < 0)
 		return refuse(&err);
-	if (envf_build(pol.manifest, pol.caller_env, &cmd_env, &err) < 0)
-		return refuse(&err);
-	if (opt.mode == CLI_RUN && !(cmd_argv = spawn_argv(opt.command, opt.n_command)))
-		return refuse(&(struct tn_error){ .msg = "out of memory" });
+	/* One-shot: the command's environment is PID 1's, filtered; serve and
+	 * listen filter each request's env instead. */
+	if (opt.mode == CLI_RUN) {
+		if (envf_build(pol.manifest, pol.caller_env, &cmd_env, &err) < 0)
+			return refuse(&err);
+		if (!(cmd_argv = spawn_argv(opt.command, opt.n_command)))
+			return refuse(&(struct tn_error){ .msg = "out of memory" });
+	}
 
 	/* 6. HOME, then the Landlock ruleset (its rules bind to the inodes there
 	 * now, so after the tmpfs is mounted), then drop what HOME needed. */

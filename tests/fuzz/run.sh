@@ -4,7 +4,7 @@
 #   tests/fuzz/run.sh fuzz SECONDS [TARGET...]
 #       clang -fsanitize=fuzzer,address,undefined; each target runs SECONDS on
 #       tests/fuzz/corpus/TARGET (read only) plus a scratch corpus
-#       build/fuzz/work/TARGET (new inputs go there); crash reproducers are
+#       build/fuzz/scratch/TARGET (new inputs go there); crash reproducers are
 #       written to tests/fuzz/corpus/TARGET as crash-*/leak-*/timeout-*, to be
 #       committed. Prints executions per target.
 #   tests/fuzz/run.sh merge MAXLEN [TARGET...]
@@ -61,7 +61,7 @@ fuzz)
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 			$WARN $INC tests/fuzz/fuzz_$t.c $POLICY_SRC $LIBS -o "$bin"
 		corpus=tests/fuzz/corpus/$t
-		work=$OUT/work/$t
+		work=$OUT/scratch/$t
 		mkdir -p "$corpus" "$work"
 		log=$OUT/fuzz_$t.log
 		before=$(find "$corpus" "$work" -type f | wc -l)
@@ -100,7 +100,7 @@ merge)
 		mkdir -p "$tmp"
 		cp tests/fuzz/corpus/"$t"/* "$tmp"/
 		n0=$(ls "$tmp" | wc -l)
-		"$bin" -merge=1 -use_counters=0 -max_len="$maxlen" "$tmp" "$OUT/work/$t" >"$OUT/merge_$t.log" 2>&1
+		"$bin" -merge=1 -use_counters=0 -max_len="$maxlen" "$tmp" "$OUT/scratch/$t" >"$OUT/merge_$t.log" 2>&1
 		for f in "$tmp"/*; do
 			b=$(basename "$f")
 			[ -e tests/fuzz/corpus/"$t"/"$b" ] || cp "$f" tests/fuzz/corpus/"$t"/min-"$b"
