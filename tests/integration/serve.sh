@@ -564,11 +564,14 @@ if selected l-stale-socket-replaced; then
 	run_cmd timeout 60 podman run -d --pull never --network none --label "$LABEL" --name "$name" \
 		--tmpfs "$HOME_TMPFS" -v "$SOCKDIR:/run/turninit" "$SEALED" listen --socket "$SOCK_IN"
 	[[ $RC -eq 0 ]] || why "podman run -d failed"
+	# uid 1000 runs a copy: the checkout may sit below a folder only root can
+	# enter (a clone in a mktemp -d folder, as CI may make).
+	install -m 0644 "$ROOT/tests/serve/client.py" "$SOCKDIR/client.py"
 	# Up when a connection is answered (the stale file was there from the start).
-	wait_for 10 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" "$ROOT/tests/serve/client.py" \
+	wait_for 10 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" "$SOCKDIR/client.py" \
 		--socket "$SOCKDIR/turninit.sock" true 2>/dev/null
 	run_cmd timeout 60 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" \
-		"$ROOT/tests/serve/client.py" --socket "$SOCKDIR/turninit.sock" 'echo fresh'
+		"$SOCKDIR/client.py" --socket "$SOCKDIR/turninit.sock" 'echo fresh'
 	expect_rc 0
 	expect_out $'fresh\n'
 	timeout 60 podman rm -f -t 0 "$name" >/dev/null 2>&1
