@@ -11,6 +11,7 @@
 #                        (a developer session in a Debian image; first run ~2 min),
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
+#                        valgrind (memcheck over a host build: one-shot, serve, listen)
 #                        and the fuzz corpora replayed under ASan and UBSan
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
@@ -47,7 +48,11 @@ HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 
-.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 fuzz fuzz-replay install clean FORCE
+# The valgrind build: the whole program, glibc, no sanitizer (valgrind runs it).
+# TURNINIT_VALGRIND only tells libseccomp its API level (init/filter.c).
+VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
+
+.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 valgrind fuzz fuzz-replay install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -83,6 +88,12 @@ $(BUILD)/host/test_%: tests/unit/test_%.c tests/unit/vectors.h $(POLICY_SRC) $(H
 unit: $(UNIT_TESTS)
 	@sh tests/run-unit.sh $(UNIT_TESTS)
 
+# The whole program for valgrind (host build; tests/integration/valgrind.sh).
+$(BUILD)/vg/turninit: $(SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
+	@mkdir -p $(@D)
+	@echo "  CC    $@ (host, for valgrind)"
+	@$(HOST_CC) $(VG_CFLAGS) -o $@ $(SRC) -lseccomp -lcap -lsodium -ljansson
+
 setup:
 	@sh .ci/setup-host.sh
 
@@ -108,6 +119,9 @@ serve: $(BUILD)/turninit
 pid1: $(BUILD)/turninit
 	@bash tests/integration/pid1.sh
 
+valgrind: $(BUILD)/vg/turninit
+	@bash tests/integration/valgrind.sh
+
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h
 	@sh tests/fuzz/run.sh replay
@@ -127,8 +141,9 @@ check: setup
 	 $(MAKE) --no-print-directory workload; \
 	 $(MAKE) --no-print-directory serve; \
 	 $(MAKE) --no-print-directory pid1; \
+	 $(MAKE) --no-print-directory valgrind; \
 	 $(MAKE) --no-print-directory fuzz-replay; \
-	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1
+	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1 valgrind
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit
@@ -137,6 +152,6 @@ install: $(BUILD)/turninit
 	cp $(MUSL_DIR)/versions.txt docs/relink.md $(DESTDIR)$(PREFIX)/share/turninit/relink/
 
 clean:
-	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/gen $(BUILD)/turninit
+	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/vg $(BUILD)/gen $(BUILD)/turninit
 
 FORCE:
