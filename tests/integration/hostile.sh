@@ -259,6 +259,12 @@ mrow h-manifest-timestamp-offset "{$HX,\"expires\":\"2099-01-01T00:00:00+00:00\"
 	'manifest: expires: expected a UTC time "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339), got "2099-01-01T00:00:00+00:00"'
 mrow h-manifest-timestamp-integer "{$HX,\"expires\":20990101,\"env\":{$ST}}" \
 	"manifest: expires: expected a string, got an integer"
+# Control bytes in what a message quotes must not make it two lines or colour
+# a terminal: they are shown escaped or as '?'.
+mrow h-manifest-control-bytes-in-value "{$HX,\"expires\":\"2099\\n\\u001b[31mred\",\"env\":{$ST}}" \
+	'manifest: expires: expected a UTC time "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339), got "2099\x0a\x1b[31mred"'
+mrow h-manifest-control-bytes-in-key "{$HD,\"env\":{$ST},\"limits\":{\"a\\nb\\u001b\":1}}" \
+	'manifest: limits.a\x0ab\x1b: unknown key'
 if selected h-manifest-env-bad-base64; then
 	begin h-manifest-env-bad-base64
 	envfile mf-b64
@@ -357,6 +363,16 @@ if selected h-sig-env-bad-base64; then
 	add "TURNINIT_MANIFEST=$(b64 "$WORK/m/good.json")" "TURNINIT_MANIFEST_SIG=dW50cnVzdGVk*"
 	turn "$WORK/keys" -- 'echo RAN'
 	refused "manifest: TURNINIT_MANIFEST_SIG: not valid base64"
+	end
+fi
+
+if selected h-sig-env-too-large; then
+	begin h-sig-env-too-large
+	{ cat "$WORK/m/good.json.minisig"; head -c 4096 /dev/zero | tr '\0' '\n'; } >"$WORK/sig/too-large"
+	envfile sig-large
+	add_pair "$WORK/m/good.json" "$WORK/sig/too-large"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: TURNINIT_MANIFEST_SIG: larger than 4096 bytes"
 	end
 fi
 
@@ -503,6 +519,18 @@ fi
 if selected h-argv-unknown-option; then
 	arow h-argv-unknown-option --no-such-option 'echo RAN'
 	refused "unknown option --no-such-option (try --help)"
+	end
+fi
+if selected h-argv-manifest-and-env-both; then
+	arow h-argv-manifest-and-env-both --manifest /etc/turninit/manifest.json 'echo RAN'
+	refused "manifest: both --manifest and TURNINIT_MANIFEST are given; give one"
+	end
+fi
+if selected h-argv-manifest-path-control-bytes; then
+	begin h-argv-manifest-path-control-bytes
+	envfile none
+	turn "$WORK/keys" --manifest $'/x\ny\e[31m' 'echo RAN'
+	refused "manifest: /x?y?[31m: No such file or directory"
 	end
 fi
 if selected h-argv-option-without-value; then
