@@ -11,6 +11,7 @@
 #                        (a developer session in a Debian image; first run ~2 min),
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
+#                        hostile (every class of bad input: docs/hostile-input.md),
 #                        valgrind (memcheck over a host build: one-shot, serve, listen)
 #                        and the fuzz corpora replayed under ASan and UBSan
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
@@ -52,7 +53,7 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 # TURNINIT_VALGRIND only tells libseccomp its API level (init/filter.c).
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
-.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 valgrind fuzz fuzz-replay install clean FORCE
+.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 hostile valgrind fuzz fuzz-replay install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -119,6 +120,9 @@ serve: $(BUILD)/turninit
 pid1: $(BUILD)/turninit
 	@bash tests/integration/pid1.sh
 
+hostile: $(BUILD)/turninit
+	@bash tests/integration/hostile.sh
+
 valgrind: $(BUILD)/vg/turninit
 	@bash tests/integration/valgrind.sh
 
@@ -141,9 +145,10 @@ check: setup
 	 $(MAKE) --no-print-directory workload; \
 	 $(MAKE) --no-print-directory serve; \
 	 $(MAKE) --no-print-directory pid1; \
+	 $(MAKE) --no-print-directory hostile; \
 	 $(MAKE) --no-print-directory valgrind; \
 	 $(MAKE) --no-print-directory fuzz-replay; \
-	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1 valgrind
+	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1 hostile valgrind
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

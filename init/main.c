@@ -94,7 +94,7 @@ int main(int argc, char **argv, char **envp)
 	if (opt.mode == CLI_RUN) {
 		if (envf_build(pol.manifest, pol.caller_env, &cmd_env, &err) < 0)
 			return refuse(&err);
-		if (!(cmd_argv = spawn_argv(opt.command, opt.n_command)))
+		if (!(cmd_argv = spawn_argv(opt.command, opt.n_command, false)))
 			return refuse(&(struct tn_error){ .msg = "out of memory" });
 	}
 

@@ -356,7 +356,7 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 		if (!s->cmds[i].used)
 			m = &s->cmds[i];
 	if (envf_build(mf, rq->env, &envp, &err) < 0 ||
-	    !(shell_argv = spawn_argv(rq->words, rq->n_words)))
+	    !(shell_argv = spawn_argv(rq->words, rq->n_words, rq->argv_form)))
 		goto oom;
 	cmd_free(m);
 	if (rq->has_stdin) {

@@ -33,7 +33,7 @@ struct spawn_report {
 	char msg[TN_ERROR_MSG_MAX];
 };
 
-char **spawn_argv(char *const *words, int n)
+char **spawn_argv(char *const *words, int n, bool argv_form)
 {
 	char **v = calloc((size_t)n + 8, sizeof(*v));
 	int k = 0;
@@ -47,7 +47,7 @@ char **spawn_argv(char *const *words, int n)
 	v[k++] = "--norc";
 	v[k++] = "-c";
 	v[k++] = "--";   /* a command string starting with '-' is not an option */
-	if (n == 1) {
+	if (n == 1 && !argv_form) {
 		v[k++] = words[0];
 	} else {
 		v[k++] = "exec -- \"$@\"";

@@ -40,12 +40,13 @@ int spawn_fork_pipe(pid_t *ret_pid, int *ret_fd, struct tn_error *err);
 int spawn_close_fds(const int *keep, int n);
 
 /* spawn_argv - the shell argv for a command: one word is a bash command string
- * (`bash --noprofile --norc -c -- WORD`); several are an argv run through
+ * (`bash --noprofile --norc -c -- WORD`) unless argv_form; several words, or
+ * one with argv_form (a request's argv), are an argv run through
  * `bash --noprofile --norc -c -- 'exec -- "$@"' bash WORD...` so no word is
  * re-parsed. Each `--` keeps a word that starts with '-' from being read as an
  * option of bash or of its exec.
  * Returns a malloc'd NULL-terminated array (strings not copied), or NULL. */
-char **spawn_argv(char *const *words, int n);
+char **spawn_argv(char *const *words, int n, bool argv_form);
 
 /* spawn_command - fork and exec the command of plan.
  * Waits until the child has exec'd the shell or failed. On success *ret_pid is

@@ -78,6 +78,7 @@ static int rq_words(struct rq_request *r, json_t *command, json_t *argv, struct 
 	}
 	r->words[n] = NULL;
 	r->n_words = (int)n;
+	r->argv_form = argv != NULL;
 	return 0;
 }
 
@@ -93,6 +94,10 @@ static int rq_env(struct rq_request *r, json_t *env, struct tn_error *err)
 	if (!r->env)
 		return err_set(err, ENOMEM, "exec: out of memory");
 	json_object_foreach(env, name, val) {
+		/* "TZ=x":"y" would reach the filter as TZ with the value "x=y": a name
+		 * holding '=' is not a name, and is skipped like every invalid one. */
+		if (strchr(name, '='))
+			continue;
 		if (!json_is_string(val)) {
 			char shown[ERR_SHOWN_MAX];
 

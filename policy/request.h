@@ -20,6 +20,7 @@ struct rq_request {
 	/* exec */
 	char **words;                /* the command string alone, or the argv; NULL-terminated */
 	int n_words;
+	bool argv_form;              /* words came as argv: never parsed again, even one */
 	char *cwd;                   /* an absolute path, or NULL: the manifest's workdir */
 	char **env;                  /* "NAME=value" from the env object, NULL-terminated */
 	uint32_t timeout_s;          /* seconds, 0: the manifest's (callers cap it) */
@@ -38,7 +39,9 @@ struct rq_request {
  * RQ_ID_MAX bytes), an unknown op, a field the op does not take, a field of the
  * wrong type, both or neither of command and argv, an empty argv, a relative
  * cwd, timeout_s below 1, a non-string env value, stdin that is not base64,
- * an unknown signal name. ret is written only on success; free with rq_free. */
+ * an unknown signal name. An env key holding '=' is skipped (it is no name;
+ * the env filter skips the other invalid ones). ret is written only on
+ * success; free with rq_free. */
 int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err);
 

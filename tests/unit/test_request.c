@@ -65,6 +65,35 @@ static void exec_argv_and_defaults(void **state)
 	rq_free(r);
 }
 
+/* An argv of one word is still an argv: the serve loop must not hand it to
+ * bash as a command string ({"argv":["echo x; id"]} runs no id). */
+static void argv_one_word_is_argv(void **state)
+{
+	struct rq_request *r = parse_ok("{\"op\":\"exec\",\"id\":\"a1\",\"argv\":[\"echo x; id\"]}");
+
+	(void)state;
+	assert_int_equal(r->n_words, 1);
+	assert_true(r->argv_form);
+	rq_free(r);
+	r = parse_ok("{\"op\":\"exec\",\"id\":\"a2\",\"command\":\"echo x; id\"}");
+	assert_false(r->argv_form);
+	rq_free(r);
+}
+
+/* An env key holding '=' is not a name: skipped, never split into another
+ * name ("TZ=evil":"x" is not TZ with the value "evil=x"). */
+static void env_name_with_equals_skipped(void **state)
+{
+	struct rq_request *r = parse_ok(
+		"{\"op\":\"exec\",\"id\":\"e1\",\"command\":\"env\","
+		"\"env\":{\"TZ=evil\":\"x\",\"=\":\"y\",\"LANG\":\"C=1\"}}");
+
+	(void)state;
+	assert_string_equal(r->env[0], "LANG=C=1");
+	assert_null(r->env[1]);
+	rq_free(r);
+}
+
 static void cancel_and_signal(void **state)
 {
 	struct rq_request *r = parse_ok("{\"op\":\"cancel\",\"id\":\"c1\"}");
@@ -131,6 +160,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(exec_command),
 		cmocka_unit_test(exec_argv_and_defaults),
+		cmocka_unit_test(argv_one_word_is_argv),
+		cmocka_unit_test(env_name_with_equals_skipped),
 		cmocka_unit_test(cancel_and_signal),
 		cmocka_unit_test(refusals),
 	};

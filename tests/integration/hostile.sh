@@ -1,0 +1,668 @@
+#!/bin/bash
+# hostile.sh - every class of bad input turninit is given, against the real
+# static binary (issue 5, item 4). docs/hostile-input.md is the table of these
+# tests: one row a test, and the last test here checks that every row names a
+# test that exists and that every test here has its row.
+#
+# Where it runs: on the host, each turn in PID and mount namespaces of its own
+# (unshare, then tests/pid1/ns.sh binds a key directory at /etc/turninit, the
+# only place turninit takes trust roots from), with a raw environment given by
+# tests/hostile/rawenv.c. turninit is PID 1 of its namespace, mounts its own
+# tmpfs HOME (it has CAP_SYS_ADMIN there) and drops to uid 1000 as in a
+# container. What is under test is the parsing and refusing that happens before
+# any command starts, and the serve loop: both are the same code in podman, and
+# a turn costs about 0.1 s here instead of about a second of podman start, so
+# the suite stays well under a minute on a loaded machine. The trust-root rows
+# need a different /etc/turninit each, which a bind mount per turn gives
+# without an image per row. The podman paths (image config Env, --tmpfs HOME)
+# are covered by run.sh and serve.sh.
+#
+# A refusal is: exit 125, nothing on stdout (each command would print RAN),
+# and exactly the one stderr line given. A serve row sends the bad request,
+# then a good exec in the same session (tests/hostile/serve_row.py), which must
+# still run: the turn goes on.
+#
+# Root (unshare, mount). Every turn has a hard timeout. Prints "ok NAME" or
+# "FAIL NAME" with the evidence, then "N passed, N failed"; the counts go to
+# build/test-results/hostile; exits 1 on any failure.
+# Environment: HOSTILE_ONLY=REGEX runs only the tests whose name matches;
+# HOSTILE_BINARY=PATH tests another binary.
+# shellcheck disable=SC2016 # '$X' is literal: it runs in the command's bash
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/hostile
+BIN=${HOSTILE_BINARY:-$ROOT/build/turninit}
+NS=$ROOT/tests/pid1/ns.sh
+VEC=$ROOT/tests/vectors
+DOC=$ROOT/docs/hostile-input.md
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+
+SUITE=hostile
+PY=python3
+[[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1
+
+preflight "unshare, mount" "$BIN" unshare minisign timeout cc "$PY"
+rm -rf "$WORK"
+mkdir -p "$WORK/keys" "$WORK/env"
+cp "$VEC/test-trusted.pub" "$WORK/keys/trusted.pub"
+RAWENV=$WORK/rawenv
+cc -static -O2 -Wall -Wextra -Werror -o "$RAWENV" "$ROOT/tests/hostile/rawenv.c" \
+	|| abort "cc tests/hostile/rawenv.c"
+trap 'exit 130' INT TERM
+
+selected() {
+	[[ -z ${HOSTILE_ONLY:-} || $1 =~ $HOSTILE_ONLY ]]
+}
+
+T0=$(now_ms)
+MANIFEST_KEY=$VEC/test-trusted.key
+# The suite's head: HEAD with a workdir that exists on any host.
+HD=${HEAD/\"\/work\"/\"\/tmp\"}
+ST='"set":{"PATH":"/usr/bin:/bin"}'
+# A manifest with no expiry, workdir or the like, for the rows about those.
+HX='"turninit":1,"user":{"uid":1000,"gid":1000},"home":"/home/agent"'
+manifest good "{$HD,\"env\":{$ST,\"allow\":[\"TZ\",\"LC_*\"]}}"
+manifest serve "{$HD,\"env\":{$ST,\"allow\":[\"TZ\",\"LC_*\"]},\"limits\":{\"timeout_s\":2}}"
+
+# keydir NAME: a fresh directory $WORK/k/NAME, to be /etc/turninit of a turn.
+keydir() {
+	KD=$WORK/k/$1
+	rm -rf "$KD"
+	mkdir -p "$KD"
+}
+
+# envfile NAME: start $WORK/env/NAME (NUL-ended entries, for rawenv); EF is its path.
+envfile() {
+	EF=$WORK/env/$1
+	: >"$EF"
+}
+# add ENTRY...: entries appended to EF, byte for byte.
+add() {
+	printf '%s\0' "$@" >>"$EF"
+}
+# add_pair MANIFEST_FILE [SIG_FILE]: the image config Env pair, base64.
+add_pair() {
+	add "TURNINIT_MANIFEST=$(b64 "$1")" "TURNINIT_MANIFEST_SIG=$(b64 "${2:-$1.minisig}")"
+}
+
+# turn KEYDIR ARG...: turninit ARG... as PID 1 of new namespaces, KEYDIR at
+# /etc/turninit, environment exactly EF; RC, OUT, ERR.
+turn() {
+	local kd=$1
+	shift
+	run_cmd timeout -k 5 30 unshare --pid --fork --kill-child --mount-proc \
+		sh "$NS" pid1 "$kd" "$WORK/left" "$RAWENV" "$EF" "$BIN" "$@"
+}
+
+# refused MESSAGE: exit 125, no stdout, stderr exactly "turninit: MESSAGE\n".
+refused() {
+	expect_rc 125
+	expect_out ""
+	expect_err "turninit: $1"$'\n'
+}
+
+# mrow NAME JSON MESSAGE: the manifest JSON, signed by the trusted key and given
+# as the image config Env pair, is refused with MESSAGE.
+mrow() {
+	selected "$1" || return 0
+	begin "$1"
+	manifest "$1" "$2"
+	envfile "$1"
+	add_pair "$WORK/m/$1.json"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "$3"
+	end
+}
+
+# sigrow NAME SIGFILE MESSAGE: good.json with the signature SIGFILE is refused.
+sigrow() {
+	selected "$1" || return 0
+	begin "$1"
+	envfile "$1"
+	add_pair "$WORK/m/good.json" "$2"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "$3"
+	end
+}
+
+# keyrow NAME MESSAGE: good.json, properly signed, with /etc/turninit = $KD.
+keyrow() {
+	selected "$1" || return 0
+	begin "$1"
+	envfile "$1"
+	add_pair "$WORK/m/good.json"
+	turn "$KD" -- 'echo RAN'
+	refused "$2"
+	end
+}
+
+# The environment a command sees, sorted, when nothing is offered but the pair.
+ENV_BASE=$'HOME=/home/agent\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\n_=/usr/bin/env'
+
+# ---- the manifest ---------------------------------------------------------------
+if selected h-manifest-missing; then
+	begin h-manifest-missing
+	envfile none
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: /etc/turninit/manifest.json: No such file or directory"
+	end
+fi
+
+if selected h-manifest-empty; then
+	begin h-manifest-empty
+	: >"$WORK/m/empty.json"
+	sign "$WORK/m/empty.json" "$MANIFEST_KEY" || why "minisign -S empty.json"
+	envfile empty-bytes
+	add_pair "$WORK/m/empty.json"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: empty"
+	end
+fi
+mrow h-manifest-newline-only "" "manifest: not valid JSON: unexpected token near end of file (line 2, column 0)"
+
+# 65537 bytes: the good manifest and spaces after it.
+pad_to() { # pad_to SIZE SRC DST: SRC then spaces up to SIZE bytes, signed
+	{ cat "$2"; head -c $(($1 - $(stat -c %s "$2"))) /dev/zero | tr '\0' ' '; } >"$3"
+	sign "$3" "$MANIFEST_KEY" || why "minisign -S $3"
+}
+if selected h-manifest-64k-plus-1-file; then
+	begin h-manifest-64k-plus-1-file
+	keydir big-file
+	cp "$VEC/test-trusted.pub" "$KD/trusted.pub"
+	pad_to 65537 "$WORK/m/good.json" "$KD/manifest.json"
+	envfile none
+	turn "$KD" -- 'echo RAN'
+	refused "manifest: /etc/turninit/manifest.json: larger than 65536 bytes"
+	end
+fi
+if selected h-manifest-64k-plus-1-env; then
+	begin h-manifest-64k-plus-1-env
+	pad_to 65537 "$WORK/m/good.json" "$WORK/m/big.json"
+	envfile big-env
+	add_pair "$WORK/m/big.json"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: TURNINIT_MANIFEST: larger than 65536 bytes"
+	end
+fi
+if selected h-manifest-64k-exact-runs; then
+	begin h-manifest-64k-exact-runs
+	pad_to 65536 "$WORK/m/good.json" "$WORK/m/exact.json"
+	envfile exact
+	add_pair "$WORK/m/exact.json"
+	turn "$WORK/keys" -- 'echo RAN'
+	expect_rc 0
+	expect_out $'RAN\n'
+	expect_err ""
+	end
+fi
+
+mrow h-manifest-not-utf8 "{$HD,\"env\":{\"set\":{\"PATH\":\"/bin\",\"X\":\"a$(printf '\xff')b\"}}}" \
+	"manifest: not valid UTF-8 (line 1, column 150)"
+mrow h-manifest-duplicate-key "{$HD,\"home\":\"/x\",\"env\":{$ST}}" \
+	'manifest: duplicate key "home" (line 1, column 122)'
+mrow h-manifest-unknown-key "{$HD,\"env\":{$ST},\"limits\":{\"nofiles\":1}}" \
+	"manifest: limits.nofiles: unknown key"
+mrow h-manifest-version-2 "{${HD/\"turninit\":1/\"turninit\":2},\"env\":{$ST}}" \
+	"manifest: turninit: unsupported version 2 (this turninit reads 1)"
+mrow h-manifest-type-string-for-integer \
+	"{\"turninit\":1,\"expires\":\"2099-01-01T00:00:00Z\",\"user\":{\"uid\":\"1000\",\"gid\":1000},\"home\":\"/home/agent\",\"env\":{$ST}}" \
+	"manifest: user.uid: expected an integer in 1..4294967294, got a string"
+mrow h-manifest-type-real-for-integer "{$HD,\"env\":{$ST},\"limits\":{\"timeout_s\":1.5}}" \
+	"manifest: limits.timeout_s: expected an integer in 1..86400, got a real number"
+mrow h-manifest-type-array-for-object "{$HD,\"env\":[]}" \
+	"manifest: env: expected an object, got an array"
+mrow h-manifest-type-integer-in-env-set "{$HD,\"env\":{\"set\":{\"PATH\":\"/bin\",\"X\":1}}}" \
+	"manifest: env.set.X: expected a string, got an integer"
+mrow h-manifest-type-string-for-boolean "{$HD,\"env\":{$ST},\"landlock\":{\"optional\":\"yes\"}}" \
+	"manifest: landlock.optional: expected a boolean, got a string"
+mrow h-manifest-negative-uid \
+	"{\"turninit\":1,\"expires\":\"2099-01-01T00:00:00Z\",\"user\":{\"uid\":-1,\"gid\":1000},\"home\":\"/home/agent\",\"env\":{$ST}}" \
+	"manifest: user.uid: -1 is out of range 1..4294967294"
+mrow h-manifest-negative-timeout "{$HD,\"env\":{$ST},\"limits\":{\"timeout_s\":-5}}" \
+	"manifest: limits.timeout_s: -5 is out of range 1..86400"
+mrow h-manifest-huge-uid \
+	"{\"turninit\":1,\"expires\":\"2099-01-01T00:00:00Z\",\"user\":{\"uid\":4294967295,\"gid\":1000},\"home\":\"/home/agent\",\"env\":{$ST}}" \
+	"manifest: user.uid: 4294967295 is out of range 1..4294967294"
+mrow h-manifest-huge-fsize "{$HD,\"env\":{$ST},\"limits\":{\"fsize_bytes\":4611686018427387905}}" \
+	"manifest: limits.fsize_bytes: 4611686018427387905 is out of range 1..4611686018427387904"
+mrow h-manifest-huge-beyond-int64 "{$HD,\"env\":{$ST},\"limits\":{\"timeout_s\":99999999999999999999999}}" \
+	"manifest: number out of range: too big integer (line 1, column 200)"
+mrow h-manifest-path-relative-entry "{$HD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:bin\"}}}" \
+	'manifest: env.set.PATH: entry 2 "bin" is not absolute (bash would search from the working directory)'
+mrow h-manifest-path-dot-entry "{$HD,\"env\":{\"set\":{\"PATH\":\".:/usr/bin\"}}}" \
+	'manifest: env.set.PATH: entry 1 "." is not absolute (bash would search from the working directory)'
+mrow h-manifest-path-empty-entry "{$HD,\"env\":{\"set\":{\"PATH\":\"/usr/bin::/bin\"}}}" \
+	"manifest: env.set.PATH: entry 2 is empty (bash would search the working directory)"
+mrow h-manifest-never-admitted-in-set "{$HD,\"env\":{\"set\":{\"PATH\":\"/bin\",\"LD_PRELOAD\":\"/x.so\"}}}" \
+	'manifest: env.set: "LD_PRELOAD" is never admitted'
+mrow h-manifest-never-admitted-in-allow "{$HD,\"env\":{$ST,\"allow\":[\"TZ\",\"BASH_ENV\"]}}" \
+	'manifest: env.allow[1]: "BASH_ENV" is never admitted'
+mrow h-manifest-never-admitted-pattern "{$HD,\"env\":{$ST,\"allow\":[\"LD_*\"]}}" \
+	'manifest: env.allow[0]: "LD_*" matches only never-admitted names'
+mrow h-manifest-never-admitted-pattern-bash-func "{$HD,\"env\":{$ST,\"allow\":[\"BASH_FUNC_*\"]}}" \
+	'manifest: env.allow[0]: "BASH_FUNC_*" matches only never-admitted names'
+mrow h-manifest-allow-star "{$HD,\"env\":{$ST,\"allow\":[\"*\"]}}" \
+	'manifest: env.allow[0]: "*" would admit every name; list the names'
+mrow h-manifest-expired "{${HD/2099-01-01/2020-01-01},\"env\":{$ST}}" \
+	"manifest: expired at 2020-01-01T00:00:00Z"
+mrow h-manifest-expires-missing "{$HX,\"env\":{$ST}}" \
+	'manifest: expires: required ("YYYY-MM-DDTHH:MM:SSZ")'
+mrow h-manifest-timestamp-space "{$HX,\"expires\":\"2099-01-01 00:00:00\",\"env\":{$ST}}" \
+	'manifest: expires: expected a UTC time "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339), got "2099-01-01 00:00:00"'
+mrow h-manifest-timestamp-feb-30 "{$HX,\"expires\":\"2099-02-30T00:00:00Z\",\"env\":{$ST}}" \
+	'manifest: expires: expected a UTC time "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339), got "2099-02-30T00:00:00Z"'
+mrow h-manifest-timestamp-offset "{$HX,\"expires\":\"2099-01-01T00:00:00+00:00\",\"env\":{$ST}}" \
+	'manifest: expires: expected a UTC time "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339), got "2099-01-01T00:00:00+00:00"'
+mrow h-manifest-timestamp-integer "{$HX,\"expires\":20990101,\"env\":{$ST}}" \
+	"manifest: expires: expected a string, got an integer"
+# Control bytes in what a message quotes must not make it two lines or colour
+# a terminal: they are shown escaped or as '?'.
+mrow h-manifest-control-bytes-in-value "{$HX,\"expires\":\"2099\\n\\u001b[31mred\",\"env\":{$ST}}" \
+	'manifest: expires: expected a UTC time "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339), got "2099\x0a\x1b[31mred"'
+mrow h-manifest-control-bytes-in-key "{$HD,\"env\":{$ST},\"limits\":{\"a\\nb\\u001b\":1}}" \
+	'manifest: limits.a\x0ab\x1b: unknown key'
+if selected h-manifest-env-bad-base64; then
+	begin h-manifest-env-bad-base64
+	envfile mf-b64
+	add 'TURNINIT_MANIFEST=eyJ0dXJuaW5pdCI6MX0!' "TURNINIT_MANIFEST_SIG=$(b64 "$WORK/m/good.json.minisig")"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: TURNINIT_MANIFEST: not valid base64"
+	end
+fi
+
+# ---- the signature ----------------------------------------------------------------
+# Forgeries of good.json.minisig: line N of it is L[N].
+mapfile -t L <"$WORK/m/good.json.minisig"
+sigfile() { # sigfile NAME LINE...: $WORK/sig/NAME, the lines each ended by "\n"
+	mkdir -p "$WORK/sig"
+	printf '%s\n' "${@:2}" >"$WORK/sig/$1"
+}
+# hexflip B64 BYTE: B64 decoded, byte BYTE xor 1, encoded again.
+byteflip() {
+	"$PY" -c 'import base64, sys
+b = bytearray(base64.b64decode(sys.argv[1])); b[int(sys.argv[2])] ^= 1
+print(base64.b64encode(b).decode())' "$1" "$2"
+}
+# The signature of good.json by the other key, its key id replaced by the trusted one.
+cp "$WORK/m/good.json" "$WORK/m/other.json"
+sign "$WORK/m/other.json" "$VEC/test-other.key" || abort "minisign -S other.json"
+mapfile -t O <"$WORK/m/other.json.minisig"
+RELABEL=$("$PY" -c 'import base64, sys
+o = bytearray(base64.b64decode(sys.argv[1])); g = base64.b64decode(sys.argv[2])
+o[2:10] = g[2:10]; print(base64.b64encode(o).decode())' "${O[1]}" "${L[1]}")
+TRUSTED_ID=$(sed -n 's/^untrusted comment: minisign public key //p' "$VEC/test-trusted.pub")
+OTHER_ID=$(sed -n 's/^untrusted comment: minisign public key //p' "$VEC/test-other.pub")
+
+if selected h-sig-env-missing; then
+	begin h-sig-env-missing
+	envfile sig-missing
+	add "TURNINIT_MANIFEST=$(b64 "$WORK/m/good.json")"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: TURNINIT_MANIFEST is set but TURNINIT_MANIFEST_SIG is not"
+	end
+fi
+if selected h-sig-env-manifest-missing; then
+	begin h-sig-env-manifest-missing
+	envfile mf-missing
+	add "TURNINIT_MANIFEST_SIG=$(b64 "$WORK/m/good.json.minisig")"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: TURNINIT_MANIFEST_SIG is set but TURNINIT_MANIFEST is not"
+	end
+fi
+if selected h-sig-file-missing; then
+	begin h-sig-file-missing
+	keydir sig-file-missing
+	cp "$VEC/test-trusted.pub" "$KD/trusted.pub"
+	cp "$WORK/m/good.json" "$KD/manifest.json"
+	envfile none
+	turn "$KD" -- 'echo RAN'
+	refused "manifest signature: /etc/turninit/manifest.json.minisig: No such file or directory"
+	end
+fi
+if selected h-sig-empty; then
+	begin h-sig-empty
+	envfile sig-empty
+	add "TURNINIT_MANIFEST=$(b64 "$WORK/m/good.json")" "TURNINIT_MANIFEST_SIG="
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: signature: line 1 is missing"
+	end
+fi
+sigfile wrong-key-id "${L[0]}" "$(byteflip "${L[1]}" 9)" "${L[2]}" "${L[3]}"
+# The id as minisign prints it is the 8 bytes little-endian: byte 9 is its first.
+FLIPPED_ID=$(printf '%02X%s' $((0x${TRUSTED_ID:0:2} ^ 1)) "${TRUSTED_ID:2}")
+sigrow h-sig-wrong-key-id "$WORK/sig/wrong-key-id" "manifest: signature: key id $FLIPPED_ID is not trusted"
+sigrow h-sig-another-key "$WORK/m/other.json.minisig" "manifest: signature: key id $OTHER_ID is not trusted"
+sigfile relabelled "${O[0]}" "$RELABEL" "${O[2]}" "${O[3]}"
+sigrow h-sig-another-key-relabelled "$WORK/sig/relabelled" "manifest: signature: file signature does not verify"
+sigfile tc "${L[0]}" "${L[1]}" "${L[2]}!" "${L[3]}"
+sigrow h-sig-tampered-trusted-comment "$WORK/sig/tc" "manifest: signature: trusted comment does not verify"
+if selected h-sig-tampered-manifest; then
+	begin h-sig-tampered-manifest
+	sed 's/"uid":1000/"uid":1001/' "$WORK/m/good.json" >"$WORK/m/tampered.json"
+	envfile tampered
+	add_pair "$WORK/m/tampered.json" "$WORK/m/good.json.minisig"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: signature: file signature does not verify"
+	end
+fi
+sigfile truncated-2 "${L[0]}" "${L[1]}"
+sigrow h-sig-truncated-after-line-2 "$WORK/sig/truncated-2" "manifest: signature: line 3 is missing"
+sigfile truncated-4 "${L[0]}" "${L[1]}" "${L[2]}" "${L[3]:0:40}"
+sigrow h-sig-truncated-in-line-4 "$WORK/sig/truncated-4" "manifest: signature: line 4: global signature is 30 bytes, expected 64"
+sigfile extra "${L[@]}" "extra line"
+sigrow h-sig-extra-lines "$WORK/sig/extra" "manifest: signature: unexpected data after line 4"
+sigfile bad-b64 "${L[0]}" "${L[1]:0:20}!${L[1]:21}" "${L[2]}" "${L[3]}"
+sigrow h-sig-bad-base64 "$WORK/sig/bad-b64" "manifest: signature: line 2: bad base64"
+if selected h-sig-env-bad-base64; then
+	begin h-sig-env-bad-base64
+	envfile sig-b64
+	add "TURNINIT_MANIFEST=$(b64 "$WORK/m/good.json")" "TURNINIT_MANIFEST_SIG=dW50cnVzdGVk*"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: TURNINIT_MANIFEST_SIG: not valid base64"
+	end
+fi
+
+if selected h-sig-env-too-large; then
+	begin h-sig-env-too-large
+	{ cat "$WORK/m/good.json.minisig"; head -c 4096 /dev/zero | tr '\0' '\n'; } >"$WORK/sig/too-large"
+	envfile sig-large
+	add_pair "$WORK/m/good.json" "$WORK/sig/too-large"
+	turn "$WORK/keys" -- 'echo RAN'
+	refused "manifest: TURNINIT_MANIFEST_SIG: larger than 4096 bytes"
+	end
+fi
+
+# ---- the trust root: /etc/turninit/trusted.pub ---------------------------------------
+keydir missing
+keyrow h-keys-missing "trusted keys (no keys compiled in): /etc/turninit/trusted.pub: No such file or directory"
+keydir empty
+: >"$KD/trusted.pub"
+keyrow h-keys-empty "trusted keys /etc/turninit/trusted.pub: public key: no key found"
+keydir garbage-text
+printf 'untrusted comment: x\nthis is not a key\n' >"$KD/trusted.pub"
+keyrow h-keys-garbage-text "trusted keys /etc/turninit/trusted.pub: public key: line 2: bad base64"
+keydir garbage-binary
+printf '\x7fELF\x02\x01\x01\x00\x00garbage' >"$KD/trusted.pub"
+keyrow h-keys-garbage-binary "trusted keys /etc/turninit/trusted.pub: public key: text contains a NUL byte"
+keydir secret-key
+cp "$VEC/test-trusted.key" "$KD/trusted.pub"
+keyrow h-keys-secret-key-file "trusted keys /etc/turninit/trusted.pub: public key: line 2: key is 158 bytes, expected 42"
+keydir directory
+mkdir "$KD/trusted.pub"
+keyrow h-keys-directory "trusted keys (no keys compiled in): /etc/turninit/trusted.pub: not a regular file"
+keydir fifo
+mkfifo "$KD/trusted.pub"
+keyrow h-keys-fifo "trusted keys (no keys compiled in): /etc/turninit/trusted.pub: not a regular file"
+keydir too-large
+{ cat "$VEC/test-trusted.pub"; head -c 4096 /dev/zero | tr '\0' '\n'; } >"$KD/trusted.pub"
+keyrow h-keys-too-large "trusted keys (no keys compiled in): /etc/turninit/trusted.pub: larger than 4096 bytes"
+keydir several-none
+cat "$VEC/test-other.pub" "$VEC/test-other.pub" >"$KD/trusted.pub"
+keyrow h-keys-several-none-signed "manifest: signature: key id $TRUSTED_ID is not trusted"
+keydir seventeen
+for _ in $(seq 17); do cat "$VEC/test-other.pub"; done >"$KD/trusted.pub"
+keyrow h-keys-seventeen "trusted keys /etc/turninit/trusted.pub: public key: line 34: more than 16 keys"
+if selected h-keys-several-rotation-runs; then
+	begin h-keys-several-rotation-runs
+	keydir several
+	cat "$VEC/test-other.pub" "$VEC/test-trusted.pub" >"$KD/trusted.pub"
+	envfile several
+	add_pair "$WORK/m/good.json"
+	turn "$KD" -- 'echo RAN'
+	expect_rc 0
+	expect_out $'RAN\n'
+	expect_err ""
+	end
+fi
+
+# ---- the caller's environment (one-shot: turninit's own) --------------------------------
+# good.json: env.set PATH only, env.allow TZ and LC_*.
+if selected h-env-empty-name; then
+	begin h-env-empty-name
+	envfile empty-name
+	add_pair "$WORK/m/good.json"
+	add "=x" "=" "TZ=UTC"
+	turn "$WORK/keys" -- 'env | sort'
+	expect_rc 0
+	expect_out "${ENV_BASE/SHLVL=1/SHLVL=1$'\n'TZ=UTC}"$'\n'
+	expect_err ""
+	end
+fi
+if selected h-env-odd-bytes-in-names; then
+	begin h-env-odd-bytes-in-names
+	envfile odd
+	add_pair "$WORK/m/good.json"
+	printf 'LC_\001=b\0LC_\377=c\0LC_ ALL=d\0LC_ALL\n=e\0LC_\0NOEQUALS\0LC_ALL=C\0' >>"$EF"
+	turn "$WORK/keys" -- 'env | sort'
+	expect_rc 0
+	expect_out "${ENV_BASE/HOME=\/home\/agent/HOME=/home/agent$'\n'LC_ALL=C}"$'\n'
+	expect_err ""
+	end
+fi
+if selected h-env-128k-value; then
+	begin h-env-128k-value
+	# MAX_ARG_STRLEN: 131072 bytes with the NUL, the longest entry execve takes.
+	envfile big-value
+	add_pair "$WORK/m/good.json"
+	add "TZ=$(head -c 131068 /dev/zero | tr '\0' a)"
+	turn "$WORK/keys" -- 'echo ${#TZ} ${TZ:0:3}'
+	expect_rc 0
+	expect_out $'131068 aaa\n'
+	expect_err ""
+	end
+fi
+if selected h-env-1mib-value-oneshot; then
+	begin h-env-1mib-value-oneshot
+	# No launcher can hand turninit a 1 MiB entry: the kernel refuses the exec.
+	envfile mib-value
+	add_pair "$WORK/m/good.json"
+	add "TZ=$(head -c 1048576 /dev/zero | tr '\0' a)"
+	turn "$WORK/keys" -- 'echo RAN'
+	expect_rc 121
+	expect_out ""
+	expect_contains stderr "$ERR" "execve $BIN: Argument list too long"
+	end
+fi
+if selected h-env-100000-variables; then
+	begin h-env-100000-variables
+	envfile many
+	add_pair "$WORK/m/good.json"
+	seq -f 'V%06g=x' 1 50000 | tr '\n' '\0' >>"$EF"
+	add "TZ=UTC" "LC_ALL=C"
+	seq -f 'W%06g=x' 1 49998 | tr '\n' '\0' >>"$EF"
+	t=$(now_ms)
+	turn "$WORK/keys" -- 'env | sort'
+	ms=$(($(now_ms) - t))
+	expect_rc 0
+	expect_out "$(printf '%s\n' "HOME=/home/agent" "LC_ALL=C" "PATH=/usr/bin:/bin" "PWD=/tmp" "SHLVL=1" "TZ=UTC" "_=/usr/bin/env")"$'\n'
+	expect_err ""
+	((ms < 10000)) || why "took $ms ms"
+	echo "# h-env-100000-variables: the turn took $ms ms"
+	end
+fi
+
+# ---- the command line ---------------------------------------------------------------------
+arow() { # arow NAME ARG...: turninit ARG... with good.json
+	begin "$1"
+	envfile argv
+	add_pair "$WORK/m/good.json"
+	turn "$WORK/keys" "${@:2}"
+}
+if selected h-argv-empty; then
+	arow h-argv-empty
+	refused "no command given (try --help)"
+	end
+fi
+if selected h-argv-dashdash-alone; then
+	arow h-argv-dashdash-alone --
+	refused "no command given (try --help)"
+	end
+fi
+if selected h-argv-empty-string; then
+	arow h-argv-empty-string -- ''
+	expect_rc 0
+	expect_out ""
+	expect_err ""
+	end
+fi
+if selected h-argv-empty-program; then
+	arow h-argv-empty-program -- '' RAN
+	expect_rc 127
+	expect_out ""
+	expect_err $'bash: line 1: exec: : not found\n'
+	end
+fi
+if selected h-argv-unknown-option; then
+	arow h-argv-unknown-option --no-such-option 'echo RAN'
+	refused "unknown option --no-such-option (try --help)"
+	end
+fi
+if selected h-argv-manifest-and-env-both; then
+	arow h-argv-manifest-and-env-both --manifest /etc/turninit/manifest.json 'echo RAN'
+	refused "manifest: both --manifest and TURNINIT_MANIFEST are given; give one"
+	end
+fi
+if selected h-argv-manifest-path-control-bytes; then
+	begin h-argv-manifest-path-control-bytes
+	envfile none
+	turn "$WORK/keys" --manifest $'/x\ny\e[31m' 'echo RAN'
+	refused "manifest: /x?y?[31m: No such file or directory"
+	end
+fi
+if selected h-argv-option-without-value; then
+	arow h-argv-option-without-value --manifest
+	refused "--manifest needs a value"
+	end
+fi
+
+# ---- serve: bad requests, and the turn goes on ------------------------------------------
+# srow NAME CASE: tests/hostile/serve_row.py CASE against `turninit serve` with
+# the manifest serve.json (limits.timeout_s 2). OUT: the events, the good exec,
+# the exit status of serve; ERR: serve's own log.
+srow() {
+	begin "$1"
+	envfile serve
+	add_pair "$WORK/m/serve.json"
+	run_cmd timeout -k 5 60 "$PY" "$ROOT/tests/hostile/serve_row.py" "$2" -- \
+		timeout -k 5 50 unshare --pid --fork --kill-child --mount-proc \
+		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" serve
+	[[ $ERR =~ ^turninit:\ landlock:\ ABI\ [0-9]+\ enforced$'\n'$ ]] \
+		|| why "serve's stderr is not its one landlock line"
+}
+# sexpect EVENT_LINES: OUT is those lines, then the good exec and serve's status 0.
+sexpect() {
+	expect_out "$1"$'\n'"alive: 'alive\\n' code=0"$'\n'"serve status 0"$'\n'
+	end
+}
+EXIT0='"code":0,"signal":null,"timed_out":false,"truncated":false,"duration_ms":0}'
+
+selected h-proto-invalid-json && { srow h-proto-invalid-json invalid-json
+	sexpect '{"event":"error","id":null,"message":"request: not a JSON object: '\''}'\'' expected near end of file"}'; }
+selected h-proto-line-2mib && { srow h-proto-line-2mib line-2mib
+	sexpect '{"event":"error","id":null,"message":"request: line longer than 1048576 bytes"}'; }
+selected h-proto-unknown-op && { srow h-proto-unknown-op unknown-op
+	sexpect '{"event":"error","id":"u1","message":"request: unknown op run (exec, cancel, signal)"}'; }
+selected h-proto-missing-id && { srow h-proto-missing-id missing-id
+	sexpect '{"event":"error","id":null,"message":"request: id must be a string of 1 to 128 characters from [A-Za-z0-9._:-]"}'; }
+selected h-proto-duplicate-running-id && { srow h-proto-duplicate-running-id duplicate-running-id
+	sexpect '{"event":"started","id":"d1","pid":0}
+{"event":"error","id":"d1","message":"exec: id d1 is already running"}
+{"event":"exit","id":"d1","code":null,"signal":15,"timed_out":false,"truncated":false,"duration_ms":0}'; }
+selected h-proto-cancel-unknown-id && { srow h-proto-cancel-unknown-id cancel-unknown-id
+	sexpect '{"event":"error","id":"nope","message":"cancel: no running command nope"}'; }
+selected h-proto-bad-base64 && { srow h-proto-bad-base64 bad-base64
+	sexpect '{"event":"error","id":"b1","message":"exec: stdin is not valid base64"}'; }
+selected h-proto-timeout-negative && { srow h-proto-timeout-negative timeout-negative
+	sexpect '{"event":"error","id":"t1","message":"exec: timeout_s must be an integer of at least 1"}'; }
+selected h-proto-timeout-zero && { srow h-proto-timeout-zero timeout-zero
+	sexpect '{"event":"error","id":"t0","message":"exec: timeout_s must be an integer of at least 1"}'; }
+selected h-proto-timeout-beyond-int64 && { srow h-proto-timeout-beyond-int64 timeout-beyond-int64
+	sexpect '{"event":"error","id":null,"message":"request: not a JSON object: too big integer near '\''99999999999999999999'\''"}'; }
+selected h-proto-timeout-huge-capped && { srow h-proto-timeout-huge-capped timeout-huge
+	sexpect '{"event":"started","id":"t3","pid":0}
+{"event":"exit","id":"t3","code":null,"signal":15,"timed_out":true,"truncated":false,"duration_ms":0}'; }
+selected h-proto-argv-empty && { srow h-proto-argv-empty argv-empty
+	sexpect '{"event":"error","id":"a1","message":"exec: argv must be a non-empty array of strings"}'; }
+selected h-proto-argv-empty-string && { srow h-proto-argv-empty-string argv-empty-string
+	sexpect '{"event":"started","id":"a2","pid":0}
+{"event":"output","id":"a2","stream":"stderr","text":"bash: line 1: exec: : not found\n"}
+{"event":"exit","id":"a2","code":127,"signal":null,"timed_out":false,"truncated":false,"duration_ms":0}'; }
+selected h-proto-argv-one-word-not-parsed && { srow h-proto-argv-one-word-not-parsed argv-one-word
+	sexpect '{"event":"started","id":"a4","pid":0}
+{"event":"output","id":"a4","stream":"stderr","text":"bash: line 1: exec: echo RAN; echo $HOME: not found\n"}
+{"event":"exit","id":"a4","code":127,"signal":null,"timed_out":false,"truncated":false,"duration_ms":0}'; }
+selected h-proto-command-empty-string && { srow h-proto-command-empty-string command-empty-string
+	sexpect '{"event":"started","id":"a3","pid":0}
+{"event":"exit","id":"a3",'"$EXIT0"; }
+selected h-proto-env-empty-name && { srow h-proto-env-empty-name env-empty-name
+	sexpect '{"event":"started","id":"e1","pid":0}
+{"event":"output","id":"e1","stream":"stdout","text":"HOME=/home/agent\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\nTZ=UTC\n_=/usr/bin/env\n"}
+{"event":"exit","id":"e1",'"$EXIT0"; }
+selected h-proto-env-odd-names && { srow h-proto-env-odd-names env-odd-names
+	sexpect '{"event":"started","id":"e1","pid":0}
+{"event":"output","id":"e1","stream":"stdout","text":"HOME=/home/agent\nLC_ALL=C\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\n_=/usr/bin/env\n"}
+{"event":"exit","id":"e1",'"$EXIT0"; }
+selected h-proto-env-nul-in-name && { srow h-proto-env-nul-in-name env-nul-in-name
+	sexpect '{"event":"error","id":null,"message":"request: not a JSON object: NUL byte in object key not supported near '\''\\x22TZ\\x5cu0000X\\x22'\''"}'; }
+selected h-proto-env-1mib-value && { srow h-proto-env-1mib-value env-1mib-value
+	sexpect '{"event":"error","id":"v1","message":"exec: exec /bin/bash: Argument list too long"}'; }
+selected h-proto-env-100000-variables && { srow h-proto-env-100000-variables env-100000-variables
+	sexpect '{"event":"started","id":"e1","pid":0}
+{"event":"output","id":"e1","stream":"stdout","text":"HOME=/home/agent\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\nTZ=UTC\n_=/usr/bin/env\n"}
+{"event":"exit","id":"e1",'"$EXIT0"; }
+
+if selected h-serve-bad-manifest-refused; then
+	begin h-serve-bad-manifest-refused
+	manifest serve-expired "{${HD/2099-01-01/2020-01-01},\"env\":{$ST}}"
+	envfile serve-expired
+	add_pair "$WORK/m/serve-expired.json"
+	run_input '{"op":"exec","id":"x","command":"echo RAN"}'$'\n' \
+		timeout -k 5 30 unshare --pid --fork --kill-child --mount-proc \
+		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" serve
+	refused "manifest: expired at 2020-01-01T00:00:00Z"
+	end
+fi
+
+# ---- the table ----------------------------------------------------------------------------
+# doc_check DOC: print each test a row of DOC names that no test in tests/ has
+# (a `begin NAME` of a suite, or a cmocka_unit_test(NAME)), and each test of
+# this suite with no row. Prints nothing when the table and the tests agree.
+doc_check() {
+	local doc=$1 names n
+	names=$(grep -E '^\| `' "$doc" | cut -d'|' -f2 | grep -oE '`[A-Za-z0-9_.-]+`' | tr -d '`' | sort -u)
+	for n in $names; do
+		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow) $n( |\$)|cmocka_unit_test\\($n\\)" \
+			"$ROOT"/tests/integration/*.sh "$ROOT"/tests/unit/*.c \
+			|| echo "row names $n: no such test"
+	done
+	# shellcheck disable=SC2013 # test names are words
+	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
+		| awk '{print $2}' | sort -u); do
+		grep -qx "$n" <<<"$names" || echo "test $n: no row"
+	done
+}
+if selected h-doc-table-matches-tests; then
+	begin h-doc-table-matches-tests
+	# shellcheck disable=SC2034 # shown by end
+	CMD="doc_check docs/hostile-input.md"
+	if [[ ! -r $DOC ]]; then
+		why "$DOC missing"
+	else
+		OUT=$(doc_check "$DOC")
+		[[ -z $OUT ]] || OUT+=$'\n'
+		[[ -z $OUT ]] || why "table and tests disagree"
+		# The check itself can fail: a row naming a test that does not exist.
+		{ cat "$DOC"; echo '| `h-no-such-test` | x | y |'; } >"$WORK/doc-bad.md"
+		bad=$(doc_check "$WORK/doc-bad.md")
+		[[ $bad == *"row names h-no-such-test: no such test"* ]] \
+			|| why "doc_check misses a row without a test"
+	fi
+	end
+fi
+
+echo "# suite ran in $(($(now_ms) - T0)) ms"
+results
