@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "call.h"
 #include "caps.h"
 #include "cli.h"
@@ -86,6 +87,9 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	if (sc_build(pol.manifest, &filter, &err) < 0)
 		return refuse(&err);
+	/* The audit log, while turninit may still open any file (docs/audit.md). */
+	if (opt.audit_log && audit_open(opt.audit_log, pol.manifest, &err) < 0)
+		return refuse(&err);
 	/* One-shot: the command's environment is PID 1's, filtered; serve and
 	 * listen filter each request's env instead. */
 	if (opt.mode == CLI_RUN) {
@@ -125,7 +129,11 @@ int main(int argc, char **argv, char **envp)
 		 * the command's stderr. */
 		if (landlock.abi > 0)
 			log_line("landlock: ABI %d enforced", landlock.abi);
-		return serve_run(&ctx);
+		if (audit_turn_start(opt.mode == CLI_SERVE ? "serve" : "listen", &pol, &err) < 0)
+			return refuse(&err);
+		status = serve_run(&ctx);
+		audit_turn_end(status);
+		return status;
 	}
 	/* The command. */
 	plan = (struct spawn_plan){
