@@ -6,11 +6,14 @@
 #   make unit            cmocka unit tests of policy/ (host build, ASan+UBSan)
 #   make image           local podman image localhost/turninit:latest (no registry)
 #   make demo            setup, build, seal a demo image, run a real turn
+#   make audit-demo      setup, build, an audit session on a copy-on-write view of a
+#                        sample tree: the session's diff, the audit log (docs/audit.md)
 #   make check           setup, build, unit tests and the podman suites:
 #                        integration (one-shot), sandbox (escape probes), workload
 #                        (a developer session in a Debian image; first run ~2 min),
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
+#                        audit (the audit container: host tree unchanged, the log),
 #                        and the fuzz corpora replayed under ASan and UBSan
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
@@ -47,7 +50,7 @@ HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 
-.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 fuzz fuzz-replay install clean FORCE
+.PHONY: all deps setup unit image demo audit-demo check integration sandbox workload serve pid1 audit fuzz fuzz-replay install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -93,6 +96,10 @@ demo: setup
 	@$(MAKE) --no-print-directory all
 	@sh oci/demo.sh
 
+audit-demo: setup
+	@$(MAKE) --no-print-directory all
+	@sh oci/audit/demo.sh
+
 integration: $(BUILD)/turninit
 	@bash tests/integration/run.sh
 
@@ -107,6 +114,9 @@ serve: $(BUILD)/turninit
 
 pid1: $(BUILD)/turninit
 	@bash tests/integration/pid1.sh
+
+audit: $(BUILD)/turninit
+	@bash tests/integration/audit.sh
 
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h
@@ -127,8 +137,9 @@ check: setup
 	 $(MAKE) --no-print-directory workload; \
 	 $(MAKE) --no-print-directory serve; \
 	 $(MAKE) --no-print-directory pid1; \
+	 $(MAKE) --no-print-directory audit; \
 	 $(MAKE) --no-print-directory fuzz-replay; \
-	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1
+	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1 audit
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

@@ -295,7 +295,7 @@ void audit_exit(const char *id, int pid, uint64_t start_ms, uint64_t end_ms, int
 	code = WIFEXITED(wait_status) ? json_integer(WEXITSTATUS(wait_status)) : json_null();
 	sig = WIFSIGNALED(wait_status) ? json_integer(WTERMSIG(wait_status)) : json_null();
 	audit_write(json_pack("{s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:I, s:I}",
-			      "event", "exit", "time", rfc3339(end_ms), "id", id, "pid", pid,
+			      "event", "exit", "time", rfc3339(audit_wall_ms()), "id", id, "pid", pid,
 			      "start", rfc3339(start_ms), "end", rfc3339(end_ms),
 			      "code", code, "signal", sig, "timed_out", timed_out,
 			      "cancelled", cancelled, "truncated", truncated,
