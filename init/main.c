@@ -127,10 +127,10 @@ int main(int argc, char **argv, char **envp)
 		/* Here stderr is turninit's own (events go to stdout or the socket),
 		 * so the layer in force is logged; in one-shot mode it would land in
 		 * the command's stderr. */
-		if (landlock.abi > 0)
-			log_line("landlock: ABI %d enforced", landlock.abi);
 		if (audit_turn_start(opt.mode == CLI_SERVE ? "serve" : "listen", &pol, &err) < 0)
 			return refuse(&err);
+		if (landlock.abi > 0)
+			log_line("landlock: ABI %d enforced", landlock.abi);
 		status = serve_run(&ctx);
 		audit_turn_end(status);
 		return status;
