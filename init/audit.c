@@ -22,6 +22,7 @@
 #include "signature.h"
 
 static int audit_fd = -1;
+static bool audit_started;  /* the turn_start line is written */
 static bool audit_broken;   /* a write failed: later execs are refused */
 
 bool audit_on(void)
@@ -186,7 +187,8 @@ static json_t *rfc3339(uint64_t ms)
 }
 
 /* Write one event (steals ev) as one line with one write(2) where the fd takes
- * it whole (a regular file with O_APPEND; a pipe up to PIPE_BUF). */
+ * it whole (a regular file with O_APPEND; a pipe up to PIPE_BUF). Returns 0,
+ * -ENOMEM, or -errno of write(2) (-EIO for a write of nothing). */
 static int audit_write(json_t *ev)
 {
 	_cleanup_free_ char *s = NULL;
@@ -208,11 +210,13 @@ static int audit_write(json_t *ev)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			if (!audit_broken)
+			int e = w < 0 ? errno : EIO;
+
+			if (audit_started && !audit_broken)
 				log_line("audit log: write failed: %s; further commands are refused",
-					 w < 0 ? strerror(errno) : "nothing written");
+					 strerror(e));
 			audit_broken = true;
-			return -EIO;
+			return -e;
 		}
 		off += (size_t)w;
 	}
@@ -222,18 +226,22 @@ static int audit_write(json_t *ev)
 int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_error *err)
 {
 	char kid[17], hex[2 * sizeof(pol->manifest_digest) + 1];
+	int r;
 
 	if (audit_fd < 0)
 		return 0;
 	sig_key_id_hex(pol->sig.key_id, kid);
 	sodium_bin2hex(hex, sizeof(hex), pol->manifest_digest, sizeof(pol->manifest_digest));
-	if (audit_write(json_pack("{s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}}",
+	r = audit_write(json_pack("{s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}}",
 				  "event", "turn_start", "time", rfc3339(audit_wall_ms()),
 				  "turninit", TURNINIT_VERSION, "mode", mode,
 				  "manifest", "key_id", kid, "blake2b_256", hex,
 				  "source", pol->source, "trusted_comment",
-				  pol->sig.trusted_comment)) < 0)
-		return err_set(err, EIO, "audit log: cannot write the turn_start line");
+				  pol->sig.trusted_comment));
+	if (r < 0)
+		return err_set(err, -r, "audit log: cannot write the turn_start line: %s",
+			       strerror(-r));
+	audit_started = true;
 	return 0;
 }
 

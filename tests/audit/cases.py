@@ -4,6 +4,7 @@
     cases.py statuses LOG KEY_ID DIGEST -- SERVER_ARGV...
     cases.py tamper LOG -- SERVER_ARGV...
     cases.py killed LOG NAME -- SERVER_ARGV...
+    cases.py broken -- SERVER_ARGV...      (SERVER_ARGV: ... serve --audit-log fd:3)
     cases.py lines LOG
 
 SERVER_ARGV starts `turninit serve --audit-log ...` in podman; LOG is the host
@@ -221,6 +222,32 @@ def killed(log, name, argv):
          "the killed turn's log: %s" % seq)
 
 
+def broken(argv):
+    """A log that stops taking lines after turn_start: later execs run nothing.
+    fd 3 of the server is a pipe; the first line is read, then the read end
+    closed, so every later write fails with EPIPE."""
+    r, w = os.pipe()
+    proc = subprocess.Popen(["bash", "-c", 'exec 3>&"$0"; exec "$@"', str(w)] + argv,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, pass_fds=(w,))
+    os.close(w)
+    c = Client(proc.stdout.fileno(), proc.stdin.fileno(), proc=proc)
+    first = b""
+    while not first.endswith(b"\n"):
+        b = os.read(r, 4096)
+        if not b:
+            break
+        first += b
+    want(b'"event":"turn_start"' in first, "the turn_start line on the pipe: %r" % first[:80])
+    os.close(r)
+    res = c.run("echo RAN", id="c1", timeout=60)
+    want(res.error is not None and "audit log" in res.error.get("message", ""),
+         "c1 refused: %s" % (res.error or res.exit))
+    want(b"RAN" not in res.stdout, "c1 did not run")
+    res = c.run("echo RAN", id="c2", timeout=60)
+    want(res.error is not None, "c2 refused too")
+    want(c.close(timeout=60) == 0, "serve exits 0")
+
+
 def main(a):
     cmd = a[0]
     sep = a.index("--") if "--" in a else len(a)
@@ -232,6 +259,8 @@ def main(a):
             tamper(args[0], argv)
         elif cmd == "killed":
             killed(args[0], args[1], argv)
+        elif cmd == "broken":
+            broken(argv)
         elif cmd == "lines":
             read_log(args[0])
         else:

@@ -229,6 +229,17 @@ print(" ".join(e["event"] + (":" + str(e.get("code")) if e["event"] == "exit" el
 	end
 fi
 
+if selected log-broken-refuses-execs; then
+	begin log-broken-refuses-execs
+	fresh_tree
+	run_cmd "$PY" "$CASES" broken -- timeout 120 podman run --rm -i --pull never --network none \
+		--label "$LABEL" --preserve-fds 1 --tmpfs /home/agent:rw,mode=0700,size=64m,U \
+		"$IMG:sealed" serve --audit-log fd:3
+	expect_rc 0
+	expect_contains stderr "$ERR" "turninit: audit log: write failed: Broken pipe; further commands are refused"
+	end
+fi
+
 if selected log-killed-container; then
 	begin log-killed-container
 	fresh_tree
@@ -287,6 +298,14 @@ if selected refuse-log-fd-read-only; then
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
 	expect_refusal "not open for writing"
+	end
+fi
+if selected refuse-log-unwritable; then
+	begin refuse-log-unwritable
+	run_input "$REQ" bash -c 'exec 3>"$0"; exec "$@"' /dev/full \
+		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
+	expect_refusal "cannot write the turn_start line: No space left on device"
 	end
 fi
 if selected refuse-log-one-shot; then
