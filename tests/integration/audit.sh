@@ -8,8 +8,9 @@
 # and deletes files, and the diff shows those changes; writes outside HOME, /tmp
 # and /work fail with EACCES or EROFS; every command appears in the log in order
 # with the right status; a command cannot write, truncate or reach the log; the
-# log of a container killed mid-command parses line by line; every way the log
-# cannot be opened safely refuses (exit 125, one line, nothing runs).
+# log of a container killed mid-command parses line by line; a log that stops
+# taking lines refuses the later execs; every way the log cannot be opened or
+# written safely refuses (exit 125, one line, nothing runs).
 # Root, podman set up by `make setup`; run after `make` as
 # `bash tests/integration/audit.sh`. Sessions are driven by tests/audit/cases.py
 # and oci/audit/session.py (the reference client tests/serve/client.py).
