@@ -88,6 +88,12 @@ int main(int argc, char **argv, char **envp)
 	if (sc_build(pol.manifest, &filter, &err) < 0)
 		return refuse(&err);
 	/* The audit log, while turninit may still open any file (docs/audit.md). */
+	if (pol.manifest->audit_required && !opt.audit_log) {
+		err_set(&err, EPERM, "manifest: audit.required: %s", opt.mode == CLI_RUN ?
+			"one-shot mode keeps no audit log; use serve --audit-log" :
+			"give --audit-log PATH|fd:N");
+		return refuse(&err);
+	}
 	if (opt.audit_log && audit_open(opt.audit_log, pol.manifest, &err) < 0)
 		return refuse(&err);
 	/* One-shot: the command's environment is PID 1's, filtered; serve and

@@ -118,10 +118,11 @@ if selected manifest-verifies; then
 	got=$(python3 -c 'import json, sys
 p = json.load(open(sys.argv[1]))
 print(" ".join(p["manifest"]["landlock"]["writable"]), p["landlock"]["abi"] > 0,
-      p["manifest"]["landlock"]["optional"],
+      p["manifest"]["landlock"]["optional"], p["manifest"]["audit"]["required"],
       all(s in json.dumps(p["seccomp"]) for s in ("\"mknod\"", "\"acct\"", "\"syslog\"")))' \
 		"$WORK/policy.json" 2>&1)
-	eq "writable, Landlock, optional, the extra seccomp names" "$got" "/home/agent /tmp /work True False True"
+	eq "writable, Landlock, optional, audit.required, the extra seccomp names" "$got" \
+		"/home/agent /tmp /work True False True True"
 	end
 fi
 
@@ -307,6 +308,23 @@ if selected refuse-log-unwritable; then
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
 	expect_refusal "cannot write the turn_start line: No space left on device"
+	end
+fi
+if selected refuse-no-log-required; then
+	begin refuse-no-log-required
+	for try in 1 2 3; do
+		run_input "$REQ" timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
+			--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve
+		[[ $RC -eq 125 && -z $ERR && -z $OUT ]] || break
+		echo "# refuse-no-log-required: podman lost the container's stderr (try $try)"
+	done
+	expect_refusal "audit.required: give --audit-log"
+	end
+fi
+if selected refuse-one-shot-log-required; then
+	begin refuse-one-shot-log-required
+	prun --tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" -- 'echo RAN'
+	expect_refusal "audit.required: one-shot mode keeps no audit log"
 	end
 fi
 if selected refuse-log-one-shot; then
