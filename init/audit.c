@@ -245,7 +245,8 @@ int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_
 	return 0;
 }
 
-int audit_exec(const struct rq_request *rq, const char *cwd, uint32_t timeout_s)
+int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
+	       uint32_t timeout_s)
 {
 	json_t *ev, *names, *words;
 
@@ -266,33 +267,37 @@ int audit_exec(const struct rq_request *rq, const char *cwd, uint32_t timeout_s)
 		for (int i = 0; i < rq->n_words; i++)
 			json_array_append_new(words, json_string(rq->words[i]));
 	}
-	ev = json_pack("{s:s, s:o, s:s, s:o, s:s, s:o, s:i}", "event", "exec",
-		       "time", rfc3339(audit_wall_ms()), "id", rq->id,
+	ev = json_pack("{s:s, s:o, s:I, s:s, s:o, s:s, s:o, s:i}", "event", "exec",
+		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", rq->id,
 		       rq->n_words == 1 ? "command" : "argv", words, "cwd", cwd,
 		       "env_names", names, "timeout_s", (int)timeout_s);
 	return audit_write(ev) < 0 ? -EIO : 0;
 }
 
-void audit_refused(const char *id, const char *reason)
+void audit_refused(unsigned stream, const char *id, const char *reason)
 {
 	if (audit_fd >= 0)
-		audit_write(json_pack("{s:s, s:o, s:s, s:s}", "event", "refused",
-				      "time", rfc3339(audit_wall_ms()), "id", id, "reason", reason));
+		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "refused",
+				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+				      "id", id, "reason", reason));
 }
 
-void audit_control(const char *id, int signo)
+void audit_control(unsigned stream, const char *id, int signo)
 {
 	if (audit_fd < 0)
 		return;
 	if (signo == 0)
-		audit_write(json_pack("{s:s, s:o, s:s}", "event", "cancel",
-				      "time", rfc3339(audit_wall_ms()), "id", id));
+		audit_write(json_pack("{s:s, s:o, s:I, s:s}", "event", "cancel",
+				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+				      "id", id));
 	else
-		audit_write(json_pack("{s:s, s:o, s:s, s:i}", "event", "signal",
-				      "time", rfc3339(audit_wall_ms()), "id", id, "signal", signo));
+		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i}", "event", "signal",
+				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+				      "id", id, "signal", signo));
 }
 
-void audit_exit(const char *id, int pid, uint64_t start_ms, uint64_t end_ms, int wait_status,
+void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms, uint64_t end_ms,
+		int wait_status,
 		bool timed_out, bool cancelled, bool truncated, uint64_t out_bytes,
 		uint64_t err_bytes)
 {
@@ -302,8 +307,9 @@ void audit_exit(const char *id, int pid, uint64_t start_ms, uint64_t end_ms, int
 		return;
 	code = WIFEXITED(wait_status) ? json_integer(WEXITSTATUS(wait_status)) : json_null();
 	sig = WIFSIGNALED(wait_status) ? json_integer(WTERMSIG(wait_status)) : json_null();
-	audit_write(json_pack("{s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:I, s:I}",
-			      "event", "exit", "time", rfc3339(audit_wall_ms()), "id", id, "pid", pid,
+	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:I, s:I}",
+			      "event", "exit", "time", rfc3339(audit_wall_ms()),
+			      "stream", (json_int_t)stream, "id", id, "pid", pid,
 			      "start", rfc3339(start_ms), "end", rfc3339(end_ms),
 			      "code", code, "signal", sig, "timed_out", timed_out,
 			      "cancelled", cancelled, "truncated", truncated,

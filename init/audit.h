@@ -36,21 +36,27 @@ bool audit_on(void);
  * Errors: -EIO when the line cannot be written whole (the turn must not start). */
 int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_error *err);
 
+/* Every request line names its stream: 0 in serve mode, in listen mode the
+ * connection's number (1 for the first accepted, and so on), since ids are
+ * unique only within a stream. */
+
 /* audit_exec - an exec request, before it runs: id, command (or argv), cwd,
  * the names of the request's env (never the values), timeout_s.
  * Returns 0 (also when no log is open) or -EIO: the command must not run. */
-int audit_exec(const struct rq_request *rq, const char *cwd, uint32_t timeout_s);
+int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
+	       uint32_t timeout_s);
 
 /* audit_refused - an exec request that ran nothing, and why. */
-void audit_refused(const char *id, const char *reason);
+void audit_refused(unsigned stream, const char *id, const char *reason);
 
 /* audit_control - a cancel or signal request (signo 0 for cancel). */
-void audit_control(const char *id, int signo);
+void audit_control(unsigned stream, const char *id, int signo);
 
 /* audit_exit - how a command ended: start and end (CLOCK_REALTIME, ms since
  * the epoch), its wait status, timed_out, cancelled, truncated and the bytes it
  * wrote to stdout and stderr (read by turninit, kept or not). */
-void audit_exit(const char *id, int pid, uint64_t start_ms, uint64_t end_ms, int wait_status,
+void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
+		uint64_t end_ms, int wait_status,
 		bool timed_out, bool cancelled, bool truncated, uint64_t out_bytes,
 		uint64_t err_bytes);
 

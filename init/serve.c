@@ -59,6 +59,7 @@ struct conn {
 	bool discarding;          /* inside a line that was too long */
 	bool eof;                 /* no more requests */
 	bool dead;                /* writing failed: events are dropped */
+	unsigned stream;          /* the audit log's name for it: 0 serve, 1.. listen */
 };
 
 struct cmd {
@@ -85,6 +86,7 @@ struct serve {
 	size_t n_cmds;
 	bool ending;
 	int exit_code;
+	unsigned streams;           /* listen: connections accepted so far */
 };
 
 static void close_fd(int *fd)
@@ -330,7 +332,7 @@ static void cmd_finish(struct cmd *m)
 				"id", m->id, "code", code, "signal", sig,
 				"timed_out", m->timed_out, "truncated", m->truncated,
 				"duration_ms", (json_int_t)(m->end_ms - m->start_ms)));
-	audit_exit(m->id, m->pid, m->wall_start_ms, m->wall_start_ms + (m->end_ms - m->start_ms),
+	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, m->wall_start_ms + (m->end_ms - m->start_ms),
 		   st, m->timed_out, m->cancelled, m->truncated, m->out_bytes, m->err_bytes);
 	cmd_free(m);
 }
@@ -464,14 +466,14 @@ static void do_request(struct serve *s, struct conn *c, const char *line, size_t
 		uint32_t t = rq->timeout_s, max = s->ctx->manifest->limits.timeout_s;
 
 		/* Logged before it runs; a log that cannot be written runs nothing. */
-		if (audit_exec(rq, rq->cwd ? rq->cwd : s->ctx->manifest->workdir,
+		if (audit_exec(c->stream, rq, rq->cwd ? rq->cwd : s->ctx->manifest->workdir,
 			       t == 0 || t > max ? max : t) < 0) {
 			emit_error(c, rq->id, "exec: the audit log cannot be written");
 		} else {
 			last_error[0] = '\0';
 			do_exec(s, c, rq);
 			if (last_error[0])
-				audit_refused(rq->id, last_error);
+				audit_refused(c->stream, rq->id, last_error);
 		}
 	} else {
 		const char *op = rq->op == RQ_CANCEL ? "cancel" : "signal";
@@ -484,7 +486,7 @@ static void do_request(struct serve *s, struct conn *c, const char *line, size_t
 		else
 			cmd_cancel(m);
 		if (m && !m->exited)   /* exited is set only by the keeper's message */
-			audit_control(rq->id, rq->op == RQ_SIGNAL ? rq->signo : 0);
+			audit_control(c->stream, rq->id, rq->op == RQ_SIGNAL ? rq->signo : 0);
 	}
 	rq_free(rq);
 }
@@ -601,7 +603,8 @@ static void conn_accept(struct serve *s)
 	}
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
 		if (!s->conns[i].used) {
-			s->conns[i] = (struct conn){ .used = true, .in_fd = fd, .out_fd = fd };
+			s->conns[i] = (struct conn){ .used = true, .in_fd = fd, .out_fd = fd,
+						     .stream = ++s->streams };
 			return;
 		}
 	{

@@ -53,11 +53,11 @@ def schema_validator():
 # The fields of each event, by hand (the schema says the same).
 FIELDS = {
     "turn_start": {"event", "time", "turninit", "mode", "manifest"},
-    "exec": {"event", "time", "id", "cwd", "env_names", "timeout_s"},
-    "refused": {"event", "time", "id", "reason"},
-    "cancel": {"event", "time", "id"},
-    "signal": {"event", "time", "id", "signal"},
-    "exit": {"event", "time", "id", "pid", "start", "end", "code", "signal", "timed_out",
+    "exec": {"event", "time", "stream", "id", "cwd", "env_names", "timeout_s"},
+    "refused": {"event", "time", "stream", "id", "reason"},
+    "cancel": {"event", "time", "stream", "id"},
+    "signal": {"event", "time", "stream", "id", "signal"},
+    "exit": {"event", "time", "stream", "id", "pid", "start", "end", "code", "signal", "timed_out",
              "cancelled", "truncated", "stdout_bytes", "stderr_bytes"},
     "turn_end": {"event", "time", "exit_code"},
 }
@@ -165,6 +165,7 @@ def statuses(log, key_id, digest, argv):
     for e in evs:
         if e["event"] == "exit":
             want(e["start"] <= e["end"], "%s: start <= end" % e["id"])
+    want(all(e.get("stream", 0) == 0 for e in evs), "serve mode: every stream is 0")
     times = [e["time"] for e in evs]
     want(times == sorted(times), "times never go back")
 

@@ -242,6 +242,41 @@ if selected log-broken-refuses-execs; then
 	end
 fi
 
+if selected log-listen-streams; then
+	# listen: two `turninit call` connections, both using call's fixed id; the
+	# log tells them apart by stream, and SIGTERM ends the turn (143).
+	begin log-listen-streams
+	fresh_tree
+	SOCKD=$WORK/t$N/sock
+	mkdir -p "$SOCKD"
+	chmod 0755 "$SOCKD"
+	LNAME=turninit-audit-listen-$$
+	run_cmd timeout 120 podman run -d --pull never --network none --label "$LABEL" --name "$LNAME" \
+		--read-only --read-only-tmpfs=false --ipc none \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
+		-v "$TREE:/work:O" -v "$LOGDIR:/var/log/turninit" -v "$SOCKD:/run/turninit" \
+		"$IMG:sealed" listen --socket /run/turninit/t.sock --audit-log /var/log/turninit/audit.jsonl
+	if [[ $RC -ne 0 ]] || ! wait_for 30 test -S "$SOCKD/t.sock"; then
+		why "the listen container did not make its socket"
+	else
+		for word in one two; do
+			run_cmd timeout 120 podman run --rm --pull never --network none --label "$LABEL" \
+				-v "$SOCKD:/run/turninit" --entrypoint /sbin/turninit --user 1000:1000 \
+				"$IMG:base" call --socket /run/turninit/t.sock "echo $word"
+			eq "call $word" "$RC $OUT" "0 $word"$'\n'
+		done
+		timeout 120 podman stop -t 10 "$LNAME" >/dev/null 2>&1
+		run_cmd "$PY" "$CASES" lines "$LOG"
+		expect_rc 0
+		got=$(python3 -c 'import json, sys
+print(" ".join("%s:%s:%s" % (e["event"], e.get("stream", e.get("mode")), e.get("command", e.get("code", e.get("exit_code", ""))))
+               for e in map(json.loads, open(sys.argv[1]))))' "$LOG")
+		eq "events" "$got" "turn_start:listen: exec:1:echo one exit:1:0 exec:2:echo two exit:2:0 turn_end:None:143"
+	fi
+	timeout 60 podman rm -f -t 0 "$LNAME" >/dev/null 2>&1
+	end
+fi
+
 if selected log-killed-container; then
 	begin log-killed-container
 	fresh_tree
