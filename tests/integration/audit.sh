@@ -93,6 +93,7 @@ fresh_tree() {
 
 # audit_argv [PODMAN OPTIONS...]: SERVER, the argv of the documented invocation.
 audit_argv() {
+	# shellcheck disable=SC2054 # the commas are --tmpfs options
 	SERVER=(timeout 120 podman run --rm -i --pull never --network none --label "$LABEL"
 		--read-only --read-only-tmpfs=false --ipc none
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m
@@ -215,6 +216,7 @@ if selected log-fd; then
 echo via fd
 echo x >&3
 EOF
+	# shellcheck disable=SC2054 # the commas are --tmpfs options
 	SERVER=(bash -c 'exec 3>>"$0"; exec "$@"' "$LOGDIR/fd.jsonl"
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL"
 		--preserve-fds 1 --read-only --read-only-tmpfs=false --ipc none
