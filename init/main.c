@@ -80,14 +80,8 @@ int main(int argc, char **argv, char **envp)
 	if (opt.mode == CLI_VERIFY)
 		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
 
-	/* 5. Everything the command needs, prepared before anything changes. */
-	if (chdir("/") != 0)
-		return refuse(&(struct tn_error){ .msg = "chdir /: failed" });
-	if (reap_open(&sfd, &err) < 0)
-		return refuse(&err);
-	if (sc_build(pol.manifest, &filter, &err) < 0)
-		return refuse(&err);
-	/* The audit log, while turninit may still open any file (docs/audit.md). */
+	/* The audit log, while turninit may still open any file, and before it
+	 * opens one of its own, so fd:N can only name an inherited fd. */
 	if (pol.manifest->audit_required && !opt.audit_log) {
 		err_set(&err, EPERM, "manifest: audit.required: %s", opt.mode == CLI_RUN ?
 			"one-shot mode keeps no audit log; use serve --audit-log" :
@@ -95,6 +89,14 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	}
 	if (opt.audit_log && audit_open(opt.audit_log, pol.manifest, &err) < 0)
+		return refuse(&err);
+
+	/* 5. Everything the command needs, prepared before anything changes. */
+	if (chdir("/") != 0)
+		return refuse(&(struct tn_error){ .msg = "chdir /: failed" });
+	if (reap_open(&sfd, &err) < 0)
+		return refuse(&err);
+	if (sc_build(pol.manifest, &filter, &err) < 0)
 		return refuse(&err);
 	/* One-shot: the command's environment is PID 1's, filtered; serve and
 	 * listen filter each request's env instead. */

@@ -319,7 +319,8 @@ refuse refuse-log-in-home "inside /home/agent" /home/agent/audit.jsonl
 refuse refuse-log-dir-missing "No such file" /var/log/turninit/none/audit.jsonl
 refuse refuse-log-relative "absolute path" audit.jsonl
 refuse refuse-log-fd-low "N >= 3" fd:2
-refuse refuse-log-fd-closed "fd:7: not an open file descriptor" fd:7
+# fd 3 is the first fd turninit could open itself: the log is opened before any.
+refuse refuse-log-fd-closed "fd:3: not an open file descriptor" fd:3
 # A file the command's uid could write, or a directory it owns.
 printf '' > "$LOGDIR/open.jsonl"
 chmod 0666 "$LOGDIR/open.jsonl"
