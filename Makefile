@@ -6,6 +6,8 @@
 #   make unit            cmocka unit tests of policy/ (host build, ASan+UBSan)
 #   make image           local podman image localhost/turninit:latest (no registry)
 #   make demo            setup, build, seal a demo image, run a real turn
+#   make audit-demo      setup, build, an audit session on a copy-on-write view of a
+#                        sample tree: the session's diff, the audit log (docs/audit.md)
 #   make check           setup, build, unit tests and the podman suites:
 #                        integration (one-shot), sandbox (escape probes), workload
 #                        (a developer session in a Debian image; first run ~2 min),
@@ -13,6 +15,7 @@
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
 #                        hostile (every class of bad input: docs/hostile-input.md),
 #                        valgrind (memcheck over a host build: one-shot, serve, listen)
+#                        audit (the audit container: host tree unchanged, the log),
 #                        and the fuzz corpora replayed under ASan and UBSan
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
@@ -53,7 +56,10 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 # TURNINIT_VALGRIND only tells libseccomp its API level (init/filter.c).
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
-.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 hostile valgrind fuzz fuzz-replay install clean FORCE
+# The suites of make check, in this order; each writes build/test-results/NAME.
+SUITES := integration sandbox workload serve pid1 hostile valgrind audit
+
+.PHONY: all deps setup unit image demo audit-demo check $(SUITES) fuzz fuzz-replay install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -105,6 +111,10 @@ demo: setup
 	@$(MAKE) --no-print-directory all
 	@sh oci/demo.sh
 
+audit-demo: setup
+	@$(MAKE) --no-print-directory all
+	@sh oci/audit/demo.sh
+
 integration: $(BUILD)/turninit
 	@bash tests/integration/run.sh
 
@@ -126,6 +136,9 @@ hostile: $(BUILD)/turninit
 valgrind: $(BUILD)/vg/turninit
 	@bash tests/integration/valgrind.sh
 
+audit: $(BUILD)/turninit
+	@bash tests/integration/audit.sh
+
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h
 	@sh tests/fuzz/run.sh replay
@@ -140,15 +153,8 @@ check: setup
 	@rm -rf $(BUILD)/test-results
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit; \
-	 $(MAKE) --no-print-directory integration; \
-	 $(MAKE) --no-print-directory sandbox; \
-	 $(MAKE) --no-print-directory workload; \
-	 $(MAKE) --no-print-directory serve; \
-	 $(MAKE) --no-print-directory pid1; \
-	 $(MAKE) --no-print-directory hostile; \
-	 $(MAKE) --no-print-directory valgrind; \
-	 $(MAKE) --no-print-directory fuzz-replay; \
-	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1 hostile valgrind
+	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory $$s; done; \
+	 sh tests/summary.sh unit fuzz $(SUITES)
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

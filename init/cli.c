@@ -25,6 +25,9 @@ const char cli_usage[] =
 	"  --socket PATH         listen, call: the unix socket\n"
 	"  --timeout S           call: the command's timeout in seconds (capped by the manifest)\n"
 	"  --stdin               call: send all of stdin as the command's stdin (else /dev/null)\n"
+	"  --audit-log PATH|fd:N serve, listen: append one JSON line per event (turn, each\n"
+	"                        command and how it ended) to PATH or to inherited fd N;\n"
+	"                        refused where a command could write it (docs/audit.md)\n"
 	"  -h, --help            this text\n"
 	"  --version             the version\n"
 	"\n"
@@ -68,7 +71,7 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 			return 2;
 		}
 		if (strcmp(a, "--manifest") == 0 || strcmp(a, "--socket") == 0 ||
-		    strcmp(a, "--timeout") == 0) {
+		    strcmp(a, "--timeout") == 0 || strcmp(a, "--audit-log") == 0) {
 			const char *v;
 
 			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
@@ -79,6 +82,8 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 				o->manifest_explicit = true;
 			} else if (a[2] == 's') {
 				o->socket_path = v;
+			} else if (a[2] == 'a') {
+				o->audit_log = v;
 			} else {
 				char *end;
 				unsigned long t = strtoul(v, &end, 10);
@@ -140,6 +145,9 @@ int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *e
 	if (o.n_command == 0)
 		return err_set(err, EINVAL, "no command given (try --help)");
 done:
+	if (o.audit_log && o.mode != CLI_SERVE && o.mode != CLI_LISTEN &&
+	    o.mode != CLI_HELP && o.mode != CLI_VERSION)
+		return err_set(err, EINVAL, "--audit-log goes with serve or listen");
 	if (o.mode == CLI_LISTEN && (o.timeout_s || o.send_stdin))
 		return err_set(err, EINVAL, "--timeout and --stdin go with call");
 	*ret = o;

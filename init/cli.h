@@ -28,6 +28,7 @@ struct cli_options {
 	const char *socket_path;        /* listen and call: --socket */
 	unsigned timeout_s;             /* call: --timeout, 0: the manifest's */
 	bool send_stdin;                /* call: --stdin */
+	const char *audit_log;          /* serve, listen: --audit-log PATH|fd:N, or NULL */
 };
 
 /* cli_parse - parse argv. Options stop at the first non-option or at "--";

@@ -198,6 +198,9 @@ int load_policy(const struct cli_options *o, char **caller_env, struct load_resu
 	r = mf_parse(mf_buf, mf_len, (int64_t)time(NULL), syscall_known, &res.manifest, err);
 	if (r < 0)
 		return r;
+	/* The audit log names the policy of a turn by this digest (docs/audit.md). */
+	crypto_generichash(res.manifest_digest, sizeof(res.manifest_digest), mf_buf, mf_len,
+			   NULL, 0);
 	res.caller_env = caller_env;
 	*ret = res;
 	return 0;

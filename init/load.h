@@ -19,6 +19,7 @@ struct load_result {
 	char source[MF_PATH_MAX + 64];   /* "image config Env" or "file PATH" */
 	char trust[MF_PATH_MAX + 64];    /* "compiled in" or "file PATH" */
 	char **caller_env;               /* copy of the environment turninit started with */
+	uint8_t manifest_digest[32];     /* BLAKE2b-256 of the exact manifest bytes */
 };
 
 /* load_take_environ - copy envp (NULL-terminated "NAME=value" strings) into

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "call.h"
 #include "caps.h"
 #include "cli.h"
@@ -82,6 +83,17 @@ int main(int argc, char **argv, char **envp)
 	if (opt.mode == CLI_VERIFY)
 		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
 
+	/* The audit log, while turninit may still open any file, and before it
+	 * opens one of its own, so fd:N can only name an inherited fd. */
+	if (pol.manifest->audit_required && !opt.audit_log) {
+		err_set(&err, EPERM, "manifest: audit.required: %s", opt.mode == CLI_RUN ?
+			"one-shot mode keeps no audit log; use serve --audit-log" :
+			"give --audit-log PATH|fd:N");
+		return refuse(&err);
+	}
+	if (opt.audit_log && audit_open(opt.audit_log, pol.manifest, &err) < 0)
+		return refuse(&err);
+
 	/* 5. Everything the command needs, prepared before anything changes. */
 	if (chdir("/") != 0)
 		return refuse(&(struct tn_error){ .msg = "chdir /: failed" });
@@ -126,9 +138,13 @@ int main(int argc, char **argv, char **envp)
 		/* Here stderr is turninit's own (events go to stdout or the socket),
 		 * so the layer in force is logged; in one-shot mode it would land in
 		 * the command's stderr. */
+		if (audit_turn_start(opt.mode == CLI_SERVE ? "serve" : "listen", &pol, &err) < 0)
+			return refuse(&err);
 		if (landlock.abi > 0)
 			log_line("landlock: ABI %d enforced", landlock.abi);
-		return serve_run(&ctx);
+		status = serve_run(&ctx);
+		audit_turn_end(status);
+		return status;
 	}
 	/* The command. */
 	plan = (struct spawn_plan){

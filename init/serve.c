@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "envfilter.h"
 #include "keeper.h"
 #include "log.h"
@@ -58,6 +59,7 @@ struct conn {
 	bool discarding;          /* inside a line that was too long */
 	bool eof;                 /* no more requests */
 	bool dead;                /* writing failed: events are dropped */
+	unsigned stream;          /* the audit log's name for it: 0 serve, 1.. listen */
 };
 
 struct cmd {
@@ -72,6 +74,9 @@ struct cmd {
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
 	int wait_status;
+	int pid;                     /* the command's, for the audit log */
+	uint64_t wall_start_ms;      /* CLOCK_REALTIME at start, for the audit log */
+	uint64_t out_bytes, err_bytes;   /* read from its stdout and stderr */
 };
 
 struct serve {
@@ -81,6 +86,7 @@ struct serve {
 	size_t n_cmds;
 	bool ending;
 	int exit_code;
+	unsigned streams;           /* listen: connections accepted so far */
 };
 
 static void close_fd(int *fd)
@@ -177,6 +183,9 @@ static void emit(struct conn *c, json_t *ev)
 	free(s);
 }
 
+/* The last error event's message: why an exec ran nothing, for the audit log. */
+static char last_error[TN_ERROR_MSG_MAX];
+
 static void emit_error(struct conn *c, const char *id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void emit_error(struct conn *c, const char *id, const char *fmt, ...)
@@ -187,6 +196,7 @@ static void emit_error(struct conn *c, const char *id, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	snprintf(last_error, sizeof(last_error), "%s", msg);
 	emit(c, json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message", msg));
 }
 
@@ -244,6 +254,7 @@ static ssize_t cmd_output(struct cmd *m, int *fd, const char *stream)
 		close_fd(fd);
 		return 0;
 	}
+	*(stream[3] == 'o' ? &m->out_bytes : &m->err_bytes) += (uint64_t)n;
 	give = (size_t)n;
 	if (m->delivered + give > m->limit) {
 		give = m->limit > m->delivered ? (size_t)(m->limit - m->delivered) : 0;
@@ -321,6 +332,8 @@ static void cmd_finish(struct cmd *m)
 				"id", m->id, "code", code, "signal", sig,
 				"timed_out", m->timed_out, "truncated", m->truncated,
 				"duration_ms", (json_int_t)(m->end_ms - m->start_ms)));
+	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, m->wall_start_ms + (m->end_ms - m->start_ms),
+		   st, m->timed_out, m->cancelled, m->truncated, m->out_bytes, m->err_bytes);
 	cmd_free(m);
 }
 
@@ -397,6 +410,7 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 	m->conn = c;
 	snprintf(m->id, sizeof(m->id), "%s", id);
 	m->start_ms = reap_now_ms();
+	m->wall_start_ms = audit_wall_ms();
 	m->deadline_ms = m->start_ms + (uint64_t)timeout * 1000;
 	m->limit = mf->limits.output_bytes;
 	m->out_fd = out_p[0];
@@ -418,6 +432,7 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 	fcntl(m->err_fd, F_SETFL, O_NONBLOCK);
 	if (m->in_fd >= 0)
 		fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
+	m->pid = msg.pid;
 	emit(c, json_pack("{s:s, s:s, s:i}", "event", "started", "id", id, "pid", msg.pid));
 	goto out;
 sys:
@@ -448,7 +463,18 @@ static void do_request(struct serve *s, struct conn *c, const char *line, size_t
 		return;
 	}
 	if (rq->op == RQ_EXEC) {
-		do_exec(s, c, rq);
+		uint32_t t = rq->timeout_s, max = s->ctx->manifest->limits.timeout_s;
+
+		/* Logged before it runs; a log that cannot be written runs nothing. */
+		if (audit_exec(c->stream, rq, rq->cwd ? rq->cwd : s->ctx->manifest->workdir,
+			       t == 0 || t > max ? max : t) < 0) {
+			emit_error(c, rq->id, "exec: the audit log cannot be written");
+		} else {
+			last_error[0] = '\0';
+			do_exec(s, c, rq);
+			if (last_error[0])
+				audit_refused(c->stream, rq->id, last_error);
+		}
 	} else {
 		const char *op = rq->op == RQ_CANCEL ? "cancel" : "signal";
 
@@ -459,6 +485,8 @@ static void do_request(struct serve *s, struct conn *c, const char *line, size_t
 			keeper_forward(&m->k, rq->signo);
 		else
 			cmd_cancel(m);
+		if (m && !m->exited)   /* exited is set only by the keeper's message */
+			audit_control(c->stream, rq->id, rq->op == RQ_SIGNAL ? rq->signo : 0);
 	}
 	rq_free(rq);
 }
@@ -575,7 +603,8 @@ static void conn_accept(struct serve *s)
 	}
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
 		if (!s->conns[i].used) {
-			s->conns[i] = (struct conn){ .used = true, .in_fd = fd, .out_fd = fd };
+			s->conns[i] = (struct conn){ .used = true, .in_fd = fd, .out_fd = fd,
+						     .stream = ++s->streams };
 			return;
 		}
 	{

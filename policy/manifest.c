@@ -297,7 +297,7 @@ static int mf_path(const json_t *v, const char *path, bool allow_root, char **re
 
 static const char *const mf_keys_root[] = {
 	"turninit", "expires", "user", "home", "workdir", "shell",
-	"env", "limits", "seccomp", "landlock", "callers", NULL,
+	"env", "limits", "seccomp", "landlock", "callers", "audit", NULL,
 };
 static const char *const mf_keys_user[] = { "uid", "gid", NULL };
 static const char *const mf_keys_env[] = { "set", "allow", NULL };
@@ -307,6 +307,7 @@ static const char *const mf_keys_limits[] = {
 static const char *const mf_keys_seccomp[] = { "deny", "allow", NULL };
 static const char *const mf_keys_landlock[] = { "writable", "optional", NULL };
 static const char *const mf_keys_callers[] = { "uids", NULL };
+static const char *const mf_keys_audit[] = { "required", NULL };
 
 static int mf_parse_version(const json_t *root, struct mf_manifest *m, struct tn_error *err)
 {
@@ -807,6 +808,27 @@ static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn
 	return 0;
 }
 
+static int mf_parse_audit(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *audit = NULL, *req;
+	int r;
+
+	r = mf_get_object(root, "audit", "audit", false, &audit, err);
+	if (r < 0 || !audit)
+		return r;
+	r = mf_check_keys(audit, "audit", mf_keys_audit, err);
+	if (r < 0)
+		return r;
+	req = json_object_get(audit, "required");
+	if (req) {
+		if (!json_is_boolean(req))
+			return err_set(err, EINVAL, "audit.required: expected a boolean, got %s",
+				       mf_type_name(req));
+		m->audit_required = json_is_true(req);
+	}
+	return 0;
+}
+
 static int mf_parse_root(const json_t *root, struct mf_manifest *m, int64_t now,
 			 mf_syscall_known_fn syscall_known, struct tn_error *err)
 {
@@ -833,6 +855,8 @@ static int mf_parse_root(const json_t *root, struct mf_manifest *m, int64_t now,
 		r = mf_parse_landlock(root, m, err);
 	if (r >= 0)
 		r = mf_parse_callers(root, m, err);
+	if (r >= 0)
+		r = mf_parse_audit(root, m, err);
 	return r;
 }
 
@@ -1009,7 +1033,7 @@ static json_t *mf_strv_json(char *const *v, size_t n)
 static json_t *mf_render(const struct mf_manifest *m)
 {
 	json_t *root _cleanup_json_ = json_object();
-	json_t *user, *env, *set, *limits, *seccomp, *landlock, *callers, *uids;
+	json_t *user, *env, *set, *limits, *seccomp, *landlock, *callers, *uids, *audit;
 	char expires[40];
 
 	if (!root || mf_format_time(m->expires, expires) < 0)
@@ -1051,6 +1075,9 @@ static json_t *mf_render(const struct mf_manifest *m)
 	for (size_t i = 0; i < m->n_caller_uids; i++)
 		if (json_array_append_new(uids, json_integer(m->caller_uids[i])) < 0)
 			return NULL;
+
+	MF_SET(root, "audit", audit = json_object());
+	MF_SET(audit, "required", json_boolean(m->audit_required));
 
 	return steal_ptr(&root);
 }

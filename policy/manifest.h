@@ -54,6 +54,8 @@ struct mf_manifest {
 	bool landlock_optional;    /* default false: a kernel without Landlock refuses */
 	uint32_t *caller_uids;     /* "callers.uids", 0..4294967294; default {uid} */
 	size_t n_caller_uids;
+	bool audit_required;       /* "audit.required", default false: serve and listen
+				      refuse to start without --audit-log, one-shot refuses */
 };
 
 /* mf_syscall_known_fn - how mf_parse checks a seccomp name it does not know as a

@@ -30,9 +30,9 @@
 set -eu
 
 ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
-APPLETS="awk basename cat chmod cp cut date dd df dirname du echo env expr false find
+APPLETS="awk basename cat chmod cp cut date dd df diff dirname du echo env expr false find
 	grep head hostname id kill ln ls mkdir mktemp mv nproc od printf ps pwd readlink
-	realpath rm rmdir sed seq sleep sort stat tac tail tee test timeout touch tr true
+	realpath rm rmdir sed seq sleep sort stat tac tail tee test timeout touch tr true truncate
 	uname uniq wc which xargs yes"
 
 die() { echo "build-image: $*" >&2; exit 1; }

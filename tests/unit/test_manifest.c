@@ -43,7 +43,8 @@ static const char good_json[] =
 	"             \"nproc\": 64, \"fsize_bytes\": 4294967296, \"concurrency\": 2},\n"
 	"  \"seccomp\": {\"deny\": [\"@default\", \"@clock\", \"ptrace\"], \"allow\": [\"personality\"]},\n"
 	"  \"landlock\": {\"writable\": [\"/home/agent\", \"/tmp\", \"/work\"], \"optional\": true},\n"
-	"  \"callers\": {\"uids\": [1000, 0, 2000]}\n"
+	"  \"callers\": {\"uids\": [1000, 0, 2000]},\n"
+	"  \"audit\": {\"required\": true}\n"
 	"}\n";
 
 /* Only the required fields. */
@@ -196,6 +197,10 @@ static const struct mod_case mod_cases[] = {
 	BAD("landlock.optional", "\"true\"", "landlock.optional: expected a boolean, got a string"),
 	BAD("landlock.optional", "1", "landlock.optional: expected a boolean, got an integer"),
 	BAD("callers", "[1000]", "callers: expected an object, got an array"),
+	BAD("audit", "true", "audit: expected an object, got a boolean"),
+	BAD("audit.required", "\"yes\"", "audit.required: expected a boolean, got a string"),
+	BAD("audit.required", "1", "audit.required: expected a boolean, got an integer"),
+	BAD("audit.log", "\"/var/log/a\"", "manifest: audit.log: unknown key"),
 	BAD("callers.uids", "1000", "callers.uids: expected an array, got an integer"),
 	BAD("callers.uids", "[\"1000\"]", "callers.uids[0]: expected an integer in 0..4294967294, got a string"),
 	BAD("callers.uids", "[1000, 1.5]", "callers.uids[1]: expected an integer"),
@@ -345,10 +350,14 @@ static const struct mod_case mod_cases[] = {
 	ABSENT("landlock.optional"),
 	ABSENT("callers"),
 	ABSENT("callers.uids"),
+	ABSENT("audit"),
+	ABSENT("audit.required"),
 	GOOD("limits", "{}"),
 	GOOD("seccomp", "{}"),
 	GOOD("landlock", "{}"),
 	GOOD("callers", "{}"),
+	GOOD("audit", "{}"),
+	GOOD("audit.required", "false"),
 };
 
 static void test_mod_case(void **state)
@@ -438,6 +447,7 @@ static void test_good_all_fields(void **state)
 	assert_int_equal(m->caller_uids[0], 1000);
 	assert_int_equal(m->caller_uids[1], 0);
 	assert_int_equal(m->caller_uids[2], 2000);
+	assert_true(m->audit_required);
 	mf_free(m);
 }
 
@@ -469,6 +479,7 @@ static void test_defaults(void **state)
 	assert_false(m->landlock_optional);
 	assert_int_equal(m->n_caller_uids, 1);
 	assert_int_equal(m->caller_uids[0], 1000);
+	assert_false(m->audit_required);
 	mf_free(m);
 }
 
@@ -843,6 +854,7 @@ static void assert_same(const struct mf_manifest *a, const struct mf_manifest *b
 	for (size_t i = 0; i < a->n_landlock_writable; i++)
 		assert_string_equal(a->landlock_writable[i], b->landlock_writable[i]);
 	assert_int_equal(a->landlock_optional, b->landlock_optional);
+	assert_int_equal(a->audit_required, b->audit_required);
 	assert_int_equal(a->n_caller_uids, b->n_caller_uids);
 	for (size_t i = 0; i < a->n_caller_uids; i++)
 		assert_int_equal(a->caller_uids[i], b->caller_uids[i]);
@@ -889,7 +901,8 @@ static void test_to_json_exact(void **state)
 		"\"nproc\":512,\"fsize_bytes\":1073741824,\"concurrency\":8},"
 		"\"seccomp\":{\"deny\":[\"@default\"],\"allow\":[]},"
 		"\"landlock\":{\"writable\":[\"/home/agent\",\"/tmp\"],\"optional\":false},"
-		"\"callers\":{\"uids\":[1000]}}";
+		"\"callers\":{\"uids\":[1000]},"
+		"\"audit\":{\"required\":false}}";
 	struct mf_manifest *m = NULL;
 	char *json;
 
@@ -1083,7 +1096,7 @@ static void test_schema_matches_code(void **state)
 	};
 	static const char *const top_keys[] = {
 		"turninit", "expires", "user", "home", "workdir", "shell", "env", "limits",
-		"seccomp", "landlock", "callers",
+		"seccomp", "landlock", "callers", "audit",
 	};
 	size_t len = 0, i;
 	char *text = vectors_read("../../policy/manifest.schema.json", &len);

@@ -1,0 +1,325 @@
+/* audit.c - see audit.h and docs/audit.md. */
+#define _GNU_SOURCE
+#include "audit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "landlock.h"
+#include "log.h"
+#include "signature.h"
+
+static int audit_fd = -1;
+static bool audit_started;  /* the turn_start line is written */
+static bool audit_broken;   /* a write failed: later execs are refused */
+
+bool audit_on(void)
+{
+	return audit_fd >= 0;
+}
+
+/* path is dir or lies below it. */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The first place of the writable set (home, landlock.writable, the device
+ * paths Landlock always leaves writable) that holds path, or NULL. */
+static const char *writable_holder(const char *path, const struct mf_manifest *m)
+{
+	static const char *const dev[] = LL_DEVICE_PATHS;
+
+	if (path_under(path, m->home))
+		return m->home;
+	for (size_t i = 0; i < m->n_landlock_writable; i++)
+		if (path_under(path, m->landlock_writable[i]))
+			return m->landlock_writable[i];
+	for (size_t i = 0; dev[i]; i++)
+		if (path_under(path, dev[i]))
+			return dev[i];
+	return NULL;
+}
+
+/* A file or directory the command's uid could write: its own, or writable by
+ * group or others. */
+static bool st_open_to(const struct stat *st, const struct mf_manifest *m)
+{
+	return st->st_uid == m->uid || (st->st_mode & 0022) != 0;
+}
+
+static int check_path(const char *spec, int fd, const struct mf_manifest *m,
+		      struct tn_error *err)
+{
+	char proc[64], real[PATH_MAX], *slash;
+	const char *w;
+	struct stat st, dst;
+	ssize_t n;
+
+	if ((w = writable_holder(spec, m)))
+		return err_set(err, EPERM, "audit log %s: inside %s, which commands may write", spec, w);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/')
+		return err_set(err, EPERM, "audit log %s: cannot resolve where it is (%s)", spec, proc);
+	real[n] = '\0';
+	if ((w = writable_holder(real, m)))
+		return err_set(err, EPERM, "audit log %s: is %s, inside %s, which commands may write",
+			       spec, real, w);
+	if (fstat(fd, &st) != 0)
+		return err_set(err, errno, "audit log %s: fstat: %s", spec, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, EPERM, "audit log %s: not a regular file", spec);
+	if (st_open_to(&st, m))
+		return err_set(err, EPERM, "audit log %s: owned by uid %u or writable by group or others",
+			       spec, m->uid);
+	slash = strrchr(real, '/');
+	if (slash == real)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(real, &dst) != 0)
+		return err_set(err, errno, "audit log %s: its directory %s: %s", spec, real,
+			       strerror(errno));
+	if (st_open_to(&dst, m))
+		return err_set(err, EPERM, "audit log %s: its directory %s is owned by uid %u or "
+			       "writable by group or others", spec, real, m->uid);
+	return 0;
+}
+
+static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struct tn_error *err)
+{
+	int fl = fcntl(fd, F_GETFL);
+	struct stat st;
+
+	if (fl < 0)
+		return err_set(err, EBADF, "audit log %s: not an open file descriptor", spec);
+	if ((fl & O_ACCMODE) == O_RDONLY)
+		return err_set(err, EBADF, "audit log %s: not open for writing", spec);
+	if (fstat(fd, &st) != 0)
+		return err_set(err, errno, "audit log %s: fstat: %s", spec, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return err_set(err, EBADF, "audit log %s: a directory", spec);
+	if (S_ISREG(st.st_mode)) {
+		if (st_open_to(&st, m))
+			return err_set(err, EPERM, "audit log %s: owned by uid %u or writable by "
+				       "group or others", spec, m->uid);
+		if (fcntl(fd, F_SETFL, fl | O_APPEND) != 0)
+			return err_set(err, errno, "audit log %s: O_APPEND: %s", spec, strerror(errno));
+	}
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+		return err_set(err, errno, "audit log %s: FD_CLOEXEC: %s", spec, strerror(errno));
+	return 0;
+}
+
+int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *err)
+{
+	int fd, r;
+
+	if (strncmp(spec, "fd:", 3) == 0) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(spec + 3, &end, 10);
+		if (errno || end == spec + 3 || *end || spec[3] < '0' || spec[3] > '9' ||
+		    v < 3 || v > INT_MAX)
+			return err_set(err, EINVAL, "audit log %s: expected fd:N with N >= 3", spec);
+		r = check_fd(spec, (int)v, m, err);
+		if (r < 0)
+			return r;
+		audit_fd = (int)v;
+		return 0;
+	}
+	if (spec[0] != '/')
+		return err_set(err, EINVAL, "audit log %s: expected an absolute path or fd:N", spec);
+	fd = open(spec, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+		  O_NONBLOCK, 0600);
+	if (fd < 0)
+		return err_set(err, errno, "audit log %s: %s", spec, strerror(errno));
+	r = check_path(spec, fd, m, err);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	/* Regular file: O_NONBLOCK only kept a FIFO from holding the open. */
+	fcntl(fd, F_SETFL, O_APPEND);
+	audit_fd = fd;
+	return 0;
+}
+
+uint64_t audit_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* RFC 3339, UTC, milliseconds: 2026-11-29T21:20:31.123Z */
+static json_t *rfc3339(uint64_t ms)
+{
+	char buf[64];
+	time_t s = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(ms % 1000));
+	return json_string(buf);
+}
+
+/* Write one event (steals ev) as one line with one write(2) where the fd takes
+ * it whole (a regular file with O_APPEND; a pipe up to PIPE_BUF). Returns 0,
+ * -ENOMEM, or -errno of write(2) (-EIO for a write of nothing). */
+static int audit_write(json_t *ev)
+{
+	_cleanup_free_ char *s = NULL;
+	size_t n, off = 0;
+
+	if (audit_fd < 0 || !ev) {
+		json_decref(ev);
+		return audit_fd < 0 ? 0 : -ENOMEM;
+	}
+	s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(ev);
+	if (!s)
+		return -ENOMEM;
+	n = strlen(s);
+	s[n++] = '\n';   /* json_dumps' NUL: the line goes out without it */
+	while (off < n) {
+		ssize_t w = write(audit_fd, s + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+
+			if (audit_started && !audit_broken)
+				log_line("audit log: write failed: %s; further commands are refused",
+					 strerror(e));
+			audit_broken = true;
+			return -e;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_error *err)
+{
+	char kid[17], hex[2 * sizeof(pol->manifest_digest) + 1];
+	int r;
+
+	if (audit_fd < 0)
+		return 0;
+	sig_key_id_hex(pol->sig.key_id, kid);
+	sodium_bin2hex(hex, sizeof(hex), pol->manifest_digest, sizeof(pol->manifest_digest));
+	r = audit_write(json_pack("{s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}}",
+				  "event", "turn_start", "time", rfc3339(audit_wall_ms()),
+				  "turninit", TURNINIT_VERSION, "mode", mode,
+				  "manifest", "key_id", kid, "blake2b_256", hex,
+				  "source", pol->source, "trusted_comment",
+				  pol->sig.trusted_comment));
+	if (r < 0)
+		return err_set(err, -r, "audit log: cannot write the turn_start line: %s",
+			       strerror(-r));
+	audit_started = true;
+	return 0;
+}
+
+int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
+	       uint32_t timeout_s)
+{
+	json_t *ev, *names, *words;
+
+	if (audit_fd < 0)
+		return 0;
+	if (audit_broken)
+		return -EIO;
+	names = json_array();
+	for (char **e = rq->env; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+
+		json_array_append_new(names, json_stringn(*e, eq ? (size_t)(eq - *e) : strlen(*e)));
+	}
+	if (rq->n_words == 1) {
+		words = json_string(rq->words[0]);
+	} else {
+		words = json_array();
+		for (int i = 0; i < rq->n_words; i++)
+			json_array_append_new(words, json_string(rq->words[i]));
+	}
+	ev = json_pack("{s:s, s:o, s:I, s:s, s:o, s:s, s:o, s:i}", "event", "exec",
+		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", rq->id,
+		       rq->n_words == 1 ? "command" : "argv", words, "cwd", cwd,
+		       "env_names", names, "timeout_s", (int)timeout_s);
+	return audit_write(ev) < 0 ? -EIO : 0;
+}
+
+void audit_refused(unsigned stream, const char *id, const char *reason)
+{
+	if (audit_fd >= 0)
+		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "refused",
+				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+				      "id", id, "reason", reason));
+}
+
+void audit_control(unsigned stream, const char *id, int signo)
+{
+	if (audit_fd < 0)
+		return;
+	if (signo == 0)
+		audit_write(json_pack("{s:s, s:o, s:I, s:s}", "event", "cancel",
+				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+				      "id", id));
+	else
+		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i}", "event", "signal",
+				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+				      "id", id, "signal", signo));
+}
+
+void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms, uint64_t end_ms,
+		int wait_status,
+		bool timed_out, bool cancelled, bool truncated, uint64_t out_bytes,
+		uint64_t err_bytes)
+{
+	json_t *code, *sig;
+
+	if (audit_fd < 0)
+		return;
+	code = WIFEXITED(wait_status) ? json_integer(WEXITSTATUS(wait_status)) : json_null();
+	sig = WIFSIGNALED(wait_status) ? json_integer(WTERMSIG(wait_status)) : json_null();
+	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:I, s:I}",
+			      "event", "exit", "time", rfc3339(audit_wall_ms()),
+			      "stream", (json_int_t)stream, "id", id, "pid", pid,
+			      "start", rfc3339(start_ms), "end", rfc3339(end_ms),
+			      "code", code, "signal", sig, "timed_out", timed_out,
+			      "cancelled", cancelled, "truncated", truncated,
+			      "stdout_bytes", (json_int_t)out_bytes,
+			      "stderr_bytes", (json_int_t)err_bytes));
+}
+
+void audit_turn_end(int exit_code)
+{
+	if (audit_fd >= 0)
+		audit_write(json_pack("{s:s, s:o, s:i}", "event", "turn_end",
+				      "time", rfc3339(audit_wall_ms()), "exit_code", exit_code));
+}

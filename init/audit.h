@@ -1,0 +1,69 @@
+/* audit.h - the audit log of serve and listen mode (docs/audit.md): one JSON
+ * object a line per event (turn start, each exec request and how it ended),
+ * each line one write(2) to a file or fd turninit opened while it was still
+ * root, close-on-exec and append-only, in no place a command can write.
+ * Sources: open(2) O_APPEND, write(2) on pipes (PIPE_BUF), BLAKE2b (RFC 7693,
+ * libsodium crypto_generichash), RFC 3339 times. */
+#ifndef TURNINIT_AUDIT_H
+#define TURNINIT_AUDIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "load.h"
+#include "manifest.h"
+#include "request.h"
+
+/* audit_open - open the log named by spec, checked against m: "PATH" (absolute;
+ * created mode 0600 if absent, else appended to; O_NOFOLLOW) or "fd:N" (N >= 3,
+ * an fd open for writing that turninit inherited). Call it before privileges
+ * are dropped. Refused, so that no command can write or truncate the log:
+ * PATH at or under home or a landlock.writable path (as given and as resolved
+ * through /proc/self/fd), a file or its directory owned by m->uid or writable
+ * by group or others, anything but a regular file for PATH, a directory for
+ * fd:N. The fd is made close-on-exec (and O_APPEND when a regular file).
+ * Errors: -EINVAL (a malformed spec), -EBADF (fd:N not open or not writable),
+ * -EPERM (a place a command could write), -errno of open(2)/fstat(2);
+ * err names the spec. */
+int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *err);
+
+/* audit_on - whether a log is open. */
+bool audit_on(void);
+
+/* audit_turn_start - the first line: mode ("serve" or "listen"), the manifest's
+ * source, signing key id and BLAKE2b-256 digest of its exact bytes.
+ * Errors: -EIO when the line cannot be written whole (the turn must not start). */
+int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_error *err);
+
+/* Every request line names its stream: 0 in serve mode, in listen mode the
+ * connection's number (1 for the first accepted, and so on), since ids are
+ * unique only within a stream. */
+
+/* audit_exec - an exec request, before it runs: id, command (or argv), cwd,
+ * the names of the request's env (never the values), timeout_s.
+ * Returns 0 (also when no log is open) or -EIO: the command must not run. */
+int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
+	       uint32_t timeout_s);
+
+/* audit_refused - an exec request that ran nothing, and why. */
+void audit_refused(unsigned stream, const char *id, const char *reason);
+
+/* audit_control - a cancel or signal request (signo 0 for cancel). */
+void audit_control(unsigned stream, const char *id, int signo);
+
+/* audit_exit - how a command ended: start and end (CLOCK_REALTIME, ms since
+ * the epoch), its wait status, timed_out, cancelled, truncated and the bytes it
+ * wrote to stdout and stderr (read by turninit, kept or not). */
+void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
+		uint64_t end_ms, int wait_status,
+		bool timed_out, bool cancelled, bool truncated, uint64_t out_bytes,
+		uint64_t err_bytes);
+
+/* audit_turn_end - the last line: turninit's exit status. */
+void audit_turn_end(int exit_code);
+
+/* audit_wall_ms - CLOCK_REALTIME in milliseconds since the epoch. */
+uint64_t audit_wall_ms(void);
+
+#endif

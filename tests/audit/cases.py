@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""cases.py - the audit suite's sessions and log checks (tests/integration/audit.sh).
+
+    cases.py statuses LOG KEY_ID DIGEST -- SERVER_ARGV...
+    cases.py tamper LOG -- SERVER_ARGV...
+    cases.py killed LOG NAME -- SERVER_ARGV...
+    cases.py broken -- SERVER_ARGV...      (SERVER_ARGV: ... serve --audit-log fd:3)
+    cases.py lines LOG
+
+SERVER_ARGV starts `turninit serve --audit-log ...` in podman; LOG is the host
+path of that log. Each case drives a session with the reference client
+(tests/serve/client.py), then reads LOG after the server is gone and checks it
+line by line: every line whole (ends in a newline, one JSON object), every
+field as docs/audit.md says (by hand; and against policy/audit.schema.json when
+this python has jsonschema). Prints "# ..." notes; each unmet expectation is a
+line "want: ..." on stdout; exits 1 if there is one.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tests", "serve"))
+from client import Client, Closed  # noqa: E402
+
+SCHEMA = os.path.join(ROOT, "policy", "audit.schema.json")
+TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+FAILS = []
+
+
+def want(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("want: " + what)
+    return cond
+
+
+def schema_validator():
+    try:
+        import jsonschema
+    except ImportError:
+        print("# no jsonschema in this python: fields checked by hand only")
+        return None
+    schema = json.load(open(SCHEMA))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+# The fields of each event, by hand (the schema says the same).
+FIELDS = {
+    "turn_start": {"event", "time", "turninit", "mode", "manifest"},
+    "exec": {"event", "time", "stream", "id", "cwd", "env_names", "timeout_s"},
+    "refused": {"event", "time", "stream", "id", "reason"},
+    "cancel": {"event", "time", "stream", "id"},
+    "signal": {"event", "time", "stream", "id", "signal"},
+    "exit": {"event", "time", "stream", "id", "pid", "start", "end", "code", "signal", "timed_out",
+             "cancelled", "truncated", "stdout_bytes", "stderr_bytes"},
+    "turn_end": {"event", "time", "exit_code"},
+}
+
+
+def read_log(path):
+    """Every line of the log, parsed; checks that each is whole and valid."""
+    data = open(path, "rb").read()
+    want(data.endswith(b"\n"), "the log ends with a newline (no partial line)")
+    events = []
+    v = schema_validator()
+    for n, line in enumerate(data.split(b"\n")[:-1], 1):
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            want(False, "line %d is JSON: %r" % (n, line[:80]))
+            continue
+        if not want(isinstance(ev, dict) and ev.get("event") in FIELDS,
+                    "line %d is a known event" % n):
+            continue
+        keys = set(ev)
+        need = FIELDS[ev["event"]]
+        if ev["event"] == "exec":
+            want(("command" in keys) != ("argv" in keys), "line %d: command or argv" % n)
+            keys -= {"command", "argv"}
+        want(keys == need, "line %d: fields %s, want %s" % (n, sorted(keys), sorted(need)))
+        for k in ("time", "start", "end"):
+            if k in ev:
+                want(isinstance(ev[k], str) and TIME.match(ev[k]), "line %d: %s is RFC 3339 ms UTC" % (n, k))
+        if v is not None:
+            errs = [e.message for e in v.iter_errors(ev)]
+            want(not errs, "line %d valid against the schema: %s" % (n, errs[:2]))
+        events.append(ev)
+    print("# %d log lines" % len(events))
+    return events
+
+
+def spawn(argv):
+    return Client.spawn(argv)
+
+
+def statuses(log, key_id, digest, argv):
+    """Every kind of ending, in order, with the right status in the log."""
+    c = spawn(argv)
+    secret = "s3cret-value-never-logged"
+    tricky = 'printf "%s\\n" "quote \\" back\\\\slash" \'tab\there\' # ünïcödé\necho line2'
+    runs = [
+        ("c1", dict(command="printf 12345")),
+        ("c2", dict(command="echo err >&2; exit 3")),
+        ("c3", dict(command="kill -TERM $$")),
+        ("c4", dict(argv=["printf", "%s|", "a b", "c"])),
+        ("c5", dict(command="true", env={"TZ": secret, "NOT_ALLOWED": secret})),
+        ("c6", dict(command="sleep 30", timeout_s=1)),
+        ("c7", dict(command="echo never", cwd="/no/such/dir")),
+        ("c8", dict(command=tricky)),
+    ]
+    for id, kw in runs:
+        r = c.run(id=id, timeout=60, **kw)
+    c9 = c.exec("sleep 30", id="c9")
+    c.wait(c9, timeout=30, until=lambda r: r.pid is not None)
+    c.cancel(c9)
+    r9 = c.wait(c9, timeout=30)
+    want(r9.exit is not None and r9.exit["signal"] == 15, "c9 cancelled: signal 15")
+    status = c.close(timeout=60)
+    want(status == 0, "serve exits 0 at the end of stdin (got %s)" % status)
+
+    evs = read_log(log)
+    seq = [(e["event"], e.get("id")) for e in evs]
+    expect = [("turn_start", None)]
+    for id, _ in runs:
+        expect += [("exec", id), ("refused" if id == "c7" else "exit", id)]
+    expect += [("exec", "c9"), ("cancel", "c9"), ("exit", "c9"), ("turn_end", None)]
+    want(seq == expect, "events in order %s, got %s" % (expect, seq))
+    by = {}
+    for e in evs:
+        by.setdefault((e["event"], e.get("id")), e)
+    ts = by.get(("turn_start", None), {})
+    want(ts.get("mode") == "serve", "turn_start mode serve")
+    m = ts.get("manifest", {})
+    want(m.get("key_id") == key_id, "key_id %s (got %s)" % (key_id, m.get("key_id")))
+    want(m.get("blake2b_256") == digest, "blake2b_256 of the manifest %s (got %s)" % (digest, m.get("blake2b_256")))
+
+    def ex(id):
+        return by.get(("exit", id), {})
+
+    def st(id):
+        e = ex(id)
+        return (e.get("code"), e.get("signal"), e.get("timed_out"), e.get("cancelled"))
+
+    want(st("c1") == (0, None, False, False) and ex("c1").get("stdout_bytes") == 5, "c1: code 0, 5 bytes of stdout")
+    want(st("c2") == (3, None, False, False) and ex("c2").get("stderr_bytes") == 4, "c2: code 3, 4 bytes of stderr")
+    want(st("c3") == (None, 15, False, False), "c3: signal 15 (got %s)" % (st("c3"),))
+    want(by.get(("exec", "c4"), {}).get("argv") == ["printf", "%s|", "a b", "c"], "c4: argv logged as given")
+    want(ex("c4").get("stdout_bytes") == 6, "c4: 6 bytes")
+    want(sorted(by.get(("exec", "c5"), {}).get("env_names", [])) == ["NOT_ALLOWED", "TZ"], "c5: env names as given")
+    want(secret.encode() not in open(log, "rb").read(), "no env value in the log")
+    want(st("c6")[2] is True and st("c6")[1] == 15, "c6: timed_out, signal 15 (got %s)" % (st("c6"),))
+    want(by.get(("exec", "c6"), {}).get("timeout_s") == 1, "c6: timeout_s 1")
+    want("/no/such/dir" in by.get(("refused", "c7"), {}).get("reason", ""), "c7: refused, reason names the cwd")
+    want(by.get(("exec", "c8"), {}).get("command") == tricky, "c8: the command string exactly (JSON escaped)")
+    want(st("c8") == (0, None, False, False), "c8: code 0")
+    want(st("c9") == (None, 15, False, True), "c9: cancelled, signal 15 (got %s)" % (st("c9"),))
+    want(by.get(("exec", "c1"), {}).get("cwd") == "/work", "c1: cwd /work (the manifest's workdir)")
+    want(by.get(("turn_end", None), {}).get("exit_code") == 0, "turn_end exit_code 0")
+    for e in evs:
+        if e["event"] == "exit":
+            want(e["start"] <= e["end"], "%s: start <= end" % e["id"])
+    want(all(e.get("stream", 0) == 0 for e in evs), "serve mode: every stream is 0")
+    times = [e["time"] for e in evs]
+    want(times == sorted(times), "times never go back")
+
+
+def tamper(log, argv):
+    """A command cannot write, truncate, remove or reach the log."""
+    c = spawn(argv)
+    tries = {
+        "append": "echo x >> /var/log/turninit/audit.jsonl",
+        "truncate": ": > /var/log/turninit/audit.jsonl",
+        "truncate-tool": "truncate -s 0 /var/log/turninit/audit.jsonl",
+        "remove": "rm -f /var/log/turninit/audit.jsonl",
+        "rename": "mv /var/log/turninit/audit.jsonl /tmp/a",
+        "list-dir": "ls /var/log/turninit",
+        "proc-fd": "ls /proc/1/fd",
+        "proc-fd-write": "r=1; for n in $(seq 3 40); do echo x >> /proc/1/fd/$n && r=0; done; exit $r",
+        "inherited-fd": "r=1; for n in $(seq 3 40); do echo x >&$n && r=0; done; exit $r",
+        "keeper-fd": "r=1; for p in /proc/[0-9]*; do for f in $p/fd/*; do "
+                     "[ -w \"$f\" ] && [ \"$(readlink $f)\" = /var/log/turninit/audit.jsonl ] && r=0; "
+                     "done 2>/dev/null; done; exit $r",
+    }
+    for id, cmd in tries.items():
+        r = c.run(cmd, id=id, timeout=60)
+        code = r.exit["code"] if r.exit else None
+        want(code not in (0, None), "%s fails (code %s, stderr %r)" % (id, code, bytes(r.stderr[-120:])))
+    status = c.close(timeout=60)
+    want(status == 0, "serve exits 0")
+    evs = read_log(log)
+    want(sum(e["event"] == "exec" for e in evs) == len(tries), "every try logged")
+    want(evs and evs[0]["event"] == "turn_start" and evs[-1]["event"] == "turn_end",
+         "the log is whole: turn_start first, turn_end last")
+    want(b"\nx\n" not in open(log, "rb").read(), "no line written by a command")
+
+
+def killed(log, name, argv):
+    """SIGKILL of the container mid-command: what was written parses."""
+    c = spawn(argv)
+    c.run("echo first", id="c1", timeout=60)
+    c.exec("echo started; sleep 100", id="long")
+    c.wait("long", timeout=60, until=lambda r: r.pid is not None)
+    # the exec line is written before the command starts
+    deadline = time.monotonic() + 30
+    while b'"id":"long"' not in open(log, "rb").read() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    subprocess.run(["timeout", "60", "podman", "kill", "-s", "KILL", name],
+                   stdout=subprocess.DEVNULL, check=False)
+    try:
+        c.proc.wait(60)
+    except subprocess.TimeoutExpired:
+        want(False, "the container ends within 60 s of SIGKILL")
+        c.proc.kill()
+    evs = read_log(log)
+    seq = [(e["event"], e.get("id")) for e in evs]
+    want(seq == [("turn_start", None), ("exec", "c1"), ("exit", "c1"), ("exec", "long")],
+         "the killed turn's log: %s" % seq)
+
+
+def broken(argv):
+    """A log that stops taking lines after turn_start: later execs run nothing.
+    fd 3 of the server is a pipe; the first line is read, then the read end
+    closed, so every later write fails with EPIPE."""
+    r, w = os.pipe()
+    proc = subprocess.Popen(["bash", "-c", 'exec 3>&"$0"; exec "$@"', str(w)] + argv,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, pass_fds=(w,))
+    os.close(w)
+    c = Client(proc.stdout.fileno(), proc.stdin.fileno(), proc=proc)
+    first = b""
+    while not first.endswith(b"\n"):
+        b = os.read(r, 4096)
+        if not b:
+            break
+        first += b
+    want(b'"event":"turn_start"' in first, "the turn_start line on the pipe: %r" % first[:80])
+    os.close(r)
+    res = c.run("echo RAN", id="c1", timeout=60)
+    want(res.error is not None and "audit log" in res.error.get("message", ""),
+         "c1 refused: %s" % (res.error or res.exit))
+    want(b"RAN" not in res.stdout, "c1 did not run")
+    res = c.run("echo RAN", id="c2", timeout=60)
+    want(res.error is not None, "c2 refused too")
+    want(c.close(timeout=60) == 0, "serve exits 0")
+
+
+def main(a):
+    cmd = a[0]
+    sep = a.index("--") if "--" in a else len(a)
+    args, argv = a[1:sep], a[sep + 1:]
+    try:
+        if cmd == "statuses":
+            statuses(args[0], args[1], args[2], argv)
+        elif cmd == "tamper":
+            tamper(args[0], argv)
+        elif cmd == "killed":
+            killed(args[0], args[1], argv)
+        elif cmd == "broken":
+            broken(argv)
+        elif cmd == "lines":
+            read_log(args[0])
+        else:
+            sys.exit("cases.py: unknown case " + cmd)
+    except (Closed, TimeoutError, KeyError, TypeError) as e:
+        want(False, "the session ran: %r" % e)
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,377 @@
+#!/bin/bash
+# audit.sh - the disposable copy-on-write audit container (issue 7): the audit
+# manifest oci/audit/manifest.json sealed into a test image, `turninit serve
+# --audit-log` under the podman invocation of docs/audit.md (--read-only,
+# --network none, --ipc none, tmpfs HOME and /tmp, the host tree as an overlay at
+# /work and read-only at /audit/base, the log directory at /var/log/turninit).
+# Checks: the host tree is byte-identical after a session that edits, creates
+# and deletes files, and the diff shows those changes; writes outside HOME, /tmp
+# and /work fail with EACCES or EROFS; every command appears in the log in order
+# with the right status; a command cannot write, truncate or reach the log; the
+# log of a container killed mid-command parses line by line; a log that stops
+# taking lines refuses the later execs; every way the log cannot be opened or
+# written safely refuses (exit 125, one line, nothing runs).
+# Root, podman set up by `make setup`; run after `make` as
+# `bash tests/integration/audit.sh`. Sessions are driven by tests/audit/cases.py
+# and oci/audit/session.py (the reference client tests/serve/client.py).
+#
+# Every podman call has a hard timeout and runs with --pull never --network none
+# and the label turninit-audit=PID; labelled containers are removed at exit.
+# Prints "ok NAME" or "FAIL NAME" with the evidence, writes "PASS FAIL" to
+# build/test-results/audit, and ends with "N passed, N failed".
+#
+# Environment: AUDIT_ONLY=REGEX runs only the tests whose name matches;
+# ITEST_BINARY=PATH tests another binary than build/turninit.
+# shellcheck disable=SC2016 # '$X' is literal: it runs in the container
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/audittest
+BIN=${ITEST_BINARY:-$ROOT/build/turninit}
+VECTORS=$ROOT/tests/vectors
+CASES=$ROOT/tests/audit/cases.py
+SESSION=$ROOT/oci/audit/session.py
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+
+SUITE=audit
+LABEL=turninit-audit=$$
+PODMAN_RUN=(timeout 120 podman run --rm --pull never --network none --label "$LABEL")
+IMG=localhost/turninit-audit-test
+# A python with jsonschema validates every log line against the schema too.
+PY=python3
+for p in python3 /usr/bin/python3; do
+	"$p" -c 'import jsonschema' 2>/dev/null && { PY=$p; break; }
+done
+export PYTHONDONTWRITEBYTECODE=1
+
+preflight "rootful podman" "$BIN" podman buildah minisign timeout python3 tar sha256sum b2sum
+rm -rf "$WORK"
+mkdir -p "$WORK/m"
+trap cleanup_containers EXIT
+trap 'exit 130' INT TERM
+
+selected() {
+	[[ -z ${AUDIT_ONLY:-} || $1 =~ $AUDIT_ONLY ]]
+}
+
+T0=$(now_ms)
+
+# --- the image: the audit manifest, expiring far away, signed by the test key ---------
+KEY_SEC=$VECTORS/test-trusted.key
+KEY_PUB=$VECTORS/test-trusted.pub
+KEY_ID=$(sed -n 's/^untrusted comment: minisign public key //p' "$KEY_PUB")
+[[ -n $KEY_ID ]] || abort "no key id in $KEY_PUB"
+sed 's/"expires": *"[^"]*"/"expires": "2099-01-01T00:00:00Z"/' "$ROOT/oci/audit/manifest.json" \
+	> "$WORK/m/audit.json"
+grep -q '"expires": "2099-01-01T00:00:00Z"' "$WORK/m/audit.json" || abort "could not set expires"
+DIGEST=$(b2sum -l 256 "$WORK/m/audit.json" | cut -d' ' -f1)
+sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
+	--root "$WORK/root-base" "$BIN" >"$WORK/build-base.log" 2>&1 \
+	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
+sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:sealed" --manifest "$WORK/m/audit.json" \
+	--key "$KEY_SEC" --trusted-comment "turninit audit test" \
+	>"$WORK/seal.log" 2>&1 || { cat "$WORK/seal.log"; abort "oci/seal.sh"; }
+
+# fresh_tree: a sample tree owned by the manifest's uid in $TREE, an empty log
+# directory owned by root (0700) in $LOGDIR, each new for every test.
+N=0
+fresh_tree() {
+	N=$((N + 1))
+	TREE=$WORK/t$N/tree LOGDIR=$WORK/t$N/log LOG=$WORK/t$N/log/audit.jsonl
+	mkdir -p "$TREE/src" "$TREE/docs" "$LOGDIR"
+	printf '# sample\n' > "$TREE/README.md"
+	printf 'int main(void) { return 0; }\n' > "$TREE/src/main.c"
+	printf 'old\n' > "$TREE/docs/old.txt"
+	printf 'keep\n' > "$TREE/docs/keep.txt"
+	printf '#!/bin/sh\necho run\n' > "$TREE/run.sh"
+	chmod 0755 "$TREE/run.sh"
+	chown -R 1000:1000 "$TREE"
+	chmod 0700 "$LOGDIR"
+}
+
+# audit_argv [PODMAN OPTIONS...]: SERVER, the argv of the documented invocation.
+audit_argv() {
+	# shellcheck disable=SC2054 # the commas are --tmpfs options
+	SERVER=(timeout 120 podman run --rm -i --pull never --network none --label "$LABEL"
+		--read-only --read-only-tmpfs=false --ipc none
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m
+		-v "$TREE:/work:O" -v "$TREE:/audit/base:ro" -v "$LOGDIR:/var/log/turninit"
+		"$@" "$IMG:sealed" serve --audit-log /var/log/turninit/audit.jsonl)
+}
+
+tree_hash() {
+	tar --sort=name --numeric-owner -C "$1" -cf - . | sha256sum | cut -d' ' -f1
+}
+
+# session FILE: run the commands of FILE through SERVER (oci/audit/session.py).
+session() {
+	run_cmd "$PY" "$SESSION" "$1" -- "${SERVER[@]}"
+}
+
+# --- the manifest -------------------------------------------------------------------------
+if selected manifest-verifies; then
+	begin manifest-verifies
+	prun "$IMG:sealed" verify
+	expect_rc 0
+	printf '%s' "$OUT" > "$WORK/policy.json"
+	got=$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+print(" ".join(p["manifest"]["landlock"]["writable"]), p["landlock"]["abi"] > 0,
+      p["manifest"]["landlock"]["optional"], p["manifest"]["audit"]["required"],
+      all(s in json.dumps(p["seccomp"]) for s in ("\"mknod\"", "\"acct\"", "\"syslog\"")))' \
+		"$WORK/policy.json" 2>&1)
+	eq "writable, Landlock, optional, audit.required, the extra seccomp names" "$got" \
+		"/home/agent /tmp /work True False True True"
+	end
+fi
+
+# --- the session: host tree unchanged, the changes as a diff --------------------------------
+if selected session-host-unchanged; then
+	begin session-host-unchanged
+	fresh_tree
+	before=$(tree_hash "$TREE")
+	cat > "$WORK/session1.txt" <<'EOF'
+sed -i 's/return 0/return 42/' src/main.c
+echo 'new file' > NEW.md
+rm docs/old.txt
+mv docs/keep.txt docs/kept.txt
+chmod 0644 run.sh && touch -d 2001-01-01 README.md
+mkdir -p a/b && echo deep > a/b/c.txt && rm -r src/../a/b && rmdir a
+diff -ruN /audit/base /work
+EOF
+	audit_argv
+	session "$WORK/session1.txt"
+	expect_rc 0
+	after=$(tree_hash "$TREE")
+	eq "host tree sha256 after the session" "$after" "$before"
+	for want in '+++ /work/NEW.md' '+new file' '--- /audit/base/docs/old.txt' '-old' \
+		'+++ /work/docs/kept.txt' '-int main(void) { return 0; }' '+int main(void) { return 42; }'; do
+		expect_contains "the diff" "$OUT" $'\n'"$want"$'\n'
+	done
+	[[ $OUT == *'/work/a/'* ]] && why "the diff shows /work/a, which the session removed again"
+	eq "host src/main.c" "$(cat "$TREE/src/main.c")" 'int main(void) { return 0; }'
+	[[ -e $TREE/docs/old.txt && ! -e $TREE/NEW.md && ! -e $TREE/docs/kept.txt ]] \
+		|| why "the host tree holds the session's changes"
+	end
+fi
+
+# --- writes outside HOME, /tmp and /work -----------------------------------------------------
+if selected writes-outside-fail; then
+	begin writes-outside-fail
+	fresh_tree
+	# try CMD...: one line "DENIED <CMD> :: <strerror>" or "WROTE <CMD>".
+	cat > "$WORK/session2.txt" <<'EOF'
+try() { local m; if m=$("$@" 2>&1 >/dev/null); then echo "WROTE $*"; else echo "DENIED $* :: ${m##*: }"; fi; }; for p in /x /etc/x /etc/turninit/x /bin/x /sbin/x /run/x /home/x /dev/x /dev/mqueue/x /audit/base/x /audit/base/README.md /var/log/turninit/x /sbin/turninit; do try bash -c ': > "$0"' "$p"; done; try mkdir /newdir; try rm -f /bin/cat; try mv /etc/turninit/trusted.pub /etc/turninit/t; try truncate -s 0 /audit/base/README.md; try ln -s /tmp /etc/t; try touch /dev/mqueue/q; try mkdir /dev/mqueue/d
+try() { local m; if m=$("$@" 2>&1 >/dev/null); then echo "WROTE $*"; else echo "DENIED $* :: ${m##*: }"; fi; }; for p in /work/x /tmp/x /home/agent/x; do try bash -c ': > "$0"' "$p"; done
+EOF
+	audit_argv
+	session "$WORK/session2.txt"
+	expect_rc 0
+	denied=0
+	while IFS= read -r line; do
+		case $line in
+		"DENIED "*" :: Permission denied" | "DENIED "*" :: Read-only file system") denied=$((denied + 1)) ;;
+		"DENIED "* | "WROTE "*/work/x | "WROTE "*/tmp/x | "WROTE "*/home/agent/x) ;;
+		"WROTE "*) why "a write outside the writable set succeeded: $line" ;;
+		esac
+		case $line in "DENIED "*/work/x* | "DENIED "*/tmp/x* | "DENIED "*/home/agent/x*) why "$line" ;; esac
+		case $line in "DENIED "*" :: "*) [[ $line == *" :: Permission denied" || $line == *" :: Read-only file system" ]] \
+			|| why "not EACCES or EROFS: $line" ;; esac
+	done <<<"$OUT"
+	eq "denied writes" "$denied" 20
+	# /dev/mqueue is mode 1777: only Landlock can refuse it.
+	expect_contains stdout "$OUT" "DENIED touch /dev/mqueue/q :: Permission denied"
+	expect_contains stdout "$OUT" "WROTE bash -c : > \"\$0\" /work/x"
+	end
+fi
+
+# --- the log ---------------------------------------------------------------------------
+if selected log-statuses; then
+	begin log-statuses
+	fresh_tree
+	audit_argv
+	run_cmd "$PY" "$CASES" statuses "$LOG" "$KEY_ID" "$DIGEST" -- "${SERVER[@]}"
+	expect_rc 0
+	bad=$(printf '%s' "$OUT" | grep -v '^#' | head -5)
+	[[ -z $bad ]] || why "$bad"
+	end
+fi
+
+if selected log-out-of-reach; then
+	begin log-out-of-reach
+	fresh_tree
+	audit_argv
+	run_cmd "$PY" "$CASES" tamper "$LOG" -- "${SERVER[@]}"
+	expect_rc 0
+	[[ $(stat -c '%u %a' "$LOG") == "0 600" ]] || why "the log is not root's, mode 600: $(stat -c '%u %a' "$LOG")"
+	end
+fi
+
+if selected log-fd; then
+	begin log-fd
+	fresh_tree
+	cat > "$WORK/session3.txt" <<'EOF'
+echo via fd
+echo x >&3
+EOF
+	# shellcheck disable=SC2054 # the commas are --tmpfs options
+	SERVER=(bash -c 'exec 3>>"$0"; exec "$@"' "$LOGDIR/fd.jsonl"
+		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL"
+		--preserve-fds 1 --read-only --read-only-tmpfs=false --ipc none
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m
+		-v "$TREE:/work:O" "$IMG:sealed" serve --audit-log fd:3)
+	session "$WORK/session3.txt"
+	expect_rc 0
+	expect_contains stdout "$OUT" "Bad file descriptor"
+	run_cmd "$PY" "$CASES" lines "$LOGDIR/fd.jsonl"
+	expect_rc 0
+	got=$(python3 -c 'import json, sys
+print(" ".join(e["event"] + (":" + str(e.get("code")) if e["event"] == "exit" else "") for e in map(json.loads, open(sys.argv[1]))))' "$LOGDIR/fd.jsonl")
+	eq "events" "$got" "turn_start exec exit:0 exec exit:1 turn_end"
+	end
+fi
+
+if selected log-broken-refuses-execs; then
+	begin log-broken-refuses-execs
+	fresh_tree
+	run_cmd "$PY" "$CASES" broken -- timeout 120 podman run --rm -i --pull never --network none \
+		--label "$LABEL" --preserve-fds 1 --tmpfs /home/agent:rw,mode=0700,size=64m,U \
+		"$IMG:sealed" serve --audit-log fd:3
+	expect_rc 0
+	expect_contains stderr "$ERR" "turninit: audit log: write failed: Broken pipe; further commands are refused"
+	end
+fi
+
+if selected log-listen-streams; then
+	# listen: two `turninit call` connections, both using call's fixed id; the
+	# log tells them apart by stream, and SIGTERM ends the turn (143).
+	begin log-listen-streams
+	fresh_tree
+	SOCKD=$WORK/t$N/sock
+	mkdir -p "$SOCKD"
+	chmod 0755 "$SOCKD"
+	LNAME=turninit-audit-listen-$$
+	run_cmd timeout 120 podman run -d --pull never --network none --label "$LABEL" --name "$LNAME" \
+		--read-only --read-only-tmpfs=false --ipc none \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
+		-v "$TREE:/work:O" -v "$LOGDIR:/var/log/turninit" -v "$SOCKD:/run/turninit" \
+		"$IMG:sealed" listen --socket /run/turninit/t.sock --audit-log /var/log/turninit/audit.jsonl
+	if [[ $RC -ne 0 ]] || ! wait_for 30 test -S "$SOCKD/t.sock"; then
+		why "the listen container did not make its socket"
+	else
+		for word in one two; do
+			run_cmd timeout 120 podman run --rm --pull never --network none --label "$LABEL" \
+				-v "$SOCKD:/run/turninit" --entrypoint /sbin/turninit --user 1000:1000 \
+				"$IMG:base" call --socket /run/turninit/t.sock "echo $word"
+			eq "call $word" "$RC $OUT" "0 $word"$'\n'
+		done
+		timeout 120 podman stop -t 10 "$LNAME" >/dev/null 2>&1
+		run_cmd "$PY" "$CASES" lines "$LOG"
+		expect_rc 0
+		got=$(python3 -c 'import json, sys
+print(" ".join("%s:%s:%s" % (e["event"], e.get("stream", e.get("mode")), e.get("command", e.get("code", e.get("exit_code", ""))))
+               for e in map(json.loads, open(sys.argv[1]))))' "$LOG")
+		eq "events" "$got" "turn_start:listen: exec:1:echo one exit:1:0 exec:2:echo two exit:2:0 turn_end:None:143"
+	fi
+	timeout 60 podman rm -f -t 0 "$LNAME" >/dev/null 2>&1
+	end
+fi
+
+if selected log-killed-container; then
+	begin log-killed-container
+	fresh_tree
+	audit_argv --name "turninit-audit-kill-$$"
+	run_cmd "$PY" "$CASES" killed "$LOG" "turninit-audit-kill-$$" -- "${SERVER[@]}"
+	expect_rc 0
+	end
+fi
+
+# --- refusals: exit 125, one line, nothing runs ---------------------------------------------
+REQ='{"op":"exec","id":"r","command":"echo RAN"}'$'\n'
+# refuse NAME SUBSTRING LOGSPEC [PODMAN OPTIONS...]
+refuse() {
+	local name=$1 sub=$2 spec=$3
+	shift 3
+	selected "$name" || return 0
+	begin "$name"
+	# podman run -i under load sometimes loses the stderr of a container that
+	# exits at once (status 125, nothing on stderr); such a run is repeated, at
+	# most twice, and said so.
+	local try
+	for try in 1 2 3; do
+		run_input "$REQ" timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
+			--read-only --read-only-tmpfs=false --ipc none \
+			--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
+			-v "$TREE:/work:O" -v "$LOGDIR:/var/log/turninit" "$@" \
+			"$IMG:sealed" serve --audit-log "$spec"
+		[[ $RC -eq 125 && -z $ERR && -z $OUT ]] || break
+		echo "# $name: podman lost the container's stderr (try $try)"
+	done
+	expect_refusal "$sub"
+	end
+}
+fresh_tree
+refuse refuse-log-in-tmp "inside /tmp" /tmp/audit.jsonl
+refuse refuse-log-in-work "inside /work" /work/audit.jsonl
+refuse refuse-log-in-home "inside /home/agent" /home/agent/audit.jsonl
+refuse refuse-log-dir-missing "No such file" /var/log/turninit/none/audit.jsonl
+refuse refuse-log-relative "absolute path" audit.jsonl
+refuse refuse-log-fd-low "N >= 3" fd:2
+# fd 3 is the first fd turninit could open itself: the log is opened before any.
+refuse refuse-log-fd-closed "fd:3: not an open file descriptor" fd:3
+# A file the command's uid could write, or a directory it owns.
+printf '' > "$LOGDIR/open.jsonl"
+chmod 0666 "$LOGDIR/open.jsonl"
+refuse refuse-log-world-writable "writable by group or others" /var/log/turninit/open.jsonl
+ln -s /tmp/x "$LOGDIR/link.jsonl"
+refuse refuse-log-symlink "audit log /var/log/turninit/link.jsonl" /var/log/turninit/link.jsonl
+OWNED=$WORK/owned
+mkdir -p "$OWNED"
+chown 1000:1000 "$OWNED"
+chmod 0700 "$OWNED"
+refuse refuse-log-dir-owned-by-uid "owned by uid 1000" /var/log/owned/audit.jsonl -v "$OWNED:/var/log/owned"
+if selected refuse-log-fd-read-only; then
+	begin refuse-log-fd-read-only
+	run_input "$REQ" bash -c 'exec 3<"$0"; exec "$@"' /dev/null \
+		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
+	expect_refusal "not open for writing"
+	end
+fi
+if selected refuse-log-unwritable; then
+	begin refuse-log-unwritable
+	run_input "$REQ" bash -c 'exec 3>"$0"; exec "$@"' /dev/full \
+		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
+	expect_refusal "cannot write the turn_start line: No space left on device"
+	end
+fi
+if selected refuse-no-log-required; then
+	begin refuse-no-log-required
+	for try in 1 2 3; do
+		run_input "$REQ" timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
+			--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve
+		[[ $RC -eq 125 && -z $ERR && -z $OUT ]] || break
+		echo "# refuse-no-log-required: podman lost the container's stderr (try $try)"
+	done
+	expect_refusal "audit.required: give --audit-log"
+	end
+fi
+if selected refuse-one-shot-log-required; then
+	begin refuse-one-shot-log-required
+	prun --tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" -- 'echo RAN'
+	expect_refusal "audit.required: one-shot mode keeps no audit log"
+	end
+fi
+if selected refuse-log-one-shot; then
+	begin refuse-log-one-shot
+	prun --tmpfs /home/agent:rw,mode=0700,size=64m,U -v "$LOGDIR:/var/log/turninit" \
+		"$IMG:sealed" --audit-log /var/log/turninit/a.jsonl -- 'echo RAN'
+	expect_refusal "--audit-log goes with serve or listen"
+	end
+fi
+
+echo "# suite ran in $(( $(now_ms) - T0 )) ms"
+results
