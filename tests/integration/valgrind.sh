@@ -44,9 +44,11 @@ LEFT=$WORK/left
 VGLOG=$WORK/vg
 
 MANIFEST_KEY=$ROOT/tests/vectors/test-trusted.key
-VGM='"landlock":{"optional":true,"writable":["/home/agent","/tmp"]}'
+# Writable: HOME only, so that the audit log in the clone's build/ folder is
+# outside every writable path even when the clone lies under /tmp.
+VGM='"landlock":{"optional":true,"writable":["/home/agent"]}'
 ALLOW='"allow":["TZ"]'
-manifest main "{${HEAD/\"\/work\"/\"\/tmp\"},\"env\":{$SET,$ALLOW},$VGM,\"callers\":{\"uids\":[0,1000]}}"
+manifest main "{${HEAD/\"\/work\"/\"\/home\/agent\"},\"env\":{$SET,$ALLOW},$VGM,\"callers\":{\"uids\":[0,1000]}}"
 manifest short "{${HEAD/\"\/work\"/\"\/tmp\"},\"env\":{$SET},\"limits\":{\"timeout_s\":1},$VGM}"
 
 # VG: memcheck as strict as it goes for a C program: every leak kind that means
@@ -134,13 +136,22 @@ for M in pid1 subreaper; do
 	expect_clean
 	end
 
+	# With the audit log: every line of it is a JSON object, and each exec
+	# request that ran has its exit event (18 in the session).
 	begin "$M-serve-session"
-	ns "$M" main -- serve
-	CMD="session.py -- [$M] turninit serve"
+	rm -f "$WORK/audit.log"
+	ns "$M" main -- serve --audit-log "$WORK/audit.log"
+	CMD="session.py -- [$M] turninit serve --audit-log $WORK/audit.log"
 	run_cmd timeout -k 5 300 python3 "$ROOT/tests/valgrind/session.py" -- "${TI[@]}"
 	expect_rc 0
 	expect_out $'server exit 0\n'
 	expect_clean
+	kinds=$(python3 -c 'import json, sys, collections
+c = collections.Counter(json.loads(l)["event"] for l in open(sys.argv[1]))
+print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$WORK/audit.log" 2>&1)
+	expect_contains "audit log events" "$kinds" "turn_start=1"
+	expect_contains "audit log events" "$kinds" "turn_end=1"
+	expect_contains "audit log events" "$kinds" "exit=18"
 	end
 done
 
