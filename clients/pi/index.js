@@ -70,8 +70,9 @@ function checkOptions(options) {
 	if (typeof image !== "string" || image === "") fail("image must be a non-empty string");
 	if (!Array.isArray(podmanArgs) || !podmanArgs.every((a) => typeof a === "string"))
 		fail("podmanArgs must be an array of strings");
-	if (!Array.isArray(env) || !env.every((n) => typeof n === "string" && /^[A-Za-z_][A-Za-z0-9_]*\*?$|^\*$/.test(n)))
-		fail("env must be an array of variable names (a trailing * matches a prefix)");
+	// As the manifest's env.allow: a name, or a prefix and "*"; "*" alone is refused.
+	if (!Array.isArray(env) || !env.every((n) => typeof n === "string" && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(n)))
+		fail("env must be an array of variable names (a trailing * matches a prefix; * alone is refused)");
 	if (typeof perCall !== "boolean") fail("perCall must be a boolean");
 	if (home !== null && (typeof home !== "string" || !home.startsWith("/")))
 		fail("home must be an absolute path (the manifest's home) or null");

@@ -73,14 +73,18 @@ cp "$ROOT"/tests/pi/*.mjs "$NPMDIR/test/"
 # --- key, manifest, image -------------------------------------------------------------
 minisign -G -W -p "$WORK/key.pub" -s "$WORK/key.key" </dev/null >/dev/null 2>&1 || abort "minisign -G"
 MANIFEST_KEY=$WORK/key.key
-# The manifest of README's example (env.allow TZ and LC_*), and a small
-# output_bytes for the truncation note.
+# main: the manifest of README's example (env.allow TZ and LC_*); small: a small
+# output_bytes, for the truncation note; wide: env.allow admits every name turninit
+# ever admits (A* ... Z*, a* ... z*, _*), so that only the client's own filter
+# keeps pi's environment from the command.
 manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LC_*\"]}}"
 manifest small "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"output_bytes\":1000}}"
+wide=$(printf '"%s*",' {A..Z} {a..z} _)
+manifest wide "{$HEAD,\"env\":{$SET,\"allow\":[${wide%,}]}}"
 sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --tag "$IMG:base" \
 	--root "$WORK/root-base" "$BIN" >"$WORK/build-base.log" 2>&1 \
 	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
-for m in main small; do
+for m in main small wide; do
 	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:$m" --manifest "$WORK/m/$m.json" \
 		--key "$WORK/key.key" --trusted-comment "turninit pi test: $m" \
 		>"$WORK/seal-$m.log" 2>&1 || { cat "$WORK/seal-$m.log"; abort "oci/seal.sh $m"; }
@@ -101,7 +105,7 @@ only=()
 [[ -z ${PITEST_ONLY:-} ]] || only=(--test-name-pattern "$PITEST_ONLY")
 (
 	cd "$NPMDIR" || exit 1
-	TMPDIR=$WORK/tmp PITEST_IMAGE=$IMG:main PITEST_IMAGE_SMALL=$IMG:small \
+	TMPDIR=$WORK/tmp PITEST_IMAGE=$IMG:main PITEST_IMAGE_SMALL=$IMG:small PITEST_IMAGE_WIDE=$IMG:wide \
 		PITEST_WORKSPACE=$WS PITEST_LABEL=$LABEL \
 		timeout -k 10 900 node --test "${only[@]}" \
 		--test-reporter=tap --test-reporter-destination="$TAP" \

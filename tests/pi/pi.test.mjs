@@ -4,7 +4,8 @@
 // workspace; it copies this file to build/pi-npm/test/ next to index.js.
 //
 // Environment (from pi.sh): PITEST_IMAGE (sealed, env.allow TZ and LC_*),
-// PITEST_IMAGE_SMALL (limits.output_bytes 1000), PITEST_WORKSPACE (a host
+// PITEST_IMAGE_SMALL (limits.output_bytes 1000), PITEST_IMAGE_WIDE (env.allow
+// admits every name turninit ever admits), PITEST_WORKSPACE (a host
 // directory owned by uid 1000, mounted at /work), PITEST_LABEL (KEY=VALUE put on
 // every container, for the checks and the cleanup).
 
@@ -20,9 +21,10 @@ import { createTurninitBashOperations } from "../index.js";
 
 const IMAGE = process.env.PITEST_IMAGE;
 const IMAGE_SMALL = process.env.PITEST_IMAGE_SMALL;
+const IMAGE_WIDE = process.env.PITEST_IMAGE_WIDE;
 const WS = process.env.PITEST_WORKSPACE;
 const LABEL = process.env.PITEST_LABEL;
-assert.ok(IMAGE && IMAGE_SMALL && WS && LABEL, "run through tests/integration/pi.sh");
+assert.ok(IMAGE && IMAGE_SMALL && IMAGE_WIDE && WS && LABEL, "run through tests/integration/pi.sh");
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 // Per test: generous for podman on a busy machine; the issue's own bounds are
@@ -199,6 +201,8 @@ test("output beyond the manifest's output_bytes is dropped, with a note", T, asy
 	assert.equal(t, `${"b".repeat(1000)}\n[turninit: output beyond the image manifest's limits.output_bytes was dropped]\n`);
 });
 
+// The image's manifest admits every name here: what keeps the canary out is that
+// the operations send only the names they were configured with.
 test("the host's environment does not reach the command: a canary token, HOME, a login profile", T, async () => {
 	const canary = `sk-ant-canary-${process.pid}-${Date.now()}`;
 	const saved = { key: process.env.ANTHROPIC_API_KEY, tz: process.env.TZ, lc: process.env.LC_PITEST, env: process.env.BASH_ENV };
@@ -208,7 +212,7 @@ test("the host's environment does not reach the command: a canary token, HOME, a
 	process.env.BASH_ENV = path.join(WS, "profile.sh");
 	writeFileSync(path.join(WS, "profile.sh"), "echo PROFILE-RAN\n");
 	try {
-		const o = ops();
+		const o = ops({ image: IMAGE_WIDE });
 		// What pi hands to exec: its whole environment, canary included.
 		let given;
 		const tool = createBashTool(WS, {
