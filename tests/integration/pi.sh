@@ -66,9 +66,11 @@ if ! cmp -s "$lock" "$NPMDIR/package-lock.json" || [[ ! -d $NPMDIR/node_modules/
 		"$NPMDIR/node_modules/@earendil-works/pi-coding-agent/package.json")"
 fi
 cp "$ROOT/clients/pi/package.json" "$ROOT/clients/pi/index.js" "$ROOT/clients/pi/index.d.ts" "$NPMDIR/"
-rm -rf "$NPMDIR/test"
+rm -rf "$NPMDIR/test" "$NPMDIR/readme-ext"
 mkdir -p "$NPMDIR/test"
 cp "$ROOT"/tests/pi/*.mjs "$NPMDIR/test/"
+# README's extension imports "turninit-pi": this copy of it.
+ln -sfn .. "$NPMDIR/node_modules/turninit-pi"
 
 # --- key, manifest, image -------------------------------------------------------------
 minisign -G -W -p "$WORK/key.pub" -s "$WORK/key.key" </dev/null >/dev/null 2>&1 || abort "minisign -G"
@@ -106,7 +108,7 @@ only=()
 (
 	cd "$NPMDIR" || exit 1
 	TMPDIR=$WORK/tmp PITEST_IMAGE=$IMG:main PITEST_IMAGE_SMALL=$IMG:small PITEST_IMAGE_WIDE=$IMG:wide \
-		PITEST_WORKSPACE=$WS PITEST_LABEL=$LABEL \
+		PITEST_WORKSPACE=$WS PITEST_LABEL=$LABEL PITEST_README=$ROOT/README.md \
 		timeout -k 10 900 node --test "${only[@]}" \
 		--test-reporter=tap --test-reporter-destination="$TAP" \
 		--test-reporter=spec --test-reporter-destination=stdout test/pi.test.mjs

@@ -7,16 +7,22 @@
 // PITEST_IMAGE_SMALL (limits.output_bytes 1000), PITEST_IMAGE_WIDE (env.allow
 // admits every name turninit ever admits), PITEST_WORKSPACE (a host
 // directory owned by uid 1000, mounted at /work), PITEST_LABEL (KEY=VALUE put on
-// every container, for the checks and the cleanup).
+// every container, for the checks and the cleanup), PITEST_README (the README
+// whose pi extension example is loaded).
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, afterEach, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createBashTool, createLocalBashOperations } from "@earendil-works/pi-coding-agent";
+import {
+	createAgentSession,
+	createBashTool,
+	DefaultResourceLoader,
+	SessionManager,
+} from "@earendil-works/pi-coding-agent";
 import { createTurninitBashOperations } from "../index.js";
 
 const IMAGE = process.env.PITEST_IMAGE;
@@ -368,5 +374,80 @@ test("a process that exits without endTurn leaves no container", T, async () => 
 		const deadline = Date.now() + (how === "exit" ? 0 : 20000);
 		while (containers().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
 		assert.deepEqual(containers(), [], `${how}: a container was left`);
+	}
+});
+
+// replaceOnce: TEXT with its one occurrence of FROM replaced (the README's
+// example must still hold it).
+function replaceOnce(text, from, to) {
+	assert.equal(text.split(from).length, 2, `README's example must contain ${from} once`);
+	return text.replace(from, to);
+}
+
+test("README's extension, loaded by pi, runs the bash tool and !commands in turninit", T, async () => {
+	const readme = readFileSync(process.env.PITEST_README, "utf8");
+	const section = readme.split("\n## Using turninit with pi\n")[1]?.split("\n## ")[0];
+	assert.ok(section, "README has no section Using turninit with pi");
+	const m = section.match(/\n```ts\n([^]*?)\n```\n/);
+	assert.ok(m, "no ts example in the section");
+	// The test's image and label in place of README's.
+	let code = replaceOnce(m[1], '"localhost/agent-turn:1"', JSON.stringify(IMAGE));
+	code = replaceOnce(code, "podmanArgs: [", `podmanArgs: ["--label", ${JSON.stringify(LABEL)}, `);
+	const extDir = path.join(HERE, "..", "readme-ext");
+	rmSync(extDir, { recursive: true, force: true });
+	mkdirSync(extDir);
+	writeFileSync(path.join(extDir, "index.ts"), code);
+	const agentDir = mkdtempSync(path.join(tmpdir(), "pi-agent-"));
+
+	const saved = process.cwd();
+	process.chdir(WS); // the example's workspace is pi's cwd
+	let session;
+	try {
+		const loader = new DefaultResourceLoader({ cwd: WS, agentDir, additionalExtensionPaths: [extDir] });
+		await loader.reload();
+		const loaded = loader.getExtensions();
+		assert.deepEqual(loaded.errors, []);
+		assert.equal(loaded.extensions.length, 1);
+		({ session } = await createAgentSession({
+			cwd: WS,
+			agentDir,
+			resourceLoader: loader,
+			sessionManager: SessionManager.inMemory(),
+		}));
+		const errors = [];
+		session.extensionRunner.onError((e) => errors.push(e));
+
+		// The model's bash tool is the extension's.
+		const bash = session.agent.state.tools.find((t) => t.name === "bash");
+		assert.ok(bash, "no bash tool");
+		const r = await bash.execute("call-1", { command: "id -u; pwd; echo $HOME; echo $ANTHROPIC_API_KEY" });
+		assert.equal(text(r), "1000\n/work\n/home/agent\n\n");
+		assert.equal(containers().length, 1);
+
+		// A !command of the user.
+		const handled = await session.extensionRunner.emitUserBash({
+			type: "user_bash",
+			command: "hostname",
+			excludeFromContext: false,
+			cwd: WS,
+		});
+		assert.ok(handled?.operations, "user_bash gave no operations");
+		const user = await session.executeBash("echo from-user; id -u", undefined, { operations: handled.operations });
+		assert.equal(user.output, "from-user\n1000\n");
+		assert.equal(user.exitCode, 0);
+		assert.equal(containers().length, 1, "the !command ran in the turn's container");
+
+		// agent_end ends the turn; session_shutdown disposes.
+		await session.extensionRunner.emit({ type: "agent_end", messages: [] });
+		assert.deepEqual(containers(), []);
+		assert.equal(text(await bash.execute("call-2", { command: "echo again" })), "again\n");
+		await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+		assert.deepEqual(containers(), []);
+		await rejectsWith(bash.execute("call-3", { command: "true" }), /exec after dispose/);
+		assert.deepEqual(errors, []);
+	} finally {
+		process.chdir(saved);
+		session?.dispose();
+		rmSync(agentDir, { recursive: true, force: true });
 	}
 });
