@@ -43,8 +43,9 @@ cleanup() {
 
 preflight "rootful podman" "$BIN" podman buildah minisign timeout
 # node and npm: not Debian packages here (Debian 12's nodejs is 18, pi needs 20.6).
-command -v node >/dev/null && command -v npm >/dev/null \
-	|| abort "node >= 20.6 and npm not found: the pi suite needs them (https://nodejs.org; make setup says what it found)"
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	abort "node >= 20.6 and npm not found: the pi suite needs them (https://nodejs.org; make setup says what it found)"
+fi
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' \
 	|| abort "node $(node --version) is too old: the pi suite needs node >= 20.6 (pi's engines)"
 rm -rf "$WORK"
@@ -116,7 +117,9 @@ only=()
 node_rc=$?
 
 # Top-level "ok N - NAME" / "not ok N - NAME" lines: one per test.
-while IFS= read -r line; do
+taplines=()
+[[ -r $TAP ]] && mapfile -t taplines <"$TAP"
+for line in "${taplines[@]}"; do
 	case $line in
 	"ok "*" - "*)
 		name=${line#* - }
@@ -129,11 +132,12 @@ while IFS= read -r line; do
 		FAIL=$((FAIL + 1))
 		echo "FAIL ${name% # *}"
 		# node's report of it: the YAML block that follows, indented.
-		awk -v want="$line" '$0 == want { on = 1; next } on && /^(ok|not ok) / { exit } on' "$TAP" \
+		printf '%s\n' "${taplines[@]}" \
+			| awk -v want="$line" '$0 == want { on = 1; next } on && /^(ok|not ok) / { exit } on' \
 			| head -n 40 | sed 's/^/    /'
 		;;
 	esac
-done <"$TAP"
+done
 if [[ $node_rc -ne 0 && $FAIL -eq 0 ]]; then
 	FAIL=$((FAIL + 1))
 	echo "FAIL node --test exited $node_rc"
