@@ -219,11 +219,16 @@ class Turn {
 		child.stdout.setEncoding("utf8");
 		child.stdout.on("data", (s) => this.onStdout(s));
 		child.stderr.setEncoding("utf8");
+		let errLine = "";
 		child.stderr.on("data", (s) => {
 			this.stderrTail = (this.stderrTail + s).slice(-STDERR_TAIL);
-			if (cfg.onStderr) {
-				for (const line of s.split("\n")) if (line !== "") cfg.onStderr(line);
-			}
+			if (!cfg.onStderr) return;
+			const lines = (errLine + s).split("\n");
+			errLine = lines.pop();
+			for (const line of lines) cfg.onStderr(line);
+		});
+		child.stderr.on("end", () => {
+			if (cfg.onStderr && errLine !== "") cfg.onStderr(errLine);
 		});
 		this.updateRef();
 	}

@@ -336,12 +336,15 @@ test("a cwd outside the workspace or missing is refused before anything runs", T
 });
 
 test("endTurn removes the turn's container; the next call starts a new one", T, async () => {
-	const o = ops();
+	const logged = [];
+	const o = ops({ onStderr: (line) => logged.push(line) });
 	const tool = createBashTool(WS, { operations: o });
 	const h1 = text(await run(tool, "hostname"));
 	assert.equal(containers().length, 1);
 	await o.endTurn();
 	assert.deepEqual(containers(), []);
+	// turninit's log, a line at a time, never in the command's output.
+	assert.ok(logged.some((l) => /^turninit: landlock: ABI \d+ enforced$/.test(l)), `stderr lines: ${logged}`);
 	const h2 = text(await run(tool, "hostname"));
 	assert.notEqual(h1, h2);
 	await o.dispose();
