@@ -16,7 +16,9 @@
 #                        hostile (every class of bad input: docs/hostile-input.md),
 #                        valgrind (memcheck over a host build: one-shot, serve, listen)
 #                        audit (the audit container: host tree unchanged, the log),
-#                        and the fuzz corpora replayed under ASan and UBSan
+#                        pi (clients/pi with the real pi package from npm; node
+#                        >= 20.6), and the fuzz corpora replayed under ASan and UBSan
+#   make pi              the pi integration suite alone (node >= 20.6, npm registry)
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
 
@@ -57,7 +59,7 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 hostile valgrind audit
+SUITES := integration sandbox workload serve pid1 hostile valgrind audit pi
 
 .PHONY: all deps setup unit image demo audit-demo check $(SUITES) fuzz fuzz-replay install clean FORCE
 all: $(BUILD)/turninit
@@ -138,6 +140,9 @@ valgrind: $(BUILD)/vg/turninit
 
 audit: $(BUILD)/turninit
 	@bash tests/integration/audit.sh
+
+pi: $(BUILD)/turninit
+	@bash tests/integration/pi.sh
 
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h

@@ -4,6 +4,8 @@
 # two podman host fixes (sections 2 and 3 below) only when this machine needs
 # them. Prints one line per thing it did or found already done; exits non-zero with a
 # "setup: FAILED: ..." line on failure. A second run installs nothing and needs no network.
+# It also says whether node >= 20.6 and npm are there (section 4), which only the pi
+# suite needs; it does not install them.
 #
 # Environment, for testing this script only: SETUP_CONTAINERS_CONF (default
 # /etc/containers/containers.conf), the file the ulimit fix edits; SETUP_CGROUP_ROOT
@@ -141,5 +143,18 @@ else
 		cat "$tmp" > "$CONF" && rm -f "$tmp" || die "ulimits: cannot update $CONF"
 		say "ulimits: set $want in $CONF, other settings kept ($why)"
 	fi
+fi
+# --- 4. node, for the pi suite only ------------------------------------------------
+# Checked, never installed: Debian 12's nodejs is 18 and pi needs 20.6 (its engines),
+# so node comes from elsewhere. Without it everything but `make pi` works; `make
+# check` then counts the pi suite as one failure with the same reason.
+if ! command -v node >/dev/null 2>&1; then
+	say "node: not found; the pi suite (make pi, part of make check) needs node >= 20.6 and npm (https://nodejs.org; Debian 12's nodejs is 18)"
+elif ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' 2>/dev/null; then
+	say "node: $(node --version 2>/dev/null) is too old; the pi suite (make pi, part of make check) needs node >= 20.6 (https://nodejs.org)"
+elif ! command -v npm >/dev/null 2>&1; then
+	say "node: $(node --version) found but npm not; the pi suite (make pi, part of make check) needs npm"
+else
+	say "node: $(node --version) and npm $(npm --version 2>/dev/null) found (the pi suite needs node >= 20.6)"
 fi
 say "done"

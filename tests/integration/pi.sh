@@ -1,0 +1,164 @@
+#!/bin/bash
+# pi.sh - the pi integration (clients/pi, issue 8) with the real pi package: pi's
+# bash tool, made by createBashTool(cwd, { operations }) with the operations of
+# clients/pi/index.js, runs commands in real `turninit serve` containers. The
+# tests are tests/pi/pi.test.mjs (node:test); they call the tool's execute()
+# directly, with no model. Root, podman set up by `make setup`, node >= 20.6 and
+# npm; run after `make` as `bash tests/integration/pi.sh`.
+#
+# The pi package is the one pinned in clients/pi/package-lock.json, installed
+# from the npm registry with `npm ci --ignore-scripts` into build/pi-npm (again
+# only when the lock file changes); clients/pi/index.js and the tests are copied
+# next to it. The image is rootfs/build-image.sh's, sealed with oci/seal.sh and a
+# minisign key made here; the workspace volume is a fresh host directory owned
+# by the manifest's uid 1000.
+#
+# Every podman call has a hard timeout, every test one of its own; containers
+# carry the label turninit-pitest=PID and are removed at exit. Prints "ok NAME"
+# or "FAIL NAME" with node's report of the failure, writes "PASS FAIL" to
+# build/test-results/pi, and ends with "N passed, N failed"; exits 1 on any
+# failure.
+#
+# Environment: PITEST_ONLY=REGEX runs only the tests whose name matches;
+# ITEST_BINARY=PATH tests another binary than build/turninit.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/pitest
+NPMDIR=$ROOT/build/pi-npm
+BIN=${ITEST_BINARY:-$ROOT/build/turninit}
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+
+SUITE=pi
+IMG=localhost/turninit-pitest
+LABEL=turninit-pitest=$$
+WS=
+
+cleanup() {
+	cleanup_containers
+	[[ -z $WS ]] || rm -rf "$WS"
+}
+
+preflight "rootful podman" "$BIN" podman buildah minisign timeout
+# node and npm: not Debian packages here (Debian 12's nodejs is 18, pi needs 20.6).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	abort "node >= 20.6 and npm not found: the pi suite needs them (https://nodejs.org; make setup says what it found)"
+fi
+node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' \
+	|| abort "node $(node --version) is too old: the pi suite needs node >= 20.6 (pi's engines)"
+rm -rf "$WORK"
+mkdir -p "$WORK/m" "$WORK/tmp"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+T0=$(now_ms)
+
+# --- pi from the npm registry, as pinned ------------------------------------------
+lock=$ROOT/clients/pi/package-lock.json
+if ! cmp -s "$lock" "$NPMDIR/package-lock.json" || [[ ! -d $NPMDIR/node_modules/@earendil-works/pi-coding-agent ]]; then
+	rm -rf "$NPMDIR"
+	mkdir -p "$NPMDIR"
+	cp "$ROOT/clients/pi/package.json" "$lock" "$NPMDIR/"
+	(cd "$NPMDIR" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund) >"$WORK/npm.log" 2>&1 \
+		|| { tail -n 20 "$WORK/npm.log"; rm -rf "$NPMDIR"; abort "npm ci in build/pi-npm (clients/pi/package-lock.json)"; }
+	echo "# pi installed from the registry: $(node -p 'require(process.argv[1]).version' \
+		"$NPMDIR/node_modules/@earendil-works/pi-coding-agent/package.json")"
+fi
+cp "$ROOT/clients/pi/package.json" "$ROOT/clients/pi/index.js" "$ROOT/clients/pi/index.d.ts" "$NPMDIR/"
+rm -rf "$NPMDIR/test" "$NPMDIR/readme-ext"
+mkdir -p "$NPMDIR/test"
+cp "$ROOT"/tests/pi/*.mjs "$NPMDIR/test/"
+# README's extension imports "turninit-pi": this copy of it.
+ln -sfn .. "$NPMDIR/node_modules/turninit-pi"
+
+# --- key, manifest, image -------------------------------------------------------------
+minisign -G -W -p "$WORK/key.pub" -s "$WORK/key.key" </dev/null >/dev/null 2>&1 || abort "minisign -G"
+MANIFEST_KEY=$WORK/key.key
+# main: the manifest of README's example (env.allow TZ and LC_*); small: a small
+# output_bytes, for the truncation note; wide: env.allow admits every name turninit
+# ever admits (A* ... Z*, a* ... z*, _*), so that only the client's own filter
+# keeps pi's environment from the command.
+manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LC_*\"]}}"
+manifest small "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"output_bytes\":1000}}"
+wide=$(printf '"%s*",' {A..Z} {a..z} _)
+manifest wide "{$HEAD,\"env\":{$SET,\"allow\":[${wide%,}]}}"
+sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --tag "$IMG:base" \
+	--root "$WORK/root-base" "$BIN" >"$WORK/build-base.log" 2>&1 \
+	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
+for m in main small wide; do
+	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:$m" --manifest "$WORK/m/$m.json" \
+		--key "$WORK/key.key" --trusted-comment "turninit pi test: $m" \
+		>"$WORK/seal-$m.log" 2>&1 || { cat "$WORK/seal-$m.log"; abort "oci/seal.sh $m"; }
+done
+timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+
+# The workspace volume: outside build/ (the clone's folder may be closed to other
+# uids), writable by the manifest's uid.
+WS=$(mktemp -d "${TMPDIR:-/tmp}/turninit-pitest.XXXXXX") || abort "mktemp"
+chown 1000:1000 "$WS"
+chmod 0755 "$WS"
+echo "# setup took $(( $(now_ms) - T0 )) ms"
+
+# --- the tests ------------------------------------------------------------------------
+# node's TAP report goes to a file (parsed below), its spec report to the log.
+TAP=$WORK/report.tap
+only=()
+[[ -z ${PITEST_ONLY:-} ]] || only=(--test-name-pattern "$PITEST_ONLY")
+(
+	cd "$NPMDIR" || exit 1
+	TMPDIR=$WORK/tmp PITEST_IMAGE=$IMG:main PITEST_IMAGE_SMALL=$IMG:small PITEST_IMAGE_WIDE=$IMG:wide \
+		PITEST_WORKSPACE=$WS PITEST_LABEL=$LABEL PITEST_README=$ROOT/README.md \
+		timeout -k 10 900 node --test "${only[@]}" \
+		--test-reporter=tap --test-reporter-destination="$TAP" \
+		--test-reporter=spec --test-reporter-destination=stdout test/pi.test.mjs
+) >"$WORK/node.log" 2>&1
+node_rc=$?
+
+# Top-level "ok N - NAME" / "not ok N - NAME" lines: one per test.
+taplines=()
+[[ -r $TAP ]] && mapfile -t taplines <"$TAP"
+for line in "${taplines[@]}"; do
+	case $line in
+	"ok "*" - "*)
+		name=${line#* - }
+		[[ $name == *" # SKIP"* ]] && continue
+		PASS=$((PASS + 1))
+		echo "ok ${name% # *}"
+		;;
+	"not ok "*" - "*)
+		name=${line#* - }
+		FAIL=$((FAIL + 1))
+		echo "FAIL ${name% # *}"
+		# node's report of it: the YAML block that follows, indented.
+		printf '%s\n' "${taplines[@]}" \
+			| awk -v want="$line" '$0 == want { on = 1; next } on && /^(ok|not ok) / { exit } on' \
+			| head -n 40 | sed 's/^/    /'
+		;;
+	esac
+done
+if [[ $node_rc -ne 0 && $FAIL -eq 0 ]]; then
+	FAIL=$((FAIL + 1))
+	echo "FAIL node --test exited $node_rc"
+	tail -n 30 "$WORK/node.log" | sed 's/^/    /'
+fi
+if [[ $((PASS + FAIL)) -eq 0 ]]; then
+	FAIL=1
+	echo "FAIL no test ran"
+	tail -n 30 "$WORK/node.log" | sed 's/^/    /'
+fi
+grep '^# ' "$WORK/node.log" | grep -v '^# \(tests\|suites\|pass\|fail\|cancelled\|skipped\|todo\|duration_ms\) ' || true
+
+# No container of this run may be left, whatever the tests did.
+left=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null | wc -l)
+if [[ $left -eq 0 ]]; then
+	PASS=$((PASS + 1))
+	echo "ok no container left after the suite"
+else
+	FAIL=$((FAIL + 1))
+	echo "FAIL no container left after the suite: $left left"
+fi
+
+echo "# suite ran in $(( $(now_ms) - T0 )) ms"
+results
