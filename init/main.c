@@ -79,7 +79,10 @@ int main(int argc, char **argv, char **envp)
 	if (opt.mode == CLI_VERIFY)
 		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
 
-	/* 5. Everything the command needs, prepared before anything changes. */
+	/* 5. Everything the command needs, prepared before anything changes;
+	 * first that turninit can lock a command down at all. */
+	if (caps_require_start(&err) < 0)
+		return refuse(&err);
 	if (chdir("/") != 0)
 		return refuse(&(struct tn_error){ .msg = "chdir /: failed" });
 	if (reap_open(&sfd, &err) < 0)
