@@ -11,6 +11,8 @@
 #                        (a developer session in a Debian image; first run ~2 min),
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
+#                        rootless (integration, sandbox and serve again under rootless
+#                        podman as a user it makes, and --userns=keep-id),
 #                        and the fuzz corpora replayed under ASan and UBSan
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
@@ -47,7 +49,7 @@ HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 
-.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 fuzz fuzz-replay install clean FORCE
+.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 rootless fuzz fuzz-replay install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -108,6 +110,10 @@ serve: $(BUILD)/turninit
 pid1: $(BUILD)/turninit
 	@bash tests/integration/pid1.sh
 
+# As root: makes the user turninit-rootless and runs the suites as it.
+rootless: $(BUILD)/turninit
+	@bash tests/integration/rootless.sh
+
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h
 	@sh tests/fuzz/run.sh replay
@@ -127,8 +133,10 @@ check: setup
 	 $(MAKE) --no-print-directory workload; \
 	 $(MAKE) --no-print-directory serve; \
 	 $(MAKE) --no-print-directory pid1; \
+	 $(MAKE) --no-print-directory rootless; \
 	 $(MAKE) --no-print-directory fuzz-replay; \
-	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1
+	 sh tests/summary.sh unit fuzz integration sandbox workload serve pid1 \
+	    rootless-integration rootless-sandbox rootless-serve rootless-keepid
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

@@ -1,8 +1,10 @@
 #!/bin/bash
 # run.sh - integration tests of build/turninit in real podman containers
 # (`make integration`; issue 2, "Deliver" 8 a-h). Root, podman set up by
-# `make setup`. Builds its own images (localhost/turninit-itest:*) with
-# rootfs/build-image.sh and oci/seal.sh, trusting tests/vectors/test-trusted.pub.
+# `make setup`; or, with ITEST_ROOTLESS=1, an unprivileged user under rootless
+# podman (tests/integration/rootless.sh). Builds its own images
+# (localhost/turninit-itest:*) with rootfs/build-image.sh and oci/seal.sh,
+# trusting tests/vectors/test-trusted.pub.
 #
 # Every podman call has a hard timeout (60 s) and runs with --pull never
 # --network none; containers are labelled and removed at exit. Prints "ok NAME" or
@@ -165,20 +167,31 @@ ATTACK=(-e GH_TOKEN=x -e BASH_ENV=/etc/startup.sh -e ENV=/etc/startup.sh
 sorted() { LC_ALL=C sort; }
 
 # --- g. no passwd, group or nsswitch.conf in any image ---------------------------
+# image_problems IMAGE: mount IMAGE and print what is wrong with its files, one
+# line each. Rootless podman mounts images only in its user namespace: there
+# the function runs whole (userns).
+image_problems() {
+	local mnt f
+	mnt=$(timeout 60 podman image mount "$1")
+	if [[ $? -ne 0 || ! -d $mnt/etc ]]; then
+		echo "podman image mount failed"
+	else
+		for f in passwd group nsswitch.conf; do
+			[[ ! -e $mnt/etc/$f && ! -L $mnt/etc/$f ]] || echo "the image has /etc/$f"
+		done
+		[[ -x $mnt/sbin/turninit && -x $mnt/bin/bash && -L $mnt/bin/sh ]] || echo "the image lacks /sbin/turninit, /bin/bash or /bin/sh"
+	fi
+	timeout 60 podman image unmount "$1" >/dev/null 2>&1
+	return 0
+}
 for tag in base dotfiles filemf sealed legacy; do
 	selected "g-image-has-no-passwd-$tag" || continue
 	begin "g-image-has-no-passwd-$tag"
-	run_cmd timeout 60 podman image mount "$IMG:$tag"
-	mnt=${OUT%$'\n'}
-	if [[ $RC -ne 0 || ! -d $mnt/etc ]]; then
-		why "podman image mount failed"
-	else
-		for f in passwd group nsswitch.conf; do
-			[[ ! -e $mnt/etc/$f && ! -L $mnt/etc/$f ]] || why "the image has /etc/$f"
-		done
-		[[ -x $mnt/sbin/turninit && -x $mnt/bin/bash && -L $mnt/bin/sh ]] || why "the image lacks /sbin/turninit, /bin/bash or /bin/sh"
-	fi
-	timeout 60 podman image unmount "$IMG:$tag" >/dev/null 2>&1
+	run_cmd userns bash -c "$(declare -f image_problems)"'; image_problems "$1"' bash "$IMG:$tag"
+	[[ $RC -eq 0 ]] || why "the image check failed"
+	while IFS= read -r line; do
+		why "$line"
+	done < <(printf '%s' "$OUT")
 	end
 done
 
@@ -397,7 +410,7 @@ if selected e-bind-of-host-tmpfs-dir-refused; then
 	chmod 0700 "$shared"
 	prun -v "$shared:/home/agent" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "not a private tmpfs"
-	eq "host dir owner" "$(stat -c '%u:%g %a' "$shared")" "0:0 700"
+	eq "host dir owner" "$(stat -c '%u:%g %a' "$shared")" "$(id -u):$(id -g) 700"
 	rmdir "$shared"
 	end
 fi
