@@ -35,11 +35,16 @@ int caps_require_start(struct tn_error *err)
 				 missing[0] ? ", " : "", need[i].name);
 	if (!missing[0])
 		return 0;
-	/* Typically podman --userns=keep-id without --user 0:0 (turninit is then
-	 * the host user's uid with no capabilities), or --user UID. */
+	/* Not root in the container: typically podman --userns=keep-id without
+	 * --user 0:0 (turninit is then the host user, with no capabilities), or
+	 * --user UID. Root without them: a capability list that left them out. */
+	if (geteuid() != 0)
+		return err_set(err, EPERM,
+			       "capabilities: running as uid %u without %s, turninit cannot lock a command's securebits, empty its bounding set or set its uid: start it as root in the container (podman --userns=keep-id: add --user 0:0; never --user UID)",
+			       (unsigned)geteuid(), missing);
 	return err_set(err, EPERM,
-		       "turninit runs as uid %u without %s: it could not lock a command's securebits, empty its bounding set or set its uid; start it as root in the container (with podman --userns=keep-id add --user 0:0; never --user UID)",
-		       (unsigned)geteuid(), missing);
+		       "capabilities: running without %s, turninit cannot lock a command's securebits, empty its bounding set or set its uid: keep them in the container's capabilities (Kubernetes: add SETPCAP, SETUID, SETGID)",
+		       missing);
 }
 
 int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err)

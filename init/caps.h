@@ -18,8 +18,8 @@ bool caps_have(cap_value_t cap);
  * that serve and listen refuse at start instead of failing every command. In a
  * user namespace (rootless podman) these are capabilities over that namespace,
  * which is all the lock-down needs. Errors: -EPERM, with a message naming the
- * missing capabilities, turninit's uid and the podman flag that fixes it
- * (capabilities(7), user_namespaces(7)). */
+ * missing capabilities and what fixes it: for a uid other than 0, turninit's
+ * uid and podman's --user 0:0 (capabilities(7), user_namespaces(7)). */
 int caps_require_start(struct tn_error *err);
 
 /* caps_keep_only - drop every capability of turninit except the n in keep, from

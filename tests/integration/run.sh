@@ -424,6 +424,19 @@ if selected e-memory-emptydir-home-taken; then
 	expect_err ""
 	end
 fi
+# turninit that cannot lock a command down refuses before it sets anything up.
+if selected e-no-setpcap-refused; then
+	begin e-no-setpcap-refused
+	prun --cap-drop SETPCAP --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "running without CAP_SETPCAP, turninit cannot"
+	end
+fi
+if selected e-user-1000-refused; then
+	begin e-user-1000-refused
+	prun --user 1000:1000 --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "running as uid 1000 without CAP_SETPCAP, CAP_SETUID, CAP_SETGID"
+	end
+fi
 if selected c-no-trusted-keys-option; then
 	# Trust roots are never chosen by whoever launches the container.
 	begin c-no-trusted-keys-option
@@ -657,6 +670,35 @@ if selected v-help; then
 	prun "$SEALED" --help
 	expect_rc 0
 	expect_contains stdout "$OUT" "verify"
+	end
+fi
+
+# --- the Kubernetes Job example: its pod template under podman kube play ------------------
+if selected k-job-pod-template; then
+	# podman kube play has no Job kind: the Job's pod template becomes a Pod of
+	# this run's name, with this suite's image and a tmpfs volume for the HOME
+	# emptyDir (podman ignores medium: Memory; see oci/k8s/job.yaml).
+	begin k-job-pod-template
+	pod=turninit-itest-$$-job vol=itest-$$-home
+	awk -v pod="$pod" '
+		/^  template:$/ { on = 1; print "apiVersion: v1"; print "kind: Pod"; next }
+		on { sub(/^    /, ""); print; if ($0 == "metadata:") print "  name: " pod }' \
+		"$ROOT/oci/k8s/job.yaml" | sed -e "s|localhost/agent-turn:1|$SEALED|" \
+		-e "s|turninit-home|$vol|" > "$WORK/job-pod.yaml"
+	run_cmd timeout 60 podman volume create --opt type=tmpfs --opt device=tmpfs "$vol"
+	[[ $RC -eq 0 ]] || why "podman volume create $vol failed"
+	run_cmd timeout 120 podman kube play --network none "$WORK/job-pod.yaml"
+	if [[ $RC -ne 0 ]]; then
+		why "podman kube play failed"
+	else
+		run_cmd timeout 60 podman wait "$pod-turn"
+		eq "container status" "${OUT%$'\n'}" 3
+		run_cmd timeout 60 podman logs "$pod-turn"
+		expect_out $'hello from uid 1000 in /work, HOME /home/agent\n'
+		expect_err ""
+	fi
+	timeout 120 podman kube down "$WORK/job-pod.yaml" >/dev/null 2>&1
+	timeout 60 podman volume rm -f "$vol" >/dev/null 2>&1
 	end
 fi
 
