@@ -9,7 +9,8 @@
 # user nor host root) and runs each command as the user, so what a command
 # writes in a bind-mounted workspace belongs to the user on the host. Asserted:
 #   - workspace files owned by the user (control: without keep-id they belong
-#     to a subordinate uid);
+#     to a subordinate uid), also with keep-id:uid=1000,gid=1000 and an image
+#     sealed for uid 1000;
 #   - HOME a private, empty tmpfs of mode 0700 owned by the user; refused when
 #     missing, when a bind of the user's own tmpfs directory or workspace, and
 #     mounted by turninit itself with --cap-add SYS_ADMIN;
@@ -81,13 +82,14 @@ KHEAD=${HEAD/'"uid":1000,"gid":1000'/"\"uid\":$U,\"gid\":$G"}
 [[ $KHEAD == *"\"uid\":$U,\"gid\":$G"* ]] || abort "lib.sh HEAD has no uid 1000, gid 1000 to replace"
 manifest main "{$KHEAD,\"env\":{$SET,\"allow\":[]},\"limits\":{\"nproc\":64}}"
 manifest narrow "{$KHEAD,\"env\":{$SET,\"allow\":[]},\"landlock\":{\"writable\":[\"/home/agent\"]}}"
+manifest uid1000 "{$HEAD,\"env\":{$SET,\"allow\":[]}}"
 OV=$WORK/overlay
 mkdir -p "$OV/bin"
 install -m 0755 "$PROBE" "$OV/bin/probe"
 sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
 	--root "$WORK/root" --overlay "$OV" "$BIN" >"$WORK/build.log" 2>&1 \
 	|| { cat "$WORK/build.log"; abort "rootfs/build-image.sh"; }
-for t in main narrow; do
+for t in main narrow uid1000; do
 	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:$t" --manifest "$M/$t.json" \
 		--key "$KEY_SEC" --trusted-comment "turninit keep-id test: $t" >"$WORK/seal-$t.log" 2>&1 \
 		|| { cat "$WORK/seal-$t.log"; abort "oci/seal.sh $t"; }
@@ -132,6 +134,19 @@ owner=$(stat -c '%u:%g' "$WS/file" 2>&1)
 [[ $owner =~ ^[0-9]+:[0-9]+$ && $owner != "$U:$G" && $owner != 0:0 ]] \
 	|| why "host owner of file: got $owner, want a subordinate uid, not $U:$G"
 echo "# without keep-id the command's files belong to $owner on the host"
+end
+
+# podman 4.3 and later: keep-id:uid=1000,gid=1000 maps the user to uid 1000 in
+# the container, so an image sealed for uid 1000 serves every user.
+begin k-keep-id-as-uid-1000
+workspace
+prun --userns=keep-id:uid=1000,gid=1000 --user 0:0 --tmpfs "$HOME_TMPFS" -v "$WS:/work" "$IMG:uid1000" "$WRITE"
+expect_rc 0
+expect_out $'1000\n1000\n'
+expect_err ""
+for f in file dir dir/inner link; do
+	eq "host owner of $f" "$(stat -c '%u:%g' "$WS/$f" 2>&1)" "$U:$G"
+done
 end
 
 # --- HOME -----------------------------------------------------------------------------
