@@ -12,8 +12,9 @@
 #     to a subordinate uid), also with keep-id:uid=1000,gid=1000 and an image
 #     sealed for uid 1000;
 #   - HOME a private, empty tmpfs of mode 0700 owned by the user; refused when
-#     missing, when a bind of the user's own tmpfs directory or workspace, and
-#     mounted by turninit itself with --cap-add SYS_ADMIN;
+#     missing, when a bind of the user's own tmpfs directory or workspace, or a
+#     whole tmpfs of host root's (ITEST_HOST_TMPFS); mounted by turninit itself
+#     with --cap-add SYS_ADMIN;
 #   - the command's capabilities (all five sets empty), securebits locked,
 #     no_new_privs, seccomp (the probe table of sandbox.sh), Landlock, as under
 #     rootful podman; turninit started without capabilities (keep-id without
@@ -174,6 +175,20 @@ prun "${KEEPID[@]}" -v "$shared:/home/agent" "$SEALED" 'echo COMMAND-RAN'
 expect_refusal "not a private tmpfs"
 eq "host dir" "$(stat -c '%u:%g %a' "$shared") $(ls -A "$shared" | wc -l)" "$U:$G 700 0"
 end
+
+# A whole, empty tmpfs of host root's (rootless.sh mounts one): rootful
+# turninit would take it (a kubelet's memory emptyDir looks the same); here its
+# owner is not mapped into the user namespace, shows as the overflow uid, and
+# is refused.
+if [[ -n ${ITEST_HOST_TMPFS:-} ]] && mountpoint -q "$ITEST_HOST_TMPFS"; then
+	begin k-host-root-tmpfs-refused
+	prun "${KEEPID[@]}" -v "$ITEST_HOST_TMPFS:/home/agent" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "owned by uid 65534, not $U (the overflow uid"
+	eq "host tmpfs" "$(stat -c '%u:%g %a' "$ITEST_HOST_TMPFS")" "0:0 1777"
+	end
+else
+	skip k-host-root-tmpfs-refused "no tmpfs of host root's in ITEST_HOST_TMPFS (tests/integration/rootless.sh mounts one)"
+fi
 
 begin k-bind-of-workspace-at-home-refused
 workspace

@@ -9,7 +9,9 @@
 #     the uidmap package (`make setup`);
 #   - its XDG_RUNTIME_DIR, /run/user/UID (no login session makes one here);
 #   - a copy of what the suites need (sources, tests, docs, build/turninit) in
-#     the user's home: the checkout may sit below a folder only root enters.
+#     the user's home: the checkout may sit below a folder only root enters;
+#   - an empty tmpfs of host root's at /run/turninit-rootless-tmpfs, for
+#     keepid.sh (ITEST_HOST_TMPFS), unmounted at exit.
 # Podman keeps this user's images and containers in its own storage under its
 # home, apart from root's (the same image tags do not collide).
 #
@@ -91,12 +93,30 @@ install -D -m 0755 "$BIN" "$COPY/build/turninit" || die "copying $BIN"
 chown -R "$RUID:$RGID" "$COPY" || die "chown $COPY"
 say "copy of the checkout in $COPY"
 
+# An empty tmpfs of host root's (mode 1777, as a kubelet's memory emptyDir):
+# rootful turninit takes such a HOME; under rootless podman its owner is not
+# mapped, and keepid.sh asserts that turninit refuses it. Unmounted at exit.
+HOST_TMPFS=/run/turninit-rootless-tmpfs
+mkdir -p "$HOST_TMPFS" || die "mkdir $HOST_TMPFS"
+if ! mountpoint -q "$HOST_TMPFS"; then
+	mount -t tmpfs -o mode=1777,size=1m,nosuid,nodev turninit-rootless "$HOST_TMPFS" \
+		|| die "mount a tmpfs on $HOST_TMPFS"
+fi
+trap 'umount "$HOST_TMPFS" 2>/dev/null; rmdir "$HOST_TMPFS" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
+
 # as_user CMD...: CMD as the user, in the copy, with a clean environment.
 as_user() {
 	(cd "$COPY" && runuser -u "$RUSER" -- env -i HOME="$RHOME" USER="$RUSER" LOGNAME="$RUSER" \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-		XDG_RUNTIME_DIR="$RUNDIR" ITEST_ROOTLESS=1 ${ITEST_ONLY:+ITEST_ONLY="$ITEST_ONLY"} "$@")
+		XDG_RUNTIME_DIR="$RUNDIR" ITEST_ROOTLESS=1 ITEST_HOST_TMPFS="$HOST_TMPFS" \
+		${ITEST_ONLY:+ITEST_ONLY="$ITEST_ONLY"} "$@")
 }
+# Rootless podman's mount namespace is a copy made when its pause process
+# started, and "/" is not a shared mount here: a host mount made later is not
+# seen in it. podman system migrate stops the pause process; the next podman
+# call makes a new namespace, with the tmpfs above in it.
+as_user timeout 120 podman system migrate >/dev/null 2>&1 || die "podman system migrate as $RUSER"
 info=$(as_user timeout 120 podman info --format '{{.Host.Security.Rootless}} {{.Store.GraphDriverName}} {{.Host.CgroupsVersion}} {{.Host.CgroupManager}} {{.Host.OCIRuntime.Name}} {{.Store.GraphRoot}}' 2>&1 | tail -n 1)
 [[ $info == "true "* ]] || die "rootless podman as $RUSER: $info"
 say "podman as $RUSER: rootless, storage ${info#true }"
