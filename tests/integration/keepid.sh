@@ -173,7 +173,7 @@ TMPDIRS+=("$shared")
 chmod 0700 "$shared"
 prun "${KEEPID[@]}" -v "$shared:/home/agent" "$SEALED" 'echo COMMAND-RAN'
 expect_refusal "not a private tmpfs"
-eq "host dir" "$(stat -c '%u:%g %a' "$shared") $(ls -A "$shared" | wc -l)" "$U:$G 700 0"
+eq "host dir" "$(stat -c '%u:%g %a' "$shared") $(find "$shared" -mindepth 1 | wc -l)" "$U:$G 700 0"
 end
 
 # A whole, empty tmpfs of host root's (rootless.sh mounts one): rootful
@@ -295,9 +295,9 @@ else
 	mkdir -p "$rhome"
 	CMD="(cd ROOT && HOME=$rhome bash -e README-block)"
 	# podman keeps this user's storage and configuration (XDG_*), not $rhome's.
-	(cd "$ROOT" && HOME=$rhome XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share} \
-		XDG_CONFIG_HOME=${XDG_CONFIG_HOME:-$HOME/.config} timeout 600 bash -e -c "$block") \
-		>"$WORK/stdout" 2>"$WORK/stderr"
+	xdata=${XDG_DATA_HOME:-$HOME/.local/share} xconfig=${XDG_CONFIG_HOME:-$HOME/.config}
+	(cd "$ROOT" && HOME=$rhome XDG_DATA_HOME=$xdata XDG_CONFIG_HOME=$xconfig \
+		timeout 600 bash -e -c "$block") >"$WORK/stdout" 2>"$WORK/stderr"
 	RC=$?
 	slurp "$WORK/stdout" OUT
 	slurp "$WORK/stderr" ERR
