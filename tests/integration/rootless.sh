@@ -13,7 +13,10 @@
 #   - an empty tmpfs of host root's at /run/turninit-rootless-tmpfs, for
 #     keepid.sh (ITEST_HOST_TMPFS), unmounted at exit.
 # Podman keeps this user's images and containers in its own storage under its
-# home, apart from root's (the same image tags do not collide).
+# home, apart from root's (the same image tags do not collide). The user, its
+# storage and the copy stay for the next run; to remove them:
+#   runuser -u turninit-rootless -- podman system reset -f   (with XDG_RUNTIME_DIR set)
+#   userdel -r turninit-rootless; rm -rf /run/user/UID
 #
 # Then runs, as that user with ITEST_ROOTLESS=1 (tests/integration/lib.sh),
 # each under a hard timeout: run.sh (one-shot), sandbox.sh (escape probes),
