@@ -72,6 +72,8 @@ free_start() {
 }
 if [[ -z $(range_of /etc/subuid) || -z $(range_of /etc/subgid) ]]; then
 	s=$(free_start)
+	# usermod adds ranges only to files that exist
+	touch /etc/subuid /etc/subgid || die "touch /etc/subuid /etc/subgid"
 	opts=()
 	[[ -n $(range_of /etc/subuid) ]] || opts+=(--add-subuids "$s-$((s + 65535))")
 	[[ -n $(range_of /etc/subgid) ]] || opts+=(--add-subgids "$s-$((s + 65535))")
