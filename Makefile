@@ -14,11 +14,14 @@
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
 #                        hostile (every class of bad input: docs/hostile-input.md),
-#                        valgrind (memcheck over a host build: one-shot, serve, listen)
+#                        valgrind (memcheck over a host build: one-shot, serve, listen),
 #                        audit (the audit container: host tree unchanged, the log),
 #                        pi (clients/pi with the real pi package from npm; node
-#                        >= 20.6), and the fuzz corpora replayed under ASan and UBSan
-#   make pi              the pi integration suite alone (node >= 20.6, npm registry)
+#                        >= 20.6), rootless (integration, sandbox and serve again
+#                        under rootless podman as a user it makes, and
+#                        --userns=keep-id), and the fuzz corpora replayed under
+#                        ASan and UBSan
+#   make NAME            one suite (fuzz-replay for the fuzz corpora)
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
 
@@ -59,7 +62,10 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 hostile valgrind audit pi
+SUITES := integration sandbox workload serve pid1 hostile valgrind audit pi rootless
+# rootless writes one result per suite it runs as its user.
+RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
+           rootless-serve rootless-keepid
 
 .PHONY: all deps setup unit image demo audit-demo check $(SUITES) fuzz fuzz-replay install clean FORCE
 all: $(BUILD)/turninit
@@ -143,6 +149,9 @@ audit: $(BUILD)/turninit
 
 pi: $(BUILD)/turninit
 	@bash tests/integration/pi.sh
+# As root: makes the user turninit-rootless and runs the suites as it.
+rootless: $(BUILD)/turninit
+	@bash tests/integration/rootless.sh
 
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h
@@ -159,7 +168,7 @@ check: setup
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit; \
 	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory $$s; done; \
-	 sh tests/summary.sh unit fuzz $(SUITES)
+	 sh tests/summary.sh unit fuzz $(RESULTS)
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

@@ -22,13 +22,17 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   dpkg-dev for `apt-get source`, the -dev packages and cmocka for the host build.
 # run/test: podman and its runtime pieces (no recommends, so each is named), a static
 #   bash and busybox for the image root, minisign to sign manifests, python3 to parse
-#   `turninit verify` JSON in the integration suite, valgrind for the memcheck suite.
+#   `turninit verify` JSON in the integration suite (python3-jsonschema: the schema
+#   checks of the serve and audit suites), valgrind for the memcheck suite; uidmap
+#   (newuidmap, newgidmap) for rootless podman, which tests/integration/rootless.sh
+#   runs as a user it makes.
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
-	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind"
+	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
+	python3-jsonschema"
 
 missing=
 for p in $PACKAGES; do

@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <linux/securebits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 bool caps_have(cap_value_t cap)
 {
@@ -18,6 +20,31 @@ bool caps_have(cap_value_t cap)
 		v = CAP_CLEAR;
 	cap_free(c);
 	return v == CAP_SET;
+}
+
+int caps_require_start(struct tn_error *err)
+{
+	static const struct { cap_value_t cap; const char *name; } need[] = {
+		{ CAP_SETPCAP, "CAP_SETPCAP" }, { CAP_SETUID, "CAP_SETUID" }, { CAP_SETGID, "CAP_SETGID" },
+	};
+	char missing[64] = "";
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!caps_have(need[i].cap))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+				 missing[0] ? ", " : "", need[i].name);
+	if (!missing[0])
+		return 0;
+	/* Not root in the container: typically podman --userns=keep-id without
+	 * --user 0:0 (turninit is then the host user, with no capabilities), or
+	 * --user UID. Root without them: a capability list that left them out. */
+	if (geteuid() != 0)
+		return err_set(err, EPERM,
+			       "capabilities: running as uid %u without %s, turninit cannot lock a command's securebits, empty its bounding set or set its uid: start it as root in the container (podman --userns=keep-id: add --user 0:0; never --user UID)",
+			       (unsigned)geteuid(), missing);
+	return err_set(err, EPERM,
+		       "capabilities: running without %s, turninit cannot lock a command's securebits, empty its bounding set or set its uid: keep them in the container's capabilities (Kubernetes: add SETPCAP, SETUID, SETGID)",
+		       missing);
 }
 
 int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err)

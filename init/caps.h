@@ -12,6 +12,16 @@
 /* caps_have - true when cap (CAP_SYS_ADMIN, ...) is in turninit's effective set. */
 bool caps_have(cap_value_t cap);
 
+/* caps_require_start - refuse unless turninit's effective set holds what each
+ * command's lock-down needs: CAP_SETPCAP (securebits, bounding set), CAP_SETUID
+ * and CAP_SETGID (the uid change). Called once before anything is set up, so
+ * that serve and listen refuse at start instead of failing every command. In a
+ * user namespace (rootless podman) these are capabilities over that namespace,
+ * which is all the lock-down needs. Errors: -EPERM, with a message naming the
+ * missing capabilities and what fixes it: for a uid other than 0, turninit's
+ * uid and podman's --user 0:0 (capabilities(7), user_namespaces(7)). */
+int caps_require_start(struct tn_error *err);
+
 /* caps_keep_only - drop every capability of turninit except the n in keep, from
  * the effective, permitted and inheritable sets (the bounding set is cleared in
  * each command). Errors: -errno of cap_set_proc(3) (EPERM). */

@@ -146,9 +146,13 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 			       "HOME %s is a tmpfs but not empty (podman copies the image's %s into a --tmpfs unless told not to): add notmpcopyup to the --tmpfs options",
 			       path, path);
 	if (st.st_uid != uid || st.st_gid != gid) {
+		/* In a user namespace (rootless podman) an owner outside it, such
+		 * as host root, shows as the overflow uid and is refused here. */
 		if (st.st_uid != 0 && st.st_uid != geteuid())
-			return err_set(err, EPERM, "HOME %s is owned by uid %u, not %u", path,
-				       (unsigned)st.st_uid, (unsigned)uid);
+			return err_set(err, EPERM, "HOME %s is owned by uid %u, not %u%s", path,
+				       (unsigned)st.st_uid, (unsigned)uid,
+				       st.st_uid == HOME_OVERFLOW_UID ?
+				       " (the overflow uid: an owner outside this user namespace, such as host root)" : "");
 		if (fchmod(fd, 0700) != 0 || fchown(fd, uid, gid) != 0)
 			return err_set(err, errno,
 				       "HOME %s: giving it to %u:%u: %s (turninit needs CAP_CHOWN and CAP_FOWNER for that, as root in the container: do not start it with --user or drop those)",

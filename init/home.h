@@ -10,6 +10,7 @@
 
 #define HOME_TMPFS_BYTES (64u << 20)   /* size of the tmpfs turninit mounts itself */
 #define HOME_PODMAN_HINT "--tmpfs %s:rw,mode=0700,size=64m,U"
+#define HOME_OVERFLOW_UID 65534u       /* /proc/sys/kernel/overflowuid's default */
 
 enum home_how { HOME_MOUNTED, HOME_CHECKED };
 
@@ -22,8 +23,9 @@ enum home_how { HOME_MOUNTED, HOME_CHECKED };
  * root is "/": not a bind of a directory inside another tmpfs) and empty; one
  * owned by root (as podman's `U` makes it when the container user is root) is
  * chowned to uid:gid (a Kubernetes emptyDir with medium Memory is a root-owned
- * tmpfs of mode 1777), one owned by anybody else is refused; the mode is set
- * to 0700.
+ * tmpfs of mode 1777), one owned by anybody else is refused (in a user
+ * namespace, root means the namespace's root: a tmpfs of host root's shows as
+ * the overflow uid and is refused); the mode is set to 0700.
  * Errors: -errno with a message naming the podman flag to add (-ENOTSUP not a
  * tmpfs or not a mount point, -ENOTEMPTY not empty, -EPERM wrong owner).
  * ret_how is written only on success. */

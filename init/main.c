@@ -83,6 +83,9 @@ int main(int argc, char **argv, char **envp)
 	if (opt.mode == CLI_VERIFY)
 		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
 
+	/* 5. First that turninit can lock a command down at all. */
+	if (caps_require_start(&err) < 0)
+		return refuse(&err);
 	/* The audit log, while turninit may still open any file, and before it
 	 * opens one of its own, so fd:N can only name an inherited fd. */
 	if (pol.manifest->audit_required && !opt.audit_log) {
@@ -94,7 +97,7 @@ int main(int argc, char **argv, char **envp)
 	if (opt.audit_log && audit_open(opt.audit_log, pol.manifest, &err) < 0)
 		return refuse(&err);
 
-	/* 5. Everything the command needs, prepared before anything changes. */
+	/* Everything the command needs, prepared before anything changes. */
 	if (chdir("/") != 0)
 		return refuse(&(struct tn_error){ .msg = "chdir /: failed" });
 	if (reap_open(&sfd, &err) < 0)

@@ -30,11 +30,41 @@ abort() {
 	exit 1
 }
 
-# preflight WHY BINARY TOOL...: root (for WHY), the binary built, the tools there.
+# ITEST_ROOTLESS=1: the suite runs as an unprivileged user under rootless
+# podman (tests/integration/rootless.sh makes the user and runs the suites as
+# it); a suite then skips what only root can do, and says so (skip).
+rootless() {
+	[[ ${ITEST_ROOTLESS:-0} == 1 ]]
+}
+
+# skip NAME WHY: the assertion NAME is not made in this setup; one line says why.
+skip() {
+	echo "# skipped $1: $2"
+}
+
+# userns CMD...: CMD as root of rootless podman's user namespace (podman
+# unshare: the uid mapping every rootless container of this user shares), so
+# that it may take a container uid or mount an image; as root, CMD itself.
+userns() {
+	if rootless; then
+		timeout 300 podman unshare "$@"
+	else
+		"$@"
+	fi
+}
+
+# preflight WHY BINARY TOOL...: root (for WHY), or with ITEST_ROOTLESS=1 an
+# unprivileged user whose podman is rootless; the binary built, the tools there.
 preflight() {
 	local why=$1 bin=$2 c
 	shift 2
-	[[ $(id -u) -eq 0 ]] || abort "run as root ($why)"
+	if rootless; then
+		[[ $(id -u) -ne 0 ]] || abort "ITEST_ROOTLESS=1 wants an unprivileged user (tests/integration/rootless.sh runs the suites as one)"
+		[[ $(timeout 60 podman info --format '{{.Host.Security.Rootless}}' 2>&1) == true ]] \
+			|| abort "podman is not rootless for uid $(id -u): $(timeout 60 podman info 2>&1 | tail -n 1)"
+	else
+		[[ $(id -u) -eq 0 ]] || abort "run as root ($why)"
+	fi
 	[[ -x $bin ]] || abort "$bin missing: run make first"
 	for c in "$@"; do
 		command -v "$c" >/dev/null || abort "$c not found: run make setup"

@@ -1,8 +1,10 @@
 #!/bin/bash
 # run.sh - integration tests of build/turninit in real podman containers
 # (`make integration`; issue 2, "Deliver" 8 a-h). Root, podman set up by
-# `make setup`. Builds its own images (localhost/turninit-itest:*) with
-# rootfs/build-image.sh and oci/seal.sh, trusting tests/vectors/test-trusted.pub.
+# `make setup`; or, with ITEST_ROOTLESS=1, an unprivileged user under rootless
+# podman (tests/integration/rootless.sh). Builds its own images
+# (localhost/turninit-itest:*) with rootfs/build-image.sh and oci/seal.sh,
+# trusting tests/vectors/test-trusted.pub.
 #
 # Every podman call has a hard timeout (60 s) and runs with --pull never
 # --network none; containers are labelled and removed at exit. Prints "ok NAME" or
@@ -165,20 +167,31 @@ ATTACK=(-e GH_TOKEN=x -e BASH_ENV=/etc/startup.sh -e ENV=/etc/startup.sh
 sorted() { LC_ALL=C sort; }
 
 # --- g. no passwd, group or nsswitch.conf in any image ---------------------------
+# image_problems IMAGE: mount IMAGE and print what is wrong with its files, one
+# line each. Rootless podman mounts images only in its user namespace: there
+# the function runs whole (userns).
+image_problems() {
+	local mnt f
+	mnt=$(timeout 60 podman image mount "$1")
+	if [[ $? -ne 0 || ! -d $mnt/etc ]]; then
+		echo "podman image mount failed"
+	else
+		for f in passwd group nsswitch.conf; do
+			[[ ! -e $mnt/etc/$f && ! -L $mnt/etc/$f ]] || echo "the image has /etc/$f"
+		done
+		[[ -x $mnt/sbin/turninit && -x $mnt/bin/bash && -L $mnt/bin/sh ]] || echo "the image lacks /sbin/turninit, /bin/bash or /bin/sh"
+	fi
+	timeout 60 podman image unmount "$1" >/dev/null 2>&1
+	return 0
+}
 for tag in base dotfiles filemf sealed legacy; do
 	selected "g-image-has-no-passwd-$tag" || continue
 	begin "g-image-has-no-passwd-$tag"
-	run_cmd timeout 60 podman image mount "$IMG:$tag"
-	mnt=${OUT%$'\n'}
-	if [[ $RC -ne 0 || ! -d $mnt/etc ]]; then
-		why "podman image mount failed"
-	else
-		for f in passwd group nsswitch.conf; do
-			[[ ! -e $mnt/etc/$f && ! -L $mnt/etc/$f ]] || why "the image has /etc/$f"
-		done
-		[[ -x $mnt/sbin/turninit && -x $mnt/bin/bash && -L $mnt/bin/sh ]] || why "the image lacks /sbin/turninit, /bin/bash or /bin/sh"
-	fi
-	timeout 60 podman image unmount "$IMG:$tag" >/dev/null 2>&1
+	run_cmd userns bash -c "$(declare -f image_problems)"'; image_problems "$1"' bash "$IMG:$tag"
+	[[ $RC -eq 0 ]] || why "the image check failed"
+	while IFS= read -r line; do
+		why "$line"
+	done < <(printf '%s' "$OUT")
 	end
 done
 
@@ -397,7 +410,7 @@ if selected e-bind-of-host-tmpfs-dir-refused; then
 	chmod 0700 "$shared"
 	prun -v "$shared:/home/agent" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "not a private tmpfs"
-	eq "host dir owner" "$(stat -c '%u:%g %a' "$shared")" "0:0 700"
+	eq "host dir owner" "$(stat -c '%u:%g %a' "$shared")" "$(id -u):$(id -g) 700"
 	rmdir "$shared"
 	end
 fi
@@ -409,6 +422,19 @@ if selected e-memory-emptydir-home-taken; then
 	expect_rc 0
 	expect_out $'700 1000 1000\n'
 	expect_err ""
+	end
+fi
+# turninit that cannot lock a command down refuses before it sets anything up.
+if selected e-no-setpcap-refused; then
+	begin e-no-setpcap-refused
+	prun --cap-drop SETPCAP --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "running without CAP_SETPCAP, turninit cannot"
+	end
+fi
+if selected e-user-1000-refused; then
+	begin e-user-1000-refused
+	prun --user 1000:1000 --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "running as uid 1000 without CAP_SETPCAP, CAP_SETUID, CAP_SETGID"
 	end
 fi
 if selected c-no-trusted-keys-option; then
@@ -644,6 +670,35 @@ if selected v-help; then
 	prun "$SEALED" --help
 	expect_rc 0
 	expect_contains stdout "$OUT" "verify"
+	end
+fi
+
+# --- the Kubernetes Job example: its pod template under podman kube play ------------------
+if selected k-job-pod-template; then
+	# podman kube play has no Job kind: the Job's pod template becomes a Pod of
+	# this run's name, with this suite's image and a tmpfs volume for the HOME
+	# emptyDir (podman ignores medium: Memory; see oci/k8s/job.yaml).
+	begin k-job-pod-template
+	pod=turninit-itest-$$-job vol=itest-$$-home
+	awk -v pod="$pod" '
+		/^  template:$/ { on = 1; print "apiVersion: v1"; print "kind: Pod"; next }
+		on { sub(/^    /, ""); print; if ($0 == "metadata:") print "  name: " pod }' \
+		"$ROOT/oci/k8s/job.yaml" | sed -e "s|localhost/agent-turn:1|$SEALED|" \
+		-e "s|turninit-home|$vol|" > "$WORK/job-pod.yaml"
+	run_cmd timeout 60 podman volume create --opt type=tmpfs --opt device=tmpfs "$vol"
+	[[ $RC -eq 0 ]] || why "podman volume create $vol failed"
+	run_cmd timeout 120 podman kube play --network none "$WORK/job-pod.yaml"
+	if [[ $RC -ne 0 ]]; then
+		why "podman kube play failed"
+	else
+		run_cmd timeout 60 podman wait "$pod-turn"
+		eq "container status" "${OUT%$'\n'}" 3
+		run_cmd timeout 60 podman logs "$pod-turn"
+		expect_out $'hello from uid 1000 in /work, HOME /home/agent\n'
+		expect_err ""
+	fi
+	timeout 120 podman kube down "$WORK/job-pod.yaml" >/dev/null 2>&1
+	timeout 60 podman volume rm -f "$vol" >/dev/null 2>&1
 	end
 fi
 

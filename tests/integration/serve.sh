@@ -3,7 +3,9 @@
 # `turninit call` in real podman containers, and of the Kubernetes sidecar
 # example oci/k8s/sidecar.yaml under `podman kube play` (issue 4, Deliver 6 and
 # 7). Root, podman set up by `make setup`; run after `make` as
-# `bash tests/integration/serve.sh`.
+# `bash tests/integration/serve.sh`. With ITEST_ROOTLESS=1, an unprivileged
+# user under rootless podman (tests/integration/rootless.sh): the host-side
+# clients that take a container uid run in podman's user namespace (userns).
 #
 # The client runs on the host: tests/serve/cases.py drives the reference client
 # tests/serve/client.py over the pipes of `podman run -i ... IMAGE serve`, or over
@@ -400,9 +402,10 @@ else
 fi
 # as_uid UID CASE: cases.py CASE on the listen socket, connecting as UID from
 # the host (the connection is made by a child that takes UID; cases.py stays root
-# for its podman calls).
+# for its podman calls). Rootless, cases.py runs as root of podman's user
+# namespace, where UID is the container uid UID.
 as_uid() {
-	run_cmd timeout 300 "$PY" "$CASES" "$2" --name "$LNAME" --socket "$LSOCK/turninit.sock" --uid "$1"
+	run_cmd userns timeout 300 "$PY" "$CASES" "$2" --name "$LNAME" --socket "$LSOCK/turninit.sock" --uid "$1"
 	show_notes
 }
 # call ARGS...: `turninit call` in a second container, as uid 1000, sharing the socket.
@@ -422,7 +425,8 @@ listen_test() { # listen_test NAME: begin NAME when selected and the listener is
 }
 
 if listen_test l-socket-mode-0666; then
-	eq "socket" "$(stat -c '%F %a %u' "$LSOCK/turninit.sock")" "socket 666 0"
+	# made by the container's root: root, or under rootless podman this user
+	eq "socket" "$(stat -c '%F %a %u' "$LSOCK/turninit.sock")" "socket 666 $(id -u)"
 	end
 fi
 if listen_test l-caller-1000-accepted; then
@@ -568,9 +572,9 @@ if selected l-stale-socket-replaced; then
 	# enter (a clone in a mktemp -d folder, as CI may make).
 	install -m 0644 "$ROOT/tests/serve/client.py" "$SOCKDIR/client.py"
 	# Up when a connection is answered (the stale file was there from the start).
-	wait_for 10 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" "$SOCKDIR/client.py" \
+	wait_for 10 userns setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" "$SOCKDIR/client.py" \
 		--socket "$SOCKDIR/turninit.sock" true 2>/dev/null
-	run_cmd timeout 60 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" \
+	run_cmd userns timeout 60 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" \
 		"$SOCKDIR/client.py" --socket "$SOCKDIR/turninit.sock" 'echo fresh'
 	expect_rc 0
 	expect_out $'fresh\n'
