@@ -103,6 +103,9 @@ static json_t *call_request(const struct cli_options *o, char **envp)
 			continue;
 		memcpy(name, envp[i], (size_t)(eq - envp[i]));
 		name[eq - envp[i]] = '\0';
+		/* the first of a name given twice wins, as in one-shot mode */
+		if (json_object_get(env, name))
+			continue;
 		if (json_object_set_new(env, name, json_string(eq + 1)))
 			continue;   /* not UTF-8: not sent */
 	}

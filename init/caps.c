@@ -26,6 +26,7 @@ int caps_require_start(struct tn_error *err)
 {
 	static const struct { cap_value_t cap; const char *name; } need[] = {
 		{ CAP_SETPCAP, "CAP_SETPCAP" }, { CAP_SETUID, "CAP_SETUID" }, { CAP_SETGID, "CAP_SETGID" },
+		{ CAP_KILL, "CAP_KILL" },
 	};
 	char missing[64] = "";
 
@@ -40,10 +41,10 @@ int caps_require_start(struct tn_error *err)
 	 * --user UID. Root without them: a capability list that left them out. */
 	if (geteuid() != 0)
 		return err_set(err, EPERM,
-			       "capabilities: running as uid %u without %s, turninit cannot lock a command's securebits, empty its bounding set or set its uid: start it as root in the container (podman --userns=keep-id: add --user 0:0; never --user UID)",
+			       "capabilities: running as uid %u without %s, turninit cannot lock a command down or end it (securebits, bounding set, uid change, signals): start it as root in the container (podman --userns=keep-id: add --user 0:0; never --user UID)",
 			       (unsigned)geteuid(), missing);
 	return err_set(err, EPERM,
-		       "capabilities: running without %s, turninit cannot lock a command's securebits, empty its bounding set or set its uid: keep them in the container's capabilities (Kubernetes: add SETPCAP, SETUID, SETGID)",
+		       "capabilities: running without %s, turninit cannot lock a command down or end it (securebits, bounding set, uid change, signals): keep them in the container's capabilities (Kubernetes: add SETPCAP, SETUID, SETGID, KILL)",
 		       missing);
 }
 

@@ -14,7 +14,9 @@ bool caps_have(cap_value_t cap);
 
 /* caps_require_start - refuse unless turninit's effective set holds what each
  * command's lock-down needs: CAP_SETPCAP (securebits, bounding set), CAP_SETUID
- * and CAP_SETGID (the uid change). Called once before anything is set up, so
+ * and CAP_SETGID (the uid change), and what ending it needs: CAP_KILL (the
+ * commands run as another uid; without it a timeout, a cancel or the end of
+ * the turn could not signal them). Called once before anything is set up, so
  * that serve and listen refuse at start instead of failing every command. In a
  * user namespace (rootless podman) these are capabilities over that namespace,
  * which is all the lock-down needs. Errors: -EPERM, with a message naming the

@@ -19,9 +19,12 @@ void log_line(const char *fmt, ...)
 	vsnprintf(buf + 10, sizeof(buf) - 11, fmt, ap);
 	va_end(ap);
 	n = strlen(buf);
-	/* One line, whatever a path or option from the launcher holds. */
+	/* One line, whatever a path or option from the launcher holds: printable
+	 * ASCII only, since C1 controls (0x80-0x9f), U+0085 NEL and U+2028/9
+	 * (line and paragraph separators) are line ends or terminal escapes to
+	 * some readers. A non-ASCII letter shows as '?' too. */
 	for (size_t i = 10; i < n; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+		if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] >= 0x7f)
 			buf[i] = '?';
 	buf[n++] = '\n';
 	(void)!write(STDERR_FILENO, buf, n);

@@ -1,7 +1,9 @@
 /* log.h - the one logging helper: "turninit: " + message + "\n" on stderr,
  * written with a single write(2) so lines from concurrent processes never
- * interleave; control characters in the message become '?', so it stays one
- * line. Preserves errno. */
+ * interleave; every byte of the message outside printable ASCII (controls,
+ * DEL, and all bytes >= 0x80, among them C1 controls and the UTF-8 of U+0085
+ * and U+2028) becomes '?', so it stays one line for every reader. Preserves
+ * errno. */
 #ifndef TURNINIT_LOG_H
 #define TURNINIT_LOG_H
 

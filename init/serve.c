@@ -48,6 +48,7 @@
 
 #define SERVE_OUT_HIGH (1u << 20)    /* bytes queued before a connection's commands wait */
 #define SERVE_OUT_MAX (16u << 20)    /* bytes queued before a connection is dropped */
+#define SERVE_DRAIN_MS 5000          /* milliseconds the last events may take at the end */
 
 struct conn {
 	bool used;
@@ -97,7 +98,10 @@ static void close_fd(int *fd)
 	}
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* Write all of p, waiting for fd until deadline_ms at the latest (the clock
+ * of reap_now_ms; a deadline in the past: what the fd takes now). 0, or -1 on
+ * an error or when the deadline passed. */
+static int write_until(int fd, const char *p, size_t n, uint64_t deadline_ms)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
@@ -106,8 +110,11 @@ static int write_all(int fd, const char *p, size_t n)
 			continue;
 		if (w < 0 && errno == EAGAIN) {
 			struct pollfd pf = { .fd = fd, .events = POLLOUT };
+			uint64_t now = reap_now_ms();
 
-			poll(&pf, 1, -1);
+			if (now >= deadline_ms)
+				return -1;
+			poll(&pf, 1, (int)(deadline_ms - now));
 			continue;
 		}
 		if (w <= 0)
@@ -193,11 +200,26 @@ static void emit_error(struct conn *c, const char *id, const char *fmt, ...)
 	char msg[TN_ERROR_MSG_MAX];
 	va_list ap;
 
+	json_t *ev = NULL;
+
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* The cut at the buffer's end may fall inside a UTF-8 sequence, which
+	 * json_pack refuses: drop the partial character (at most 3 bytes). Should
+	 * the text still not be UTF-8, the event goes out with a fixed message:
+	 * every exec is answered. */
+	for (int cut = 0; cut < 4 && !ev; cut++) {
+		ev = json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message", msg);
+		if (!ev && msg[0])
+			msg[strlen(msg) - 1] = '\0';
+	}
+	if (!ev) {
+		snprintf(msg, sizeof(msg), "error: the message is not valid UTF-8");
+		ev = json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message", msg);
+	}
 	snprintf(last_error, sizeof(last_error), "%s", msg);
-	emit(c, json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message", msg));
+	emit(c, ev);
 }
 
 /* ---- commands ------------------------------------------------------------ */
@@ -533,10 +555,12 @@ static void conn_read(struct serve *s, struct conn *c)
 	}
 }
 
-/* Write everything queued, waiting as needed (a refusal, the end of the turn). */
-static void conn_drain(struct conn *c)
+/* Write everything queued, waiting until deadline_ms at the latest (a refusal:
+ * no wait; the end of the turn: a bound shared by every connection), then free
+ * the queue. Whatever the peer has not taken by then is lost. */
+static void conn_drain(struct conn *c, uint64_t deadline_ms)
 {
-	if (c->out_len && !c->dead && write_all(c->out_fd, c->out, c->out_len) < 0)
+	if (c->out_len && !c->dead && write_until(c->out_fd, c->out, c->out_len, deadline_ms) < 0)
 		c->dead = true;
 	c->out_len = 0;
 	free(c->out);
@@ -596,7 +620,7 @@ static void conn_accept(struct serve *s)
 		struct conn tmp = { .out_fd = fd };
 
 		emit_error(&tmp, NULL, "refused: %s", why);
-		conn_drain(&tmp);
+		conn_drain(&tmp, 0);
 		log_line("listen: refused a peer: %s", why);
 		close(fd);
 		return;
@@ -611,7 +635,7 @@ static void conn_accept(struct serve *s)
 		struct conn tmp = { .out_fd = fd };
 
 		emit_error(&tmp, NULL, "refused: more than %d connections", SERVE_MAX_CONNS);
-		conn_drain(&tmp);
+		conn_drain(&tmp, 0);
 		close(fd);
 	}
 }
@@ -627,7 +651,10 @@ static void conn_close(struct serve *s, struct conn *c)
 		}
 	if (has)
 		return;   /* closed once its commands have ended */
-	conn_drain(c);
+	if (c->out_len && !c->dead)
+		return;   /* closed once the peer has read its last events (the loop
+			   * writes them as it takes them): one peer never holds the loop */
+	conn_drain(c, 0);
 	if (c->in_fd > 2)
 		close(c->in_fd);
 	free(c->buf);
@@ -820,9 +847,13 @@ int serve_run(const struct serve_ctx *ctx)
 	}
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
-		if (s.conns[i].used)
-			conn_drain(&s.conns[i]);
+	{
+		uint64_t deadline = reap_now_ms() + SERVE_DRAIN_MS;
+
+		for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
+			if (s.conns[i].used)
+				conn_drain(&s.conns[i], deadline);
+	}
 	free(pf);
 	free(who);
 	free(what);

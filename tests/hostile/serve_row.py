@@ -60,6 +60,8 @@ CASES = {
     "unknown-op": lambda c: c.send_raw(line({"op": "run", "id": "u1", "command": "echo RAN"})),
     "missing-id": lambda c: c.send_raw(line({"op": "exec", "command": "echo RAN"})),
     "cancel-unknown-id": lambda c: c.send_raw(line({"op": "cancel", "id": "nope"})),
+    "cwd-utf8-long": lambda c: c.send_raw(line({"op": "exec", "id": "w1", "command": "echo RAN",
+                                                "cwd": "/a" + "\u00e9" * 300})),
     "bad-base64": lambda c: c.send_raw(line({"op": "exec", "id": "b1", "command": "cat; echo RAN",
                                              "stdin": "!!!="})),
     "timeout-negative": lambda c: c.send_raw(line({"op": "exec", "id": "t1", "command": "echo RAN",

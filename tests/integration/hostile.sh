@@ -533,6 +533,28 @@ if selected h-argv-manifest-path-control-bytes; then
 	refused "manifest: /x?y?[31m: No such file or directory"
 	end
 fi
+# C1 controls, U+0085 (NEL) and U+2028 (line separator) end a line for some
+# readers (terminals, Python's splitlines): every byte outside printable ASCII
+# shows as '?'.
+if selected h-argv-manifest-path-unicode-line-ends; then
+	begin h-argv-manifest-path-unicode-line-ends
+	envfile none
+	turn "$WORK/keys" --manifest $'/x\xc2\x85INJECTED\xe2\x80\xa8turninit: fake\x9b2J' 'echo RAN'
+	refused "manifest: /x??INJECTED???turninit: fake?2J: No such file or directory"
+	end
+fi
+# Without CAP_KILL turninit could not end a command of another uid (timeout,
+# cancel, end of turn): refused at start (--cap-drop KILL in podman).
+if selected h-caps-without-kill; then
+	begin h-caps-without-kill
+	envfile kill
+	add_pair "$WORK/m/good.json"
+	run_cmd timeout -k 5 30 unshare --pid --fork --kill-child --mount-proc \
+		sh "$NS" pid1 "$WORK/keys" "$WORK/left" setpriv --bounding-set=-kill --inh-caps=-all \
+		"$RAWENV" "$EF" "$BIN" -- 'echo RAN'
+	refused "capabilities: running without CAP_KILL, turninit cannot lock a command down or end it (securebits, bounding set, uid change, signals): keep them in the container's capabilities (Kubernetes: add SETPCAP, SETUID, SETGID, KILL)"
+	end
+fi
 if selected h-argv-option-without-value; then
 	arow h-argv-option-without-value --manifest
 	refused "--manifest needs a value"
@@ -572,6 +594,59 @@ selected h-proto-duplicate-running-id && { srow h-proto-duplicate-running-id dup
 	sexpect '{"event":"started","id":"d1","pid":0}
 {"event":"error","id":"d1","message":"exec: id d1 is already running"}
 {"event":"exit","id":"d1","code":null,"signal":15,"timed_out":false,"truncated":false,"duration_ms":0}'; }
+# An error message cut at its 512-byte bound inside a UTF-8 character (a cwd
+# of 300 two- and three-byte characters): the exec is still answered.
+selected h-proto-error-cut-in-utf8 && { srow h-proto-error-cut-in-utf8 cwd-utf8-long
+	exp=$("$PY" -c 'import json
+m = "exec: cwd /a" + "\u00e9" * 300
+b = m.encode()[:511]
+print(json.dumps({"event": "error", "id": "w1", "message": b.decode("utf-8", "ignore")},
+                 separators=(",", ":")))')
+	sexpect "$exp"; }
+# listen: a peer that stops reading (small receive buffer, 3 MB of output
+# queued, its write side shut) holds neither another connection nor a new one,
+# and SIGTERM still ends the server within its 5 s drain bound.
+if selected h-listen-peer-never-reads; then
+	CALLDUP=("the listen server did not start")
+	begin h-listen-peer-never-reads
+	manifest listen "{$HD,\"env\":{$ST,\"allow\":[\"TZ\"]},\"callers\":{\"uids\":[0]}}"
+	envfile listen
+	add_pair "$WORK/m/listen.json"
+	rm -f "$WORK/listen.sock"
+	timeout -k 5 60 unshare --pid --fork --kill-child --mount-proc sh "$NS" pid1 "$WORK/keys" \
+		"$WORK/left" "$RAWENV" "$EF" "$BIN" listen --socket "$WORK/listen.sock" \
+		</dev/null >/dev/null 2>"$WORK/listen.err" &
+	LBG=$!
+	if wait_for 20 test -S "$WORK/listen.sock"; then
+		# `turninit call` with TZ given twice: the first wins, as in one-shot mode.
+		envfile calldup
+		add TZ=first TZ=second
+		run_cmd timeout -k 5 30 "$RAWENV" "$EF" "$BIN" call --socket "$WORK/listen.sock" -- 'echo "$TZ"'
+		expect_rc 0
+		expect_out $'first\n'
+		CALLDUP=("${T_WHY[@]}")
+		T_WHY=()
+		run_cmd timeout -k 5 40 "$PY" "$ROOT/tests/hostile/stall.py" "$WORK/listen.sock"
+		[[ $OUT =~ ^B:\ alive\ code=0\ in\ [0-9]+\ ms$'\n'C:\ alive\ code=0\ in\ [0-9]+\ ms$'\n'$ ]] \
+			|| why "B and C did not both get their exit event"
+	else
+		why "no listen socket within 20 s"
+	fi
+	us=$(pgrep -P "$LBG" -x unshare)
+	p1=$(pgrep -P "${us:-0}")
+	t=$(now_ms)
+	[[ -n $p1 ]] && kill -TERM "$p1"
+	wait "$LBG"
+	RC=$?
+	t=$(($(now_ms) - t))
+	[[ $RC == 143 || $RC == 0 ]] || why "listen ended with status $RC after SIGTERM"
+	((t < 8000)) || why "listen took $t ms to end after SIGTERM"
+	end
+	begin h-call-env-duplicate-first-wins
+	T_WHY=("${CALLDUP[@]}")
+	CMD="rawenv TZ=first TZ=second turninit call --socket listen.sock -- 'echo \"\$TZ\"'"
+	end
+fi
 selected h-proto-cancel-unknown-id && { srow h-proto-cancel-unknown-id cancel-unknown-id
 	sexpect '{"event":"error","id":"nope","message":"cancel: no running command nope"}'; }
 selected h-proto-bad-base64 && { srow h-proto-bad-base64 bad-base64
