@@ -48,7 +48,7 @@ int main(int argc, char **argv, char **envp)
 	char **caller_env = NULL, **cmd_env = NULL, **cmd_argv = NULL;
 	pid_t pid;
 	bool exec_failed;
-	int sfd, status = 0;
+	int sfd = -1, status = 0;   /* gcc -flto sees no set on the failure path */
 
 	/* 1. Signals first: from here on none is lost, none kills us. */
 	reap_block_signals();
