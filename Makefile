@@ -13,6 +13,8 @@
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
 #                        and the fuzz corpora replayed under ASan and UBSan
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
+#   make bench           turninit against catatonit, tini, dumb-init and a bare bash:
+#                        writes docs/benchmarks.md and its plots (not in check; ~10 min)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
 
 VERSION      := 0.1.0
@@ -51,7 +53,7 @@ HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 
-.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 fuzz fuzz-replay install clean FORCE
+.PHONY: all deps setup unit image demo check integration sandbox workload serve pid1 fuzz fuzz-replay bench install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -120,6 +122,11 @@ fuzz-replay: $(BUILD)/gen/trusted_keys.h
 FUZZ_SECONDS ?= 60
 fuzz: $(BUILD)/gen/trusted_keys.h
 	@sh tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
+
+# Benchmarks (tests/bench/): interleaved rounds, medians and ratios, written to
+# docs/benchmarks.md and docs/benchmarks/*.png. Not part of check.
+bench: $(BUILD)/turninit
+	@bash tests/bench/run.sh
 
 # Every suite runs even when one fails; the last line counts them all.
 check: setup
