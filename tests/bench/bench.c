@@ -2,8 +2,10 @@
  * binary with a subcommand each. Every figure is printed as "KEY VALUE" lines
  * on stdout, times in nanoseconds of CLOCK_MONOTONIC.
  *
- *   bench spawn N ARGV...        N times fork+execve(ARGV) and wait, one after
- *                                the other: total_ns
+ *   bench spawn [--setsid] N ARGV...
+ *                                N times fork+execve(ARGV) and wait, one after
+ *                                the other (--setsid: each child calls
+ *                                setsid(2) first, as turninit's do): total_ns
  *   bench serve N CMD [--probe SH] -- SERVER_ARGV...
  *                                start SERVER_ARGV (turninit serve, or podman
  *                                run -i ... serve) on pipes, run 3 warm-up
@@ -60,6 +62,8 @@ static long num(const char *s)
 	return v;
 }
 
+static int new_session;
+
 /* run argv once; stdout to /dev/null when quiet. Returns the wait status. */
 static int run_once(char **argv, int quiet)
 {
@@ -69,6 +73,8 @@ static int run_once(char **argv, int quiet)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
+		if (new_session && setsid() < 0)
+			_exit(126);
 		if (quiet) {
 			int fd = open("/dev/null", O_WRONLY);
 
@@ -86,11 +92,17 @@ static int run_once(char **argv, int quiet)
 
 static int cmd_spawn(int argc, char **argv)
 {
-	long n = num(argv[0]);
+	long n;
 	uint64_t t0;
 
+	if (argc > 0 && strcmp(argv[0], "--setsid") == 0) {
+		new_session = 1;
+		argc--;
+		argv++;
+	}
 	if (argc < 2)
 		return 2;
+	n = num(argv[0]);
 	t0 = now_ns();
 	for (long i = 0; i < n; i++)
 		if (run_once(argv + 1, 0) != 0) {

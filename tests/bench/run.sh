@@ -146,7 +146,7 @@ start_run() {
 		--entrypoint "[$BASH_TRUE]" "$IMG:full" ;;
 	esac
 }
-N1=$(scaled 15 3)
+N1=$(scaled 25 3)
 say "1. container start to exit: $N1 rounds"
 interleave "$N1" start_run turninit catatonit tini bash
 
@@ -157,16 +157,18 @@ percmd_run() {
 	case $1 in
 	bash) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:full" spawn "$NCMD" \
 		/bin/bash --noprofile --norc -c true ;;
+	bash-setsid) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:full" spawn --setsid "$NCMD" \
+		/bin/bash --noprofile --norc -c true ;;
 	serve) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:full" serve "$NCMD" true \
 		-- /sbin/turninit serve ;;
 	serve-min) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:min" serve "$NCMD" true \
 		-- /sbin/turninit serve ;;
 	esac
 }
-N2=$(scaled 5 2)
+N2=$(scaled 6 2)
 say "2. per-command cost: $N2 rounds of $NCMD commands"
 record percmd all commands "$NCMD"
-interleave "$N2" percmd_run bash serve serve-min
+interleave "$N2" percmd_run bash bash-setsid serve serve-min
 
 # --- 3. a turn of 100 commands ------------------------------------------------
 NTURN=$(scaled 100 10)
@@ -183,7 +185,7 @@ record turn all commands "$NTURN"
 interleave "$N3" turn_run serve oneshot
 
 # --- 4. seccomp cost -------------------------------------------------------------
-NSYS=$(scaled 10000000 100000)
+NSYS=$(scaled 5000000 100000)
 # A tree of its own, readable by every uid (a system tree has directories only
 # root may read, which would give root and uid 1000 different work).
 TREE=$WORK/tree
@@ -215,7 +217,7 @@ seccomp_run() {
 		esac
 	done
 }
-N4=$(scaled 3 1)
+N4=$(scaled 5 1)
 say "4. seccomp: $N4 rounds of $NSYS getppid and find over $TREE_ENTRIES entries"
 interleave "$N4" seccomp_run none podman turninit turninit+podman
 
@@ -231,7 +233,7 @@ reap_run() {
 		--entrypoint '["/bench/tini-static","--","/bench/bench"]' "$IMG:full" orphans "$NORPH" ;;
 	esac
 }
-N5=$(scaled 3 1)
+N5=$(scaled 5 1)
 say "5. reaping $NORPH orphans: $N5 rounds"
 record reap all orphans "$NORPH"
 interleave "$N5" reap_run turninit catatonit tini

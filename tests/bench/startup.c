@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -85,8 +86,29 @@ static void wait_child(pid_t pid)
 		;
 }
 
+/* plain_calls - as many cheap syscalls as spawn.c's child makes besides its
+ * few heavy ones: 62 rt_sigaction (every disposition to SIG_DFL), about 80
+ * prctl of the bounding set and 41 ambient read-backs. */
+static int plain_calls(void)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+
+	for (int sig = 1; sig <= 31; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaction(sig, &sa, NULL);
+	for (int cap = 0; cap <= 40; cap++) {
+		prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0);
+	}
+	return 0;
+}
+
 /* child_timed - in ROUNDS + 1 children, after no_new_privs: time
- * ll_restrict (which 0) or sc_load (which 1) there, and report it. */
+ * ll_restrict (which 0), sc_load (which 1) or plain_calls (2) there, and
+ * report it. */
 static void child_timed(const char *step, const struct ll_ruleset *ll,
 			const struct sc_program *filter, int which)
 {
@@ -107,7 +129,7 @@ static void child_timed(const char *step, const struct ll_ruleset *ll,
 
 			prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 			t0 = now_ns();
-			r = which ? sc_load(filter) : ll_restrict(ll);
+			r = which == 1 ? sc_load(filter) : which == 0 ? ll_restrict(ll) : plain_calls();
 			dt = now_ns() - t0;
 			_exit(r == 0 && write(p[1], &dt, sizeof(dt)) == sizeof(dt) ? 0 : 1);
 		}
@@ -135,7 +157,7 @@ int main(int argc, char **argv, char **envp)
 	struct spawn_plan plan;
 	enum home_how how;
 	char **caller_env, **cmd_env, **cmd_argv;
-	uint64_t t[ROUNDS], first, t0;
+	uint64_t t[ROUNDS], t_s[ROUNDS], first, first_s = 0, t0;
 	bool exec_failed;
 	int status;
 	pid_t pid;
@@ -233,8 +255,10 @@ int main(int argc, char **argv, char **envp)
 	report("exec", first, t, ROUNDS);
 
 	/* The baseline: fork, execve of the same bash, nothing in between; the
-	 * same close-on-exec pipe tells when the exec happened. */
-	for (int i = -1; i < ROUNDS; i++) {
+	 * same close-on-exec pipe tells when the exec happened. Then the same
+	 * with setsid(2) before the execve (setsid_exec). */
+	for (int i = -1; i < 2 * ROUNDS + 1; i++) {
+		bool session = i >= ROUNDS;
 		int fd;
 		char c;
 
@@ -242,16 +266,24 @@ int main(int argc, char **argv, char **envp)
 		if (spawn_fork_pipe(&pid, &fd, &err) < 0)
 			fail("bare_exec", &err);
 		if (pid == 0) {
+			if (session)
+				setsid();
 			execve(plan.shell, cmd_argv, cmd_env);
 			_exit(127);
 		}
 		while (read(fd, &c, 1) < 0 && errno == EINTR)
 			;
-		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
+		if (i == ROUNDS)
+			first_s = now_ns() - t0;
+		else if (session)
+			t_s[i - ROUNDS - 1] = now_ns() - t0;
+		else
+			*(i < 0 ? &first : &t[i]) = now_ns() - t0;
 		close(fd);
 		wait_child(pid);
 	}
 	report("bare_exec", first, t, ROUNDS);
+	report("setsid_exec", first_s, t_s, ROUNDS);
 
 	/* Parts of exec, each timed in a child: fork alone (to the child's
 	 * exit), and the kernel's work in the two sandbox calls that are not a
@@ -267,5 +299,6 @@ int main(int argc, char **argv, char **envp)
 	report("fork", first, t, ROUNDS);
 	child_timed("landlock_restrict", &ll, &filter, 0);
 	child_timed("seccomp_attach", &ll, &filter, 1);
+	child_timed("plain_syscalls", &ll, &filter, 2);
 	return 0;
 }
