@@ -146,7 +146,7 @@ start_run() {
 		--entrypoint "[$BASH_TRUE]" "$IMG:full" ;;
 	esac
 }
-N1=$(scaled 25 3)
+N1=$(scaled 40 3)
 say "1. container start to exit: $N1 rounds"
 interleave "$N1" start_run turninit catatonit tini bash
 
@@ -165,7 +165,7 @@ percmd_run() {
 		-- /sbin/turninit serve ;;
 	esac
 }
-N2=$(scaled 6 2)
+N2=$(scaled 8 2)
 say "2. per-command cost: $N2 rounds of $NCMD commands"
 record percmd all commands "$NCMD"
 interleave "$N2" percmd_run bash bash-setsid serve serve-min
@@ -179,7 +179,7 @@ turn_run() {
 	oneshot) measure turn "$1" total_ns -- "$BB" spawn "$NTURN" "${RUN[@]}" "$IMG:full" -- true ;;
 	esac
 }
-N3=$(scaled 3 1)
+N3=$(scaled 4 1)
 say "3. a turn of $NTURN commands: $N3 rounds"
 record turn all commands "$NTURN"
 interleave "$N3" turn_run serve oneshot
@@ -217,7 +217,7 @@ seccomp_run() {
 		esac
 	done
 }
-N4=$(scaled 5 1)
+N4=$(scaled 7 1)
 say "4. seccomp: $N4 rounds of $NSYS getppid and find over $TREE_ENTRIES entries"
 interleave "$N4" seccomp_run none podman turninit turninit+podman
 
@@ -233,7 +233,7 @@ reap_run() {
 		--entrypoint '["/bench/tini-static","--","/bench/bench"]' "$IMG:full" orphans "$NORPH" ;;
 	esac
 }
-N5=$(scaled 5 1)
+N5=$(scaled 7 1)
 say "5. reaping $NORPH orphans: $N5 rounds"
 record reap all orphans "$NORPH"
 interleave "$N5" reap_run turninit catatonit tini
