@@ -59,7 +59,7 @@ def goal(item, text, figure, met):
 
 
 # plot NAME TITLE YLABEL ROWS [GOAL]: a bar per row (label, median, low, high).
-def plot(name, title, ylabel, rows, goal_line=None, goal_label=""):
+def plot(name, title, ylabel, rows, goal_line=None, goal_label="", spread=True):
     data = os.path.join(WORK, name + ".dat")
     with open(data, "w") as f:
         for i, (label, m, lo, hi) in enumerate(rows):
@@ -81,10 +81,15 @@ set xtics scale 0
 """
     if goal_line is not None:
         script += f'set arrow from -0.6,{goal_line} to {len(rows) - 0.4},{goal_line} nohead dt 2 lw 2 lc rgb "#c03030"\n'
-        script += f'set label "{goal_label}" at -0.5,{goal_line} offset 0,0.7 tc rgb "#c03030"\n'
-    script += (f'plot "{data}" using 1:3:xtic(2) with boxes lc rgb "#4878a8" title "median", '
-               f'"" using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 title "lowest, highest round", '
-               f'"" using 1:3:(sprintf("%.4g", $3)) with labels offset 0,1.2 notitle\n')
+        script += (f'set label "{goal_label}" at {len(rows) - 0.5},{goal_line} right '
+                   f'offset 0,0.7 tc rgb "#c03030"\n')
+    if spread:
+        script += (f'plot "{data}" using 1:3:xtic(2) with boxes lc rgb "#4878a8" title "median", '
+                   f'"" using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 title "lowest, highest round", '
+                   f'"" using 1:3:(sprintf("%.4g", $3)) with labels offset 0,1.2 notitle\n')
+    else:
+        script += (f'plot "{data}" using 1:3:xtic(2) with boxes lc rgb "#4878a8" notitle, '
+                   f'"" using 1:3:(sprintf("%.4g", $3)) with labels offset 0,1.2 notitle\n')
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
     return f"![{title}](benchmarks/{name}.png)"
 
@@ -299,8 +304,11 @@ W("\n" + plot("startup", "turninit start-up steps, first call", "µs",
 # --- 7. size and memory --------------------------------------------------------------
 W("## 7. Size and memory\n")
 sz = {v: med("size", v, "bytes") for v in ["turninit", "tini-static", "catatonit", "dumb-init"]}
+BEFORE = 383656   # build/turninit at commit 5f60477, before the size changes (notes below)
 rows = [("turninit (static musl, stripped)", f"{sz['turninit']:,.0f}", fmt(sz['turninit'] / 1024),
          ratio(sz["turninit"], sz["catatonit"])),
+        ("turninit before the size changes (5f60477)", f"{BEFORE:,}", fmt(BEFORE / 1024),
+         ratio(BEFORE, sz["catatonit"])),
         ("tini-static (Debian, static glibc)", f"{sz['tini-static']:,.0f}", fmt(sz['tini-static'] / 1024),
          ratio(sz["tini-static"], sz["catatonit"])),
         ("catatonit (Debian, static glibc)", f"{sz['catatonit']:,.0f}", fmt(sz['catatonit'] / 1024), "1.00×"),
@@ -310,8 +318,9 @@ W(table(["binary", "bytes", "KiB", "÷ catatonit"], rows))
 goal(7, "turninit at most 256 KiB stripped", f"{sz['turninit'] / 1024:.1f} KiB",
      sz["turninit"] <= 262144)
 W("\n" + plot("size", "Stripped binary size", "KiB",
+              [("turninit before", BEFORE / 1024, BEFORE / 1024, BEFORE / 1024)] +
               [(k, v / 1024, v / 1024, v / 1024) for k, v in sz.items()],
-              256, "goal: 256 KiB") + "\n")
+              256, "goal: 256 KiB", spread=False) + "\n")
 n = one("rss", "commands")
 W(f"\nPID 1's memory, read from /proc/PID/status on the host: VmHWM (peak resident "
   f"set) and VmRSS. Idle: the container's command is `sleep 30`, read after 1 s. "
@@ -336,8 +345,7 @@ W("\n" + plot("rss", "PID 1 peak resident set (VmHWM)", "KiB",
 # --- the page -----------------------------------------------------------------------
 notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
 notes = open(notes_path).read() if os.path.exists(notes_path) else ""
-load_start = float(machine["load_start"].split()[0])
-load_end = float(machine["load_end"].split()[0])
+loads = [float(x) for x in machine["load_sections"].split()]
 head = ["# Benchmarks\n",
         "turninit against what a user would run instead: catatonit (`podman run "
         "--init`), tini-static, dumb-init and a bare bash as PID 1. Written by `make "
@@ -364,14 +372,14 @@ head = ["# Benchmarks\n",
                          ("catatonit", machine["catatonit"]), ("tini", machine["tini"]),
                          ("dumb-init", machine["dumb_init"]), ("bash", machine["bash"]),
                          ("turninit", f"commit {machine['turninit_commit']}"),
-                         ("load average (1, 5, 15 min)",
-                          f"{machine['load_start']} at the start, {machine['load_end']} at the end"),
+                         ("runnable tasks at the start of sections 1 to 5 (mean of 10 samples; 1 is the sampler)",
+                          ", ".join(f"{x:.1f}" for x in loads)),
                          ("duration of the run", f"{machine['duration_s']} s")])]
-if max(load_start, load_end) >= 0.8:
-    head.append("\n**This run happened on a loaded machine**: other work (podman "
-                "test suites) ran beside it, as the load average shows. Absolute times "
-                "are noisy; the ratios, taken from interleaved rounds, are the figures "
-                "to read.\n")
+if max(loads) >= 2:
+    head.append("\n**This run happened on a loaded machine**: between the bench's own "
+                "runs other tasks were runnable, competing for the 2 cores (the row "
+                "above). Absolute times are noisy; the ratios, taken from interleaved "
+                "rounds, are the figures to read.\n")
 if machine.get("scale", "1") != "1":
     head.append(f"\n**A quick trial run** (BENCH_SCALE={machine['scale']}): rounds and "
                 "workloads divided; not the figures of a full `make bench`.\n")

@@ -125,7 +125,6 @@ interleave() {
 	if [[ -d /sys/fs/cgroup/unified ]]; then echo "cgroups	v1 (hybrid: cgroup2 at /sys/fs/cgroup/unified)"
 	else echo "cgroups	$(stat -fc %T /sys/fs/cgroup)"; fi
 	echo "bpf_jit	$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null || echo unknown)"
-	echo "load_start	$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "scale	$SCALE"
 	echo "catatonit	$(catatonit --version 2>&1 | head -1)"
 	echo "tini	$(tini-static --version 2>&1 | head -1)"
@@ -147,6 +146,20 @@ start_run() {
 	esac
 }
 N1=$(scaled 40 3)
+# How busy the machine is at the start of sections 1 to 5, between the bench's
+# own runs: runnable tasks (/proc/loadavg, 4th field, the sampling awk included),
+# the mean of 10 samples over a second. Not the load average: section 5's 10000
+# orphans raise that for minutes after.
+loadmark() {
+	local i n=0
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		n=$((n + $(awk '{ split($4, a, "/"); print a[1] }' /proc/loadavg)))
+		sleep 0.1
+	done
+	printf '%s ' "$(awk -v n="$n" 'BEGIN { printf "%.1f", n / 10 }')" >> "$WORK/load"
+}
+: > "$WORK/load"
+loadmark
 say "1. container start to exit: $N1 rounds"
 interleave "$N1" start_run turninit catatonit tini bash
 
@@ -166,6 +179,7 @@ percmd_run() {
 	esac
 }
 N2=$(scaled 8 2)
+loadmark
 say "2. per-command cost: $N2 rounds of $NCMD commands"
 record percmd all commands "$NCMD"
 interleave "$N2" percmd_run bash bash-setsid serve serve-min
@@ -180,6 +194,7 @@ turn_run() {
 	esac
 }
 N3=$(scaled 4 1)
+loadmark
 say "3. a turn of $NTURN commands: $N3 rounds"
 record turn all commands "$NTURN"
 interleave "$N3" turn_run serve oneshot
@@ -218,6 +233,7 @@ seccomp_run() {
 	done
 }
 N4=$(scaled 7 1)
+loadmark
 say "4. seccomp: $N4 rounds of $NSYS getppid and find over $TREE_ENTRIES entries"
 interleave "$N4" seccomp_run none podman turninit turninit+podman
 
@@ -234,6 +250,7 @@ reap_run() {
 	esac
 }
 N5=$(scaled 7 1)
+loadmark
 say "5. reaping $NORPH orphans: $N5 rounds"
 record reap all orphans "$NORPH"
 interleave "$N5" reap_run turninit catatonit tini
@@ -297,7 +314,7 @@ for ((r = 0; r < N7; r++)); do
 	record rss serve-after rss_kib "$r2"
 done
 
-echo "load_end	$(cut -d' ' -f1-3 /proc/loadavg)" >> "$WORK/machine.tsv"
+echo "load_sections	$(cat "$WORK/load")" >> "$WORK/machine.tsv"
 echo "duration_s	$((SECONDS - T0))" >> "$WORK/machine.tsv"
 cleanup
 
