@@ -120,6 +120,7 @@ interleave() {
 	echo "cpu	$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) ($(nproc) cores)"
 	echo "memory	$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "kernel	$(uname -r)"
+	# shellcheck disable=SC1091 # the machine's own file
 	echo "os	$(. /etc/os-release && echo "$PRETTY_NAME")"
 	echo "podman	$(podman --version | awk '{ print $3 }'), $(crun --version 2>/dev/null | head -1)"
 	if [[ -d /sys/fs/cgroup/unified ]]; then echo "cgroups	v1 (hybrid: cgroup2 at /sys/fs/cgroup/unified)"
