@@ -23,6 +23,8 @@
 #                        ASan and UBSan
 #   make NAME            one suite (fuzz-replay for the fuzz corpora)
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
+#   make bench           turninit against catatonit, tini, dumb-init and a bare bash:
+#                        writes docs/benchmarks.md and its plots (not in check; ~10 min)
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
 
 VERSION      := 0.1.0
@@ -44,7 +46,11 @@ COMMON_CFLAGS := -std=gnu11 $(WARN) -fstack-protector-strong \
                  -DTURNINIT_VERSION='"$(VERSION)"' -Ipolicy -Iinit -I$(BUILD)/gen
 
 # The product: static musl, linked against the musl builds of the libraries.
+# -flto saves about 4 KB over section garbage collection alone; the objects are
+# fat (real code beside the LTO bytecode), so the relink kit of `make install`
+# links with any gcc, LTO or not (docs/relink.md).
 MUSL_CFLAGS  := $(COMMON_CFLAGS) -Os -ffunction-sections -fdata-sections \
+                -flto -ffat-lto-objects \
                 -fno-asynchronous-unwind-tables -fno-unwind-tables \
                 -isystem $(MUSL_PREFIX)/include
 MUSL_LDFLAGS := -static -s -Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--build-id=none \
@@ -67,7 +73,7 @@ SUITES := integration sandbox workload serve pid1 hostile valgrind audit pi root
 RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
            rootless-serve rootless-keepid
 
-.PHONY: all deps setup unit image demo audit-demo check $(SUITES) fuzz fuzz-replay install clean FORCE
+.PHONY: all deps setup unit image demo audit-demo check $(SUITES) fuzz fuzz-replay bench install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -161,6 +167,11 @@ fuzz-replay: $(BUILD)/gen/trusted_keys.h
 FUZZ_SECONDS ?= 60
 fuzz: $(BUILD)/gen/trusted_keys.h
 	@sh tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
+
+# Benchmarks (tests/bench/): interleaved rounds, medians and ratios, written to
+# docs/benchmarks.md and docs/benchmarks/*.png. Not part of check.
+bench: $(BUILD)/turninit
+	@bash tests/bench/run.sh
 
 # Every suite runs even when one fails; the last line counts them all.
 check: setup

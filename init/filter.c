@@ -191,6 +191,17 @@ int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_erro
 		err_set(err, r, "seccomp: bad-arch action: %s", strerror(-r));
 		goto out;
 	}
+	/* A binary tree of syscall numbers (libseccomp's level 2) instead of a
+	 * linear chain: at attach the kernel runs the filter once for every
+	 * syscall number of each architecture to fill its action cache, so a
+	 * chain made every command's seccomp() cost about 210 us, and each
+	 * syscall not in that cache walked the whole chain
+	 * (docs/benchmarks.md, "Per-command cost"). */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (r < 0) {
+		err_set(err, r, "seccomp: optimize: %s", strerror(-r));
+		goto out;
+	}
 	r = sc_each_denied(m, sc_add_rule, ctx, err);
 	if (r < 0) {
 		if (err && err->code == 0)

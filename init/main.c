@@ -52,7 +52,7 @@ int main(int argc, char **argv, char **envp)
 	enum home_how how;
 	pid_t pid;
 	bool exec_failed;
-	int sfd, status = 0;
+	int sfd = -1, status = 0;   /* gcc -flto sees no set on the failure path */
 
 	/* 1. Signals first: from here on none is lost, none kills us. */
 	reap_block_signals();

@@ -298,9 +298,13 @@ static int sig_verify_parsed(const struct sig_keyring *ring, const uint8_t *msg,
 		return err_set(err, ENOKEY, "signature: key id %s is not trusted", hex);
 	}
 
-	if (sodium_init() < 0)
-		return err_set(err, EIO, "signature: libsodium failed to initialise");
-
+	/* No sodium_init(): it only picks CPU-specific implementations and seeds
+	 * randombytes, and referencing it links every primitive's variants
+	 * (Argon2, ChaCha20, Salsa20, Poly1305, X25519: about 119 KB of the
+	 * static binary). What is used here needs none of it: Ed25519
+	 * verification and SHA-512 have one implementation, and BLAKE2b's
+	 * compression function pointer starts at the portable one
+	 * (docs/benchmarks.md, "Size"). */
 	if (p->alg[1] == 'D') {
 		crypto_generichash(prehash, sizeof(prehash), msg, msg_len, NULL, 0);
 		signed_msg = prehash;

@@ -1,0 +1,363 @@
+/* bench.c - the measuring tools of `make bench` (tests/bench/run.sh), one static
+ * binary with a subcommand each. Every figure is printed as "KEY VALUE" lines
+ * on stdout, times in nanoseconds of CLOCK_MONOTONIC.
+ *
+ *   bench spawn [--setsid] N ARGV...
+ *                                N times fork+execve(ARGV) and wait, one after
+ *                                the other (--setsid: each child calls
+ *                                setsid(2) first, as turninit's do): total_ns
+ *   bench serve N CMD [--probe SH] -- SERVER_ARGV...
+ *                                start SERVER_ARGV (turninit serve, or podman
+ *                                run -i ... serve) on pipes, run 3 warm-up
+ *                                commands, then N commands CMD one after the
+ *                                other, each until its exit event: total_ns
+ *                                (the N commands), whole_ns (from starting the
+ *                                server to its exit after end of stdin).
+ *                                --probe SH runs `sh -c SH` after the warm-up
+ *                                and after the N commands (RSS readings).
+ *   bench getppid N              N getppid(2) calls: total_ns
+ *   bench timeit ARGV...         run ARGV, stdout to /dev/null: total_ns
+ *   bench orphans N              N children orphaned to PID 1, then released
+ *                                at once: reap_ns until none is left in /proc
+ *                                (zombies included), left (what is left then)
+ *
+ * Exit status 0, or 1 with one line on stderr. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static long num(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < 0) {
+		fprintf(stderr, "bench: not a count: %s\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static int new_session;
+
+/* run argv once; stdout to /dev/null when quiet. Returns the wait status. */
+static int run_once(char **argv, int quiet)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (new_session && setsid() < 0)
+			_exit(126);
+		if (quiet) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0)
+				dup2(fd, 1);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	return status;
+}
+
+static int cmd_spawn(int argc, char **argv)
+{
+	long n;
+	uint64_t t0;
+
+	if (argc > 0 && strcmp(argv[0], "--setsid") == 0) {
+		new_session = 1;
+		argc--;
+		argv++;
+	}
+	if (argc < 2)
+		return 2;
+	n = num(argv[0]);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		if (run_once(argv + 1, 0) != 0) {
+			fprintf(stderr, "bench: spawn: %s failed\n", argv[1]);
+			return 1;
+		}
+	printf("total_ns %llu\n", (unsigned long long)(now_ns() - t0));
+	return 0;
+}
+
+/* --- serve client ------------------------------------------------------ */
+
+static int srv_in = -1, srv_out = -1;
+static char rbuf[1 << 16];
+static size_t rlen;
+
+/* read_line - the next line from the server's stdout into line (NUL-ended,
+ * truncated to cap). Returns 0, or -1 at end of file. */
+static int read_line(char *line, size_t cap)
+{
+	for (;;) {
+		char *nl = memchr(rbuf, '\n', rlen);
+
+		if (nl) {
+			size_t n = (size_t)(nl - rbuf), c = n < cap - 1 ? n : cap - 1;
+
+			memcpy(line, rbuf, c);
+			line[c] = '\0';
+			memmove(rbuf, nl + 1, rlen - n - 1);
+			rlen -= n + 1;
+			return 0;
+		}
+		if (rlen == sizeof(rbuf))
+			rlen = 0;   /* a line longer than the buffer: not an exit event */
+		ssize_t r = read(srv_out, rbuf + rlen, sizeof(rbuf) - rlen);
+
+		if (r == 0)
+			return -1;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die("read");
+		}
+		rlen += (size_t)r;
+	}
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			die("write");
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* one command through the server, until its exit event; 0 when it exited 0. */
+static int serve_one(const char *cmd, long id)
+{
+	char req[4096], line[4096], want[64];
+
+	snprintf(req, sizeof(req), "{\"op\":\"exec\",\"id\":\"b%ld\",\"command\":\"%s\"}\n", id, cmd);
+	snprintf(want, sizeof(want), "\"id\":\"b%ld\"", id);
+	write_all(srv_in, req, strlen(req));
+	for (;;) {
+		if (read_line(line, sizeof(line)) < 0) {
+			fprintf(stderr, "bench: serve: the server closed its output\n");
+			exit(1);
+		}
+		if (!strstr(line, want))
+			continue;
+		if (strstr(line, "\"event\":\"error\"")) {
+			fprintf(stderr, "bench: serve: %s\n", line);
+			exit(1);
+		}
+		if (strstr(line, "\"event\":\"exit\""))
+			return strstr(line, "\"code\":0,") ? 0 : 1;
+	}
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	long n = num(argv[0]);
+	const char *cmd = argv[1], *probe = NULL;
+	int in[2], out[2], i = 2, status;
+	uint64_t t_start, t0, t1;
+	char line_sink[64];
+	pid_t pid;
+
+	if (argc > i + 1 && strcmp(argv[i], "--probe") == 0) {
+		probe = argv[i + 1];
+		i += 2;
+	}
+	if (argc < i + 2 || strcmp(argv[i], "--") != 0)
+		return 2;
+	argv += i + 1;
+	if (strchr(cmd, '"') || strchr(cmd, '\\')) {
+		fprintf(stderr, "bench: serve: CMD must not need JSON escapes\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		die("pipe2");
+	t_start = now_ns();
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	srv_in = in[1];
+	srv_out = out[0];
+	for (long w = 0; w < 3; w++)
+		if (serve_one(cmd, -1 - w) != 0) {
+			fprintf(stderr, "bench: serve: warm-up command failed\n");
+			return 1;
+		}
+	if (probe && system(probe) != 0)
+		fprintf(stderr, "bench: serve: probe failed\n");
+	t0 = now_ns();
+	for (long k = 0; k < n; k++)
+		if (serve_one(cmd, k) != 0) {
+			fprintf(stderr, "bench: serve: command %ld failed\n", k);
+			return 1;
+		}
+	t1 = now_ns();
+	if (probe && system(probe) != 0)
+		fprintf(stderr, "bench: serve: probe failed\n");
+	close(srv_in);
+	while (read_line(line_sink, sizeof(line_sink)) == 0)
+		;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	printf("total_ns %llu\nwhole_ns %llu\n", (unsigned long long)(t1 - t0),
+	       (unsigned long long)(now_ns() - t_start));
+	return 0;
+}
+
+/* --- syscalls, one program --------------------------------------------- */
+
+static int cmd_getppid(char **argv)
+{
+	long n = num(argv[0]);
+	uint64_t t0 = now_ns();
+
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	printf("total_ns %llu\n", (unsigned long long)(now_ns() - t0));
+	return 0;
+}
+
+static int cmd_timeit(char **argv)
+{
+	uint64_t t0 = now_ns();
+	int status = run_once(argv, 1);
+
+	printf("total_ns %llu\n", (unsigned long long)(now_ns() - t0));
+	return status == 0 ? 0 : 1;
+}
+
+/* --- orphans ----------------------------------------------------------- */
+
+/* The processes in this PID namespace's /proc, zombies included. */
+static long count_procs(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long n = 0;
+
+	if (!d)
+		die("opendir /proc");
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int cmd_orphans(char **argv)
+{
+	long n = num(argv[0]), before, left;
+	int gate[2], status;
+	uint64_t t0, deadline;
+	char c;
+	pid_t mid;
+
+	before = count_procs();   /* PID 1 and this process */
+	if (pipe(gate) < 0)
+		die("pipe");
+	mid = fork();
+	if (mid < 0)
+		die("fork");
+	if (mid == 0) {
+		/* The middle process: starts n children that wait on the gate,
+		 * then exits, so they are orphaned to PID 1. */
+		close(gate[1]);
+		for (long i = 0; i < n; i++) {
+			pid_t p = fork();
+
+			if (p < 0) {
+				fprintf(stderr, "bench: orphans: fork %ld: %s\n", i, strerror(errno));
+				_exit(1);
+			}
+			if (p == 0) {
+				while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+					;
+				_exit(0);
+			}
+		}
+		_exit(0);
+	}
+	close(gate[0]);
+	while (waitpid(mid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return 1;
+	if (count_procs() < before + n) {
+		fprintf(stderr, "bench: orphans: fewer than %ld orphans\n", n);
+		return 1;
+	}
+	/* Release them all at once; time until PID 1 has reaped every one. */
+	t0 = now_ns();
+	close(gate[1]);
+	deadline = t0 + 60ull * 1000000000u;
+	while ((left = count_procs() - before) > 0 && now_ns() < deadline)
+		usleep(500);
+	printf("reap_ns %llu\nleft %ld\n", (unsigned long long)(now_ns() - t0), left);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "spawn") == 0)
+		return cmd_spawn(argc - 2, argv + 2);
+	if (argc >= 4 && strcmp(argv[1], "serve") == 0)
+		return cmd_serve(argc - 2, argv + 2);
+	if (argc == 3 && strcmp(argv[1], "getppid") == 0)
+		return cmd_getppid(argv + 2);
+	if (argc >= 3 && strcmp(argv[1], "timeit") == 0)
+		return cmd_timeit(argv + 2);
+	if (argc == 3 && strcmp(argv[1], "orphans") == 0)
+		return cmd_orphans(argv + 2);
+	fprintf(stderr, "usage: bench spawn|serve|getppid|timeit|orphans ... (see bench.c)\n");
+	return 2;
+}

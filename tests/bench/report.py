@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""report.py WORK DOCS - docs/benchmarks.md and docs/benchmarks/*.png from the
+raw figures of tests/bench/run.sh (WORK/results.tsv, WORK/machine.tsv).
+
+Every figure is a median over interleaved rounds, shown with the ratio to its
+baseline and the spread (lowest and highest round). Plots are drawn by gnuplot
+(Debian's gnuplot-nox, pngcairo). Standard library only."""
+import collections
+import os
+import statistics
+import subprocess
+import sys
+
+WORK, DOCS = sys.argv[1], sys.argv[2]
+PLOTS = os.path.join(DOCS, "benchmarks")
+os.makedirs(PLOTS, exist_ok=True)
+
+raw = collections.defaultdict(list)   # (section, variant, key) -> [values]
+for line in open(os.path.join(WORK, "results.tsv")):
+    sec, var, key, val = line.rstrip("\n").split("\t")
+    raw[(sec, var, key)].append(float(val))
+machine = dict(l.rstrip("\n").split("\t", 1) for l in open(os.path.join(WORK, "machine.tsv")))
+
+
+def vals(sec, var, key):
+    v = raw.get((sec, var, key))
+    if not v:
+        sys.exit(f"report: no figures for {sec}/{var}/{key}")
+    return v
+
+
+def med(sec, var, key):
+    return statistics.median(vals(sec, var, key))
+
+
+def one(sec, key):
+    return int(vals(sec, "all", key)[0])
+
+
+def fmt(x, digits=3):
+    """x with `digits` significant digits, thousands grouped."""
+    if x == 0:
+        return "0"
+    if abs(x) >= 10 ** (digits - 1):
+        return f"{x:,.0f}"
+    s = f"{x:.{digits}g}"
+    return s if "e" not in s else f"{x:.1f}"
+
+
+def ratio(x, base):
+    return f"{x / base:.2f}×"
+
+
+goals = []   # (item, goal, figure, met)
+
+
+def goal(item, text, figure, met):
+    goals.append((item, text, figure, "**met**" if met else "**not met**"))
+
+
+# plot NAME TITLE YLABEL ROWS [GOAL]: a bar per row (label, median, low, high).
+def plot(name, title, ylabel, rows, goal_line=None, goal_label="", spread=True):
+    data = os.path.join(WORK, name + ".dat")
+    with open(data, "w") as f:
+        for i, (label, m, lo, hi) in enumerate(rows):
+            f.write(f'{i} "{label}" {m} {lo} {hi}\n')
+    top = max(r[3] for r in rows + [("", 0, 0, goal_line or 0)]) * 1.25
+    script = f"""
+set terminal pngcairo size 760,420 font "DejaVu Sans,10"
+set output "{os.path.join(PLOTS, name + '.png')}"
+set title "{title}"
+set ylabel "{ylabel}"
+set style fill solid 0.6 border -1
+set boxwidth 0.6
+set grid ytics
+set yrange [0:{top}]
+set xrange [-0.6:{len(rows) - 0.4}]
+set key top left
+unset xtics
+set xtics scale 0
+"""
+    if goal_line is not None:
+        script += f'set arrow from -0.6,{goal_line} to {len(rows) - 0.4},{goal_line} nohead dt 2 lw 2 lc rgb "#c03030"\n'
+        script += (f'set label "{goal_label}" at {len(rows) - 0.5},{goal_line} right '
+                   f'offset 0,0.7 tc rgb "#c03030"\n')
+    if spread:
+        script += (f'plot "{data}" using 1:3:xtic(2) with boxes lc rgb "#4878a8" title "median", '
+                   f'"" using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 title "lowest, highest round", '
+                   f'"" using 1:3:($3 >= 1000 ? sprintf("%.0f", $3) : sprintf("%.4g", $3)) with labels offset 0,1.2 notitle\n')
+    else:
+        script += (f'plot "{data}" using 1:3:xtic(2) with boxes lc rgb "#4878a8" notitle, '
+                   f'"" using 1:3:($3 >= 1000 ? sprintf("%.0f", $3) : sprintf("%.4g", $3)) with labels offset 0,1.2 notitle\n')
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    return f"![{title}](benchmarks/{name}.png)"
+
+
+def rows_of(sec, variants, key, scale, labels=None):
+    out = []
+    for v in variants:
+        x = [y * scale for y in vals(sec, v, key)]
+        out.append(((labels or {}).get(v, v), statistics.median(x), min(x), max(x)))
+    return out
+
+
+def table(header, rows):
+    s = "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
+    for r in rows:
+        s += "| " + " | ".join(str(c) for c in r) + " |\n"
+    return s
+
+
+def spread(sec, var, key):
+    v = vals(sec, var, key)
+    return f"{fmt(min(v) / statistics.median(v), 2)}–{fmt(max(v) / statistics.median(v), 2)}"
+
+
+doc = []
+W = doc.append
+
+# --- 1. start to exit ------------------------------------------------------------
+s1 = ["turninit", "catatonit", "tini", "bash"]
+base = med("start", "catatonit", "total_ns")
+n1 = len(vals("start", "catatonit", "total_ns"))
+W("## 1. Container start to exit\n")
+W(f"`podman run --rm IMAGE` running `bash --noprofile --norc -c true`, {n1} rounds, "
+  "each variant once a round in rotating order; every run has the same podman flags "
+  "(`--network none`, `--tmpfs` HOME, `--pull never`), so only PID 1 differs:\n")
+W("- **turninit**: the image's entrypoint, signed manifest from the image config, "
+  "the tmpfs HOME checked and chowned, the full sandbox (seccomp `@default`, Landlock, "
+  "no capabilities, uid 1000);\n- **catatonit**: `podman run --init`, bash as the "
+  "entrypoint;\n- **tini**: `tini-static --` bash as the entrypoint;\n- **bash**: bash "
+  "as the entrypoint and PID 1, no init.\n")
+rows = []
+for v in s1:
+    m = med("start", v, "total_ns")
+    rows.append((v, fmt(m / 1e6), ratio(m, base), spread("start", v, "total_ns")))
+W(table(["PID 1", "median ms", "÷ catatonit", "rounds ÷ median (low–high)"], rows))
+r1 = med("start", "turninit", "total_ns") / base
+goal(1, "start to exit at most 5% slower than catatonit", f"{r1:.2f}× catatonit", r1 <= 1.05)
+W("\n" + plot("start", "Container start to exit (podman run --rm IMAGE true)", "ms",
+              rows_of("start", s1, "total_ns", 1e-6)) + "\n")
+
+# --- 2. per command --------------------------------------------------------------
+n = one("percmd", "commands")
+base = med("percmd", "bash", "total_ns") / n
+W("## 2. Per-command cost inside a turn\n")
+W(f"{n} commands `true`, one after the other, inside one container (the bench "
+  "image, podman's default seccomp profile): each a fork and exec of `bash --noprofile "
+  "--norc -c true` by a small C harness (tests/bench/bench.c), against the same "
+  "harness sending each as an `exec` request to `turninit serve` on pipes and waiting "
+  "for its `exit` event. turninit is the harness's child there (a subreaper, not PID "
+  "1): the figure is turninit's own work per command, without the podman pipes of "
+  "section 3. **sandbox on** is the default manifest; **sandbox minimal** is the "
+  "least a manifest allows (`seccomp.deny` empty: a filter with the architecture "
+  "check only; Landlock `writable: [\"/\"]`); uid change, rlimits and capability "
+  "drop are never optional.\n")
+rows = []
+names = {"bash": "bare bash fork+exec", "bash-setsid": "bare bash, setsid(2) before exec",
+         "serve": "turninit serve, sandbox on", "serve-min": "turninit serve, sandbox minimal"}
+base_s = med("percmd", "bash-setsid", "total_ns") / n
+for v in ["bash", "bash-setsid", "serve", "serve-min"]:
+    m = med("percmd", v, "total_ns") / n
+    rows.append((names[v], fmt(m / 1e3), ratio(m, base), ratio(m, base_s),
+                 spread("percmd", v, "total_ns")))
+W(table(["", "median µs a command", "÷ bare bash", "÷ bash with setsid",
+         "rounds ÷ median (low–high)"], rows))
+W("\nEvery command of turninit starts a new session (setsid(2), so it has no "
+  "controlling terminal: the brief's first step); the second row is a bare spawn "
+  "with only that added.\n")
+on = med("percmd", "serve", "total_ns") / n
+mn = med("percmd", "serve-min", "total_ns") / n
+if on > mn:
+    W(f"\nThe sandbox's own cost (on − minimal): {fmt((on - mn) / 1e3)} µs a command "
+      f"(on is {ratio(on, mn)} minimal).\n")
+else:
+    W(f"\nThe sandbox's own cost is below what this run resolves: *on* came out "
+      f"{ratio(on, mn)} *minimal*, within the spread of the rounds.\n")
+r2 = on / base
+goal(2, "serve adds at most 10% to a bare bash spawn", f"{r2:.2f}× bare bash", r2 <= 1.10)
+W("\n" + plot("percmd", f"Per command, {n} commands in one turn", "µs a command",
+              rows_of("percmd", ["bash", "bash-setsid", "serve", "serve-min"], "total_ns", 1e-3 / n,
+                      {"bash": "bare bash", "bash-setsid": "bash, setsid",
+                       "serve": "serve, sandbox on",
+                       "serve-min": "serve, sandbox minimal"})) + "\n")
+
+# --- 3. a turn -----------------------------------------------------------------------
+n = one("turn", "commands")
+base = med("turn", "oneshot", "total_ns")
+W(f"## 3. A turn of {n} commands\n")
+W(f"One container in serve mode (`podman run -i ... IMAGE serve`, the client on the "
+  f"host, {n} `true` commands one after the other, from starting podman to its exit) "
+  f"against {n} one-shot `podman run --rm IMAGE -- true`, one after the other.\n")
+rows = []
+for v, label in [("oneshot", f"{n} one-shot containers"), ("serve", "one serve container")]:
+    key = "whole_ns" if v == "serve" else "total_ns"
+    m = med("turn", v, key)
+    rows.append((label, fmt(m / 1e6), fmt(m / n / 1e6), ratio(m, base), spread("turn", v, key)))
+W(table(["", "median ms the turn", "ms a command", "÷ one-shot", "rounds ÷ median"], rows))
+W("\n" + plot("turn", f"A turn of {n} commands", "ms the turn",
+              [(f"{n} x podman run",) + rows_of("turn", ["oneshot"], "total_ns", 1e-6)[0][1:],
+               ("one serve container",) + rows_of("turn", ["serve"], "whole_ns", 1e-6)[0][1:]]) + "\n")
+
+# --- 4. seccomp -------------------------------------------------------------------------
+nsys = one("seccomp", "getppid_calls")
+nent = one("seccomp", "find_entries")
+W("## 4. Seccomp cost\n")
+W(f"Inside a container, the time of the workload alone: {nsys:,} `getppid(2)` calls "
+  f"in a loop, and busybox `find` over a tree of {nent:,} entries (a read-only bind "
+  "mount, readable by every uid). Filters: **none** (`--security-opt "
+  "seccomp=unconfined`, no init); **podman** (podman's default profile, no init); "
+  "**turninit** (turninit's filter alone: podman's profile off); **turninit+podman** "
+  "(both stacked, as deployed). The turninit rows also carry Landlock, which "
+  "handles writes only.\n")
+sv = ["none", "podman", "turninit", "turninit+podman"]
+rows = []
+for v in sv:
+    g = med("seccomp-getppid", v, "total_ns")
+    f = med("seccomp-find", v, "total_ns")
+    rows.append((v, fmt(g / nsys), ratio(g, med("seccomp-getppid", "none", "total_ns")),
+                 ratio(g, med("seccomp-getppid", "podman", "total_ns")),
+                 fmt(f / 1e6), ratio(f, med("seccomp-find", "none", "total_ns")),
+                 ratio(f, med("seccomp-find", "podman", "total_ns"))))
+W(table(["filter", "getppid ns a call", "÷ none", "÷ podman", "find ms", "÷ none", "÷ podman"], rows))
+rg = med("seccomp-getppid", "turninit", "total_ns") / med("seccomp-getppid", "podman", "total_ns")
+rf = med("seccomp-find", "turninit", "total_ns") / med("seccomp-find", "podman", "total_ns")
+W("\n'No slower' is judged with a 5% band: the rounds of one variant differ by more "
+  "than that on this machine (spread of podman's own rounds: getppid "
+  f"{spread('seccomp-getppid', 'podman', 'total_ns')}, find "
+  f"{spread('seccomp-find', 'podman', 'total_ns')} of its median).\n")
+goal(4, "turninit's filter no slower than podman's default profile",
+     f"getppid {rg:.2f}×, find {rf:.2f}× podman's", rg <= 1.05 and rf <= 1.05)
+W("\n" + plot("seccomp-getppid", f"{nsys:,} getppid calls", "ns a call",
+              rows_of("seccomp-getppid", sv, "total_ns", 1 / nsys)) + "\n")
+W("\n" + plot("seccomp-find", f"find over {nent:,} entries", "ms",
+              rows_of("seccomp-find", sv, "total_ns", 1e-6)) + "\n")
+
+# --- 5. reaping -------------------------------------------------------------------------
+n = one("reap", "orphans")
+base = med("reap", "catatonit", "reap_ns")
+W("## 5. Reaping\n")
+W(f"A command starts {n:,} children through a middle process that exits, so all are "
+  "orphaned to PID 1; then it releases them at once (they exit) and times how long "
+  "until none is left in the container's /proc (zombies included), polling every "
+  "0.5 ms for at most 60 s; what is left then is the zombie count. Run with "
+  "`--pids-limit -1`.\n")
+rows = []
+left_all = 0
+for v in ["turninit", "catatonit", "tini"]:
+    m = med("reap", v, "reap_ns")
+    left = int(max(vals("reap", v, "left")))
+    left_all = max(left_all, left) if v == "turninit" else left_all
+    rows.append((v, fmt(m / 1e6), ratio(m, base), spread("reap", v, "reap_ns"), left))
+W(table(["PID 1", "median ms until the last is reaped", "÷ catatonit", "rounds ÷ median",
+         "zombies left (worst round)"], rows))
+goal(5, f"{n:,} orphans reaped, no zombie left", f"{left_all} left, "
+     f"{med('reap', 'turninit', 'reap_ns') / base:.2f}× catatonit's time", left_all == 0)
+W("\n" + plot("reap", f"Reaping {n:,} orphans", "ms until the last is reaped",
+              rows_of("reap", ["turninit", "catatonit", "tini"], "reap_ns", 1e-6)) + "\n")
+
+# --- 6. start-up steps --------------------------------------------------------------
+W("## 6. turninit's start-up work\n")
+W("tests/bench/startup.c links turninit's own objects (all but init/main.o) and "
+  "calls its steps in init/main.c's order, reading the clock around each; the product "
+  "binary has no timing code. It runs as the entrypoint of the sealed image with "
+  "podman's tmpfs HOME, like turninit. *first* is the first call in the process "
+  "(cold: page faults, first allocations); *again* is the median of 41 more calls "
+  "in the same process. **exec** is fork, every sandbox step of the child and the "
+  "execve of bash, up to the close-on-exec report; **bare exec** is fork and execve "
+  "of the same bash with nothing in between. Medians over the containers of the run.\n")
+steps = [("verify", "manifest: trust roots, signature, parsing"),
+         ("filter", "seccomp filter build (libseccomp) and export"),
+         ("env", "command environment and argv"),
+         ("home", "HOME: statfs, mountinfo, chown, chmod"),
+         ("landlock", "Landlock ruleset"),
+         ("caps", "capability drop (once)"),
+         ("exec", "first exec: fork, sandbox steps, execve"),
+         ("bare_exec", "bare fork + execve of bash (baseline)")]
+total_first = sum(med("startup", s, "first_ns") for s, _ in steps if s != "bare_exec")
+bare = med("startup", "bare_exec", "median_ns")
+rows = []
+for s, what in steps:
+    f = med("startup", s, "first_ns")
+    a = med("startup", s, "median_ns")
+    share = "" if s == "bare_exec" else f"{100 * f / total_first:.0f}%"
+    rows.append((s.replace("_", " "), what, fmt(f / 1e3), fmt(a / 1e3), share, ratio(a, bare)))
+W(table(["step", "what", "first µs", "again µs", "share of first", "again ÷ bare exec again"], rows))
+parts = [("fork", "fork of turninit and the child's exit, alone"),
+         ("landlock_restrict", "landlock_restrict_self(2) in the child"),
+         ("seccomp_attach", "seccomp(2) attaching the filter in the child"),
+         ("plain_syscalls", "184 cheap syscalls, as many as the child's signal and capability steps make"),
+         ("setsid_exec", "bare exec with setsid(2) before the execve (whole, not a part)")]
+W("\nParts of *exec*, each timed alone in 42 children (the figure is the kernel's "
+  "work for that call, inside the container: under podman's seccomp profile):\n")
+W(table(["part", "what", "first µs", "again µs", "again ÷ bare exec"],
+        [(p.replace("_", " "), what, fmt(med("startup", p, "first_ns") / 1e3),
+          fmt(med("startup", p, "median_ns") / 1e3),
+          ratio(med("startup", p, "median_ns"), bare)) for p, what in parts]))
+W(f"\nThe seccomp program of the `full` manifest has {int(med('startup', 'filter_insns', 'first_ns'))} "
+  f"BPF instructions (BPF JIT: {machine.get('bpf_jit', '?')}).\n")
+W(f"\nAll steps, first calls: {fmt(total_first / 1e3)} µs, "
+  f"{ratio(total_first, med('start', 'catatonit', 'total_ns'))} of a whole "
+  "catatonit container's start to exit (section 1).\n")
+W("\n" + plot("startup", "turninit start-up steps, first call", "µs",
+              [(s.replace("_", " "), med("startup", s, "first_ns") / 1e3,
+                min(vals("startup", s, "first_ns")) / 1e3,
+                max(vals("startup", s, "first_ns")) / 1e3) for s, _ in steps]) + "\n")
+
+# --- 7. size and memory --------------------------------------------------------------
+W("## 7. Size and memory\n")
+sz = {v: med("size", v, "bytes") for v in ["turninit", "tini-static", "catatonit", "dumb-init"]}
+BEFORE = 383656   # build/turninit at commit 5f60477, before the size changes (notes below)
+rows = [("turninit (static musl, stripped)", f"{sz['turninit']:,.0f}", fmt(sz['turninit'] / 1024),
+         ratio(sz["turninit"], sz["catatonit"])),
+        ("turninit before the size changes (5f60477)", f"{BEFORE:,}", fmt(BEFORE / 1024),
+         ratio(BEFORE, sz["catatonit"])),
+        ("tini-static (Debian, static glibc)", f"{sz['tini-static']:,.0f}", fmt(sz['tini-static'] / 1024),
+         ratio(sz["tini-static"], sz["catatonit"])),
+        ("catatonit (Debian, static glibc)", f"{sz['catatonit']:,.0f}", fmt(sz['catatonit'] / 1024), "1.00×"),
+        ("dumb-init (Debian: dynamic, libc not counted)", f"{sz['dumb-init']:,.0f}",
+         fmt(sz['dumb-init'] / 1024), ratio(sz["dumb-init"], sz["catatonit"]))]
+W(table(["binary", "bytes", "KiB", "÷ catatonit"], rows))
+goal(7, "turninit at most 256 KiB stripped", f"{sz['turninit'] / 1024:.1f} KiB",
+     sz["turninit"] <= 262144)
+W("\n" + plot("size", "Stripped binary size", "KiB",
+              [("turninit before", BEFORE / 1024, BEFORE / 1024, BEFORE / 1024)] +
+              [(k, v / 1024, v / 1024, v / 1024) for k, v in sz.items()],
+              256, "goal: 256 KiB", spread=False) + "\n")
+n = one("rss", "commands")
+W(f"\nPID 1's memory, read from /proc/PID/status on the host: VmHWM (peak resident "
+  f"set) and VmRSS. Idle: the container's command is `sleep 30`, read after 1 s. "
+  f"serve: `podman run -i IMAGE serve` with the client on the host, read after 3 "
+  f"warm-up commands and after {n} more.\n")
+rv = [("turninit", "turninit one-shot, idle"), ("serve-idle", "turninit serve, after 3 commands"),
+      ("serve-after", f"turninit serve, after {n + 3} commands"),
+      ("catatonit", "catatonit, idle"), ("tini", "tini-static, idle")]
+cat_hwm = med("rss", "catatonit", "hwm_kib")
+rows = [(label, fmt(med("rss", v, "hwm_kib")), fmt(med("rss", v, "rss_kib")),
+         ratio(med("rss", v, "hwm_kib"), cat_hwm)) for v, label in rv]
+W(table(["PID 1", "VmHWM KiB", "VmRSS KiB", "VmHWM ÷ catatonit"], rows))
+worst = max(med("rss", v, "hwm_kib") for v in ["turninit", "serve-idle", "serve-after"])
+goal(7, "PID 1 peak RSS at most 1 MiB", f"{worst:.0f} KiB (worst of idle, serve after {n + 3})",
+     worst <= 1024)
+W("\n" + plot("rss", "PID 1 peak resident set (VmHWM)", "KiB",
+              [(label.replace("turninit ", "").replace(", idle", ""),) +
+               tuple(x for x in (statistics.median(vals("rss", v, "hwm_kib")),
+                                 min(vals("rss", v, "hwm_kib")), max(vals("rss", v, "hwm_kib"))))
+               for v, label in rv], 1024, "goal: 1 MiB") + "\n")
+
+# --- the page -----------------------------------------------------------------------
+notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+notes = open(notes_path).read() if os.path.exists(notes_path) else ""
+loads = [float(x) for x in machine["load_sections"].split()]
+head = ["# Benchmarks\n",
+        "turninit against what a user would run instead: catatonit (`podman run "
+        "--init`), tini-static, dumb-init and a bare bash as PID 1. Written by `make "
+        "bench` (tests/bench/run.sh, report.py); every figure below comes from its last "
+        "run, and the plots beside this file too.\n",
+        "## Method\n",
+        "- Every figure is the **median** of several rounds, and each is given as a "
+        "**ratio** to a baseline; a time alone says little on a shared machine. In each "
+        "round every variant runs once, in an order rotated by one each round, so a load "
+        "that comes and goes falls on all of them alike. The spread of the rounds "
+        "(lowest and highest ÷ median) is shown beside each figure, and as bars in the "
+        "plots.\n",
+        "- Times are CLOCK_MONOTONIC, taken by tests/bench/bench.c (a static C harness), "
+        "in nanoseconds, shown in ms or µs.\n",
+        "- One image for all (tests/bench/run.sh builds it with rootfs/build-image.sh: "
+        "static bash 5.2, busybox, turninit, tini-static, the harness), sealed with "
+        "two manifests (`full`: the default sandbox; `min`: the least sandbox a manifest "
+        "allows). Every container runs with `--network none --pull never`.\n",
+        "## Machine\n",
+        table(["", ""], [("CPU", machine["cpu"]), ("memory", machine["memory"]),
+                         ("kernel", machine["kernel"]), ("OS", machine["os"]),
+                         ("podman, runtime", machine["podman"]),
+                         ("cgroups", machine["cgroups"]),
+                         ("catatonit", machine["catatonit"]), ("tini", machine["tini"]),
+                         ("dumb-init", machine["dumb_init"]), ("bash", machine["bash"]),
+                         ("turninit", f"commit {machine['turninit_commit']}"),
+                         ("runnable tasks at the start of sections 1 to 5 (mean of 10 samples; 1 is the sampler)",
+                          ", ".join(f"{x:.1f}" for x in loads)),
+                         ("duration of the run", f"{machine['duration_s']} s")])]
+if max(loads) >= 2:
+    head.append("\n**This run happened on a loaded machine**: between the bench's own "
+                "runs other tasks were runnable, competing for the 2 cores (the row "
+                "above). Absolute times are noisy; the ratios, taken from interleaved "
+                "rounds, are the figures to read.\n")
+if machine.get("scale", "1") != "1":
+    head.append(f"\n**A quick trial run** (BENCH_SCALE={machine['scale']}): rounds and "
+                "workloads divided; not the figures of a full `make bench`.\n")
+head.append("\n## Goals\n")
+head.append(table(["item", "goal", "figure", ""], goals))
+page = "\n".join(head) + "\n" + "\n".join(doc) + ("\n" + notes if notes else "")
+open(os.path.join(DOCS, "benchmarks.md"), "w").write(page)
+print("report: " + "; ".join(f"{g[1]}: {g[2]} ({g[3].strip('*')})" for g in goals))

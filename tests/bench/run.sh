@@ -1,0 +1,325 @@
+#!/bin/bash
+# run.sh - `make bench`: turninit against catatonit (podman --init), tini-static,
+# dumb-init and a bare bash, side by side in one run, then docs/benchmarks.md and
+# its plots (tests/bench/report.py, gnuplot). Root, podman (make setup first).
+#
+# Every figure comes from rounds in which the variants take turns (their order
+# rotates each round), so a load that comes and goes hits them all alike; the
+# report gives medians and ratios to a baseline, never a lone time.
+#
+# Environment: BENCH_SCALE=N divides every round count and workload by N (a
+# quick trial; the doc then says so). Raw figures: build/bench/results.tsv.
+# Containers carry the label turninit-bench=PID and images the name
+# localhost/turninit-bench:*; only those are ever removed.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/bench
+RES=$WORK/results.tsv
+IMG=localhost/turninit-bench
+LABEL=turninit-bench=$$
+KEY=$ROOT/tests/vectors/test-trusted.key
+PUB=$ROOT/tests/vectors/test-trusted.pub
+HOME_TMPFS=/home/agent:rw,mode=0700,size=64m,U
+SCALE=${BENCH_SCALE:-1}
+PODMAN=$(command -v podman) || { echo "bench: podman not found (make setup)"; exit 1; }
+T0=$SECONDS
+
+die() { echo "bench: $*" >&2; cleanup; exit 1; }
+say() { printf 'bench: [%3ds] %s\n' $((SECONDS - T0)) "$*"; }
+cleanup() {
+	local ids
+	ids=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null) || return 0
+	# shellcheck disable=SC2086 # one id a word
+	[[ -z $ids ]] || timeout 60 podman rm -f -t 0 $ids >/dev/null 2>&1 || true
+}
+trap 'cleanup; exit 130' INT TERM
+scaled() { local n=$(($1 / SCALE)); echo $((n < $2 ? $2 : n)); }
+
+[[ $(id -u) -eq 0 ]] || die "run as root (podman, as make check does)"
+sh "$HERE/setup.sh" || die "tests/bench/setup.sh failed"
+for c in minisign gnuplot python3 musl-gcc tini-static; do
+	command -v "$c" >/dev/null || die "$c not found (make setup; tests/bench/setup.sh)"
+done
+rm -rf "$WORK"
+mkdir -p "$WORK/overlay/bench" "$WORK/m"
+: > "$RES"
+
+# --- build: the product, the tools, the instrumented start-up copy ----------
+say "build"
+make -C "$ROOT" --no-print-directory all >"$WORK/make.log" 2>&1 || { cat "$WORK/make.log"; die "make"; }
+BIN=$ROOT/build/turninit
+musl-gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/overlay/bench/bench" "$HERE/bench.c" \
+	|| die "cc bench.c"
+mapfile -t OBJS < <(find "$ROOT/build/musl-obj" -name '*.o' ! -path '*/init/main.o' | sort)
+musl-gcc -std=gnu11 -Os -Wall -Wextra -Werror -I"$ROOT/policy" -I"$ROOT/init" \
+	-I"$ROOT/build/gen" -isystem "$ROOT/build/musl/prefix/include" \
+	-o "$WORK/overlay/bench/startup" "$HERE/startup.c" "${OBJS[@]}" -static \
+	-L"$ROOT/build/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson || die "cc startup.c"
+install -m 0755 "$(command -v tini-static)" "$WORK/overlay/bench/tini-static"
+BB=$WORK/overlay/bench/bench
+
+# --- images: one root, two sealed manifests ---------------------------------
+say "images"
+sh "$ROOT/rootfs/build-image.sh" --trusted-key "$PUB" --tag "$IMG:base" \
+	--overlay "$WORK/overlay" --root "$WORK/rootfs" "$BIN" >"$WORK/image.log" 2>&1 \
+	|| { cat "$WORK/image.log"; die "rootfs/build-image.sh"; }
+HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+ENV='"env":{"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}}'
+LIM='"limits":{"nproc":30000,"concurrency":8}'
+# full: the default sandbox (seccomp @default, Landlock on home, workdir, /tmp).
+printf '{%s,%s,%s}\n' "$HEAD" "$ENV" "$LIM" > "$WORK/m/full.json"
+# min: the least the manifest allows: a filter with the architecture check only
+# and a Landlock ruleset that lets everything be written.
+printf '{%s,%s,%s,"seccomp":{"deny":[]},"landlock":{"writable":["/"]}}\n' "$HEAD" "$ENV" "$LIM" > "$WORK/m/min.json"
+for m in full min; do
+	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --manifest "$WORK/m/$m.json" --key "$KEY" \
+		--tag "$IMG:$m" >"$WORK/seal-$m.log" 2>&1 || { cat "$WORK/seal-$m.log"; die "oci/seal.sh $m"; }
+done
+
+RUN=("$PODMAN" run --rm --pull never --network none --label "$LABEL" --tmpfs "$HOME_TMPFS")
+BASH_TRUE='"/bin/bash","--noprofile","--norc","-c","true"'
+
+# record SECTION VARIANT KEY VALUE
+record() { printf '%s\t%s\t%s\t%s\n' "$@" >> "$RES"; }
+
+# measure SECTION VARIANT KEY... -- ARGV: run ARGV (a tool printing "KEY VALUE"
+# lines, or `bench timeit ...`), record the listed keys. A failed run is fatal:
+# a figure with a hole is no figure.
+measure() {
+	local sec=$1 var=$2 keys=() k out
+	shift 2
+	while [[ $1 != -- ]]; do keys+=("$1"); shift; done
+	shift
+	out=$(timeout 300 "$@" 2>>"$WORK/stderr.log") || { tail -5 "$WORK/stderr.log"; die "$sec/$var failed: $*"; }
+	for k in "${keys[@]}"; do
+		local v
+		v=$(awk -v k="$k" '$1 == k { print $2 }' <<<"$out" | tail -1)
+		[[ -n $v ]] || die "$sec/$var: no $k in: $out"
+		record "$sec" "$var" "$k" "$v"
+	done
+}
+
+# interleave ROUNDS FUNCTION VARIANT...: call FUNCTION VARIANT for each variant in
+# each round, the order rotated by one every round.
+interleave() {
+	local rounds=$1 fn=$2 r i n
+	shift 2
+	local vars=("$@")
+	n=${#vars[@]}
+	for ((r = 0; r < rounds; r++)); do
+		for ((i = 0; i < n; i++)); do
+			"$fn" "${vars[$(((i + r) % n))]}"
+		done
+	done
+}
+
+# --- 0. the machine -----------------------------------------------------------
+{
+	echo "cpu	$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) ($(nproc) cores)"
+	echo "memory	$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+	echo "kernel	$(uname -r)"
+	# shellcheck disable=SC1091 # the machine's own file
+	echo "os	$(. /etc/os-release && echo "$PRETTY_NAME")"
+	echo "podman	$(podman --version | awk '{ print $3 }'), $(crun --version 2>/dev/null | head -1)"
+	if [[ -d /sys/fs/cgroup/unified ]]; then echo "cgroups	v1 (hybrid: cgroup2 at /sys/fs/cgroup/unified)"
+	else echo "cgroups	$(stat -fc %T /sys/fs/cgroup)"; fi
+	echo "bpf_jit	$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null || echo unknown)"
+	echo "scale	$SCALE"
+	echo "catatonit	$(catatonit --version 2>&1 | head -1)"
+	echo "tini	$(tini-static --version 2>&1 | head -1)"
+	echo "dumb_init	$(dpkg-query -W -f '${Version}' dumb-init)"
+	echo "bash	$(dpkg-query -W -f '${Version}' bash-static) (bash-static)"
+	echo "turninit_commit	$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+} > "$WORK/machine.tsv"
+
+# --- 1. container start to exit -----------------------------------------------
+start_run() {
+	case $1 in
+	turninit) measure start "$1" total_ns -- "$BB" timeit "${RUN[@]}" "$IMG:full" -- true ;;
+	catatonit) measure start "$1" total_ns -- "$BB" timeit "${RUN[@]}" --init \
+		--entrypoint "[$BASH_TRUE]" "$IMG:full" ;;
+	tini) measure start "$1" total_ns -- "$BB" timeit "${RUN[@]}" \
+		--entrypoint "[\"/bench/tini-static\",\"--\",$BASH_TRUE]" "$IMG:full" ;;
+	bash) measure start "$1" total_ns -- "$BB" timeit "${RUN[@]}" \
+		--entrypoint "[$BASH_TRUE]" "$IMG:full" ;;
+	esac
+}
+N1=$(scaled 40 3)
+# How busy the machine is at the start of sections 1 to 5, between the bench's
+# own runs: runnable tasks (/proc/loadavg, 4th field, the sampling awk included),
+# the mean of 10 samples over a second. Not the load average: section 5's 10000
+# orphans raise that for minutes after.
+loadmark() {
+	local i n=0
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		n=$((n + $(awk '{ split($4, a, "/"); print a[1] }' /proc/loadavg)))
+		sleep 0.1
+	done
+	printf '%s ' "$(awk -v n="$n" 'BEGIN { printf "%.1f", n / 10 }')" >> "$WORK/load"
+}
+: > "$WORK/load"
+loadmark
+say "1. container start to exit: $N1 rounds"
+interleave "$N1" start_run turninit catatonit tini bash
+
+# --- 2. per-command cost inside a turn ----------------------------------------
+NCMD=$(scaled 1000 50)
+percmd_run() {
+	local e=("${RUN[@]}" --entrypoint /bench/bench)
+	case $1 in
+	bash) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:full" spawn "$NCMD" \
+		/bin/bash --noprofile --norc -c true ;;
+	bash-setsid) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:full" spawn --setsid "$NCMD" \
+		/bin/bash --noprofile --norc -c true ;;
+	serve) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:full" serve "$NCMD" true \
+		-- /sbin/turninit serve ;;
+	serve-min) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:min" serve "$NCMD" true \
+		-- /sbin/turninit serve ;;
+	esac
+}
+N2=$(scaled 8 2)
+loadmark
+say "2. per-command cost: $N2 rounds of $NCMD commands"
+record percmd all commands "$NCMD"
+interleave "$N2" percmd_run bash bash-setsid serve serve-min
+
+# --- 3. a turn of 100 commands ------------------------------------------------
+NTURN=$(scaled 100 10)
+turn_run() {
+	case $1 in
+	serve) measure turn "$1" whole_ns -- "$BB" serve "$NTURN" true -- \
+		"${RUN[@]}" -i "$IMG:full" serve ;;
+	oneshot) measure turn "$1" total_ns -- "$BB" spawn "$NTURN" "${RUN[@]}" "$IMG:full" -- true ;;
+	esac
+}
+N3=$(scaled 4 1)
+loadmark
+say "3. a turn of $NTURN commands: $N3 rounds"
+record turn all commands "$NTURN"
+interleave "$N3" turn_run serve oneshot
+
+# --- 4. seccomp cost -------------------------------------------------------------
+NSYS=$(scaled 5000000 100000)
+# A tree of its own, readable by every uid (a system tree has directories only
+# root may read, which would give root and uid 1000 different work).
+TREE=$WORK/tree
+NDIRS=$(scaled 1000 20)
+python3 -c 'import os, sys
+for d in range(int(sys.argv[2])):
+    p = os.path.join(sys.argv[1], "d%03d" % (d % 50), "e%04d" % d)
+    os.makedirs(p)
+    for f in range(100):
+        open(os.path.join(p, "f%03d" % f), "w").close()' "$TREE" "$NDIRS" || die "making $TREE"
+chmod -R a+rX "$TREE"
+TREE_ENTRIES=$(find "$TREE" | wc -l)
+record seccomp all getppid_calls "$NSYS"
+record seccomp all find_entries "$TREE_ENTRIES"
+seccomp_run() {
+	local v=$1 args
+	for w in getppid find; do
+		if [[ $w == getppid ]]; then args=(getppid "$NSYS"); else args=(timeit /bin/find /tree); fi
+		local r=("${RUN[@]}" -v "$TREE:/tree:ro")
+		case $v in
+		none) measure "seccomp-$w" "$v" total_ns -- "${r[@]}" --security-opt seccomp=unconfined \
+			--entrypoint /bench/bench "$IMG:full" "${args[@]}" ;;
+		podman) measure "seccomp-$w" "$v" total_ns -- "${r[@]}" \
+			--entrypoint /bench/bench "$IMG:full" "${args[@]}" ;;
+		turninit) measure "seccomp-$w" "$v" total_ns -- "${r[@]}" --security-opt seccomp=unconfined \
+			"$IMG:full" -- /bench/bench "${args[@]}" ;;
+		turninit+podman) measure "seccomp-$w" "$v" total_ns -- "${r[@]}" \
+			"$IMG:full" -- /bench/bench "${args[@]}" ;;
+		esac
+	done
+}
+N4=$(scaled 7 1)
+loadmark
+say "4. seccomp: $N4 rounds of $NSYS getppid and find over $TREE_ENTRIES entries"
+interleave "$N4" seccomp_run none podman turninit turninit+podman
+
+# --- 5. reaping ---------------------------------------------------------------------
+NORPH=$(scaled 10000 500)
+reap_run() {
+	local r=("${RUN[@]}" --pids-limit -1)
+	case $1 in
+	turninit) measure reap "$1" reap_ns left -- "${r[@]}" "$IMG:full" -- /bench/bench orphans "$NORPH" ;;
+	catatonit) measure reap "$1" reap_ns left -- "${r[@]}" --init --entrypoint /bench/bench \
+		"$IMG:full" orphans "$NORPH" ;;
+	tini) measure reap "$1" reap_ns left -- "${r[@]}" \
+		--entrypoint '["/bench/tini-static","--","/bench/bench"]' "$IMG:full" orphans "$NORPH" ;;
+	esac
+}
+N5=$(scaled 7 1)
+loadmark
+say "5. reaping $NORPH orphans: $N5 rounds"
+record reap all orphans "$NORPH"
+interleave "$N5" reap_run turninit catatonit tini
+
+# --- 6. turninit's start-up work ------------------------------------------------------
+N6=$(scaled 3 1)
+say "6. start-up steps: $N6 containers"
+for ((r = 0; r < N6; r++)); do
+	out=$(timeout 120 "${RUN[@]}" --entrypoint /bench/startup "$IMG:full" 2>>"$WORK/stderr.log") \
+		|| die "startup: $(tail -3 "$WORK/stderr.log")"
+	while read -r step first median; do
+		record startup "$step" first_ns "$first"
+		record startup "$step" median_ns "$median"
+	done <<<"$out"
+done
+
+# --- 7. size and memory --------------------------------------------------------------
+say "7. size and memory"
+size_of() { stat -c %s "$1"; }
+record size turninit bytes "$(size_of "$BIN")"
+record size tini-static bytes "$(size_of "$(command -v tini-static)")"
+record size catatonit bytes "$(size_of "$(command -v catatonit)")"
+record size dumb-init bytes "$(size_of "$(command -v dumb-init)")"
+
+# rss_of NAME: VmHWM and VmRSS (KiB) of the PID 1 of container NAME.
+rss_of() {
+	local pid
+	pid=$(timeout 60 podman inspect -f '{{.State.Pid}}' "$1") || return 1
+	awk '/^VmHWM:/ { h = $2 } /^VmRSS:/ { r = $2 } END { print h, r }' "/proc/$pid/status"
+}
+idle_rss() { # idle_rss VARIANT PODMAN-ARGS...
+	local v=$1 name=turninit-bench-rss-$$ hr
+	shift
+	timeout 60 "$PODMAN" run -d --name "$name" --pull never --network none --label "$LABEL" \
+		--tmpfs "$HOME_TMPFS" "$@" >/dev/null 2>>"$WORK/stderr.log" || die "rss $v: podman run -d"
+	sleep 1
+	hr=$(rss_of "$name") || die "rss $v: inspect"
+	timeout 60 podman rm -f -t 0 "$name" >/dev/null 2>&1
+	record rss "$v" hwm_kib "${hr% *}"
+	record rss "$v" rss_kib "${hr#* }"
+}
+N7=$(scaled 3 1)
+for ((r = 0; r < N7; r++)); do
+	idle_rss turninit "$IMG:full" -- 'sleep 30'
+	idle_rss catatonit --init --entrypoint '["/bin/sleep","30"]' "$IMG:full"
+	idle_rss tini --entrypoint '["/bench/tini-static","--","/bin/sleep","30"]' "$IMG:full"
+done
+NRSS=$(scaled 1000 50)
+record rss all commands "$NRSS"
+for ((r = 0; r < N7; r++)); do
+	name=turninit-bench-serve-$$
+	probe="awk '/^VmHWM:/ { h = \$2 } /^VmRSS:/ { r = \$2 } END { print h, r }' /proc/\$(podman inspect -f '{{.State.Pid}}' $name)/status >> $WORK/serve-rss"
+	rm -f "$WORK/serve-rss"
+	timeout 300 "$BB" serve "$NRSS" true --probe "$probe" -- "${RUN[@]}" -i --name "$name" \
+		"$IMG:full" serve >/dev/null 2>>"$WORK/stderr.log" || die "rss serve"
+	[[ $(wc -l < "$WORK/serve-rss") -eq 2 ]] || die "rss serve: no readings"
+	{ read -r h1 r1; read -r h2 r2; } < "$WORK/serve-rss"
+	record rss serve-idle hwm_kib "$h1"
+	record rss serve-idle rss_kib "$r1"
+	record rss serve-after hwm_kib "$h2"
+	record rss serve-after rss_kib "$r2"
+done
+
+echo "load_sections	$(cat "$WORK/load")" >> "$WORK/machine.tsv"
+echo "duration_s	$((SECONDS - T0))" >> "$WORK/machine.tsv"
+cleanup
+
+# --- the report ---------------------------------------------------------------------
+say "report"
+python3 "$HERE/report.py" "$WORK" "$ROOT/docs" || die "tests/bench/report.py"
+say "done: docs/benchmarks.md"
