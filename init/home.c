@@ -75,17 +75,27 @@ static bool home_mount_is_whole_tmpfs(const char *path, dev_t dev)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		char root[PATH_MAX], point[PATH_MAX], fstype[64];
-		unsigned maj, min;
-		char *dash = strstr(line, " - ");
+		/* "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE ..." */
+		char *field[5], *save = NULL, *dash = strstr(line, " - "), *fstype, *end;
+		unsigned long maj, min;
+		int n = 0;
 
-		if (!dash || sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min, root, point) != 4 ||
-		    sscanf(dash + 3, "%63s", fstype) != 1)
+		if (!dash)
 			continue;
-		if (strcmp(point, path) != 0)
+		*dash = '\0';
+		for (char *t = strtok_r(line, " ", &save); t && n < 5; t = strtok_r(NULL, " ", &save))
+			field[n++] = t;
+		fstype = strtok_r(dash + 3, " ", &save);
+		if (n < 5 || !fstype || strcmp(field[4], path) != 0)
+			continue;
+		maj = strtoul(field[2], &end, 10);
+		if (*end != ':')
+			continue;
+		min = strtoul(end + 1, &end, 10);
+		if (*end != '\0')
 			continue;
 		/* a later entry for the same point is mounted over an earlier one */
-		ok = strcmp(fstype, "tmpfs") == 0 && strcmp(root, "/") == 0 &&
+		ok = strcmp(fstype, "tmpfs") == 0 && strcmp(field[3], "/") == 0 &&
 		     makedev(maj, min) == dev;
 	}
 	fclose(f);

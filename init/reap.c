@@ -108,6 +108,8 @@ int reap_signal_descendants(pid_t root, int sig)
 		return 0;
 	while ((e = readdir(d))) {
 		FILE *f;
+		size_t len = 0;
+		pid_t p;
 
 		if (e->d_name[0] == '.')
 			continue;
@@ -115,14 +117,24 @@ int reap_signal_descendants(pid_t root, int sig)
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		while (fscanf(f, "%31s", buf) == 1) {
-			pid_t p = (pid_t)strtol(buf, NULL, 10);
+		/* "PID PID ... ": decimal pids, one space after each */
+		for (;;) {
+			int ch = getc(f);
 
-			if (p <= 0)
+			if (ch >= '0' && ch <= '9' && len < sizeof(buf) - 1) {
+				buf[len++] = (char)ch;
 				continue;
-			if (kill(p, sig) == 0)
-				n++;
-			n += reap_signal_descendants(p, sig);
+			}
+			buf[len] = '\0';
+			p = len ? (pid_t)strtol(buf, NULL, 10) : 0;
+			len = 0;
+			if (p > 0) {
+				if (kill(p, sig) == 0)
+					n++;
+				n += reap_signal_descendants(p, sig);
+			}
+			if (ch == EOF)
+				break;
 		}
 		fclose(f);
 	}
@@ -146,8 +158,14 @@ int reap_is_descendant(pid_t pid, pid_t root)
 		if (!f)
 			return -1;
 		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "PPid: %ld", &ppid) == 1)
+			if (strncmp(line, "PPid:", 5) == 0) {
+				char *end;
+
+				ppid = strtol(line + 5, &end, 10);
+				if (end == line + 5 || (*end != '\n' && *end != '\0'))
+					ppid = -1;
 				break;
+			}
 		fclose(f);
 		if (ppid < 0)
 			return -1;
