@@ -129,35 +129,14 @@ audit-demo: setup
 	@$(MAKE) --no-print-directory all
 	@sh oci/audit/demo.sh
 
-integration: $(BUILD)/turninit
-	@bash tests/integration/run.sh
-
-sandbox: $(BUILD)/turninit
-	@bash tests/integration/sandbox.sh
-
-workload: $(BUILD)/turninit
-	@bash tests/integration/workload.sh
-
-serve: $(BUILD)/turninit
-	@bash tests/integration/serve.sh
-
-pid1: $(BUILD)/turninit
-	@bash tests/integration/pid1.sh
-
-hostile: $(BUILD)/turninit
-	@bash tests/integration/hostile.sh
+# Each suite is tests/integration/NAME.sh (integration: run.sh), run against
+# build/turninit; valgrind runs its own host build. rootless, as root, makes
+# the user turninit-rootless and runs suites as it.
+$(filter-out valgrind,$(SUITES)): $(BUILD)/turninit
+	@bash tests/integration/$(if $(filter integration,$@),run,$@).sh
 
 valgrind: $(BUILD)/vg/turninit
 	@bash tests/integration/valgrind.sh
-
-audit: $(BUILD)/turninit
-	@bash tests/integration/audit.sh
-
-pi: $(BUILD)/turninit
-	@bash tests/integration/pi.sh
-# As root: makes the user turninit-rootless and runs the suites as it.
-rootless: $(BUILD)/turninit
-	@bash tests/integration/rootless.sh
 
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h
