@@ -116,6 +116,9 @@ static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struc
 		return err_set(err, errno, "audit log %s: fstat: %s", spec, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return err_set(err, EBADF, "audit log %s: a directory", spec);
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return err_set(err, EBADF, "audit log %s: a device (such as /dev/null), which keeps "
+			       "nothing: give a file, a pipe or a socket", spec);
 	if (S_ISREG(st.st_mode)) {
 		if (st_open_to(&st, m))
 			return err_set(err, EPERM, "audit log %s: owned by uid %u or writable by "
@@ -130,6 +133,7 @@ static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struc
 
 int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *err)
 {
+	bool created;
 	int fd, r;
 
 	if (strncmp(spec, "fd:", 3) == 0) {
@@ -149,12 +153,19 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
 	}
 	if (spec[0] != '/')
 		return err_set(err, EINVAL, "audit log %s: expected an absolute path or fd:N", spec);
-	fd = open(spec, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
-		  O_NONBLOCK, 0600);
+	/* O_EXCL first, to know whether the file is ours: a refused log that
+	 * turninit created is removed again, not left behind empty. */
+	fd = open(spec, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW |
+		  O_NOCTTY | O_NONBLOCK, 0600);
+	created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(spec, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return err_set(err, errno, "audit log %s: %s", spec, strerror(errno));
 	r = check_path(spec, fd, m, err);
 	if (r < 0) {
+		if (created)
+			unlink(spec);
 		close(fd);
 		return r;
 	}
@@ -198,7 +209,9 @@ static int audit_write(json_t *ev)
 		json_decref(ev);
 		return audit_fd < 0 ? 0 : -ENOMEM;
 	}
-	s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	/* ASCII only: U+2028, U+2029 and U+0085 in a command end a line for some
+	 * readers (splitlines); escaped, every event stays one line for all. */
+	s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	json_decref(ev);
 	if (!s)
 		return -ENOMEM;
@@ -260,7 +273,7 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 
 		json_array_append_new(names, json_stringn(*e, eq ? (size_t)(eq - *e) : strlen(*e)));
 	}
-	if (rq->n_words == 1) {
+	if (!rq->argv_form) {
 		words = json_string(rq->words[0]);
 	} else {
 		words = json_array();
@@ -269,8 +282,24 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 	}
 	ev = json_pack("{s:s, s:o, s:I, s:s, s:o, s:s, s:o, s:i}", "event", "exec",
 		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", rq->id,
-		       rq->n_words == 1 ? "command" : "argv", words, "cwd", cwd,
+		       rq->argv_form ? "argv" : "command", words, "cwd", cwd,
 		       "env_names", names, "timeout_s", (int)timeout_s);
+	/* stdin is code as much as the command is (`bash` with a script on
+	 * stdin): logged whole, base64 as the request carried it. */
+	if (ev && rq->has_stdin) {
+		size_t cap = sodium_base64_ENCODED_LEN(rq->stdin_len, sodium_base64_VARIANT_ORIGINAL);
+		char *b = malloc(cap);
+
+		if (!b || json_object_set_new(ev, "stdin", json_string(
+			sodium_bin2base64(b, cap, rq->stdin_data, rq->stdin_len,
+					  sodium_base64_VARIANT_ORIGINAL))) != 0) {
+			free(b);
+			json_decref(ev);
+			ev = NULL;
+		} else {
+			free(b);
+		}
+	}
 	return audit_write(ev) < 0 ? -EIO : 0;
 }
 

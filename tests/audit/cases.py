@@ -82,7 +82,7 @@ def read_log(path):
         need = FIELDS[ev["event"]]
         if ev["event"] == "exec":
             want(("command" in keys) != ("argv" in keys), "line %d: command or argv" % n)
-            keys -= {"command", "argv"}
+            keys -= {"command", "argv", "stdin"}
         want(keys == need, "line %d: fields %s, want %s" % (n, sorted(keys), sorted(need)))
         for k in ("time", "start", "end"):
             if k in ev:
@@ -109,10 +109,13 @@ def statuses(log, key_id, digest, argv):
         ("c2", dict(command="echo err >&2; exit 3")),
         ("c3", dict(command="kill -TERM $$")),
         ("c4", dict(argv=["printf", "%s|", "a b", "c"])),
-        ("c5", dict(command="true", env={"TZ": secret, "NOT_ALLOWED": secret})),
+        ("c5", dict(command='printf %s "${TZ-unset}"', env={"TZ": secret, "NOT_ALLOWED": secret})),
         ("c6", dict(command="sleep 30", timeout_s=1)),
         ("c7", dict(command="echo never", cwd="/no/such/dir")),
         ("c8", dict(command=tricky)),
+        ("c10", dict(command="bash", stdin=b"echo from-stdin > /tmp/s; rm -f /tmp/s\n")),
+        ("c11", dict(argv=["true"])),
+        ("c12", dict(command="echo one\u2028two\u0085three")),
     ]
     for id, kw in runs:
         r = c.run(id=id, timeout=60, **kw)
@@ -154,11 +157,20 @@ def statuses(log, key_id, digest, argv):
     want(ex("c4").get("stdout_bytes") == 6, "c4: 6 bytes")
     want(sorted(by.get(("exec", "c5"), {}).get("env_names", [])) == ["NOT_ALLOWED", "TZ"], "c5: env names as given")
     want(secret.encode() not in open(log, "rb").read(), "no env value in the log")
+    want(ex("c5").get("stdout_bytes") == 5, "c5: the audit manifest admits no name: TZ unset")
     want(st("c6")[2] is True and st("c6")[1] == 15, "c6: timed_out, signal 15 (got %s)" % (st("c6"),))
     want(by.get(("exec", "c6"), {}).get("timeout_s") == 1, "c6: timeout_s 1")
     want("/no/such/dir" in by.get(("refused", "c7"), {}).get("reason", ""), "c7: refused, reason names the cwd")
     want(by.get(("exec", "c8"), {}).get("command") == tricky, "c8: the command string exactly (JSON escaped)")
     want(st("c8") == (0, None, False, False), "c8: code 0")
+    want(by.get(("exec", "c10"), {}).get("stdin") == "ZWNobyBmcm9tLXN0ZGluID4gL3RtcC9zOyBybSAtZiAvdG1wL3MK",
+         "c10: the script given on stdin is logged, base64 (got %s)" % by.get(("exec", "c10"), {}).get("stdin"))
+    want("stdin" not in by.get(("exec", "c1"), {}), "c1: no stdin field without stdin")
+    want(by.get(("exec", "c11"), {}).get("argv") == ["true"], "c11: a one-word argv is logged as argv")
+    want(by.get(("exec", "c12"), {}).get("command") == "echo one\u2028two\u0085three",
+         "c12: the command with U+2028 and U+0085, exactly")
+    raw = open(log, "rb").read()
+    want(all(b < 0x80 for b in raw), "the log is ASCII: every non-ASCII character escaped")
     want(st("c9") == (None, 15, False, True), "c9: cancelled, signal 15 (got %s)" % (st("c9"),))
     want(by.get(("exec", "c1"), {}).get("cwd") == "/work", "c1: cwd /work (the manifest's workdir)")
     want(by.get(("turn_end", None), {}).get("exit_code") == 0, "turn_end exit_code 0")

@@ -340,12 +340,33 @@ if selected refuse-log-fd-read-only; then
 	expect_refusal "not open for writing"
 	end
 fi
-if selected refuse-log-unwritable; then
-	begin refuse-log-unwritable
-	run_input "$REQ" bash -c 'exec 3>"$0"; exec "$@"' /dev/full \
+# /dev/null (or any device) keeps nothing: a log in name only.
+if selected refuse-log-fd-device; then
+	begin refuse-log-fd-device
+	run_input "$REQ" bash -c 'exec 3>"$0"; exec "$@"' /dev/null \
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
-	expect_refusal "cannot write the turn_start line: No space left on device"
+	expect_refusal "a device (such as /dev/null), which keeps nothing"
+	end
+fi
+# A log refused for its directory is not left behind, empty, in that directory.
+if selected refuse-log-dir-world-writable-leaves-nothing; then
+	fresh_tree
+	chmod 0777 "$LOGDIR"
+	refuse refuse-log-dir-world-writable-leaves-nothing "writable by group or others" \
+		/var/log/turninit/a.jsonl
+	[[ -e $LOGDIR/a.jsonl ]] && { FAIL=$((FAIL + 1)); PASS=$((PASS - 1))
+		echo "FAIL refuse-log-dir-world-writable-leaves-nothing: $LOGDIR/a.jsonl was left behind"; }
+	chmod 0700 "$LOGDIR"
+fi
+if selected refuse-log-unwritable; then
+	begin refuse-log-unwritable
+	# fd 3: a pipe whose read end no process holds, so every write is EPIPE
+	run_input "$REQ" "$PY" -c 'import os, sys
+r, w = os.pipe(); os.close(r); os.dup2(w, 3); os.execvp(sys.argv[1], sys.argv[1:])' \
+		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
+	expect_refusal "cannot write the turn_start line: Broken pipe"
 	end
 fi
 if selected refuse-no-log-required; then
