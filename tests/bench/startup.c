@@ -200,7 +200,7 @@ int main(int argc, char **argv, char **envp)
 		t0 = now_ns();
 		if (envf_build(pol.manifest, pol.caller_env, &cmd_env, &err) < 0)
 			fail("env", &err);
-		cmd_argv = spawn_argv(cli_argv + 2, 1);
+		cmd_argv = spawn_argv(cli_argv + 2, 1, false);
 		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
 	}
 	report("env", first, t, ROUNDS);
