@@ -150,18 +150,8 @@ int main(int argc, char **argv, char **envp)
 		return status;
 	}
 	/* The command. */
-	plan = (struct spawn_plan){
-		.shell = pol.manifest->shell,
-		.argv = cmd_argv,
-		.envp = cmd_env,
-		.uid = pol.manifest->uid,
-		.gid = pol.manifest->gid,
-		.workdir = pol.manifest->workdir,
-		.limits = &pol.manifest->limits,
-		.landlock = &landlock,
-		.filter = &filter,
-		.stdio = { -1, -1, -1 },
-	};
+	plan = spawn_plan_of(pol.manifest, cmd_argv, cmd_env, NULL, &landlock, &filter,
+			     -1, -1, -1);
 	if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0) {
 		log_line("%s", err.msg);
 		/* execve failures keep bash's 126/127; setup failures are refusals. */

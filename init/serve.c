@@ -409,18 +409,8 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0)
 		goto sys;
 	{
-		struct spawn_plan plan = {
-			.shell = mf->shell,
-			.argv = shell_argv,
-			.envp = envp,
-			.uid = mf->uid,
-			.gid = mf->gid,
-			.workdir = cwd,
-			.limits = &mf->limits,
-			.landlock = s->ctx->landlock,
-			.filter = s->ctx->filter,
-			.stdio = { in_p[0], out_p[1], err_p[1] },
-		};
+		struct spawn_plan plan = spawn_plan_of(mf, shell_argv, envp, cwd, s->ctx->landlock,
+						       s->ctx->filter, in_p[0], out_p[1], err_p[1]);
 
 		if (keeper_start(&plan, &m->k, &err) < 0) {
 			emit_error(c, id, "exec: %s", err.msg);

@@ -194,6 +194,25 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 	return 0;
 }
 
+struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
+				char *const *envp, const char *workdir,
+				const struct ll_ruleset *landlock, const struct sc_program *filter,
+				int in_fd, int out_fd, int err_fd)
+{
+	return (struct spawn_plan){
+		.shell = m->shell,
+		.argv = argv,
+		.envp = envp,
+		.uid = m->uid,
+		.gid = m->gid,
+		.workdir = workdir ? workdir : m->workdir,
+		.limits = &m->limits,
+		.landlock = landlock,
+		.filter = filter,
+		.stdio = { in_fd, out_fd, err_fd },
+	};
+}
+
 int spawn_fork_pipe(pid_t *ret_pid, int *ret_fd, struct tn_error *err)
 {
 	int fds[2];

@@ -28,6 +28,15 @@ struct spawn_plan {
 	int stdio[3];                   /* fds for 0, 1, 2; -1: inherit turninit's */
 };
 
+/* spawn_plan_of - the plan of one command under manifest m: its shell, uid,
+ * gid and limits, with argv and envp as given, workdir (NULL: the manifest's),
+ * the prepared Landlock ruleset and seccomp filter, and stdio fds (-1:
+ * inherit turninit's). Pure; the pointers must outlive the plan. */
+struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
+				char *const *envp, const char *workdir,
+				const struct ll_ruleset *landlock, const struct sc_program *filter,
+				int in_fd, int out_fd, int err_fd);
+
 /* spawn_fork_pipe - fork with a close-on-exec pipe from the child to the
  * parent: *ret_fd is the child's write end in the child and the parent's read
  * end in the parent (the other end is closed in each). *ret_pid is 0 in the

@@ -233,18 +233,7 @@ int main(int argc, char **argv, char **envp)
 	t[0] = first;
 	report("caps", first, t, 1);
 
-	plan = (struct spawn_plan){
-		.shell = pol.manifest->shell,
-		.argv = cmd_argv,
-		.envp = cmd_env,
-		.uid = pol.manifest->uid,
-		.gid = pol.manifest->gid,
-		.workdir = pol.manifest->workdir,
-		.limits = &pol.manifest->limits,
-		.landlock = &ll,
-		.filter = &filter,
-		.stdio = { -1, -1, -1 },
-	};
+	plan = spawn_plan_of(pol.manifest, cmd_argv, cmd_env, NULL, &ll, &filter, -1, -1, -1);
 	for (int i = -1; i < ROUNDS; i++) {
 		t0 = now_ns();
 		if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0)
