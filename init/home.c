@@ -153,7 +153,7 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 		return err_set(err, r, "HOME %s: %s", path, strerror(-r));
 	if (r == 0)
 		return err_set(err, ENOTEMPTY,
-			       "HOME %s is a tmpfs but not empty (podman copies the image's %s into a --tmpfs unless told not to): add notmpcopyup to the --tmpfs options",
+			       "HOME %s is a tmpfs but not empty: podman copies the image's %s into a --tmpfs unless told not to (add notmpcopyup to the --tmpfs options), and nothing may be mounted below it (no -v into HOME)",
 			       path, path);
 	if (st.st_uid != uid || st.st_gid != gid) {
 		/* In a user namespace (rootless podman) an owner outside it, such
