@@ -146,11 +146,13 @@ EOF
 	expect_rc 0
 	after=$(tree_hash "$TREE")
 	eq "host tree sha256 after the session" "$after" "$before"
-	for want in '+++ /work/NEW.md' '+new file' '--- /audit/base/docs/old.txt' '-old' \
-		'+++ /work/docs/kept.txt' '-int main(void) { return 0; }' '+int main(void) { return 42; }'; do
+	# CW: the container's workspace, the audit manifest's workdir
+	CW=/work
+	for want in "+++ $CW/NEW.md" '+new file' '--- /audit/base/docs/old.txt' '-old' \
+		"+++ $CW/docs/kept.txt" '-int main(void) { return 0; }' '+int main(void) { return 42; }'; do
 		expect_contains "the diff" "$OUT" $'\n'"$want"$'\n'
 	done
-	[[ $OUT == *'/work/a/'* ]] && why "the diff shows /work/a, which the session removed again"
+	[[ $OUT == *"$CW/a/"* ]] && why "the diff shows $CW/a, which the session removed again"
 	eq "host src/main.c" "$(cat "$TREE/src/main.c")" 'int main(void) { return 0; }'
 	[[ -e $TREE/docs/old.txt && ! -e $TREE/NEW.md && ! -e $TREE/docs/kept.txt ]] \
 		|| why "the host tree holds the session's changes"
