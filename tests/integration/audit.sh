@@ -20,7 +20,7 @@
 # Prints "ok NAME" or "FAIL NAME" with the evidence, writes "PASS FAIL" to
 # build/test-results/audit, and ends with "N passed, N failed".
 #
-# Environment: AUDIT_ONLY=REGEX runs only the tests whose name matches;
+# Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
 # ITEST_BINARY=PATH tests another binary than build/turninit.
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the container
 set -uo pipefail
@@ -52,9 +52,6 @@ mkdir -p "$WORK/m"
 trap cleanup_containers EXIT
 trap 'exit 130' INT TERM
 
-selected() {
-	[[ -z ${AUDIT_ONLY:-} || $1 =~ $AUDIT_ONLY ]]
-}
 
 T0=$(now_ms)
 

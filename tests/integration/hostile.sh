@@ -25,7 +25,7 @@
 # Root (unshare, mount). Every turn has a hard timeout. Prints "ok NAME" or
 # "FAIL NAME" with the evidence, then "N passed, N failed"; the counts go to
 # build/test-results/hostile; exits 1 on any failure.
-# Environment: HOSTILE_ONLY=REGEX runs only the tests whose name matches;
+# Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
 # HOSTILE_BINARY=PATH tests another binary.
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the command's bash
 set -uo pipefail
@@ -54,9 +54,6 @@ cc -static -O2 -Wall -Wextra -Werror -o "$RAWENV" "$ROOT/tests/hostile/rawenv.c"
 	|| abort "cc tests/hostile/rawenv.c"
 trap 'exit 130' INT TERM
 
-selected() {
-	[[ -z ${HOSTILE_ONLY:-} || $1 =~ $HOSTILE_ONLY ]]
-}
 
 T0=$(now_ms)
 MANIFEST_KEY=$VEC/test-trusted.key

@@ -70,6 +70,12 @@ preflight() {
 		command -v "$c" >/dev/null || abort "$c not found: run make setup"
 	done
 }
+# selected NAME: true when the test NAME is to run: ITEST_ONLY=REGEX (bash's
+# =~) runs only the tests whose name matches, in every suite; unset, all.
+selected() {
+	[[ -z ${ITEST_ONLY:-} || $1 =~ $ITEST_ONLY ]]
+}
+
 T_NAME=
 T_WHY=()
 RC=0 OUT='' ERR='' CMD=''

@@ -19,7 +19,7 @@
 # build/test-results/pi, and ends with "N passed, N failed"; exits 1 on any
 # failure.
 #
-# Environment: PITEST_ONLY=REGEX runs only the tests whose name matches;
+# Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
 # ITEST_BINARY=PATH tests another binary than build/turninit.
 set -uo pipefail
 
@@ -105,7 +105,7 @@ echo "# setup took $(( $(now_ms) - T0 )) ms"
 # node's TAP report goes to a file (parsed below), its spec report to the log.
 TAP=$WORK/report.tap
 only=()
-[[ -z ${PITEST_ONLY:-} ]] || only=(--test-name-pattern "$PITEST_ONLY")
+[[ -z ${ITEST_ONLY:-} ]] || only=(--test-name-pattern "$ITEST_ONLY")
 (
 	cd "$NPMDIR" || exit 1
 	TMPDIR=$WORK/tmp PITEST_IMAGE=$IMG:main PITEST_IMAGE_SMALL=$IMG:small PITEST_IMAGE_WIDE=$IMG:wide \

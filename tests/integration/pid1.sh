@@ -12,7 +12,7 @@
 # Prints "ok NAME" or "FAIL NAME" with the evidence, then "N passed, N failed";
 # the counts also go to build/test-results/pid1; exits 1 on any failure.
 #
-# Environment: PID1_ONLY=REGEX runs only the tests whose name matches;
+# Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
 # PID1_MODES="pid1 subreaper" the modes; PID1_BINARY=PATH another binary;
 # PID1_PODMAN=0 skips the podman cases (a pty round trip and Ctrl-C under -it).
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the command's bash
@@ -37,9 +37,6 @@ cc -static -O2 -Wall -Wextra -Werror -o "$LAUNCHER" "$ROOT/tests/pid1/hostile-la
 	|| abort "cc tests/pid1/hostile-launcher.c"
 trap 'exit 130' INT TERM
 
-selected() {
-	[[ -z ${PID1_ONLY:-} || $1 =~ $PID1_ONLY ]]
-}
 
 T0=$(now_ms)
 

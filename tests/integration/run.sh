@@ -34,9 +34,6 @@ mkdir -p "$WORK/m"
 trap cleanup_containers EXIT
 trap 'exit 130' INT TERM
 
-selected() {
-	[[ -z ${ITEST_ONLY:-} || $1 =~ $ITEST_ONLY ]]
-}
 
 T0=$(now_ms)
 
@@ -285,6 +282,39 @@ if selected b-no-startup-file-function-or-ps4; then
 	expect_rc 0
 	expect_out $'/\n/\nend\n'
 	expect_err ""
+	end
+fi
+
+if selected b-pid1-environ-wiped-seen-from-host; then
+	# What turninit promises itself, read from the host where no uid check
+	# hides it: PID 1's /proc/PID/environ during a turn started with a secret
+	# in its environment holds the same number of bytes, every one NUL. Read
+	# once the command runs (turninit wipes before it forks), as root of the
+	# container's user namespace (userns: the non-dumpable PID 1 is readable
+	# only with CAP_SYS_PTRACE there).
+	begin b-pid1-environ-wiped-seen-from-host
+	secret=turninit-test-secret-$$-$RANDOM
+	name=turninit-itest-$$-environ
+	run_cmd "${PODMAN_RUN[@]}" -d --name "$name" --tmpfs "$HOME_TMPFS" -e "GH_TOKEN=$secret" \
+		"$SEALED" 'sleep 60'
+	expect_rc 0
+	pid=$(timeout 60 podman inspect --format '{{.State.Pid}}' "$name" 2>/dev/null)
+	has_child() { [[ -n $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) ]]; }
+	if [[ ! $pid =~ ^[1-9][0-9]*$ ]]; then
+		why "podman inspect: no pid ($(printf '%q' "$pid"))"
+	elif ! wait_for 30 has_child; then
+		why "turninit (host pid $pid) started no command within 30 s"
+	else
+		userns cat "/proc/$pid/environ" > "$WORK/pid1-environ" 2>"$WORK/stderr" \
+			|| why "reading /proc/$pid/environ: $(cat "$WORK/stderr")"
+		size=$(stat -c %s "$WORK/pid1-environ")
+		nonzero=$(tr -d '\0' < "$WORK/pid1-environ" | wc -c)
+		((size > ${#secret})) || why "environ holds $size bytes: too few to have held the secret"
+		eq "non-NUL bytes in PID 1's environ" "$nonzero" 0
+		grep -qaF "$secret" "$WORK/pid1-environ" && why "PID 1's environ holds the secret"
+		grep -qaF "${secret:0:12}" "$WORK/pid1-environ" && why "PID 1's environ holds part of the secret"
+	fi
+	timeout 60 podman rm -f -t 0 "$name" >/dev/null 2>&1
 	end
 fi
 

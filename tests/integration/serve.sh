@@ -69,9 +69,6 @@ mkdir -p "$WORK/m"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-selected() {
-	[[ -z ${ITEST_ONLY:-} || $1 =~ $ITEST_ONLY ]]
-}
 
 # sockdir: a fresh host directory for a listen socket, searchable by every uid
 # (uid 1000 and 4242 connect from the host); its path in $SOCKDIR.
@@ -181,6 +178,18 @@ stdout is spam lines only: yes
 stderr \"\"
 processes left \"1 turninit\\n\"
 no output after the exit event: yes
+"
+	end
+fi
+if selected s-setsid-child-gets-term; then
+	# Timeout and cancel send SIGTERM to what left the process group too, at
+	# once: a setsid'd child's TERM trap runs (tests/serve/cases.py).
+	begin s-setsid-child-gets-term
+	serve_case trapterm setsid_trap_term
+	expect_out "timeout \"ready\\nsetsid child got TERM\\nmain done\\n\" code=0 signal=null timed_out=true truncated=false
+timeout exit event within 3 s: yes
+cancel \"ready\\nsetsid child got TERM\\nmain done\\n\" $EXIT_OK
+cancel exit event within 2 s: yes
 "
 	end
 fi

@@ -34,6 +34,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -793,6 +795,43 @@ static void pr_status_proc1(const char *key, const char *path)
 	close(fd);
 }
 
+/* The owner of PID 1's /proc/1/environ: root (0) when PID 1 is not dumpable,
+ * PID 1's own uid otherwise (proc(5), PR_SET_DUMPABLE). */
+static void pr_status_proc1_owner(void)
+{
+	struct stat st;
+
+	if (stat("/proc/1/environ", &st) != 0)
+		printf("proc1_environ_uid %s\n", pr_errno_name(errno));
+	else
+		printf("proc1_environ_uid %u\n", (unsigned)st.st_uid);
+}
+
+/* PID 1's supplementary groups as /proc/1/status gives them (readable by all):
+ * what the runtime handed turninit, against the command's own "groups". */
+static void pr_status_proc1_groups(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/1/status", "re");
+	bool found = false;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "Groups:", 7) == 0) {
+			char *v = line + 7;
+
+			v += strspn(v, " \t");
+			v[strcspn(v, "\n")] = '\0';
+			while (v[0] && v[strlen(v) - 1] == ' ')
+				v[strlen(v) - 1] = '\0';
+			printf("proc1_groups %s\n", v[0] ? v : "none");
+			found = true;
+		}
+	if (!found)
+		printf("proc1_groups %s\n", f ? "missing" : pr_errno_name(errno));
+	if (f)
+		fclose(f);
+}
+
 static int pr_status(void)
 {
 	uid_t ru, eu, su;
@@ -818,6 +857,8 @@ static int pr_status(void)
 	       (int)getsid(0), (int)getpgid(0));
 	pr_status_proc1("proc1_environ", "/proc/1/environ");
 	pr_status_proc1("proc1_mem", "/proc/1/mem");
+	pr_status_proc1_owner();
+	pr_status_proc1_groups();
 	return 0;
 }
 

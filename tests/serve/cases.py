@@ -211,6 +211,35 @@ def case_setsid_timeout(c, a):
     say("no output after the exit event:", "yes" if r.events[-1]["event"] == "exit" else "no")
 
 
+def case_setsid_trap_term(c, a):
+    """Timeout and cancel send SIGTERM at once to a child that left the
+    command's process group and session with setsid, not only SIGKILL after
+    the grace period: its TERM trap prints a line and exits 3. The main shell
+    traps TERM too (it may get it twice: as the group and as a descendant)
+    and waits until that child is gone, so the exit event comes as soon
+    as the child is done (about 1 s after the request for the timeout, at once
+    for cancel); were the child not sent SIGTERM, only the SIGKILL after the
+    5 s grace would end it, with no line."""
+    cmd = ("trap : TERM; "
+           "setsid bash -c 'trap \"echo setsid child got TERM; exit 3\" TERM; echo ready; sleep 100 & wait' & "
+           "c=$!; while kill -0 $c 2>/dev/null; do wait $c; done; echo main done")
+    t0 = time.monotonic()
+    r = c.run(cmd, timeout_s=1, timeout=30)
+    ms = ms_since(t0)
+    note("timeout: exit event %d ms after the request" % ms)
+    say("timeout", js(r.stdout.decode()), exit_fields(r))
+    say("timeout exit event within 3 s:", within(ms, 3000))
+    id = c.exec(cmd, id="trap-cancel")
+    c.wait(id, timeout=30, until=lambda r: r.stdout)
+    t0 = time.monotonic()
+    c.cancel(id)
+    r = c.wait(id, timeout=30)
+    ms = ms_since(t0)
+    note("cancel: exit event %d ms after the cancel" % ms)
+    say("cancel", js(r.stdout.decode()), exit_fields(r))
+    say("cancel exit event within 2 s:", within(ms, 2000))
+
+
 def case_stdin(c, a):
     t0 = time.monotonic()
     r = c.run("cat", timeout=30)
