@@ -25,6 +25,10 @@
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash:
 #                        writes docs/benchmarks.md and its plots (not in check; ~10 min)
+#   make mutants         each mutation of tests/mutants/mutants.txt built and run against
+#                        the suites that must catch it; fails if one survives
+#                        (not in check; docs/testing.md). MUTANTS=REGEX: some of them
+#   make update-docs     copy the probe table of the last sandbox run into docs/security.md
 #   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
 
 VERSION      := 0.1.0
@@ -73,7 +77,8 @@ SUITES := integration sandbox workload serve pid1 hostile valgrind audit pi root
 RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
            rootless-serve rootless-keepid
 
-.PHONY: all deps setup unit image demo audit-demo check $(SUITES) fuzz fuzz-replay bench install clean FORCE
+.PHONY: all deps setup unit image demo audit-demo check $(SUITES) fuzz fuzz-replay bench mutants \
+        mutants-list update-docs install clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -152,13 +157,28 @@ fuzz: $(BUILD)/gen/trusted_keys.h
 bench: $(BUILD)/turninit
 	@bash tests/bench/run.sh
 
+# Mutation testing (tests/mutants/): every security step held by a test that
+# fails without it. Not part of check (about 20 minutes); check runs
+# mutants-list, which only checks that every mutation still applies.
+MUTANTS ?=
+mutants: $(DEPS_STAMP)
+	@python3 tests/mutants/run.py $(MUTANTS)
+mutants-list:
+	@python3 tests/mutants/run.py --check
+
+# The probe table of docs/security.md from the last `make sandbox` run: the
+# suite writes build/stest/security.md and never a tracked file.
+update-docs:
+	@test -r $(BUILD)/stest/security.md || { echo "run make sandbox first"; exit 1; }
+	cp $(BUILD)/stest/security.md docs/security.md
+
 # Every suite runs even when one fails; the last line counts them all.
 check: setup
 	@rm -rf $(BUILD)/test-results
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit; \
+	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory unit; \
 	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory $$s; done; \
-	 sh tests/summary.sh unit fuzz $(RESULTS)
+	 sh tests/summary.sh mutants-list unit fuzz $(RESULTS)
 
 install: $(BUILD)/turninit
 	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit

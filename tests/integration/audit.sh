@@ -317,6 +317,8 @@ refuse refuse-log-in-work "inside /work" /work/audit.jsonl
 refuse refuse-log-in-home "inside /home/agent" /home/agent/audit.jsonl
 refuse refuse-log-dir-missing "No such file" /var/log/turninit/none/audit.jsonl
 refuse refuse-log-relative "absolute path" audit.jsonl
+# A device that is not among those commands may write: not a regular file.
+refuse refuse-log-path-a-device "/dev/urandom: not a regular file" /dev/urandom
 refuse refuse-log-fd-low "N >= 3" fd:2
 # fd 3 is the first fd turninit could open itself: the log is opened before any.
 refuse refuse-log-fd-closed "fd:3: not an open file descriptor" fd:3
@@ -326,6 +328,10 @@ chmod 0666 "$LOGDIR/open.jsonl"
 refuse refuse-log-world-writable "writable by group or others" /var/log/turninit/open.jsonl
 ln -s /tmp/x "$LOGDIR/link.jsonl"
 refuse refuse-log-symlink "audit log /var/log/turninit/link.jsonl" /var/log/turninit/link.jsonl
+# A directory link out of the log directory into /tmp: the path named is out
+# of reach, where it leads is not (the check of the resolved path).
+ln -s /tmp "$LOGDIR/tmplink"
+refuse refuse-log-dir-link-into-tmp "is /tmp/audit.jsonl, inside /tmp" /var/log/turninit/tmplink/audit.jsonl
 OWNED=$WORK/owned
 mkdir -p "$OWNED"
 chown 1000:1000 "$OWNED"

@@ -432,6 +432,22 @@ if selected e-sys-admin-mounts-home-itself; then
 fi
 
 # --- hardening found by review: HOME that is not private, launcher-chosen inputs ----
+if selected e-home-owned-by-another-uid-refused; then
+	# An empty tmpfs of the container's own (a podman tmpfs volume: --tmpfs
+	# takes no uid=), but owned by uid 4242, neither root nor turninit nor
+	# the manifest's uid: refused, not given to the manifest's uid.
+	begin e-home-owned-by-another-uid-refused
+	vol=itest-$$-home4242
+	if timeout 60 podman volume create --label "$LABEL" --opt type=tmpfs --opt device=tmpfs \
+		--opt o=uid=4242,gid=4242,mode=0700 "$vol" >/dev/null; then
+		prun -v "$vol:/home/agent" "$SEALED" 'echo COMMAND-RAN'
+		expect_refusal "HOME /home/agent is owned by uid 4242, not 1000"
+		timeout 60 podman volume rm -f "$vol" >/dev/null 2>&1
+	else
+		why "podman volume create $vol failed"
+	fi
+	end
+fi
 if selected e-bind-of-host-tmpfs-dir-refused; then
 	# A directory inside a host tmpfs, bind-mounted at HOME: empty and a tmpfs, but
 	# not a private one. Refused, and the host directory keeps its owner.

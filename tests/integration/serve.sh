@@ -193,6 +193,15 @@ cancel exit event within 2 s: yes
 "
 	end
 fi
+if selected s-left-running-ends-with-the-command; then
+	begin s-left-running-ends-with-the-command
+	serve_case leftrunning left_running
+	expect_out "left running \"bye\\n\" $EXIT_OK
+exit event within 2 s: yes
+sleeps left \"\"
+"
+	end
+fi
 if selected s-timeout-capped-by-manifest; then
 	begin s-timeout-capped-by-manifest
 	serve_case capped timeout_capped "${ENV_SMALL[@]}"

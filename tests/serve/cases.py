@@ -240,6 +240,20 @@ def case_setsid_trap_term(c, a):
     say("cancel exit event within 2 s:", within(ms, 2000))
 
 
+def case_left_running(c, a):
+    """What a command leaves running, in its process group or out of it with
+    setsid, ends with it: the exit event comes at once, not when they end."""
+    t0 = time.monotonic()
+    r = c.run("sleep 100 & setsid sleep 100 & echo bye", timeout=30)
+    ms = ms_since(t0)
+    note("exit event %d ms after the request" % ms)
+    say("left running", js(r.stdout.decode()), exit_fields(r))
+    say("exit event within 2 s:", within(ms, 2000))
+    r = c.run("for d in /proc/[0-9]*; do read -r c < $d/comm 2>/dev/null && "
+              "[ \"$c\" = sleep ] && echo \"${d#/proc/} $c\"; done; true", timeout=30)
+    say("sleeps left", js(r.stdout.decode()))
+
+
 def case_stdin(c, a):
     t0 = time.monotonic()
     r = c.run("cat", timeout=30)
