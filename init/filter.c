@@ -3,168 +3,44 @@
 #include "filter.h"
 
 #include <errno.h>
-#include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "seccomp_groups.h"
 
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
-#ifndef AF_ALG
-#define AF_ALG 38
-#endif
+#define SC_ACT(a) ((a) == SCG_ENOSYS ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ERRNO(EPERM))
 
-static const unsigned long sc_ns_flags[] = {
-	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER,
-	CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWTIME,
-};
-
-static enum sc_rule sc_rule_of(const char *name)
+int sc_denied(const struct mf_manifest *m, struct scg_set *ret, struct tn_error *err)
 {
-	static const char *const with_args[] = { "clone", "unshare", "ioctl", "socket",
-						 "personality", NULL };
-
-	if (strcmp(name, "clone3") == 0)
-		return SC_ENOSYS;
-	for (const char *const *w = with_args; *w; w++)
-		if (strcmp(name, *w) == 0)
-			return SC_ARGS;
-	return SC_EPERM;
+	return scg_resolve((const char *const *)m->seccomp_deny, m->n_seccomp_deny,
+			   (const char *const *)m->seccomp_allow, m->n_seccomp_allow, ret, err);
 }
 
-struct sc_names {
-	const char **v;
-	size_t n, cap;
-};
-
-static int sc_names_add(const char *name, void *data)
+/* One expanded rule as libseccomp's: a whole syscall, or one masked
+ * comparison (SCMP_CMP_MASKED_EQ, seccomp_rule_add(3)). */
+static int sc_add_entry(scmp_filter_ctx ctx, const struct scg_entry *e, struct tn_error *err)
 {
-	struct sc_names *s = data;
-
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		const char **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = name;
-	return 0;
-}
-
-int sc_each_denied(const struct mf_manifest *m,
-		   int (*emit)(const char *name, enum sc_rule rule, void *data), void *data,
-		   struct tn_error *err)
-{
-	struct sc_names deny = { 0 }, allow = { 0 };
-	int r;
-
-	r = scg_expand((const char *const *)m->seccomp_deny, m->n_seccomp_deny, sc_names_add,
-		       &deny, err);
-	if (r >= 0)
-		r = scg_expand((const char *const *)m->seccomp_allow, m->n_seccomp_allow,
-			       sc_names_add, &allow, err);
-	for (size_t i = 0; r >= 0 && i < deny.n; i++) {
-		bool allowed = false;
-
-		for (size_t j = 0; j < allow.n && !allowed; j++)
-			allowed = strcmp(deny.v[i], allow.v[j]) == 0;
-		if (!allowed)
-			r = emit(deny.v[i], sc_rule_of(deny.v[i]), data);
-	}
-	if (r == -ENOMEM)
-		err_set(err, ENOMEM, "seccomp: out of memory");
-	free(deny.v);
-	free(allow.v);
-	return r;
-}
-
-#define EPERM_ACT SCMP_ACT_ERRNO(EPERM)
-
-/* personality(2): only PER_LINUX (0), PER_LINUX32 (8) and the query 0xffffffff
- * pass. libseccomp allows one comparison per argument in a rule, so "not one of
- * three values" is written as rules that each catch a part of the rest, on the
- * low 32 bits the kernel reads: top bit clear and any bit other than bit 3 set;
- * or top bit set and any other bit clear. */
-static int sc_add_personality(scmp_filter_ctx ctx, int nr)
-{
-	for (unsigned bit = 0; bit < 31; bit++) {
-		uint32_t b = 1u << bit, mask = 0x80000000u | b;
-		int r;
-
-		if (bit != 3) {
-			r = seccomp_rule_add(ctx, EPERM_ACT, nr, 1, SCMP_A0_32(SCMP_CMP_MASKED_EQ, mask, b));
-			if (r < 0)
-				return r;
-		}
-		r = seccomp_rule_add(ctx, EPERM_ACT, nr, 1,
-				     SCMP_A0_32(SCMP_CMP_MASKED_EQ, mask, 0x80000000u));
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int sc_add_args(scmp_filter_ctx ctx, const char *name, int nr)
-{
-	int r = 0;
-
-	if (strcmp(name, "clone") == 0 || strcmp(name, "unshare") == 0) {
-		/* clone(2) on x86_64 and unshare(2): the flags are argument 0. */
-		for (size_t i = 0; r >= 0 && i < sizeof(sc_ns_flags) / sizeof(sc_ns_flags[0]); i++)
-			r = seccomp_rule_add(ctx, EPERM_ACT, nr, 1,
-					     SCMP_A0_64(SCMP_CMP_MASKED_EQ, sc_ns_flags[i], sc_ns_flags[i]));
-	} else if (strcmp(name, "ioctl") == 0) {
-		/* The kernel reads the request as an unsigned int: compare the low
-		 * 32 bits only, so TIOCSTI | 1<<32 is caught too. */
-		r = seccomp_rule_add(ctx, EPERM_ACT, nr, 1,
-				     SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
-		if (r >= 0)
-			r = seccomp_rule_add(ctx, EPERM_ACT, nr, 1,
-					     SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
-	} else if (strcmp(name, "socket") == 0) {
-		r = seccomp_rule_add(ctx, EPERM_ACT, nr, 1,
-				     SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_ALG));
-		if (r >= 0)
-			r = seccomp_rule_add(ctx, EPERM_ACT, nr, 1,
-					     SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_VSOCK));
-	} else if (strcmp(name, "personality") == 0) {
-		r = sc_add_personality(ctx, nr);
-	}
-	return r;
-}
-
-static int sc_add_rule(const char *name, enum sc_rule rule, void *data)
-{
-	scmp_filter_ctx ctx = data;
-	int nr = seccomp_syscall_resolve_name(name);
+	const struct scg_rule *rule = &e->rule;
+	int nr = seccomp_syscall_resolve_name(rule->syscall), r;
 
 	if (nr == __NR_SCMP_ERROR)
-		return -EINVAL;
-	switch (rule) {
-	case SC_ENOSYS:
-		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
-	case SC_ARGS:
-		return sc_add_args(ctx, name, nr);
-	case SC_EPERM:
-	default:
-		return seccomp_rule_add(ctx, EPERM_ACT, nr, 0);
-	}
+		return err_set(err, EINVAL, "seccomp: unknown syscall \"%s\"", rule->syscall);
+	if (rule->whole)
+		r = seccomp_rule_add(ctx, SC_ACT(rule->action), nr, 0);
+	else
+		r = seccomp_rule_add(ctx, SC_ACT(rule->action), nr, 1,
+				     (struct scmp_arg_cmp){ .arg = rule->cmp.arg, .op = SCMP_CMP_MASKED_EQ,
+							    .datum_a = rule->cmp.mask,
+							    .datum_b = rule->cmp.value });
+	if (r < 0)
+		return err_errno(err, r, "seccomp: a rule for %s", rule->syscall);
+	return 0;
 }
 
 int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_error *err)
@@ -172,6 +48,7 @@ int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_erro
 	scmp_filter_ctx ctx;
 	_cleanup_close_ int fd = -1;
 	struct sock_filter *buf = NULL;
+	struct scg_set set = { 0 };
 	off_t size;
 	int r;
 
@@ -188,7 +65,7 @@ int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_erro
 		return err_set(err, ENOMEM, "seccomp: out of memory");
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (r < 0) {
-		err_set(err, r, "seccomp: bad-arch action: %s", strerror(-r));
+		err_errno(err, r, "seccomp: bad-arch action");
 		goto out;
 	}
 	/* A binary tree of syscall numbers (libseccomp's level 2) instead of a
@@ -199,23 +76,23 @@ int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_erro
 	 * (docs/benchmarks.md, "Per-command cost"). */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (r < 0) {
-		err_set(err, r, "seccomp: optimize: %s", strerror(-r));
+		err_errno(err, r, "seccomp: optimize");
 		goto out;
 	}
-	r = sc_each_denied(m, sc_add_rule, ctx, err);
-	if (r < 0) {
-		if (err && err->code == 0)
-			err_set(err, r, "seccomp: adding a rule: %s", strerror(-r));
+	r = sc_denied(m, &set, err);
+	for (size_t i = 0; r >= 0 && i < set.n; i++)
+		r = sc_add_entry(ctx, &set.v[i], err);
+	scg_set_free(&set);
+	if (r < 0)
 		goto out;
-	}
 	fd = memfd_create("turninit-seccomp", MFD_CLOEXEC);
 	if (fd < 0) {
-		r = err_set(err, errno, "seccomp: memfd_create: %s", strerror(errno));
+		r = err_errno(err, errno, "seccomp: memfd_create");
 		goto out;
 	}
 	r = seccomp_export_bpf(ctx, fd);
 	if (r < 0) {
-		err_set(err, r, "seccomp: export: %s", strerror(-r));
+		err_errno(err, r, "seccomp: export");
 		goto out;
 	}
 	size = lseek(fd, 0, SEEK_END);

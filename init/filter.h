@@ -1,8 +1,9 @@
 /* filter.h - the seccomp filter of every command: built once with libseccomp
- * from the manifest's seccomp.deny / seccomp.allow and the group table
- * (policy/seccomp_groups.c), exported as a BPF program, loaded last in each
- * command process. Sources: seccomp(2), seccomp_rule_add(3),
- * seccomp_export_bpf(3), Documentation/userspace-api/seccomp_filter.rst. */
+ * from the rules policy/seccomp_groups.c expands the manifest's seccomp.deny
+ * and seccomp.allow into (this file only translates them to libseccomp),
+ * exported as a BPF program, loaded last in each command process.
+ * Sources: seccomp(2), seccomp_rule_add(3), seccomp_export_bpf(3),
+ * Documentation/userspace-api/seccomp_filter.rst. */
 #ifndef TURNINIT_FILTER_H
 #define TURNINIT_FILTER_H
 
@@ -10,24 +11,16 @@
 
 #include "error.h"
 #include "manifest.h"
-
-/* How a denied syscall is refused. */
-enum sc_rule {
-	SC_EPERM,        /* always: EPERM */
-	SC_ENOSYS,       /* always: ENOSYS (clone3, so libc falls back to clone) */
-	SC_ARGS,         /* EPERM for some argument values only (docs/security.md) */
-};
+#include "seccomp_groups.h"
 
 struct sc_program {
 	struct sock_fprog prog;   /* prog.filter is malloc'd */
 };
 
-/* sc_each_denied - call emit(name, rule, data) for every syscall the manifest
- * denies: seccomp.deny expanded through the group table, minus seccomp.allow
- * expanded the same way, in table order. Errors: those of scg_expand. */
-int sc_each_denied(const struct mf_manifest *m,
-		   int (*emit)(const char *name, enum sc_rule rule, void *data), void *data,
-		   struct tn_error *err);
+/* sc_denied - the rules of m's seccomp.deny less seccomp.allow, expanded
+ * through the group table (scg_resolve). ret is written only on success;
+ * free with scg_set_free(). Errors: those of scg_resolve. */
+int sc_denied(const struct mf_manifest *m, struct scg_set *ret, struct tn_error *err);
 
 /* sc_build - build the filter for m and export it. Non-native architectures
  * (i386 via int 0x80, x32) are killed (SCMP_ACT_KILL_PROCESS as the bad-arch

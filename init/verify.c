@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,18 +11,40 @@
 #include "filter.h"
 #include "landlock.h"
 
-static int add_denied(const char *name, enum sc_rule rule, void *data)
+/* [{"name": "mount", "action": "EPERM", "whole": true}, {"name": "ioctl",
+ *   "action": "EPERM", "whole": false, "when": ["ioctl with request ..."]}]:
+ * one object per syscall, in the order of the filter's rules. */
+static json_t *denied_json(const struct scg_set *set)
 {
-	static const char *const how[] = {
-		[SC_EPERM] = "EPERM",
-		[SC_ENOSYS] = "ENOSYS",
-		[SC_ARGS] = "EPERM for some arguments",
-	};
-	json_t *o = json_pack("{s:s, s:s}", "name", name, "action", how[rule]);
+	json_t *list = json_array(), *cur = NULL, *when = NULL;
+	const char *cur_name = NULL;
 
-	if (!o || json_array_append_new(data, o) != 0)
-		return -ENOMEM;
-	return 0;
+	for (size_t i = 0; list && i < set->n; i++) {
+		const struct scg_entry *e = &set->v[i];
+		const char *action = e->rule.action == SCG_ENOSYS ? "ENOSYS" : "EPERM";
+
+		if (!cur_name || strcmp(cur_name, e->rule.syscall) != 0) {
+			cur_name = e->rule.syscall;
+			cur = json_pack("{s:s, s:s, s:b}", "name", cur_name, "action", action,
+					"whole", e->rule.whole);
+			when = e->rule.whole ? NULL : json_array();
+			if (!cur || json_array_append_new(list, cur) != 0 ||
+			    (!e->rule.whole && (!when || json_object_set_new(cur, "when", when) != 0)))
+				goto fail;
+		}
+		if (when && e->why) {
+			bool seen = false;
+
+			for (size_t j = 0; j < json_array_size(when) && !seen; j++)
+				seen = strcmp(json_string_value(json_array_get(when, j)), e->why) == 0;
+			if (!seen && json_array_append_new(when, json_string(e->why)) != 0)
+				goto fail;
+		}
+	}
+	return list;
+fail:
+	json_decref(list);
+	return NULL;
 }
 
 /* {"abi": N, "status": ..., "always_writable": [...]} */
@@ -46,6 +69,7 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 {
 	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL;
 	json_t *root = NULL, *mf = NULL, *names = NULL, *denied = NULL;
+	struct scg_set set = { 0 };
 	int ret = -ENOMEM;
 
 	sig_key_id_hex(r->sig.key_id, kid);
@@ -53,8 +77,7 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 	if (!mf_text || !(mf = json_loads(mf_text, 0, NULL)))
 		goto out;
 	names = json_array();
-	denied = json_array();
-	if (!names || !denied)
+	if (!names)
 		goto out;
 	if (envf_build(r->manifest, r->caller_env, &envp, err) < 0)
 		goto out;
@@ -64,7 +87,11 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 		if (json_array_append_new(names, json_stringn(envp[i], (size_t)(eq - envp[i]))) != 0)
 			goto out;
 	}
-	if (sc_each_denied(r->manifest, add_denied, denied, err) < 0)
+	if (sc_denied(r->manifest, &set, err) < 0)
+		goto out;
+	denied = denied_json(&set);
+	scg_set_free(&set);
+	if (!denied)
 		goto out;
 	root = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:O}, s:o*}",
 			 "turninit", TURNINIT_VERSION,

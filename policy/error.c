@@ -25,6 +25,29 @@ int err_set(struct tn_error *err, int code, const char *fmt, ...)
 	return -code;
 }
 
+int err_errno(struct tn_error *err, int code, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (code < 0)
+		code = -code;
+	if (code == 0)
+		code = EINVAL;
+	if (err) {
+		int n;
+
+		err->code = code;
+		va_start(ap, fmt);
+		n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < sizeof(err->msg))
+			snprintf(err->msg + n, sizeof(err->msg) - (size_t)n, ": %s", strerror(code));
+	}
+	errno = saved;
+	return -code;
+}
+
 int err_prefix(struct tn_error *err, const char *fmt, ...)
 {
 	int saved = errno;

@@ -2,7 +2,14 @@
  *
  * A function that can fail returns a negative errno-style int and fills a
  * struct tn_error with one human-readable line; callers add context as the
- * error rises ("manifest: env.allow[3]: ..."). Library code never prints.
+ * error rises ("manifest: env.allow[3]: ..."). A negative return with a
+ * non-NULL err always means err is filled. Library code never prints.
+ *
+ * The second contract: what runs in a command's child after fork (spawn.c's
+ * child steps before execve: sc_load, ll_restrict, spawn_close_fds) is
+ * async-signal-safe, returns -errno only and writes no buffer; the child's own
+ * step list puts the message into a tn_error on its stack and sends it to the
+ * parent on the report pipe.
  */
 #ifndef TURNINIT_ERROR_H
 #define TURNINIT_ERROR_H
@@ -21,6 +28,13 @@ struct tn_error {
  * Returns -code, so callers can write `return err_set(err, EINVAL, ...)`.
  * err may be NULL (the message is dropped). Preserves errno. */
 int err_set(struct tn_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* err_errno - err_set, then ": " and strerror(code) appended: the one place
+ * that renders an errno, so call sites never format it by hand.
+ * `return err_errno(err, errno, "open %s", path)` gives
+ * "open /x: No such file or directory" and returns -ENOENT. */
+int err_errno(struct tn_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* err_prefix - prepend "CONTEXT: " to the recorded message, keeping its code.

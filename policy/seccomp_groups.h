@@ -1,22 +1,56 @@
-/* seccomp_groups.h - named syscall groups, in the style of systemd's
- * `@mount` / `@privileged` tables (systemd.exec(5), SystemCallFilter=).
+/* seccomp_groups.h - named syscall groups, in the style of systemd's filter
+ * sets (systemd.exec(5), SystemCallFilter=; src/shared/seccomp-util.c), and
+ * their expansion into the rules of a seccomp filter.
  *
- * Owns the table and its expansion into syscall names. Pure data: which
- * argument-level rules (clone flags, ioctl requests, socket families) apply is
- * decided in init/seccomp.c.
+ * Owns the table and the expansion; pure data and code, no libseccomp. A bare
+ * syscall name always means the whole syscall. Argument-level rules (namespace
+ * flags of clone and unshare, ioctl TIOCSTI and TIOCLINUX, socket families,
+ * personality values) belong to named groups of their own, so that a manifest
+ * that denies "ioctl" denies ioctl, and one that denies "@tty-inject" denies
+ * two of its requests. init/filter.c translates the expanded rules to
+ * libseccomp. Sources: seccomp(2), seccomp_rule_add(3).
  */
 #ifndef TURNINIT_SECCOMP_GROUPS_H
 #define TURNINIT_SECCOMP_GROUPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
+/* How a rule refuses a call. */
+enum scg_action {
+	SCG_EPERM,    /* fail with EPERM */
+	SCG_ENOSYS,   /* fail with ENOSYS (clone3: libc then falls back to clone) */
+};
+
+/* One argument comparison: the call matches when (arg[arg] & mask) == value.
+ * A mask with the high 32 bits clear compares what the kernel reads as an int
+ * (the request of ioctl, the family of socket), so TIOCSTI | 1 << 32 matches
+ * TIOCSTI. */
+struct scg_cmp {
+	unsigned arg;      /* 0..5 */
+	uint64_t mask;
+	uint64_t value;
+};
+
+/* One rule of a group: the syscall, refused by action when cmp matches, or
+ * always when whole. */
+struct scg_rule {
+	const char *syscall;
+	enum scg_action action;
+	bool whole;
+	struct scg_cmp cmp;   /* unused when whole */
+};
+
 struct scg_group {
-	const char *name;              /* "@name" */
-	const char *help;              /* one line */
-	const char *const *members;    /* NULL-terminated: syscall names or "@group" */
+	const char *name;                /* "@name" */
+	const char *help;                /* one line */
+	const char *const *members;      /* NULL-terminated: whole syscalls or "@group" */
+	const struct scg_rule *rules;    /* n_rules rules of this group itself */
+	size_t n_rules;
+	const char *rules_help;          /* what the rules refuse, one line; NULL without rules */
 };
 
 extern const struct scg_group scg_groups[];   /* sorted by name */
@@ -25,12 +59,32 @@ extern const size_t scg_n_groups;
 /* scg_find - the group called name ("@mount"), or NULL. */
 const struct scg_group *scg_find(const char *name);
 
-/* scg_expand - call emit(name, data) once for every syscall name reached from
- * names (groups expanded recursively, each syscall once, in table order).
- * Errors: -ENOENT an unknown group (err names it), -ELOOP a group cycle deeper
- * than 8, or the first negative value emit returns. */
-int scg_expand(const char *const *names, size_t n,
-	       int (*emit)(const char *syscall, void *data), void *data,
-	       struct tn_error *err);
+/* One entry of an expanded set: a rule, and for an argument rule the
+ * rules_help of the group it came from. */
+struct scg_entry {
+	struct scg_rule rule;
+	const char *why;   /* NULL for a whole syscall */
+};
+
+struct scg_set {
+	struct scg_entry *v;   /* malloc'd; free with scg_set_free */
+	size_t n;
+};
+
+/* scg_resolve - the rules of seccomp.deny less seccomp.allow.
+ * deny, allow: names (syscalls, "@group"), n_deny and n_allow of them.
+ * Groups expand recursively. A syscall named bare in deny, or a member of a
+ * denied group, is refused whole with EPERM; a group's rules add theirs. Per
+ * syscall the strongest wins: a whole EPERM, then a whole rule of a group
+ * (clone3's ENOSYS), then argument rules, each once. A syscall reached from
+ * allow (bare, a member, or the syscall of a rule of an allowed group) gets
+ * no rule at all. Entries come per syscall, in the order syscalls are first
+ * reached, rules in table order. ret is written only on success.
+ * Errors: -ENOENT an unknown group (err names it), -ELOOP groups nested
+ * deeper than 8, -ENOMEM. */
+int scg_resolve(const char *const *deny, size_t n_deny, const char *const *allow, size_t n_allow,
+		struct scg_set *ret, struct tn_error *err);
+
+void scg_set_free(struct scg_set *s);
 
 #endif

@@ -99,6 +99,9 @@ M=$WORK/m
 LIMITS='"limits":{"nofile":512,"nproc":256,"fsize_bytes":10485760}'
 printf '%s\n' "{$HEAD,\"env\":{$SET,\"allow\":[]},$LIMITS,\"seccomp\":{\"deny\":[\"@default\"],\"allow\":[]}}" > "$M/main.json"
 printf '%s\n' "{$HEAD,\"env\":{$SET,\"allow\":[]},$LIMITS,\"seccomp\":{\"deny\":[],\"allow\":[]}}" > "$M/nofilter.json"
+# A bare syscall name denies the whole syscall, not the argument rules of a
+# group that names it (@tty-inject, @unusual-sockets, @namespaces).
+printf '%s\n' "{$HEAD,\"env\":{$SET,\"allow\":[]},$LIMITS,\"seccomp\":{\"deny\":[\"ioctl\",\"socket\",\"unshare\"],\"allow\":[]}}" > "$M/whole.json"
 
 # --- images -----------------------------------------------------------------------
 OV=$WORK/overlay
@@ -114,6 +117,7 @@ seal() { # seal TAG MANIFEST
 }
 seal sealed "$M/main.json"
 seal nofilter "$M/nofilter.json"
+seal whole "$M/whole.json"
 timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 
@@ -455,6 +459,36 @@ run_cmd with_fds "${PODMAN_RUN[@]}" --preserve-fds 2 --tmpfs "$HOME_TMPFS" "$SEA
 expect_rc 0
 expect_err ""
 expect_stat fds "0 1 2"
+end
+
+# --- a bare syscall name denies the whole syscall --------------------------------------
+# Under @default, ioctl TCGETS, socket(AF_UNIX) and unshare(0) are allowed (the
+# controls of the probe table); denied by name, each fails with EPERM.
+WHOLE_PROBES="ctl_ioctl_tcgets ctl_socket_unix ctl_unshare_none"
+begin seccomp-default-allows-tcgets-unix-socket-unshare-0
+prun --tmpfs "$HOME_TMPFS" "$SEALED" "exec /bin/probe $WHOLE_PROBES"
+expect_rc 0
+expect_out $'ctl_ioctl_tcgets allowed ENOTTY\nctl_socket_unix allowed success\nctl_unshare_none allowed success\n'
+end
+begin seccomp-deny-by-name-denies-the-whole-syscall
+prun --tmpfs "$HOME_TMPFS" "$IMG:whole" "exec /bin/probe $WHOLE_PROBES"
+expect_rc 0
+expect_out $'ctl_ioctl_tcgets blocked EPERM\nctl_socket_unix blocked EPERM\nctl_unshare_none blocked EPERM\n'
+expect_err ""
+end
+# verify says so: whole for the names, "when" for the argument rules of @default.
+denied_of() { # denied_of IMAGE: "name action whole|when..." a line, from verify
+	prun "$1" verify
+	printf '%s' "$OUT" | python3 -c 'import json, sys
+for d in json.load(sys.stdin)["seccomp"]["denied"]:
+    if d["name"] in ("ioctl", "socket", "unshare", "clone3", "mount"):
+        print(d["name"], d["action"], "whole" if d["whole"] else "when: " + "; ".join(d["when"])[:40])'
+}
+begin seccomp-verify-shows-whole-or-arguments
+OUT=$(denied_of "$IMG:whole")
+expect_out $'ioctl EPERM whole\nsocket EPERM whole\nunshare EPERM whole'
+OUT=$(denied_of "$SEALED")
+expect_out $'mount EPERM whole\nunshare EPERM when: clone and unshare with a namespace flag \nclone3 ENOSYS whole\nioctl EPERM when: ioctl with request TIOCSTI or TIOCLINUX \nsocket EPERM when: socket with family AF_ALG or AF_VSOCK (l'
 end
 
 # --- non-native architectures: the probe dies, turninit does not ----------------------

@@ -459,6 +459,15 @@ static long pr_ctl_socketpair_unix(void)
 	return r;
 }
 
+static long pr_ctl_socket_unix(void)
+{
+	long r = SC(SYS_socket, AF_UNIX, SOCK_STREAM, 0);
+
+	if (r >= 0)
+		close((int)r);
+	return r < 0 ? r : 0;
+}
+
 static long pr_ctl_unshare_none(void)
 {
 	return SC(SYS_unshare, 0);
@@ -481,6 +490,7 @@ static const struct pr_probe pr_probes[] = {
 	{ "ctl_ioctl_tcgets", A, 0, 0, "control: ioctl(pipe, TCGETS): ENOTTY", pr_ctl_ioctl_tcgets },
 	{ "ctl_personality_linux", A, 0, 0, "control: personality(PER_LINUX): success", pr_ctl_personality_linux },
 	{ "ctl_personality_query", A, 0, 0, "control: personality(0xffffffff): success", pr_ctl_personality_query },
+	{ "ctl_socket_unix", A, 0, 0, "control: socket(AF_UNIX, SOCK_STREAM): success", pr_ctl_socket_unix },
 	{ "ctl_socketpair_unix", A, 0, 0, "control: socketpair(AF_UNIX, SOCK_STREAM): success", pr_ctl_socketpair_unix },
 	{ "ctl_unshare_none", A, 0, 0, "control: unshare(0): success", pr_ctl_unshare_none },
 	{ "delete_module", B, EPERM, 0, "delete_module(bad pointer, 0): EFAULT, or EPERM/ENOSYS from the kernel", pr_delete_module },

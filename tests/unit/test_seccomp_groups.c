@@ -1,4 +1,5 @@
-/* test_seccomp_groups.c - invariants of the seccomp group table. */
+/* test_seccomp_groups.c - invariants of the seccomp group table and its expansion. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,8 +7,11 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <seccomp.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "seccomp_groups.h"
 
@@ -27,104 +31,241 @@ static void every_group_is_named_and_helped(void **state)
 		assert_int_equal(g->name[0], '@');
 		assert_non_null(g->help);
 		assert_true(strlen(g->help) > 10);
-		assert_non_null(g->members[0]);
+		assert_non_null(g->members);
 		assert_ptr_equal(scg_find(g->name), g);
 	}
 	assert_null(scg_find("@nosuchgroup"));
 	assert_null(scg_find("mount"));
 }
 
-/* Every member is a syscall of x86_64 or a group of the table. */
+/* Every member and every rule's syscall is a syscall of x86_64, every member
+ * group is in the table; a group has members or rules, and rules_help exactly
+ * when it has argument rules. */
 static void every_member_is_known(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < scg_n_groups; i++)
-		for (const char *const *m = scg_groups[i].members; *m; m++) {
+	for (size_t i = 0; i < scg_n_groups; i++) {
+		const struct scg_group *g = &scg_groups[i];
+		bool args = false;
+
+		assert_true(g->members[0] || g->n_rules);
+		for (const char *const *m = g->members; *m; m++) {
 			if ((*m)[0] == '@')
 				assert_non_null(scg_find(*m));
 			else if (seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, *m) == __NR_SCMP_ERROR)
-				fail_msg("%s: unknown syscall %s", scg_groups[i].name, *m);
+				fail_msg("%s: unknown syscall %s", g->name, *m);
 		}
+		for (size_t j = 0; j < g->n_rules; j++) {
+			const struct scg_rule *r = &g->rules[j];
+
+			if (seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, r->syscall) == __NR_SCMP_ERROR)
+				fail_msg("%s: unknown syscall %s", g->name, r->syscall);
+			if (!r->whole) {
+				args = true;
+				assert_true(r->cmp.arg <= 5);
+				assert_true(r->cmp.mask != 0);
+				assert_int_equal(r->cmp.value & ~r->cmp.mask, 0);
+			}
+		}
+		if (args)
+			assert_true(g->rules_help && strlen(g->rules_help) > 10);
+		else
+			assert_null(g->rules_help);
+	}
 }
 
-struct collected {
-	const char *names[512];
-	size_t n;
-};
-
-static int collect(const char *name, void *data)
+/* resolve DENY... [+ALLOW...]: the set, or fail. */
+static struct scg_set resolve(const char *const *deny, size_t nd, const char *const *allow, size_t na)
 {
-	struct collected *c = data;
+	struct scg_set set = { 0 };
+	struct tn_error err = { 0 };
 
-	c->names[c->n++] = name;
-	return 0;
+	if (scg_resolve(deny, nd, allow, na, &set, &err) != 0)
+		fail_msg("scg_resolve: %s", err.msg);
+	return set;
 }
 
-static int has(const struct collected *c, const char *name)
+/* The rules of set for syscall: how many, and how many whole. */
+static size_t rules_for(const struct scg_set *s, const char *syscall, size_t *ret_whole,
+			enum scg_action *ret_action)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (strcmp(c->names[i], name) == 0)
-			return 1;
-	return 0;
+	size_t n = 0, whole = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].rule.syscall, syscall) == 0) {
+			n++;
+			whole += s->v[i].rule.whole;
+			if (ret_action)
+				*ret_action = s->v[i].rule.action;
+		}
+	if (ret_whole)
+		*ret_whole = whole;
+	return n;
 }
 
-/* The default set holds everything the brief's section 6 names. */
-static void default_covers_the_brief(void **state)
+/* The default set holds everything the design names, with today's rules:
+ * argument rules for clone, unshare, ioctl, socket and personality, ENOSYS for
+ * clone3, every other syscall whole with EPERM. */
+static void default_set_is_exact(void **state)
 {
-	static const char *const must[] = {
-		"clone", "clone3", "unshare", "setns", "mount", "umount2", "fsopen", "fsconfig",
-		"fsmount", "fspick", "open_tree", "move_mount", "mount_setattr", "pivot_root",
-		"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "keyctl",
-		"add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
-		"io_uring_setup", "io_uring_enter", "io_uring_register", "kexec_load",
-		"kexec_file_load", "init_module", "finit_module", "delete_module",
-		"open_by_handle_at", "ioctl", "socket", "personality", NULL,
+	static const char *const whole_eperm[] = {
+		"setns", "mount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick", "open_tree",
+		"move_mount", "mount_setattr", "pivot_root", "chroot", "ptrace", "process_vm_readv",
+		"process_vm_writev", "pidfd_getfd", "perf_event_open", "keyctl", "add_key",
+		"request_key", "bpf", "userfaultfd", "io_uring_setup", "io_uring_enter",
+		"io_uring_register", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+		"delete_module", "open_by_handle_at", "adjtimex", "clock_adjtime", "clock_settime",
+		"settimeofday", "ioperm", "iopl", "reboot", "swapoff", "swapon", NULL,
 	};
-	const char *names[] = { "@default" };
-	struct collected c = { .n = 0 };
+	static const struct { const char *name; size_t n; } args[] = {
+		{ "clone", 8 }, { "unshare", 8 }, { "ioctl", 2 }, { "socket", 2 }, { "personality", 61 },
+	};
+	const char *deny[] = { "@default" };
+	struct scg_set s = resolve(deny, 1, NULL, 0);
+	size_t whole, total = 0;
+	enum scg_action act = SCG_EPERM;
 
 	(void)state;
-	assert_int_equal(scg_expand(names, 1, collect, &c, NULL), 0);
-	for (const char *const *m = must; *m; m++)
-		if (!has(&c, *m))
-			fail_msg("@default lacks %s", *m);
-	/* each name once */
-	for (size_t i = 0; i < c.n; i++)
-		for (size_t j = i + 1; j < c.n; j++)
-			assert_string_not_equal(c.names[i], c.names[j]);
+	for (const char *const *w = whole_eperm; *w; w++) {
+		assert_int_equal(rules_for(&s, *w, &whole, &act), 1);
+		assert_int_equal(whole, 1);
+		assert_int_equal(act, SCG_EPERM);
+		total++;
+	}
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		if (rules_for(&s, args[i].name, &whole, &act) != args[i].n)
+			fail_msg("%s: %zu rules, want %zu", args[i].name,
+				 rules_for(&s, args[i].name, NULL, NULL), args[i].n);
+		assert_int_equal(whole, 0);
+		total += args[i].n;
+	}
+	assert_int_equal(rules_for(&s, "clone3", &whole, &act), 1);
+	assert_int_equal(whole, 1);
+	assert_int_equal(act, SCG_ENOSYS);
+	total++;
+	assert_int_equal(s.n, total);
 	/* never the basics a shell needs */
-	assert_false(has(&c, "execve"));
-	assert_false(has(&c, "read"));
-	assert_false(has(&c, "fork"));
+	assert_int_equal(rules_for(&s, "execve", NULL, NULL), 0);
+	assert_int_equal(rules_for(&s, "read", NULL, NULL), 0);
+	assert_int_equal(rules_for(&s, "fork", NULL, NULL), 0);
+	scg_set_free(&s);
+}
+
+/* The argument rules compare what the kernel reads: TIOCSTI on the low 32 bits
+ * of argument 1, a namespace flag in argument 0. */
+static void argument_rules_are_the_documented_ones(void **state)
+{
+	const char *deny[] = { "@tty-inject", "@namespaces" };
+	struct scg_set s = resolve(deny, 2, NULL, 0);
+	bool tiocsti = false, newuser = false;
+
+	(void)state;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct scg_rule *r = &s.v[i].rule;
+
+		if (strcmp(r->syscall, "ioctl") == 0 && r->cmp.value == TIOCSTI) {
+			tiocsti = r->cmp.arg == 1 && r->cmp.mask == 0xffffffffu;
+			assert_non_null(strstr(s.v[i].why, "TIOCSTI"));
+		}
+		if (strcmp(r->syscall, "unshare") == 0 && r->cmp.value == CLONE_NEWUSER)
+			newuser = r->cmp.arg == 0 && r->cmp.mask == CLONE_NEWUSER;
+	}
+	assert_true(tiocsti);
+	assert_true(newuser);
+	scg_set_free(&s);
+}
+
+/* A bare name denies the whole syscall, whatever group also names it. */
+static void bare_name_is_the_whole_syscall(void **state)
+{
+	static const char *const names[] = { "ioctl", "socket", "unshare", "clone3", "personality" };
+	size_t whole;
+	enum scg_action act;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *alone[] = { names[i] };
+		const char *with[] = { "@default", names[i] };
+		const char *before[] = { names[i], "@default" };
+		struct scg_set a = resolve(alone, 1, NULL, 0);
+		struct scg_set b = resolve(with, 2, NULL, 0);
+		struct scg_set c = resolve(before, 2, NULL, 0);
+
+		assert_int_equal(a.n, 1);
+		assert_true(a.v[0].rule.whole);
+		assert_int_equal(a.v[0].rule.action, SCG_EPERM);
+		assert_null(a.v[0].why);
+		assert_int_equal(rules_for(&b, names[i], &whole, &act), 1);
+		assert_int_equal(whole, 1);
+		assert_int_equal(act, SCG_EPERM);
+		assert_int_equal(rules_for(&c, names[i], &whole, &act), 1);
+		assert_int_equal(whole, 1);
+		assert_int_equal(act, SCG_EPERM);
+		scg_set_free(&a);
+		scg_set_free(&b);
+		scg_set_free(&c);
+	}
+}
+
+/* allow takes a syscall out, whatever rules it had: a bare name, or a group
+ * whose members or rules name it. */
+static void allow_removes_every_rule_of_a_syscall(void **state)
+{
+	const char *deny[] = { "@default" };
+	const char *allow1[] = { "personality" };
+	const char *allow2[] = { "@namespaces" };
+	const char *allow3[] = { "@tty-inject", "mount" };
+	struct scg_set full = resolve(deny, 1, NULL, 0);
+	struct scg_set a = resolve(deny, 1, allow1, 1);
+	struct scg_set b = resolve(deny, 1, allow2, 1);
+	struct scg_set c = resolve(deny, 1, allow3, 2);
+
+	(void)state;
+	assert_int_equal(rules_for(&a, "personality", NULL, NULL), 0);
+	assert_int_equal(a.n, full.n - 61);
+	assert_int_equal(rules_for(&b, "clone", NULL, NULL) + rules_for(&b, "unshare", NULL, NULL) +
+			 rules_for(&b, "clone3", NULL, NULL) + rules_for(&b, "setns", NULL, NULL), 0);
+	assert_int_equal(b.n, full.n - 18);
+	assert_int_equal(rules_for(&c, "ioctl", NULL, NULL) + rules_for(&c, "mount", NULL, NULL), 0);
+	assert_int_equal(c.n, full.n - 3);
+	scg_set_free(&full);
+	scg_set_free(&a);
+	scg_set_free(&b);
+	scg_set_free(&c);
+}
+
+/* The same group twice, or a group and its member, gives each rule once. */
+static void each_rule_once(void **state)
+{
+	const char *deny[] = { "@default", "@tty-inject", "@mount", "mount" };
+	const char *one[] = { "@default" };
+	struct scg_set s = resolve(deny, 4, NULL, 0);
+	struct scg_set d = resolve(one, 1, NULL, 0);
+
+	(void)state;
+	assert_int_equal(s.n, d.n);
+	for (size_t i = 0; i < s.n; i++)
+		for (size_t j = i + 1; j < s.n; j++)
+			if (strcmp(s.v[i].rule.syscall, s.v[j].rule.syscall) == 0 &&
+			    s.v[i].rule.cmp.arg == s.v[j].rule.cmp.arg &&
+			    s.v[i].rule.cmp.mask == s.v[j].rule.cmp.mask &&
+			    s.v[i].rule.cmp.value == s.v[j].rule.cmp.value)
+				fail_msg("%s twice", s.v[i].rule.syscall);
+	scg_set_free(&s);
+	scg_set_free(&d);
 }
 
 static void unknown_group_is_an_error(void **state)
 {
 	const char *names[] = { "@mount", "@nosuch" };
-	struct collected c = { .n = 0 };
+	struct scg_set s = { 0 };
 	struct tn_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(scg_expand(names, 2, collect, &c, &err), -ENOENT);
+	assert_int_equal(scg_resolve(names, 2, NULL, 0, &s, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "@nosuch"));
-}
-
-static int stop_at_two(const char *name, void *data)
-{
-	size_t *n = data;
-
-	(void)name;
-	return ++*n == 2 ? -E2BIG : 0;
-}
-
-static void emit_error_stops_the_walk(void **state)
-{
-	const char *names[] = { "@mount" };
-	size_t n = 0;
-
-	(void)state;
-	assert_int_equal(scg_expand(names, 1, stop_at_two, &n, NULL), -E2BIG);
-	assert_int_equal(n, 2);
+	assert_null(s.v);
+	assert_int_equal(scg_resolve(NULL, 0, names, 2, &s, &err), -ENOENT);
 }
 
 int main(void)
@@ -133,9 +274,12 @@ int main(void)
 		cmocka_unit_test(table_is_sorted_and_unique),
 		cmocka_unit_test(every_group_is_named_and_helped),
 		cmocka_unit_test(every_member_is_known),
-		cmocka_unit_test(default_covers_the_brief),
+		cmocka_unit_test(default_set_is_exact),
+		cmocka_unit_test(argument_rules_are_the_documented_ones),
+		cmocka_unit_test(bare_name_is_the_whole_syscall),
+		cmocka_unit_test(allow_removes_every_rule_of_a_syscall),
+		cmocka_unit_test(each_rule_once),
 		cmocka_unit_test(unknown_group_is_an_error),
-		cmocka_unit_test(emit_error_stops_the_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
