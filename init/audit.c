@@ -25,11 +25,6 @@ static int audit_fd = -1;
 static bool audit_started;  /* the turn_start line is written */
 static bool audit_broken;   /* a write failed: later execs are refused */
 
-bool audit_on(void)
-{
-	return audit_fd >= 0;
-}
-
 /* path is dir or lies below it. */
 static bool path_under(const char *path, const char *dir)
 {
@@ -83,7 +78,7 @@ static int check_path(const char *spec, int fd, const struct mf_manifest *m,
 		return err_set(err, EPERM, "audit log %s: is %s, inside %s, which commands may write",
 			       spec, real, w);
 	if (fstat(fd, &st) != 0)
-		return err_set(err, errno, "audit log %s: fstat: %s", spec, strerror(errno));
+		return err_errno(err, errno, "audit log %s: fstat", spec);
 	if (!S_ISREG(st.st_mode))
 		return err_set(err, EPERM, "audit log %s: not a regular file", spec);
 	if (st_open_to(&st, m))
@@ -95,8 +90,7 @@ static int check_path(const char *spec, int fd, const struct mf_manifest *m,
 	else
 		*slash = '\0';
 	if (stat(real, &dst) != 0)
-		return err_set(err, errno, "audit log %s: its directory %s: %s", spec, real,
-			       strerror(errno));
+		return err_errno(err, errno, "audit log %s: its directory %s", spec, real);
 	if (st_open_to(&dst, m))
 		return err_set(err, EPERM, "audit log %s: its directory %s is owned by uid %u or "
 			       "writable by group or others", spec, real, m->uid);
@@ -113,7 +107,7 @@ static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struc
 	if ((fl & O_ACCMODE) == O_RDONLY)
 		return err_set(err, EBADF, "audit log %s: not open for writing", spec);
 	if (fstat(fd, &st) != 0)
-		return err_set(err, errno, "audit log %s: fstat: %s", spec, strerror(errno));
+		return err_errno(err, errno, "audit log %s: fstat", spec);
 	if (S_ISDIR(st.st_mode))
 		return err_set(err, EBADF, "audit log %s: a directory", spec);
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
@@ -124,10 +118,10 @@ static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struc
 			return err_set(err, EPERM, "audit log %s: owned by uid %u or writable by "
 				       "group or others", spec, m->uid);
 		if (fcntl(fd, F_SETFL, fl | O_APPEND) != 0)
-			return err_set(err, errno, "audit log %s: O_APPEND: %s", spec, strerror(errno));
+			return err_errno(err, errno, "audit log %s: O_APPEND", spec);
 	}
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
-		return err_set(err, errno, "audit log %s: FD_CLOEXEC: %s", spec, strerror(errno));
+		return err_errno(err, errno, "audit log %s: FD_CLOEXEC", spec);
 	return 0;
 }
 
@@ -161,7 +155,7 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
 	if (fd < 0 && errno == EEXIST)
 		fd = open(spec, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return err_set(err, errno, "audit log %s: %s", spec, strerror(errno));
+		return err_errno(err, errno, "audit log %s", spec);
 	r = check_path(spec, fd, m, err);
 	if (r < 0) {
 		if (created)
@@ -252,8 +246,7 @@ int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_
 				  "source", pol->source, "trusted_comment",
 				  pol->sig.trusted_comment));
 	if (r < 0)
-		return err_set(err, -r, "audit log: cannot write the turn_start line: %s",
-			       strerror(-r));
+		return err_errno(err, -r, "audit log: cannot write the turn_start line");
 	audit_started = true;
 	return 0;
 }

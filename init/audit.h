@@ -28,9 +28,6 @@
  * err names the spec. */
 int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *err);
 
-/* audit_on - whether a log is open. */
-bool audit_on(void);
-
 /* audit_turn_start - the first line: mode ("serve" or "listen"), the manifest's
  * source, signing key id and BLAKE2b-256 digest of its exact bytes.
  * Errors: -EIO when the line cannot be written whole (the turn must not start). */

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "exit_codes.h"
 #include "log.h"
 #include "serve.h"
 
@@ -151,7 +152,7 @@ static int call_event(const char *line, size_t len)
 
 	if (!kind) {
 		log_line("call: the server sent a line that is not an event");
-		ret = 125;
+		ret = EXIT_REFUSED;
 	} else if (strcmp(kind, "output") == 0) {
 		const char *data = json_string_value(json_object_get(ev, "data"));
 		const char *stream = json_string_value(json_object_get(ev, "stream"));
@@ -177,16 +178,16 @@ static int call_event(const char *line, size_t len)
 		json_t *code = json_object_get(ev, "code"), *sig = json_object_get(ev, "signal");
 
 		if (json_is_true(json_object_get(ev, "timed_out")))
-			ret = 124;
+			ret = EXIT_TIMED_OUT;
 		else if (json_is_integer(code))
 			ret = (int)json_integer_value(code);
 		else if (json_is_integer(sig))
-			ret = 128 + (int)json_integer_value(sig);
+			ret = EXIT_SIGNAL_BASE + (int)json_integer_value(sig);
 		else
-			ret = 125;
+			ret = EXIT_REFUSED;
 	} else if (strcmp(kind, "error") == 0) {
 		log_line("call: %s", json_string_value(json_object_get(ev, "message")) ?: "error");
-		ret = 125;
+		ret = EXIT_REFUSED;
 	}
 	json_decref(ev);
 	return ret;
@@ -209,15 +210,15 @@ int call_main(const struct cli_options *o, char **envp)
 	fd = call_connect(o->socket_path);
 	if (fd < 0) {
 		log_line("call: %s: %s", o->socket_path, strerror(errno));
-		return 125;
+		return EXIT_REFUSED;
 	}
 	req = call_request(o, envp);
 	if (!req)
-		return 125;
+		return EXIT_REFUSED;
 	/* A refused peer may find the connection closed before its request is
 	 * sent: read on, the server's error event says why. */
 	if (call_send(fd, req) == -E2BIG)
-		return 125;
+		return EXIT_REFUSED;
 	while (ret < 0) {
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		struct signalfd_siginfo si;
@@ -240,7 +241,7 @@ int call_main(const struct cli_options *o, char **envp)
 			continue;
 		if (n <= 0) {
 			log_line("call: the connection closed before the command ended");
-			return 125;
+			return EXIT_REFUSED;
 		}
 		len += (size_t)n;
 		for (size_t i = len - (size_t)n; i < len && ret < 0; i++)
@@ -252,9 +253,9 @@ int call_main(const struct cli_options *o, char **envp)
 		len -= start;
 		if (len == sizeof(buf)) {
 			log_line("call: an event line is too long");
-			return 125;
+			return EXIT_REFUSED;
 		}
 	}
 	close(fd);
-	return ret < 0 ? 125 : ret;
+	return ret < 0 ? EXIT_REFUSED : ret;
 }

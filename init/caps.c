@@ -54,18 +54,18 @@ int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err)
 	int r = 0;
 
 	if (!c)
-		return err_set(err, errno, "capabilities: %s", strerror(errno));
+		return err_errno(err, errno, "capabilities");
 	for (int i = 0; i < n; i++) {
 		if (!caps_have(keep[i]))
 			continue;
 		if (cap_set_flag(c, CAP_EFFECTIVE, 1, &keep[i], CAP_SET) != 0 ||
 		    cap_set_flag(c, CAP_PERMITTED, 1, &keep[i], CAP_SET) != 0) {
-			r = err_set(err, errno, "capabilities: %s", strerror(errno));
+			r = err_errno(err, errno, "capabilities");
 			goto out;
 		}
 	}
 	if (cap_set_proc(c) != 0)
-		r = err_set(err, errno, "capabilities: dropping: %s", strerror(errno));
+		r = err_errno(err, errno, "capabilities: dropping");
 out:
 	cap_free(c);
 	return r;
@@ -100,13 +100,13 @@ int caps_clear_all(struct tn_error *err)
 	int r = 0;
 
 	if (!empty)
-		return err_set(err, errno, "capabilities: %s", strerror(errno));
+		return err_errno(err, errno, "capabilities");
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
-		r = err_set(err, errno, "ambient set: %s", strerror(errno));
+		r = err_errno(err, errno, "ambient set");
 		goto out;
 	}
 	if (cap_set_proc(empty) != 0) {
-		r = err_set(err, errno, "capabilities: %s", strerror(errno));
+		r = err_errno(err, errno, "capabilities");
 		goto out;
 	}
 	now = cap_get_proc();

@@ -1,4 +1,4 @@
-/* cli.h - the command line (docs/turninit.1.md, brief section 3). */
+/* cli.h - the command line (docs/turninit.1.md). */
 #ifndef TURNINIT_CLI_H
 #define TURNINIT_CLI_H
 

@@ -108,11 +108,11 @@ static int home_mount(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	int r = mkdir_parents(path);
 
 	if (r < 0)
-		return err_set(err, r, "HOME %s: cannot create it: %s", path, strerror(-r));
+		return err_errno(err, r, "HOME %s: cannot create it", path);
 	snprintf(opts, sizeof(opts), "mode=0700,uid=%u,gid=%u,size=%u", (unsigned)uid,
 		 (unsigned)gid, HOME_TMPFS_BYTES);
 	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
-		return err_set(err, errno, "HOME %s: mounting a tmpfs: %s", path, strerror(errno));
+		return err_errno(err, errno, "HOME %s: mounting a tmpfs", path);
 	return 0;
 }
 
@@ -134,7 +134,7 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 			       "HOME %s: %s, and turninit lacks CAP_SYS_ADMIN to mount a tmpfs: add %s to podman run (Kubernetes: an emptyDir with medium: Memory)",
 			       path, strerror(errno), hint);
 	if (fstatfs(fd, &sfs) != 0 || fstat(fd, &st) != 0)
-		return err_set(err, errno, "HOME %s: %s", path, strerror(errno));
+		return err_errno(err, errno, "HOME %s", path);
 	snprintf(parent, sizeof(parent), "%s", path);
 	slash = strrchr(parent, '/');
 	if (slash == parent)
@@ -142,7 +142,7 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	else if (slash)
 		*slash = '\0';
 	if (stat(parent, &pst) != 0)
-		return err_set(err, errno, "HOME %s: parent: %s", path, strerror(errno));
+		return err_errno(err, errno, "HOME %s: parent", path);
 	if ((unsigned long)sfs.f_type != TMPFS_MAGIC || st.st_dev == pst.st_dev ||
 	    !home_mount_is_whole_tmpfs(path, st.st_dev))
 		return err_set(err, ENOTSUP,
@@ -150,7 +150,7 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 			       path, hint);
 	r = dir_is_empty(fd);
 	if (r < 0)
-		return err_set(err, r, "HOME %s: %s", path, strerror(-r));
+		return err_errno(err, r, "HOME %s", path);
 	if (r == 0)
 		return err_set(err, ENOTEMPTY,
 			       "HOME %s is a tmpfs but not empty: podman copies the image's %s into a --tmpfs unless told not to (add notmpcopyup to the --tmpfs options), and nothing may be mounted below it (no -v into HOME)",
@@ -168,24 +168,12 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 				       "HOME %s: giving it to %u:%u: %s (turninit needs CAP_CHOWN and CAP_FOWNER for that, as root in the container: do not start it with --user or drop those)",
 				       path, (unsigned)uid, (unsigned)gid, strerror(errno));
 	} else if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
-		return err_set(err, errno, "HOME %s: chmod 0700: %s", path, strerror(errno));
+		return err_errno(err, errno, "HOME %s: chmod 0700", path);
 	}
 	return 0;
 }
 
-int home_setup(const char *path, uid_t uid, gid_t gid, bool can_mount, enum home_how *ret_how,
-	       struct tn_error *err)
+int home_setup(const char *path, uid_t uid, gid_t gid, bool can_mount, struct tn_error *err)
 {
-	int r;
-
-	if (can_mount) {
-		r = home_mount(path, uid, gid, err);
-		if (r == 0)
-			*ret_how = HOME_MOUNTED;
-		return r;
-	}
-	r = home_check(path, uid, gid, err);
-	if (r == 0)
-		*ret_how = HOME_CHECKED;
-	return r;
+	return can_mount ? home_mount(path, uid, gid, err) : home_check(path, uid, gid, err);
 }

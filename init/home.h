@@ -1,4 +1,4 @@
-/* home.h - the private tmpfs HOME (brief section 7).
+/* home.h - the private tmpfs HOME (docs/design.md, "HOME owned by root").
  * Sources: mount(2), statfs(2) (TMPFS_MAGIC), tmpfs(5). */
 #ifndef TURNINIT_HOME_H
 #define TURNINIT_HOME_H
@@ -11,8 +11,6 @@
 #define HOME_TMPFS_BYTES (64u << 20)   /* size of the tmpfs turninit mounts itself */
 #define HOME_PODMAN_HINT "--tmpfs %s:rw,mode=0700,size=64m,U"
 #define HOME_OVERFLOW_UID 65534u       /* /proc/sys/kernel/overflowuid's default */
-
-enum home_how { HOME_MOUNTED, HOME_CHECKED };
 
 /* home_setup - give the command a private, empty tmpfs at path, mode 0700,
  * owned by uid:gid.
@@ -27,9 +25,7 @@ enum home_how { HOME_MOUNTED, HOME_CHECKED };
  * namespace, root means the namespace's root: a tmpfs of host root's shows as
  * the overflow uid and is refused); the mode is set to 0700.
  * Errors: -errno with a message naming the podman flag to add (-ENOTSUP not a
- * tmpfs or not a mount point, -ENOTEMPTY not empty, -EPERM wrong owner).
- * ret_how is written only on success. */
-int home_setup(const char *path, uid_t uid, gid_t gid, bool can_mount, enum home_how *ret_how,
-	       struct tn_error *err);
+ * tmpfs or not a mount point, -ENOTEMPTY not empty, -EPERM wrong owner). */
+int home_setup(const char *path, uid_t uid, gid_t gid, bool can_mount, struct tn_error *err);
 
 #endif

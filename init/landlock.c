@@ -58,12 +58,12 @@ static int ll_allow(int ruleset, const char *path, uint64_t handled, struct tn_e
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0 || fstat(fd, &st) != 0)
-		return err_set(err, errno, "landlock: %s: %s", path, strerror(errno));
+		return err_errno(err, errno, "landlock: %s", path);
 	if (!S_ISDIR(st.st_mode))
 		rule.allowed_access &= LL_FILE_RIGHTS;
 	rule.parent_fd = fd;
 	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
-		return err_set(err, errno, "landlock: rule for %s: %s", path, strerror(errno));
+		return err_errno(err, errno, "landlock: rule for %s", path);
 	return 0;
 }
 
@@ -87,8 +87,7 @@ int ll_prepare(const struct mf_manifest *m, struct ll_ruleset *ret, struct tn_er
 	attr.handled_access_fs = ll_write_rights(abi);
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
-		return err_set(err, errno, "landlock: creating the ruleset (ABI %d): %s", abi,
-			       strerror(errno));
+		return err_errno(err, errno, "landlock: creating the ruleset (ABI %d)", abi);
 	for (size_t i = 0; i < m->n_landlock_writable; i++) {
 		r = ll_allow(fd, m->landlock_writable[i], attr.handled_access_fs, err);
 		if (r < 0)

@@ -54,9 +54,9 @@ static int read_bounded(const char *path, size_t max, uint8_t **ret_buf, size_t 
 	struct stat st;
 
 	if (fd < 0)
-		return err_set(err, errno, "%s: %s", path, strerror(errno));
+		return err_errno(err, errno, "%s", path);
 	if (fstat(fd, &st) != 0)
-		return err_set(err, errno, "%s: %s", path, strerror(errno));
+		return err_errno(err, errno, "%s", path);
 	if (!S_ISREG(st.st_mode))
 		return err_set(err, EINVAL, "%s: not a regular file", path);
 	buf = malloc(max + 2);
@@ -68,7 +68,7 @@ static int read_bounded(const char *path, size_t max, uint8_t **ret_buf, size_t 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return err_set(err, errno, "%s: %s", path, strerror(errno));
+			return err_errno(err, errno, "%s", path);
 		if (r == 0)
 			break;
 		len += (size_t)r;

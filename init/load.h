@@ -1,6 +1,6 @@
 /* load.h - where the manifest and the trust roots come from, and the order in
  * which they are checked: signature over the exact bytes first, then parsing
- * (brief section 4). Also takes PID 1's environment: it is copied for the env
+ * (docs/manifest.md, "Where the manifest comes from"). Also takes PID 1's environment: it is copied for the env
  * filter, then wiped in place, so /proc/1/environ shows nothing. */
 #ifndef TURNINIT_LOAD_H
 #define TURNINIT_LOAD_H

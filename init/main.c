@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "cli.h"
 #include "envfilter.h"
+#include "exit_codes.h"
 #include "home.h"
 #include "landlock.h"
 #include "load.h"
@@ -23,8 +24,6 @@
 #include "filter.h"
 #include "spawn.h"
 #include "verify.h"
-
-#define EXIT_REFUSED 125
 
 /* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
  * bounding set of each command), SETUID and SETGID (its uid change), KILL
@@ -49,7 +48,6 @@ int main(int argc, char **argv, char **envp)
 	static char **caller_env, **cmd_env, **cmd_argv;
 	struct tn_error err = { 0 };
 	struct spawn_plan plan;
-	enum home_how how;
 	pid_t pid;
 	bool exec_failed;
 	int sfd = -1, status = 0;   /* gcc -flto sees no set on the failure path */
@@ -116,7 +114,7 @@ int main(int argc, char **argv, char **envp)
 	/* 6. HOME, then the Landlock ruleset (its rules bind to the inodes there
 	 * now, so after the tmpfs is mounted), then drop what HOME needed. */
 	if (home_setup(pol.manifest->home, pol.manifest->uid, pol.manifest->gid,
-		       caps_have(CAP_SYS_ADMIN), &how, &err) < 0)
+		       caps_have(CAP_SYS_ADMIN), &err) < 0)
 		return refuse(&err);
 	if (ll_prepare(pol.manifest, &landlock, &err) < 0)
 		return refuse(&err);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "exit_codes.h"
 
 #define SPAWN_NSIG 64   /* the kernel's _NSIG on x86_64 */
 
@@ -127,7 +128,7 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 	/* A new session: no controlling tty, so TIOCSTI cannot reach a terminal,
 	 * and the command is a process group turninit can signal as a whole. */
 	if (setsid() < 0)
-		return err_set(err, errno, "setsid: %s", strerror(errno));
+		return err_errno(err, errno, "setsid");
 	/* Every disposition to SIG_DFL, 32 to 34 included: musl's signal() and
 	 * sigaction() refuse those (libc-internal), and a SIG_IGN the caller set
 	 * there would survive execve. So the raw rt_sigaction(2), checked. */
@@ -138,26 +139,26 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
 		if (syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask)) != 0)
-			return err_set(err, errno, "signal %d to its default: %s", sig, strerror(errno));
+			return err_errno(err, errno, "signal %d to its default", sig);
 	}
 	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &(uint64_t){ 0 }, NULL, sizeof(uint64_t)) != 0)
-		return err_set(err, errno, "signal mask: %s", strerror(errno));
+		return err_errno(err, errno, "signal mask");
 	for (int i = 0; i < 3; i++)
 		if (p->stdio[i] >= 0 && p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
-			return err_set(err, errno, "stdio: %s", strerror(errno));
+			return err_errno(err, errno, "stdio");
 	{
 		int keep[2] = { report_fd, p->landlock->fd };
 
 		r = spawn_close_fds(keep, 2);
 	}
 	if (r < 0)
-		return err_set(err, r, "closing fds: %s", strerror(-r));
+		return err_errno(err, r, "closing fds");
 
 	if ((r = set_limit(RLIMIT_CORE, 0)) < 0 ||
 	    (r = set_limit(RLIMIT_NOFILE, p->limits->nofile)) < 0 ||
 	    (r = set_limit(RLIMIT_NPROC, p->limits->nproc)) < 0 ||
 	    (r = set_limit(RLIMIT_FSIZE, p->limits->fsize_bytes)) < 0)
-		return err_set(err, r, "rlimits: %s", strerror(-r));
+		return err_errno(err, r, "rlimits");
 
 	/* securebits and the bounding set need CAP_SETPCAP: before the uid change. */
 	r = caps_lock_down_before_setuid(err);
@@ -165,32 +166,32 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 		return r;
 	/* Numeric ids only: no /etc/passwd, /etc/group or NSS, ever. */
 	if (setgroups(0, NULL) != 0)
-		return err_set(err, errno, "setgroups: %s", strerror(errno));
+		return err_errno(err, errno, "setgroups");
 	if (setresgid(p->gid, p->gid, p->gid) != 0)
-		return err_set(err, errno, "setresgid %u: %s", (unsigned)p->gid, strerror(errno));
+		return err_errno(err, errno, "setresgid %u", (unsigned)p->gid);
 	if (setresuid(p->uid, p->uid, p->uid) != 0)
-		return err_set(err, errno, "setresuid %u: %s", (unsigned)p->uid, strerror(errno));
+		return err_errno(err, errno, "setresuid %u", (unsigned)p->uid);
 	r = caps_clear_all(err);
 	if (r < 0)
 		return r;
 	/* If turninit dies (when not PID 1: a SIGKILL), the command dies with it.
 	 * After the uid change, which clears the parent-death signal. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-		return err_set(err, errno, "PR_SET_PDEATHSIG: %s", strerror(errno));
+		return err_errno(err, errno, "PR_SET_PDEATHSIG");
 	if (getppid() != parent)
 		return err_set(err, ESRCH, "turninit ended before the command started");
 	/* chdir as the command's user: it must be able to enter its workdir. */
 	if (chdir(p->workdir) != 0)
-		return err_set(err, errno, "workdir %s: %s", p->workdir, strerror(errno));
+		return err_errno(err, errno, "workdir %s", p->workdir);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return err_set(err, errno, "no_new_privs: %s", strerror(errno));
+		return err_errno(err, errno, "no_new_privs");
 	r = ll_restrict(p->landlock);
 	if (r < 0)
-		return err_set(err, r, "landlock: %s", strerror(-r));
+		return err_errno(err, r, "landlock");
 	/* seccomp last: the filter need not allow any setup syscall. */
 	r = sc_load(p->filter);
 	if (r < 0)
-		return err_set(err, r, "seccomp filter: %s", strerror(-r));
+		return err_errno(err, r, "seccomp filter");
 	return 0;
 }
 
@@ -219,14 +220,14 @@ int spawn_fork_pipe(pid_t *ret_pid, int *ret_fd, struct tn_error *err)
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC) != 0)
-		return err_set(err, errno, "pipe: %s", strerror(errno));
+		return err_errno(err, errno, "pipe");
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;
 
 		close(fds[0]);
 		close(fds[1]);
-		return err_set(err, e, "fork: %s", strerror(e));
+		return err_errno(err, e, "fork");
 	}
 	close(fds[pid == 0 ? 0 : 1]);
 	*ret_fd = fds[pid == 0 ? 1 : 0];
@@ -250,7 +251,7 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 	pid_t parent = getpid(), pid;
 	ssize_t n;
 
-	*ret_status = 125 << 8;
+	*ret_status = EXIT_REFUSED << 8;
 	*ret_exec_failed = false;
 	if (spawn_fork_pipe(&pid, &fd, err) < 0)
 		return -err->code;
@@ -259,7 +260,7 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 
 		if (child_setup(plan, fd, parent, &cerr) < 0) {
 			child_report(fd, 0, cerr.code, cerr.msg);
-			_exit(125);
+			_exit(EXIT_REFUSED);
 		}
 		execve(plan->shell, plan->argv, plan->envp);
 		{
@@ -268,7 +269,7 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 
 			snprintf(msg, sizeof(msg), "%s: %s", plan->shell, strerror(e));
 			child_report(fd, 1, e, msg);
-			_exit(e == ENOENT ? 127 : 126);
+			_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 		}
 	}
 	/* EOF without a report: execve succeeded (the pipe was close-on-exec). */

@@ -1,5 +1,5 @@
-/* spawn.h - starting one command process, with the steps of brief section 6 in
- * their order: setsid, signal mask and dispositions, fds, rlimits, securebits
+/* spawn.h - starting one command process, with the steps of docs/design.md
+ * ("The steps of PID 1", 9) in their order: setsid, signal mask and dispositions, fds, rlimits, securebits
  * and bounding set, groups/gid/uid, capability sets, chdir, no_new_privs,
  * Landlock, seccomp last, then execve of the shell.
  * Sources: fork(2), setsid(2), setrlimit(2), setgroups(2), setresuid(2),

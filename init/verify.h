@@ -1,5 +1,5 @@
-/* verify.h - `turninit verify`: the effective policy as JSON (docs/verify.md
- * section of docs/design.md). Runs nothing. */
+/* verify.h - `turninit verify`: the effective policy as JSON (docs/turninit.1.md,
+ * VERIFY). Runs nothing. */
 #ifndef TURNINIT_VERIFY_H
 #define TURNINIT_VERIFY_H
 

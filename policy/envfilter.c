@@ -1,5 +1,5 @@
-/* envfilter.c - the environment a command sees (see envfilter.h, design brief
- * section 5, docs/manifest.md "Environment").
+/* envfilter.c - the environment a command sees (see envfilter.h and
+ * docs/manifest.md "The environment").
  *
  * Only an allowlist is sound: bash sources $BASH_ENV (and $ENV in POSIX mode),
  * imports BASH_FUNC_name%% functions, honours SHELLOPTS/BASHOPTS and runs PS4

@@ -1,4 +1,4 @@
-/* envfilter.h - the environment a command sees (design brief section 5).
+/* envfilter.h - the environment a command sees (docs/manifest.md "The environment").
  *
  * Owns the never-admitted name table, allowlist patterns and the construction of
  * the exact envp of a command: env.set, plus caller NAME=value pairs whose NAME

@@ -5,9 +5,16 @@
  * trailing CR/LF, so a file the stock CLI accepts after a CRLF conversion (git
  * autocrlf, a Windows editor) is accepted here as well. The "\r" is never part
  * of the signed bytes, so accepting it widens nothing: a "\r" anywhere else is
- * kept (in the trusted comment, where the signature then covers it) or refused
- * (in a base64 line). Beyond that we are stricter than the CLI: nothing but an
+ * refused (in a base64 line, and in the trusted comment, which must be
+ * printable text). Beyond that we are stricter than the CLI: nothing but an
  * optional final line ending may follow line 4 of a signature.
+ *
+ * Both of minisign's signature algorithms are accepted on purpose: "ED"
+ * (Ed25519 over BLAKE2b-512 of the file, minisign's default since 0.8) and the
+ * legacy "Ed" (Ed25519 over the file itself, `minisign -S -l`). The prehash
+ * exists for files too large to hold in memory; a manifest is at most 64 KiB
+ * and held whole, so "Ed" is as strong here, and the stock CLI verifies both
+ * by default. Public keys are "Ed" only, as minisign writes them.
  */
 #include "signature.h"
 
@@ -189,6 +196,60 @@ out:
 	return r;
 }
 
+/* The length of the UTF-8 sequence at s (at most n bytes) that encodes one
+ * code point from U+00A0 up (RFC 3629: shortest form, no surrogate, at most
+ * U+10FFFF; the C1 controls U+0080..U+009F are refused too), or 0. */
+static size_t sig_utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1fu;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0fu;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07u;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if (cp < 0xa0 || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/* A trusted comment is text that verify prints and the audit log records:
+ * tab, printable ASCII and UTF-8 from U+00A0 up. A control byte ("\r", ESC,
+ * DEL, C1) or invalid UTF-8 is refused, as signify refuses a comment that is
+ * not printable, even where the signature covers it. minisign's own default
+ * comment ("timestamp:N\tfile:NAME\thashed") has tabs. */
+static int sig_comment_text(const char *comment, size_t n, struct tn_error *err)
+{
+	const unsigned char *s = (const unsigned char *)comment;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = 1;
+
+		if (s[i] >= 0x80)
+			len = sig_utf8_len(s + i, n - i);
+		else if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
+			len = 0;
+		if (len == 0)
+			return err_set(err, EBADMSG,
+				       "signature: line 3: trusted comment is not printable text (byte 0x%02x at offset %zu)",
+				       s[i], i);
+		i += len;
+	}
+	return 0;
+}
+
 /* Cut a .minisig file into its four lines and decode them; no crypto yet. */
 static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 			  struct tn_error *err)
@@ -241,6 +302,9 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 			    ret->comment_len, SIG_TRUSTED_COMMENT_MAX);
 		goto out;
 	}
+
+	if ((r = sig_comment_text(ret->comment, ret->comment_len, err)) < 0)
+		goto out;
 
 	if (sig_b64_decode(&lines[3], buf, sizeof(buf), &n) < 0)
 		r = err_set(err, EBADMSG, "signature: line 4: bad base64");

@@ -54,7 +54,8 @@ int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
  * Errors: -EBADMSG malformed file (missing line, bad prefix, bad base64, wrong
  * length, unknown algorithm, over SIG_MAX_FILE_BYTES), -ENOKEY key id not trusted,
  * -EKEYREJECTED a signature does not verify (file or trusted comment),
- * -EINVAL msg is NULL with msg_len > 0, -EIO libsodium failed to initialise.
+ * -EBADMSG also for a trusted comment that is not printable text (tab,
+ * printable ASCII, UTF-8 from U+00A0), -EINVAL msg is NULL with msg_len > 0.
  * ret is written only on success. */
 int sig_verify(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len,
 	       const char *sig_text, size_t sig_len, struct sig_result *ret,

@@ -155,7 +155,6 @@ int main(int argc, char **argv, char **envp)
 	struct sc_program filter;
 	struct ll_ruleset ll;
 	struct spawn_plan plan;
-	enum home_how how;
 	char **caller_env, **cmd_env, **cmd_argv;
 	uint64_t t[ROUNDS], t_s[ROUNDS], first, first_s = 0, t0;
 	bool exec_failed;
@@ -210,7 +209,7 @@ int main(int argc, char **argv, char **envp)
 	for (int i = -1; i < ROUNDS; i++) {
 		t0 = now_ns();
 		if (home_setup(pol.manifest->home, pol.manifest->uid, pol.manifest->gid,
-			       caps_have(CAP_SYS_ADMIN), &how, &err) < 0)
+			       caps_have(CAP_SYS_ADMIN), &err) < 0)
 			fail("home", &err);
 		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
 	}

@@ -1,4 +1,4 @@
-/* test_envfilter.c - unit tests of policy/envfilter.c (design brief section 5). */
+/* test_envfilter.c - unit tests of policy/envfilter.c (docs/manifest.md, "The environment"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -1137,15 +1137,47 @@ static void test_verify_crlf(void **state)
 	n = sf_join(&sf, "\r", out, sizeof(out));
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "line 2 is missing");
 
-	/* A "\r" inside the trusted comment is part of the signed text... */
+	/* A "\r" inside the trusted comment is signed, but no printable text... */
 	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", "a\rb", 3, out,
 		     sizeof(out));
-	VERIFIES(&V.ring_trusted, V.msg.data, V.msg.len, out, n, "ED", "a\rb");
+	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG,
+			 "line 3: trusted comment is not printable text (byte 0x0d at offset 1)");
 	/* ...but one right before "\n" is a line ending, so a comment signed with
 	 * it does not verify (as with the minisign CLI). */
 	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", "ab\r", 3, out,
 		     sizeof(out));
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EKEYREJECTED, "trusted comment does not verify");
+}
+
+/* The trusted comment is text: tab, printable ASCII, UTF-8 from U+00A0. A
+ * validly signed comment with a control byte or bad UTF-8 is refused. */
+static void test_verify_comment_printable(void **state)
+{
+	static const struct { const char *c; const char *why; } bad[] = {
+		{ "a\x01", "byte 0x01 at offset 1" }, { "\x1b[2J", "byte 0x1b at offset 0" },
+		{ "x\x7f", "byte 0x7f at offset 1" }, { "\xc2\x85", "byte 0xc2 at offset 0" },
+		{ "\xc0\xaf", "byte 0xc0 at offset 0" }, { "\xe0\x80\xaf", "byte 0xe0" },
+		{ "\xed\xa0\x80", "byte 0xed" }, { "\xf4\x90\x80\x80", "byte 0xf4" },
+		{ "ok\xe2\x9c", "byte 0xe2 at offset 2" }, { "\xff", "byte 0xff" },
+	};
+	static const char *const good[] = {
+		"timestamp:1700000000\tfile:m.json\thashed", "h\xc3\xa9llo \xe2\x9c\x93",
+		"\xc2\xa0nbsp", "\xf0\x9f\x94\x91 key", " ~",
+	};
+	char out[SIG_MAX_FILE_BYTES];
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", bad[i].c,
+			     strlen(bad[i].c), out, sizeof(out));
+		REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, bad[i].why);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", good[i],
+			     strlen(good[i]), out, sizeof(out));
+		VERIFIES(&V.ring_trusted, V.msg.data, V.msg.len, out, n, "ED", good[i]);
+	}
 }
 
 static void test_verify_ret_untouched(void **state)
@@ -1203,6 +1235,7 @@ int main(void)
 		cmocka_unit_test(test_verify_trailing_data),
 		cmocka_unit_test(test_verify_nul_byte),
 		cmocka_unit_test(test_verify_crlf),
+		cmocka_unit_test(test_verify_comment_printable),
 		cmocka_unit_test(test_verify_ret_untouched),
 	};
 
