@@ -30,8 +30,8 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 	struct tn_error err = { 0 };
 	int keep[5] = { msg_fd, plan->stdio[0], plan->stdio[1], plan->stdio[2], plan->landlock->fd };
 	sigset_t set;
-	uint64_t kill_at = 0;
-	bool cancelled = false, exec_failed = false;
+	struct reap_term term = { .root = getpid() };
+	bool exec_failed = false;
 	pid_t main_pid;
 	int sfd, status = 0;
 
@@ -55,6 +55,7 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 	}
 	m.type = KEEPER_STARTED;
 	m.pid = main_pid;
+	term.pgid = main_pid;
 	keeper_send(msg_fd, &m);
 	if (sfd < 0) {
 		/* Without a signalfd the keeper can still reap: block in waitpid. */
@@ -65,24 +66,12 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 	for (;;) {
 		struct pollfd p = { .fd = sfd, .events = POLLIN };
 		struct signalfd_siginfo si;
-		uint64_t t = reap_now_ms();
 		bool main_done = false;
 
-		if (kill_at && t >= kill_at) {
-			kill(-main_pid, SIGKILL);
-			reap_signal_descendants(getpid(), SIGKILL);
-			kill_at = 0;
-		}
-		poll(&p, 1, kill_at ? (int)(kill_at - t) : -1);
+		poll(&p, 1, reap_term_tick(&term, reap_now_ms()));
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			if (si.ssi_signo == SIGTERM && !cancelled) {
-				cancelled = true;
-				kill(-main_pid, SIGTERM);
-				reap_signal_descendants(getpid(), SIGTERM);
-				/* a stopped process gets SIGTERM only once it runs */
-				kill(-main_pid, SIGCONT);
-				reap_signal_descendants(getpid(), SIGCONT);
-				kill_at = reap_now_ms() + KEEPER_GRACE_MS;
+			if (si.ssi_signo == SIGTERM) {
+				reap_term_start(&term, reap_now_ms());
 			} else if ((int)si.ssi_signo == REAP_SIG_FORWARD) {
 				kill(-main_pid, si.ssi_int);
 			}
@@ -103,11 +92,7 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 	}
 done:
 	/* Whatever the command left running ends with it. */
-	for (;;) {
-		reap_signal_descendants(getpid(), SIGKILL);
-		if (waitpid(-1, NULL, 0) < 0 && errno != EINTR)
-			break;
-	}
+	reap_kill_all();
 	m.type = KEEPER_EXITED;
 	m.wait_status = status;
 	keeper_send(msg_fd, &m);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit_codes.h"
 #include "log.h"
 
 /* Forwarded to the command's process group (docs/design.md, "Signals"). */
@@ -51,12 +52,12 @@ int reap_open(int *ret_fd, struct tn_error *err)
 	reap_set(&s);
 	fd = signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (fd < 0)
-		return err_set(err, errno, "signalfd: %s", strerror(errno));
+		return err_errno(err, errno, "signalfd");
 	if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
 		int e = errno;
 
 		close(fd);
-		return err_set(err, e, "PR_SET_CHILD_SUBREAPER: %s", strerror(e));
+		return err_errno(err, e, "PR_SET_CHILD_SUBREAPER");
 	}
 	*ret_fd = fd;
 	return 0;
@@ -65,7 +66,7 @@ int reap_open(int *ret_fd, struct tn_error *err)
 int reap_exit_code(int st)
 {
 	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
+		return EXIT_SIGNAL_BASE + WTERMSIG(st);
 	return WEXITSTATUS(st);
 }
 
@@ -174,6 +175,34 @@ int reap_is_descendant(pid_t pid, pid_t root)
 	return -1;
 }
 
+/* sig to the command's process group and to every descendant of root. */
+static void reap_term_send(const struct reap_term *t, int sig)
+{
+	kill(-t->pgid, sig);
+	reap_signal_descendants(t->root, sig);
+}
+
+void reap_term_start(struct reap_term *t, uint64_t now)
+{
+	if (t->started)
+		return;
+	t->started = true;
+	reap_term_send(t, SIGTERM);
+	reap_term_send(t, SIGCONT);
+	t->kill_at = now + REAP_GRACE_MS;
+}
+
+int reap_term_tick(struct reap_term *t, uint64_t now)
+{
+	if (!t->kill_at)
+		return -1;
+	if (now < t->kill_at)
+		return (int)(t->kill_at - now);
+	reap_term_send(t, SIGKILL);
+	t->kill_at = 0;
+	return -1;
+}
+
 /* SIGKILL every descendant: as PID 1, kill(-1) reaches every process of the
  * PID namespace; as a subreaper, kill the whole tree below us, reap, and go
  * again until no child is left (orphans of a killed process are reparented to
@@ -195,32 +224,24 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 {
 	uint64_t start = reap_now_ms();
 	uint64_t deadline = timeout_ms ? start + timeout_ms : 0;   /* 0: none */
-	uint64_t kill_at = 0;                                        /* 0: not armed */
+	struct reap_term term = { .pgid = main_pid, .root = getpid() };
 	bool main_done = false, timed_out = false;
 	int main_status = 0;
 
 	reap_children(main_pid, &main_done, &main_status);
 	while (!main_done) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		uint64_t t = reap_now_ms(), next = 0;
+		uint64_t t = reap_now_ms();
 		struct signalfd_siginfo si;
-		int wait_ms = -1;
+		int wait_ms;
 
 		if (deadline && t >= deadline && !timed_out) {
 			timed_out = true;
-			kill(-main_pid, SIGTERM);
-			kill_at = t + REAP_GRACE_MS;
+			reap_term_start(&term, t);
 		}
-		if (kill_at && t >= kill_at) {
-			kill(-main_pid, SIGKILL);
-			kill_at = 0;
-		}
-		if (deadline && !timed_out)
-			next = deadline;
-		if (kill_at && (!next || kill_at < next))
-			next = kill_at;
-		if (next)
-			wait_ms = next > t ? (int)(next - t) : 0;
+		wait_ms = reap_term_tick(&term, t);
+		if (deadline && !timed_out && (wait_ms < 0 || deadline - t < (uint64_t)wait_ms))
+			wait_ms = (int)(deadline - t);
 		if (poll(&pfd, 1, wait_ms) < 0 && errno != EINTR) {
 			log_line("poll: %s", strerror(errno));
 			continue;
@@ -230,13 +251,15 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 
 			if (sig == SIGCHLD)
 				continue;   /* reaped below, however many coalesced */
+			if (sig == SIGTERM) {
+				reap_term_start(&term, reap_now_ms());
+				continue;
+			}
 			if (kill(-main_pid, sig) != 0 && errno != ESRCH)
 				log_line("forwarding signal %d: %s", sig, strerror(errno));
-			if (sig == SIGTERM && !kill_at)
-				kill_at = reap_now_ms() + REAP_GRACE_MS;
 		}
 		reap_children(main_pid, &main_done, &main_status);
 	}
 	reap_kill_all();
-	return timed_out ? 124 : reap_exit_code(main_status);
+	return timed_out ? EXIT_TIMED_OUT : reap_exit_code(main_status);
 }

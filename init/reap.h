@@ -1,4 +1,4 @@
-/* reap.h - PID 1 duties (brief section 7): signals, reaping, ending a turn.
+/* reap.h - PID 1 duties (docs/design.md, "The steps of PID 1"): signals, reaping, ending a turn.
  * Signals are blocked from the first instruction of main and read through a
  * signalfd, so none is lost between start-up and the first command, and none
  * is dropped by the kernel's PID 1 protection (blocked signals are queued).
@@ -31,14 +31,35 @@ void reap_block_signals(void);
 int reap_open(int *ret_fd, struct tn_error *err);
 
 /* reap_run_one - supervise one command whose process group is main_pid until
- * it exits: reap every child (waitpid(-1, WNOHANG) loop), forward SIGTERM,
- * SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to its process group;
- * on SIGTERM, or when timeout_ms (0: none) passes, SIGTERM the group and after
- * REAP_GRACE_MS SIGKILL it. When the main process has exited, every process
- * left is killed with SIGKILL and reaped.
+ * it exits: reap every child (waitpid(-1, WNOHANG) loop), forward SIGINT,
+ * SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to its process group; on
+ * SIGTERM, or when timeout_ms (0: none) passes, end it with the terminate
+ * engine (reap_term_start: the group and every descendant). When the main
+ * process has exited, every process left is killed with SIGKILL and reaped.
  * Returns the one-shot exit status (docs/exit-codes.md): N, 128+N for signal N,
  * 124 when the timeout passed. Never fails: errors are logged. */
 int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms);
+
+/* The terminate engine: how a command is ended, one state machine for the
+ * one-shot timeout and SIGTERM, the keeper's cancel and timeout, and (through
+ * reap_kill_all) the end of a turn. reap_term_start sends SIGTERM, then
+ * SIGCONT (a stopped process gets SIGTERM only once it runs), to the command's
+ * process group and to every descendant of root (what left the group with
+ * setsid), and arms SIGKILL for REAP_GRACE_MS later; reap_term_tick sends it,
+ * to the same group and descendants, once due. */
+struct reap_term {
+	pid_t pgid;         /* the command's process group: its main pid */
+	pid_t root;         /* whose descendants are the command's: turninit or the keeper */
+	uint64_t kill_at;   /* CLOCK_MONOTONIC ms of the SIGKILL; 0: not armed */
+	bool started;       /* SIGTERM sent */
+};
+
+/* reap_term_start - begin ending t's command at now (ms); again is a no-op. */
+void reap_term_start(struct reap_term *t, uint64_t now);
+
+/* reap_term_tick - the SIGKILL when it is due at now (ms). Returns the ms
+ * until it is due, or -1 when nothing is armed (for poll's timeout). */
+int reap_term_tick(struct reap_term *t, uint64_t now);
 
 /* reap_kill_all - SIGKILL every descendant of turninit and reap them all
  * (kill(-1) as PID 1; the /proc tree as a subreaper). Returns when turninit

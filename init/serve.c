@@ -33,6 +33,7 @@
 
 #include "audit.h"
 #include "envfilter.h"
+#include "exit_codes.h"
 #include "keeper.h"
 #include "log.h"
 #include "reap.h"
@@ -80,8 +81,19 @@ struct cmd {
 	uint64_t out_bytes, err_bytes;   /* read from its stdout and stderr */
 };
 
+/* An exec request waiting for a slot (limits.concurrency), first in, first
+ * out across every connection; it owns rq. */
+struct waiting {
+	struct waiting *next;
+	struct conn *conn;
+	struct rq_request *rq;
+	size_t bytes;               /* its request line, counted against SERVE_QUEUE_BYTES */
+};
+
 struct serve {
 	const struct serve_ctx *ctx;
+	struct waiting *queue, **queue_tail;
+	size_t n_waiting, waiting_bytes;
 	struct conn conns[SERVE_MAX_CONNS];
 	struct cmd *cmds;           /* limits.concurrency slots */
 	size_t n_cmds;
@@ -329,7 +341,7 @@ static void cmd_message(struct cmd *m)
 		m->wait_status = msg.wait_status;
 	} else {
 		/* The keeper is gone without a word: report what is known. */
-		m->wait_status = (128 + SIGKILL) << 8;
+		m->wait_status = (EXIT_SIGNAL_BASE + SIGKILL) << 8;
 		log_line("serve: %s: keeper ended unexpectedly", m->id);
 	}
 	m->exited = true;
@@ -361,11 +373,68 @@ static void cmd_finish(struct cmd *m)
 
 /* ---- requests ------------------------------------------------------------ */
 
+/* ---- the queue of execs past limits.concurrency ------------------------------ */
+
+static struct waiting **find_waiting(struct serve *s, const struct conn *c, const char *id)
+{
+	for (struct waiting **w = &s->queue; *w; w = &(*w)->next)
+		if ((*w)->conn == c && strcmp((*w)->rq->id, id) == 0)
+			return w;
+	return NULL;
+}
+
+/* Take *w out of the queue; the caller owns what it returns. */
+static struct waiting *unqueue(struct serve *s, struct waiting **w)
+{
+	struct waiting *e = *w;
+
+	*w = e->next;
+	if (!*w)
+		s->queue_tail = w;
+	s->n_waiting--;
+	s->waiting_bytes -= e->bytes;
+	return e;
+}
+
+static void waiting_free(struct waiting *e)
+{
+	rq_free(e->rq);
+	free(e);
+}
+
+/* Every waiting exec of c (of every connection when c is NULL) answered with
+ * an error event that says why it never ran, and dropped. */
+static void drop_waiting(struct serve *s, const struct conn *c, const char *why)
+{
+	for (struct waiting **w = &s->queue; *w;) {
+		if (c && (*w)->conn != c) {
+			w = &(*w)->next;
+			continue;
+		}
+		{
+			struct waiting *e = unqueue(s, w);
+
+			emit_error(e->conn, e->rq->id, "exec: %s", why);
+			waiting_free(e);
+		}
+	}
+}
+
+/* The id an error event about a request may carry: id itself, or NULL when it
+ * names a waiting exec of c. A client reads an error event with an exec's id,
+ * before its started event, as that exec's end (it will not run); a request
+ * that only fails about a waiting exec (a duplicate, a signal, a bad line)
+ * must not end it there. */
+static const char *answer_id(struct serve *s, const struct conn *c, const char *id)
+{
+	return id && id[0] && !find_waiting(s, c, id) ? id : NULL;
+}
+
 static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 {
 	const struct mf_manifest *mf = s->ctx->manifest;
-	const char *cwd = rq->cwd ? rq->cwd : mf->workdir, *id = rq->id;
-	uint32_t timeout = rq->timeout_s;
+	const struct rq_command cmd = rq_command_of(mf, rq);
+	const char *cwd = cmd.cwd, *id = rq->id;
 	char **shell_argv = NULL, **envp = NULL;
 	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	struct cmd *m = NULL;
@@ -377,14 +446,8 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 		emit_error(c, id, "exec: cwd %s is not a directory", cwd);
 		return;
 	}
-	if (timeout == 0 || timeout > mf->limits.timeout_s)
-		timeout = mf->limits.timeout_s;
-	if (find_cmd(s, c, id)) {
-		emit_error(c, id, "exec: id %s is already running", id);
-		return;
-	}
-	if (running(s) >= s->n_cmds) {
-		emit_error(c, id, "exec: concurrency limit %zu reached", s->n_cmds);
+	if (find_cmd(s, c, id) || find_waiting(s, c, id)) {
+		emit_error(c, answer_id(s, c, id), "exec: id %s is already running or waiting", id);
 		return;
 	}
 	for (size_t i = 0; i < s->n_cmds && !m; i++)
@@ -423,7 +486,7 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 	snprintf(m->id, sizeof(m->id), "%s", id);
 	m->start_ms = reap_now_ms();
 	m->wall_start_ms = audit_wall_ms();
-	m->deadline_ms = m->start_ms + (uint64_t)timeout * 1000;
+	m->deadline_ms = m->start_ms + (uint64_t)cmd.timeout_s * 1000;
 	m->limit = mf->limits.output_bytes;
 	m->out_fd = out_p[0];
 	m->err_fd = err_p[0];
@@ -463,29 +526,92 @@ out:
 	envf_free(envp);
 }
 
+/* An exec that leaves the queue, or never enters it: logged (a log that
+ * cannot be written runs nothing), then started, or refused with the message
+ * refusal when it is not NULL; a refusal is logged too. */
+static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, const char *refusal)
+{
+	const struct rq_command cmd = rq_command_of(s->ctx->manifest, rq);
+
+	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s) < 0) {
+		emit_error(c, rq->id, "exec: the audit log cannot be written");
+		return;
+	}
+	last_error[0] = '\0';
+	if (refusal)
+		emit_error(c, rq->id, "exec: %s", refusal);
+	else
+		do_exec(s, c, rq);
+	if (last_error[0])
+		audit_refused(c->stream, rq->id, last_error);
+}
+
+/* Start waiting execs, oldest first, while there are free slots. */
+static void start_waiting(struct serve *s)
+{
+	while (s->queue && running(s) < s->n_cmds && !s->ending) {
+		struct waiting *e = unqueue(s, &s->queue);
+
+		start_exec(s, e->conn, e->rq, NULL);
+		waiting_free(e);
+	}
+}
+
+/* An exec: started when a slot is free and nothing waits before it (and a
+ * duplicate id, which do_exec refuses at once), else queued; past the queue's
+ * bounds, refused. Takes *rq when it queues it. */
+static void take_exec(struct serve *s, struct conn *c, struct rq_request **rq, size_t len)
+{
+	const char *id = (*rq)->id;
+	char why[160];
+	struct waiting *e;
+
+	if ((!s->queue && running(s) < s->n_cmds) || find_cmd(s, c, id) || find_waiting(s, c, id)) {
+		start_exec(s, c, *rq, NULL);
+		return;
+	}
+	if (s->n_waiting >= SERVE_QUEUE_MAX || s->waiting_bytes + len > SERVE_QUEUE_BYTES) {
+		snprintf(why, sizeof(why), "%zu commands running and %zu waiting, the most that may wait (%d, %u bytes of requests)",
+			 running(s), s->n_waiting, SERVE_QUEUE_MAX, SERVE_QUEUE_BYTES);
+		start_exec(s, c, *rq, why);
+		return;
+	}
+	if (!(e = calloc(1, sizeof(*e)))) {
+		start_exec(s, c, *rq, "out of memory");
+		return;
+	}
+	*e = (struct waiting){ .conn = c, .rq = *rq, .bytes = len };
+	*rq = NULL;
+	*s->queue_tail = e;
+	s->queue_tail = &e->next;
+	s->n_waiting++;
+	s->waiting_bytes += len;
+}
+
 static void do_request(struct serve *s, struct conn *c, const char *line, size_t len)
 {
 	struct rq_request *rq = NULL;
 	struct tn_error err = { 0 };
 	char id[RQ_ID_MAX + 1];
+	struct waiting **w;
 	struct cmd *m;
 
 	if (rq_parse(line, len, &rq, id, &err) < 0) {
-		emit_error(c, id[0] ? id : NULL, "%s", err.msg);
+		emit_error(c, answer_id(s, c, id), "%s", err.msg);
 		return;
 	}
 	if (rq->op == RQ_EXEC) {
-		uint32_t t = rq->timeout_s, max = s->ctx->manifest->limits.timeout_s;
+		take_exec(s, c, &rq, len);
+	} else if ((w = find_waiting(s, c, rq->id))) {
+		/* Not started: a cancel takes it out and answers the exec with an
+		 * error event; a signal has nothing to reach. */
+		if (rq->op == RQ_CANCEL) {
+			struct waiting *e = unqueue(s, w);
 
-		/* Logged before it runs; a log that cannot be written runs nothing. */
-		if (audit_exec(c->stream, rq, rq->cwd ? rq->cwd : s->ctx->manifest->workdir,
-			       t == 0 || t > max ? max : t) < 0) {
-			emit_error(c, rq->id, "exec: the audit log cannot be written");
+			emit_error(c, rq->id, "exec: cancelled before it started");
+			waiting_free(e);
 		} else {
-			last_error[0] = '\0';
-			do_exec(s, c, rq);
-			if (last_error[0])
-				audit_refused(c->stream, rq->id, last_error);
+			emit_error(c, NULL, "signal: %s has not started: it waits for a slot", rq->id);
 		}
 	} else {
 		const char *op = rq->op == RQ_CANCEL ? "cancel" : "signal";
@@ -634,6 +760,7 @@ static void conn_close(struct serve *s, struct conn *c)
 {
 	bool has = false;
 
+	drop_waiting(s, c, "the connection ended before it started");
 	for (size_t i = 0; i < s->n_cmds; i++)
 		if (s->cmds[i].used && s->cmds[i].conn == c) {
 			cmd_cancel(&s->cmds[i]);
@@ -669,13 +796,13 @@ int serve_listen_socket(const char *path, int *ret_fd, struct tn_error *err)
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return err_set(err, errno, "listen: socket: %s", strerror(errno));
+		return err_errno(err, errno, "listen: socket");
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || chmod(path, 0666) != 0 ||
 	    listen(fd, 64) != 0) {
 		int e = errno;
 
 		close(fd);
-		return err_set(err, e, "listen: %s: %s", path, strerror(e));
+		return err_errno(err, e, "listen: %s", path);
 	}
 	*ret_fd = fd;
 	return 0;
@@ -687,6 +814,7 @@ static void end_turn(struct serve *s, int code)
 		s->ending = true;
 		s->exit_code = code;
 	}
+	drop_waiting(s, NULL, "the turn ended before it started");
 	for (size_t i = 0; i < s->n_cmds; i++)
 		if (s->cmds[i].used)
 			cmd_cancel(&s->cmds[i]);
@@ -725,8 +853,9 @@ int serve_run(const struct serve_ctx *ctx)
 	s.cmds = calloc(s.n_cmds, sizeof(*s.cmds));
 	if (!pf || !who || !what || !s.cmds) {
 		log_line("serve: out of memory");
-		return 125;
+		return EXIT_REFUSED;
 	}
+	s.queue_tail = &s.queue;
 	for (size_t i = 0; i < s.n_cmds; i++)   /* calloc'd: no fd is open yet */
 		s.cmds[i].out_fd = s.cmds[i].err_fd = s.cmds[i].in_fd = s.cmds[i].k.msg_fd = -1;
 	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
@@ -772,6 +901,7 @@ int serve_run(const struct serve_ctx *ctx)
 			else
 				conn_close(&s, c);
 		}
+		start_waiting(&s);   /* slots the loop above freed */
 		if (s.ending && running(&s) == 0)
 			break;
 		if (next)

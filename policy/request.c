@@ -243,3 +243,13 @@ out:
 	*ret = r;
 	return 0;
 }
+
+struct rq_command rq_command_of(const struct mf_manifest *m, const struct rq_request *rq)
+{
+	uint32_t t = rq->timeout_s, max = m->limits.timeout_s;
+
+	return (struct rq_command){
+		.cwd = rq->cwd ? rq->cwd : m->workdir,
+		.timeout_s = t == 0 || t > max ? max : t,
+	};
+}

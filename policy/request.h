@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "manifest.h"
 
 #define RQ_ID_MAX 128            /* bytes of an id */
 
@@ -46,5 +47,16 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err);
 
 void rq_free(struct rq_request *r);
+
+/* What an exec request runs with under a manifest, decided once: its cwd (the
+ * request's, or the manifest's workdir) and its timeout (the request's, capped
+ * at limits.timeout_s, which is also the default). */
+struct rq_command {
+	const char *cwd;       /* borrowed from the request or the manifest */
+	uint32_t timeout_s;    /* seconds, 1..limits.timeout_s */
+};
+
+/* rq_command_of - the rq_command of exec request rq under m. Pure. */
+struct rq_command rq_command_of(const struct mf_manifest *m, const struct rq_request *rq);
 
 #endif

@@ -589,7 +589,7 @@ selected h-proto-missing-id && { srow h-proto-missing-id missing-id
 	sexpect '{"event":"error","id":null,"message":"request: id must be a string of 1 to 128 characters from [A-Za-z0-9._:-]"}'; }
 selected h-proto-duplicate-running-id && { srow h-proto-duplicate-running-id duplicate-running-id
 	sexpect '{"event":"started","id":"d1","pid":0}
-{"event":"error","id":"d1","message":"exec: id d1 is already running"}
+{"event":"error","id":"d1","message":"exec: id d1 is already running or waiting"}
 {"event":"exit","id":"d1","code":null,"signal":15,"timed_out":false,"truncated":false,"duration_ms":0}'; }
 # An error message cut at its 512-byte bound inside a UTF-8 character (a cwd
 # of 300 two- and three-byte characters): the exec is still answered.

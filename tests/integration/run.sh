@@ -77,7 +77,7 @@ sed -i 's/"TERM":"dumb"/"TERM":"dumc"/' "$M/tampered.json"
 cp "$M/main.json" "$M/other.json"
 sign "$M/other.json" "$KEY_OTHER_SEC" || abort "minisign -S other.json"
 
-# The exact environment of a command under main.json (design brief section 5):
+# The exact environment of a command under main.json (docs/manifest.md, "The environment"):
 # env.set, HOME, and what bash adds itself: PWD (the workdir), SHLVL and _. For a
 # command string that is one simple command bash execs it in place and lowers
 # SHLVL again: 0; _ is the program's path (/bin/env in these images). An argv
@@ -608,6 +608,21 @@ if selected l-verify-reports-abi; then
 	abi=$(printf '%s' "$OUT" | python3 -c 'import json,sys; l=json.load(sys.stdin)["landlock"]; print(l["abi"], l["status"])' 2>&1)
 	want=$(python3 -c 'import ctypes; l=ctypes.CDLL(None); l.syscall.restype=ctypes.c_long; print(l.syscall(444, None, 0, 1))')
 	eq "landlock abi and status" "$abi" "$want enforced"
+	end
+fi
+if selected f-timeout-terms-setsid-child; then
+	# The timeout ends what left the process group too, with SIGTERM at once
+	# (the terminate engine, as in serve mode): the setsid'd child's TERM trap
+	# runs, and the shell, which traps TERM, waits for it; the turn ends in
+	# about 1 s, not after the 5 s grace.
+	begin f-timeout-terms-setsid-child
+	t0=$(now_ms)
+	prun --tmpfs "$HOME_TMPFS" "${ENV_TIMEOUT[@]}" "$SEALED" \
+		'trap : TERM; busybox setsid bash -c '\''trap "echo child got TERM; exit 3" TERM; echo ready; sleep 30 & wait'\'' & c=$!; while kill -0 $c 2>/dev/null; do wait $c; done; echo main done'
+	ms=$(( $(now_ms) - t0 ))
+	expect_rc 124
+	expect_out $'ready\nchild got TERM\nmain done\n'
+	((ms < 4000)) || why "the turn took $ms ms: the setsid'd child got no SIGTERM before the grace ended"
 	end
 fi
 if selected f-orphans-reaped; then

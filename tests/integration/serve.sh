@@ -302,10 +302,25 @@ fi
 if selected s-concurrency-limit; then
 	begin s-concurrency-limit
 	serve_case conc concurrency
-	expect_out "ninth error \"k9\" message says concurrency limit 8 reached: yes
+	expect_out "signal to a waiting exec: error null \"signal: k9 has not started: it waits for a slot\"
+a duplicate of a waiting exec: error null \"exec: id k9 is already running or waiting\"
+cancel of a waiting exec: error \"k10\" \"exec: cancelled before it started\"
+k9 started while 8 run: no
 k0 $EXIT_TERM
-ninth again \"ninth now\\n\" $EXIT_OK
+k9 after a slot freed \"NINTH\\n\" $EXIT_OK
 end of stdin: exit events 9 all SIGTERM: yes serve status 0
+a waiting exec at the end: \"exec: the turn ended before it started\"
+"
+	end
+fi
+if selected s-queue-200-at-once-in-order; then
+	begin s-queue-200-at-once-in-order
+	serve_case queue queue
+	expect_out "200 at once: exit 0: 200 errors: 0
+started in arrival order: yes
+the 1025th waiting: \"exec: 8 commands running and 1024 waiting, the most that may wait (1024, 67108864 bytes of requests)\"
+errors before the end: 1
+at the end, the 1024 waiting: [\"exec: the turn ended before it started\"] serve status 0
 "
 	end
 fi

@@ -448,25 +448,75 @@ def case_badlines(c, a):
 
 
 def case_concurrency(c, a):
+    """Past limits.concurrency (8) an exec waits for a slot: a signal to it is an
+    error, a cancel takes it out (an error event answers it), and the next one
+    starts when a running command ends."""
     ids = [c.exec("sleep 100", id="k%d" % i) for i in range(8)]
     for i in ids:
         c.wait(i, timeout=30, until=lambda r: r.pid is not None)
     c.exec("echo NINTH", id="k9")
+    c.exec("echo TENTH", id="k10")
+    c.signal("k9", "TERM")
     ev = c.event(30)
-    note("ninth: %s" % js(ev))
-    say("ninth", ev["event"], js(ev.get("id")), "message says concurrency limit 8 reached:",
-        "yes" if "concurrency limit 8 reached" in ev.get("message", "") else "no")
+    say("signal to a waiting exec:", ev["event"], js(ev.get("id")), js(ev.get("message")))
+    c.exec("echo AGAIN", id="k9")
+    ev = c.event(30)
+    say("a duplicate of a waiting exec:", ev["event"], js(ev.get("id")), js(ev.get("message")))
+    c.cancel("k10")
+    ev = c.event(30)
+    say("cancel of a waiting exec:", ev["event"], js(ev.get("id")), js(ev.get("message")))
+    say("k9 started while 8 run:", "yes" if c.results["k9"].pid is not None else "no")
     c.cancel("k0")
     r = c.wait("k0", timeout=30)
     say("k0", exit_fields(r))
-    r = c.run("echo ninth now", id="k9", timeout=30)
-    say("ninth again", js(r.stdout.decode()), exit_fields(r))
+    r = c.wait("k9", timeout=30)
+    say("k9 after a slot freed", js(r.stdout.decode()), exit_fields(r))
+    c.exec("sleep 100", id="k0")
+    c.wait("k0", timeout=30, until=lambda r: r.pid is not None)
+    c.exec("echo ELEVENTH", id="k11")
     c.proc.stdin.close()
     c.drain(30)
     status = c.proc.wait(30)
     evs = [e for e in c.results.values() if e.exit]
     say("end of stdin: exit events", len(evs), "all SIGTERM:",
-        "yes" if all(c.results[i].exit["signal"] == 15 for i in ids[1:]) else "no", "serve status", status)
+        "yes" if all(c.results[i].exit["signal"] == 15 for i in ids) else "no", "serve status", status)
+    e = c.results["k11"].error
+    say("a waiting exec at the end:", js(e and e["message"]))
+
+
+def send_all(c, reqs):
+    """File every request's id, then write them all in one write."""
+    for q in reqs:
+        c.results[q["id"]] = Result(q["id"])
+    c.send_raw(b"".join(json.dumps(q, separators=(",", ":")).encode() + b"\n" for q in reqs))
+
+
+def case_queue(c, a):
+    """200 execs of true sent at once at concurrency 8: all run, exit 0, and
+    start in the order they arrived. Then the queue's bound: 8 running and
+    SERVE_QUEUE_MAX (1024) waiting, one more is refused; at the end of the
+    turn every waiting one gets an error event."""
+    t0 = time.monotonic()
+    send_all(c, [{"op": "exec", "id": "q%d" % i, "command": "true"} for i in range(200)])
+    for i in range(200):
+        c.wait("q%d" % i, timeout=120)
+    note("200 execs of true at concurrency 8: %d ms" % ms_since(t0))
+    codes = [c.results["q%d" % i].exit and c.results["q%d" % i].exit["code"] for i in range(200)]
+    say("200 at once: exit 0:", sum(1 for x in codes if x == 0), "errors:", len(c.errors))
+    started = [json.loads(l)["id"] for d, l in c.log if d == "<-" and b'"event":"started"' in l]
+    say("started in arrival order:", "yes" if started == ["q%d" % i for i in range(200)] else js(started[:20]))
+    send_all(c, [{"op": "exec", "id": "r%d" % i, "command": "sleep 100"} for i in range(8)])
+    for i in range(8):
+        c.wait("r%d" % i, timeout=30, until=lambda r: r.pid is not None)
+    send_all(c, [{"op": "exec", "id": "w%d" % i, "command": "true"} for i in range(1025)])
+    ev = c.wait("w1024", timeout=30)
+    say("the 1025th waiting:", js(ev.error and ev.error["message"]))
+    say("errors before the end:", len(c.errors))
+    c.proc.stdin.close()
+    c.drain(60)
+    status = c.proc.wait(60)
+    msgs = {c.results["w%d" % i].error and c.results["w%d" % i].error["message"] for i in range(1024)}
+    say("at the end, the 1024 waiting:", js(sorted(m or "none" for m in msgs)), "serve status", status)
 
 
 def case_many(c, a):

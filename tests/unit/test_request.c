@@ -155,10 +155,35 @@ static void refusals(void **state)
 	}
 }
 
+/* cwd defaults to the workdir; timeout_s defaults to, and is capped at,
+ * limits.timeout_s. */
+static void command_of_applies_the_manifest(void **state)
+{
+	struct mf_manifest m = { .workdir = "/work", .limits = { .timeout_s = 60 } };
+	static const struct { const char *line; const char *cwd; uint32_t t; } cases[] = {
+		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\"}", "/work", 60 },
+		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":5,\"cwd\":\"/tmp\"}", "/tmp", 5 },
+		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":60}", "/work", 60 },
+		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":61}", "/work", 60 },
+		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":86400}", "/work", 60 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rq_request *r = parse_ok(cases[i].line);
+		struct rq_command c = rq_command_of(&m, r);
+
+		assert_string_equal(c.cwd, cases[i].cwd);
+		assert_int_equal(c.timeout_s, cases[i].t);
+		rq_free(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(exec_command),
+		cmocka_unit_test(command_of_applies_the_manifest),
 		cmocka_unit_test(exec_argv_and_defaults),
 		cmocka_unit_test(argv_one_word_is_argv),
 		cmocka_unit_test(env_name_with_equals_skipped),
