@@ -39,8 +39,7 @@ DEPS_STAMP   := $(MUSL_DIR)/.stamp
 PREFIX       ?= /usr/local
 TRUSTED_KEYS ?=
 
-POLICY_SRC := policy/error.c policy/signature.c policy/manifest.c policy/envfilter.c \
-              policy/seccomp_groups.c policy/request.c
+POLICY_SRC := $(wildcard policy/*.c)
 INIT_SRC   := $(wildcard init/*.c)
 SRC        := $(POLICY_SRC) $(INIT_SRC)
 HDR        := $(wildcard policy/*.h init/*.h)

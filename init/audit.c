@@ -20,6 +20,7 @@
 #include "landlock.h"
 #include "log.h"
 #include "signature.h"
+#include "sjson.h"
 
 static int audit_fd = -1;
 static bool audit_started;  /* the turn_start line is written */
@@ -177,17 +178,14 @@ uint64_t audit_wall_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* RFC 3339, UTC, milliseconds: 2026-11-29T21:20:31.123Z */
+/* RFC 3339, UTC, milliseconds: 2026-11-29T21:20:31.123Z (policy/sjson.c, the
+ * manifest's format too). */
 static json_t *rfc3339(uint64_t ms)
 {
-	char buf[64];
-	time_t s = (time_t)(ms / 1000);
-	struct tm tm;
+	char buf[SJ_TIME_MAX];
 
-	gmtime_r(&s, &tm);
-	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned)(ms % 1000));
+	if (sj_time_format((int64_t)ms, true, buf) < 0)
+		return json_string("0000-00-00T00:00:00.000Z");
 	return json_string(buf);
 }
 

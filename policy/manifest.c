@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "envfilter.h"
 #include "seccomp_groups.h"
+#include "sjson.h"
 
 #define MF_UID_MAX 4294967294LL        /* (uid_t)-1 means "no change" to setresuid */
 #define MF_FSIZE_MAX (1LL << 62)
@@ -50,100 +51,6 @@ static const char *mf_type_name(const json_t *v)
 	case JSON_NULL: return "null";
 	}
 	return "an unknown value";
-}
-
-/* ---- time: RFC 3339, the one form "YYYY-MM-DDTHH:MM:SSZ" ---- */
-
-static bool mf_leap(int64_t y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-/* Days from 0000-01-01 to the first day of year y (0 <= y), proleptic
- * Gregorian calendar (year 0 is a leap year). */
-static int64_t mf_days_before_year(int64_t y)
-{
-	if (y <= 0)
-		return 0;
-	return 365 * y + 1 + (y - 1) / 4 - (y - 1) / 100 + (y - 1) / 400;
-}
-
-static const int mf_days_before_month[12] = {
-	0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334,
-};
-
-static int mf_month_days(int64_t y, int mon)
-{
-	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-
-	return days[mon - 1] + (mon == 2 && mf_leap(y));
-}
-
-static int64_t mf_days_from_epoch(int64_t y, int mon, int day)
-{
-	return mf_days_before_year(y) - mf_days_before_year(1970) +
-	       mf_days_before_month[mon - 1] + (mon > 2 && mf_leap(y)) + day - 1;
-}
-
-static bool mf_digits(const char *s, size_t n, int *ret)
-{
-	int v = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*ret = v;
-	return true;
-}
-
-int mf_parse_time(const char *s, int64_t *ret_seconds)
-{
-	int y, mon, d, h, mi, sec;
-
-	/* 0123456789012345678 9
-	 * YYYY-MM-DDTHH:MM:SS Z */
-	if (!s || strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
-	    s[13] != ':' || s[16] != ':' || s[19] != 'Z')
-		return -EINVAL;
-	if (!mf_digits(s, 4, &y) || !mf_digits(s + 5, 2, &mon) || !mf_digits(s + 8, 2, &d) ||
-	    !mf_digits(s + 11, 2, &h) || !mf_digits(s + 14, 2, &mi) || !mf_digits(s + 17, 2, &sec))
-		return -EINVAL;
-	/* No leap second (":60"): POSIX time has none, and an expiry does not need one. */
-	if (mon < 1 || mon > 12 || d < 1 || d > mf_month_days(y, mon) || h > 23 || mi > 59 ||
-	    sec > 59)
-		return -EINVAL;
-	*ret_seconds = mf_days_from_epoch(y, mon, d) * 86400 + h * 3600 + mi * 60 + sec;
-	return 0;
-}
-
-/* The inverse of mf_parse_time, for years 0000..9999. buf: 40 bytes (20 used;
- * the rest keeps -Wformat-truncation quiet about ints it cannot bound). */
-static int mf_format_time(int64_t t, char buf[static 40])
-{
-	int64_t days, secs, y;
-	int mon;
-
-	if (t < mf_days_from_epoch(0, 1, 1) * 86400 || t >= mf_days_from_epoch(10000, 1, 1) * 86400)
-		return -ERANGE;
-	days = t / 86400;
-	secs = t % 86400;
-	if (secs < 0) {
-		secs += 86400;
-		days--;
-	}
-	/* days since 0000-01-01; find the year by estimate and correction */
-	days += mf_days_before_year(1970);
-	y = days / 366;
-	while (mf_days_before_year(y + 1) <= days)
-		y++;
-	days -= mf_days_before_year(y);
-	for (mon = 1; mon < 12 && days >= mf_month_days(y, mon); mon++)
-		days -= mf_month_days(y, mon);
-	snprintf(buf, 40, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, mon, (int)days + 1,
-		 (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
-	return 0;
 }
 
 /* ---- field helpers; messages are "FIELD: reason" ---- */
@@ -341,7 +248,7 @@ static int mf_parse_expires(const json_t *root, struct mf_manifest *m, int64_t n
 	r = mf_string(v, "expires", &s, err);
 	if (r < 0)
 		return r;
-	if (mf_parse_time(s, &m->expires) < 0)
+	if (sj_time_parse(s, &m->expires) < 0)
 		return err_set(err, EINVAL,
 			       "expires: expected a UTC time \"YYYY-MM-DDTHH:MM:SSZ\" (RFC 3339), got \"%s\"",
 			       mf_show(s, show));
@@ -860,83 +767,12 @@ static int mf_parse_root(const json_t *root, struct mf_manifest *m, int64_t now,
 	return r;
 }
 
-static int mf_json_error(const json_error_t *je, struct tn_error *err)
-{
-	char show[MF_SHOW];
-
-	switch (json_error_code(je)) {
-	case json_error_out_of_memory:
-		return err_set(err, ENOMEM, "out of memory");
-	case json_error_duplicate_key: {
-		/* jansson: "duplicate object key near '"KEY"'" */
-		const char *near = strstr(je->text, "near '");
-		const char *key = near ? near + 6 : "";
-		size_t n = strlen(key);
-
-		if (n > 0 && key[n - 1] == '\'')
-			n--;
-		if (n >= 2 && key[0] == '"' && key[n - 1] == '"') {
-			key++;
-			n -= 2;
-		}
-		return err_set(err, EBADMSG, "duplicate key \"%s\" (line %d, column %d)",
-			       err_shown(key, n, show), je->line, je->column);
-	}
-	case json_error_invalid_utf8:
-		return err_set(err, EBADMSG, "not valid UTF-8 (line %d, column %d)", je->line,
-			       je->column);
-	case json_error_numeric_overflow:
-		/* valid JSON, but no field takes a number this large */
-		return err_set(err, EINVAL, "number out of range: %s (line %d, column %d)",
-			       mf_show(je->text, show), je->line, je->column);
-	default:
-		return err_set(err, EBADMSG, "not valid JSON: %s (line %d, column %d)",
-			       mf_show(je->text, show), je->line, je->column);
-	}
-}
-
-/* jansson's lexer drops a byte when growing its token buffer fails (lex_save
- * ignores the result of strbuffer_append_byte), so under memory pressure
- * json_loadb can return a value that differs from the signed bytes: with one
- * allocation failed, "2027-06-01T00:00:00Z" came back as "2027-06-01T00:0:00Z".
- * mf_parse notes every failed allocation during the parse and refuses then.
- * The wrapper chains to whatever allocator was installed; not thread-safe
- * (turninit parses its manifest once, before anything else runs). */
-static json_malloc_t mf_inner_malloc;
-static bool mf_alloc_failed;
-
-static void *mf_json_malloc(size_t n)
-{
-	void *p = mf_inner_malloc(n);
-
-	if (!p)
-		mf_alloc_failed = true;
-	return p;
-}
-
-static json_t *mf_load(const uint8_t *buf, size_t len, json_error_t *je, bool *ret_alloc_failed)
-{
-	json_free_t inner_free;
-	json_t *root;
-
-	json_get_alloc_funcs(&mf_inner_malloc, &inner_free);
-	json_set_alloc_funcs(mf_json_malloc, inner_free);
-	mf_alloc_failed = false;
-	/* JSON_DECODE_ANY: a scalar is valid JSON and gets the schema's "expected an
-	 * object" message. JSON_ALLOW_NUL stays off: "\u0000" is refused. */
-	root = json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, je);
-	json_set_alloc_funcs(mf_inner_malloc, inner_free);
-	*ret_alloc_failed = mf_alloc_failed;
-	return root;
-}
-
 int mf_parse(const uint8_t *buf, size_t len, int64_t now,
 	     mf_syscall_known_fn syscall_known, struct mf_manifest **ret,
 	     struct tn_error *err)
 {
 	json_t *root _cleanup_json_ = NULL;
-	struct mf_manifest *m;
-	bool alloc_failed = false;
+	struct mf_manifest *m = NULL;
 	json_error_t je;
 	int r;
 
@@ -948,21 +784,18 @@ int mf_parse(const uint8_t *buf, size_t len, int64_t now,
 			       MF_MAX_BYTES);
 	if (len == 0 || !buf)
 		return err_set(err, EBADMSG, "manifest: empty");
-	root = mf_load(buf, len, &je, &alloc_failed);
-	if (alloc_failed) {
-		r = err_set(err, ENOMEM, "out of memory while parsing");
-		goto fail;
-	}
-	if (!root) {
-		r = mf_json_error(&je, err);
-		goto fail;
-	}
-	m = calloc(1, sizeof(*m));
-	if (!m) {
+	/* The whole parse under the guard: a value read while an allocation
+	 * failed may not be the signed bytes (sjson.h). */
+	sj_guard_begin();
+	root = sj_load(buf, len, true, &je);
+	if (!root)
+		r = sj_error(&je, err);
+	else if (!(m = calloc(1, sizeof(*m))))
 		r = err_set(err, ENOMEM, "out of memory");
-		goto fail;
-	}
-	r = mf_parse_root(root, m, now, syscall_known, err);
+	else
+		r = mf_parse_root(root, m, now, syscall_known, err);
+	if (sj_guard_end())
+		r = err_set(err, ENOMEM, "out of memory while parsing");
 	if (r < 0) {
 		mf_free(m);
 		goto fail;
@@ -1034,9 +867,9 @@ static json_t *mf_render(const struct mf_manifest *m)
 {
 	json_t *root _cleanup_json_ = json_object();
 	json_t *user, *env, *set, *limits, *seccomp, *landlock, *callers, *uids, *audit;
-	char expires[40];
+	char expires[SJ_TIME_MAX];
 
-	if (!root || mf_format_time(m->expires, expires) < 0)
+	if (!root || sj_time_format(m->expires * 1000, false, expires) < 0)
 		return NULL;
 	MF_SET(root, "turninit", json_integer(m->version));
 	MF_SET(root, "expires", json_string(expires));

@@ -79,10 +79,6 @@ int mf_parse(const uint8_t *buf, size_t len, int64_t now,
 
 void mf_free(struct mf_manifest *m);
 
-/* mf_parse_time - parse an RFC 3339 UTC timestamp of the exact form
- * "YYYY-MM-DDTHH:MM:SSZ" into seconds since the epoch. Errors: -EINVAL. */
-int mf_parse_time(const char *s, int64_t *ret_seconds);
-
 /* mf_to_json - render the manifest with defaults filled in, as a JSON object
  * text with the same keys as the input format (compact, keys in schema order).
  * Returns a malloc'd NUL-terminated string, or NULL on ENOMEM. */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sjson.h"
+
 static const struct {
 	const char *name;
 	int signo;
@@ -22,6 +24,17 @@ static const struct {
 static const char *rq_shown(const json_error_t *je, char buf[ERR_SHOWN_MAX])
 {
 	return err_shown(je->text, strlen(je->text), buf);
+}
+
+/* A failed json_unpack_ex: out of memory is -ENOMEM, anything else a request
+ * that does not have the op's shape (-EINVAL). */
+static int rq_unpack_error(const json_error_t *je, const char *op, struct tn_error *err)
+{
+	char shown[ERR_SHOWN_MAX];
+
+	if (json_error_code(je) == json_error_out_of_memory)
+		return err_set(err, ENOMEM, "%s: out of memory", op);
+	return err_set(err, EINVAL, "%s: %s", op, rq_shown(je, shown));
 }
 
 static bool rq_valid_id(const char *id)
@@ -132,7 +145,6 @@ static int rq_stdin(struct rq_request *r, const char *b64, struct tn_error *err)
 
 static int rq_exec(struct rq_request *r, json_t *req, struct tn_error *err)
 {
-	char shown[ERR_SHOWN_MAX];
 	json_t *command = NULL, *argv = NULL, *env = NULL, *timeout = NULL;
 	const char *cwd = NULL, *stdin_b64 = NULL;
 	json_error_t je;
@@ -142,7 +154,7 @@ static int rq_exec(struct rq_request *r, json_t *req, struct tn_error *err)
 			   "op", &(const char *){ NULL }, "id", &(const char *){ NULL },
 			   "command", &command, "argv", &argv, "cwd", &cwd, "env", &env,
 			   "timeout_s", &timeout, "stdin", &stdin_b64) != 0)
-		return err_set(err, EINVAL, "exec: %s", rq_shown(&je, shown));
+		return rq_unpack_error(&je, "exec", err);
 	if (!command == !argv)
 		return err_set(err, EINVAL, "exec: give exactly one of command and argv");
 	if (command && !json_is_string(command))
@@ -174,13 +186,18 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err)
 {
 	json_error_t je;
-	json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	json_t *req;
 	struct rq_request *r = NULL;
 	char shown[ERR_SHOWN_MAX];
 	const char *op, *id;
 	int rc = 0;
 
 	ret_id[0] = '\0';
+	/* A failed allocation can make jansson drop a byte of a string, which
+	 * here would change a command: the whole parse runs under the guard and
+	 * is refused then, like a manifest's (sjson.h). */
+	sj_guard_begin();
+	req = sj_load(line, len, false, &je);
 	if (!req) {
 		rc = err_set(err, EBADMSG, "request: not a JSON object: %s", rq_shown(&je, shown));
 		goto out;
@@ -214,14 +231,14 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	} else if (strcmp(op, "cancel") == 0) {
 		r->op = RQ_CANCEL;
 		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) != 0)
-			rc = err_set(err, EINVAL, "cancel: %s", rq_shown(&je, shown));
+			rc = rq_unpack_error(&je, "cancel", err);
 	} else if (strcmp(op, "signal") == 0) {
 		const char *sig = NULL;
 
 		r->op = RQ_SIGNAL;
 		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
 				   "signal", &sig) != 0) {
-			rc = err_set(err, EINVAL, "signal: %s", rq_shown(&je, shown));
+			rc = rq_unpack_error(&je, "signal", err);
 		} else {
 			for (size_t i = 0; i < sizeof(rq_signals) / sizeof(rq_signals[0]); i++)
 				if (strcmp(sig, rq_signals[i].name) == 0)
@@ -236,6 +253,10 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	}
 out:
 	json_decref(req);
+	if (sj_guard_end()) {
+		ret_id[0] = '\0';   /* it may not be the id that was sent either */
+		rc = err_set(err, ENOMEM, "request: out of memory while parsing");
+	}
 	if (rc < 0) {
 		rq_free(r);
 		return rc;

@@ -20,6 +20,7 @@
 #include "manifest.h"
 #include "vectors.h"
 #include "seccomp_groups.h"
+#include "sjson.h"
 
 #define NOW 1700000000LL                    /* 2023-11-14T22:13:20Z */
 #define GOOD_EXPIRES 1811808000LL           /* 2027-06-01T00:00:00Z */
@@ -786,7 +787,7 @@ static void test_bad_time_format(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char value[80], *text;
 
-		if (mf_parse_time(cases[i], &t) != -EINVAL)
+		if (sj_time_parse(cases[i], &t) != -EINVAL)
 			fail_msg("time \"%s\" accepted", cases[i]);
 		snprintf(value, sizeof(value), "\"%s\"", cases[i]);
 		text = good_with("expires", value);
@@ -794,7 +795,7 @@ static void test_bad_time_format(void **state)
 			       "manifest: expires: expected a UTC time \"YYYY-MM-DDTHH:MM:SSZ\"");
 		free(text);
 	}
-	assert_int_equal(mf_parse_time(NULL, &t), -EINVAL);
+	assert_int_equal(sj_time_parse(NULL, &t), -EINVAL);
 }
 
 static void test_parse_time(void **state)
@@ -817,7 +818,7 @@ static void test_parse_time(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int64_t t = 0;
 
-		assert_int_equal(mf_parse_time(cases[i].s, &t), 0);
+		assert_int_equal(sj_time_parse(cases[i].s, &t), 0);
 		if (t != cases[i].t)
 			fail_msg("%s: %lld, expected %lld", cases[i].s, (long long)t,
 				 (long long)cases[i].t);

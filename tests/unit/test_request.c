@@ -6,7 +6,9 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <jansson.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "request.h"
@@ -179,11 +181,61 @@ static void command_of_applies_the_manifest(void **state)
 	}
 }
 
+/* ---- jansson under allocation failure ---- */
+
+static long jansson_fail_at, jansson_count;
+
+static void *failing_malloc(size_t n)
+{
+	return ++jansson_count == jansson_fail_at ? NULL : malloc(n);
+}
+
+/* As for the manifest (test_manifest.c): with each of jansson's allocations
+ * failing once in turn, a request line parses to the very same command or is
+ * refused with -ENOMEM; a dropped byte would change the command string. */
+static void jansson_oom_never_changes_a_command(void **state)
+{
+	static const char line[] =
+		"{\"op\":\"exec\",\"id\":\"c1\",\"command\":\"rm -rf /tmp/build-0123456789abcdef\","
+		"\"cwd\":\"/work/some/long/directory/name\",\"env\":{\"TZ\":\"Europe/Amsterdam\"}}";
+	long n_enomem = 0;
+
+	(void)state;
+	json_set_alloc_funcs(failing_malloc, free);
+	for (jansson_fail_at = 1;; jansson_fail_at++) {
+		struct rq_request *r = NULL;
+		struct tn_error err = { 0 };
+		char id[RQ_ID_MAX + 1];
+		int rc;
+
+		jansson_count = 0;
+		rc = rq_parse(line, strlen(line), &r, id, &err);
+		if (rc == -ENOMEM) {
+			n_enomem++;
+			assert_null(r);
+			continue;
+		}
+		if (rc != 0) {
+			json_set_alloc_funcs(malloc, free);
+			fail_msg("allocation %ld failed: %d %s", jansson_fail_at, rc, err.msg);
+		}
+		assert_string_equal(r->words[0], "rm -rf /tmp/build-0123456789abcdef");
+		assert_string_equal(r->cwd, "/work/some/long/directory/name");
+		assert_string_equal(r->env[0], "TZ=Europe/Amsterdam");
+		rq_free(r);
+		if (jansson_count < jansson_fail_at)
+			break;   /* no allocation left to fail */
+	}
+	json_set_alloc_funcs(malloc, free);
+	assert_true(n_enomem > 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(exec_command),
 		cmocka_unit_test(command_of_applies_the_manifest),
+		cmocka_unit_test(jansson_oom_never_changes_a_command),
 		cmocka_unit_test(exec_argv_and_defaults),
 		cmocka_unit_test(argv_one_word_is_argv),
 		cmocka_unit_test(env_name_with_equals_skipped),
