@@ -21,7 +21,9 @@
 #                        under rootless podman as a user it makes, and
 #                        --userns=keep-id), and the fuzz corpora replayed under
 #                        ASan and UBSan
-#   make NAME            one suite (fuzz-replay for the fuzz corpora)
+#   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
+#                        runs only the tests whose name matches (docs/testing.md)
+#   make helpers         the static test helpers (build/helpers/) the suites use
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash:
 #                        writes docs/benchmarks.md and its plots (not in check; ~10 min)
@@ -76,7 +78,7 @@ SUITES := integration sandbox workload serve pid1 hostile valgrind audit pi root
 RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
            rootless-serve rootless-keepid
 
-.PHONY: all deps setup unit image demo audit-demo check $(SUITES) fuzz fuzz-replay bench mutants \
+.PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) fuzz fuzz-replay bench mutants \
         mutants-list update-docs install clean FORCE
 all: $(BUILD)/turninit
 
@@ -133,13 +135,29 @@ audit-demo: setup
 	@$(MAKE) --no-print-directory all
 	@sh oci/audit/demo.sh
 
+# The static programs the suites put in their images or run beside turninit
+# (build/helpers/NAME from tests/*/NAME.c): the escape probe, the listen
+# socket's race and fd-passing peers, the hostile launcher, the raw-environment
+# launcher.
+HELPER_SRC := tests/probe/probe.c tests/serve/peerrace.c tests/serve/fdpass.c \
+              tests/pid1/hostile-launcher.c tests/hostile/rawenv.c
+HELPERS    := $(patsubst %.c,$(BUILD)/helpers/%,$(notdir $(HELPER_SRC)))
+define helper_rule
+$(BUILD)/helpers/$(basename $(notdir $(1))): $(1)
+	@mkdir -p $$(@D)
+	@echo "  CC    $$@ (static test helper)"
+	@musl-gcc -static -O2 -std=gnu11 $(WARN) -o $$@ $$<
+endef
+$(foreach h,$(HELPER_SRC),$(eval $(call helper_rule,$(h))))
+helpers: $(HELPERS)
+
 # Each suite is tests/integration/NAME.sh (integration: run.sh), run against
 # build/turninit; valgrind runs its own host build. rootless, as root, makes
 # the user turninit-rootless and runs suites as it.
-$(filter-out valgrind,$(SUITES)): $(BUILD)/turninit
+$(filter-out valgrind,$(SUITES)): $(BUILD)/turninit $(HELPERS)
 	@bash tests/integration/$(if $(filter integration,$@),run,$@).sh
 
-valgrind: $(BUILD)/vg/turninit
+valgrind: $(BUILD)/vg/turninit $(HELPERS)
 	@bash tests/integration/valgrind.sh
 
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
@@ -186,6 +204,6 @@ install: $(BUILD)/turninit
 	cp $(MUSL_DIR)/versions.txt docs/relink.md $(DESTDIR)$(PREFIX)/share/turninit/relink/
 
 clean:
-	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/vg $(BUILD)/gen $(BUILD)/turninit
+	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/vg $(BUILD)/gen $(BUILD)/turninit $(BUILD)/helpers
 
 FORCE:

@@ -1,24 +1,47 @@
 #!/bin/sh
 # run-unit.sh TEST... - run cmocka unit test binaries, each under a hard
-# timeout, and print "unit: N passed, N failed" (tests, not binaries).
-# The counts also go to build/test-results/unit for the summary of `make check`.
+# timeout, with cmocka's own TAP output (CMOCKA_MESSAGE_OUTPUT=TAP), as one
+# TAP stream: "ok N - FILE: TEST", "not ok N - FILE: TEST" and cmocka's "# "
+# diagnostics, the plan "1..N", then "unit: N passed, N failed" (tests, not
+# binaries). The counts also go to build/test-results/unit for the summary of
+# `make check`. A binary that exits non-zero with no failed test (a crash, a
+# timeout) counts as one failure. UNIT_ONLY=REGEX runs only the tests whose
+# name matches (cmocka's test filter is a glob: the regex is applied here).
 set -u
-passed=0 failed=0
+passed=0 failed=0 n=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 for t in "$@"; do
-	out=$(TURNINIT_VECTORS=tests/vectors timeout 120 "$t" 2>&1)
+	name=$(basename "$t")
+	TURNINIT_VECTORS=tests/vectors CMOCKA_MESSAGE_OUTPUT=TAP timeout 120 "$t" >"$out" 2>&1
 	rc=$?
-	printf '%s\n' "$out" | grep -E '^\[ *(PASSED|FAILED|  ERROR) *\]|^\[  FAILED  \] [a-z_]' || true
-	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' | tail -1)
-	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' | tail -1)
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0}))
-	if [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
-		echo "unit: $t exited $rc"
-		printf '%s\n' "$out" | tail -20
+	f_here=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*" - "*|"not ok "*" - "*)
+			test=${line#* - }
+			if [ -n "${UNIT_ONLY:-}" ] && ! printf '%s\n' "$test" | grep -Eq -- "$UNIT_ONLY"; then
+				continue
+			fi
+			n=$((n + 1))
+			case $line in
+			"ok "*) passed=$((passed + 1)); echo "ok $n - $name: $test" ;;
+			*) failed=$((failed + 1)); f_here=$((f_here + 1)); echo "not ok $n - $name: $test" ;;
+			esac
+			;;
+		"1.."*|"# ok - "*|"# not ok - "*) ;;
+		*) [ -n "$line" ] && printf '#   %s\n' "$line" ;;
+		esac
+	done <"$out"
+	if [ "$rc" -ne 0 ] && [ "$f_here" -eq 0 ]; then
+		n=$((n + 1))
 		failed=$((failed + 1))
+		echo "not ok $n - $name exited $rc"
+		tail -20 "$out" | sed 's/^/#   /'
 	fi
 done
 mkdir -p build/test-results
 echo "$passed $failed" > build/test-results/unit
+echo "1..$n"
 echo "unit: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

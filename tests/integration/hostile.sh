@@ -22,8 +22,7 @@
 # then a good exec in the same session (tests/hostile/serve_row.py), which must
 # still run: the turn goes on.
 #
-# Root (unshare, mount). Every turn has a hard timeout. Prints "ok NAME" or
-# "FAIL NAME" with the evidence, then "N passed, N failed"; the counts go to
+# Root (unshare, mount). Every turn has a hard timeout. Prints TAP ("ok N - NAME", "not ok N - NAME") with the evidence, then "N passed, N failed"; the counts go to
 # build/test-results/hostile; exits 1 on any failure.
 # Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
 # HOSTILE_BINARY=PATH tests another binary.
@@ -49,9 +48,8 @@ preflight "unshare, mount" "$BIN" unshare minisign timeout cc "$PY"
 rm -rf "$WORK"
 mkdir -p "$WORK/keys" "$WORK/env"
 cp "$VEC/test-trusted.pub" "$WORK/keys/trusted.pub"
-RAWENV=$WORK/rawenv
-cc -static -O2 -Wall -Wextra -Werror -o "$RAWENV" "$ROOT/tests/hostile/rawenv.c" \
-	|| abort "cc tests/hostile/rawenv.c"
+need_helpers rawenv
+RAWENV=$HELPERS/rawenv
 trap 'exit 130' INT TERM
 
 

@@ -25,8 +25,7 @@
 # the suite says so and skips that assertion.
 #
 # Every podman call has a hard timeout and runs with --pull never --network
-# none; containers are labelled and removed at exit. Prints "ok NAME" or "FAIL
-# NAME" with the evidence, writes "PASS FAIL" to build/test-results/keepid, and
+# none; containers are labelled and removed at exit. Prints TAP ("ok N - NAME", "not ok N - NAME") with the evidence, writes "PASS FAIL" to build/test-results/keepid, and
 # ends with "N passed, N failed"; exits 1 on any failure.
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the container
 set -uo pipefail
@@ -59,12 +58,9 @@ trap 'exit 130' INT TERM
 T0=$(now_ms)
 U=$(id -u) G=$(id -g)
 
-# --- the probe (as sandbox.sh builds it) ---------------------------------------------
-PROBE=$WORK/probe
-PROBE_CC=gcc
-command -v musl-gcc >/dev/null && PROBE_CC=musl-gcc
-$PROBE_CC -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$PROBE" "$ROOT/tests/probe/probe.c" \
-	>"$WORK/probe-build.log" 2>&1 || { cat "$WORK/probe-build.log"; abort "building the probe"; }
+# --- the probe (make helpers) ------------------------------------------------------------
+need_helpers probe
+PROBE=$HELPERS/probe
 declare -A EXP_V EXP_C
 NAMES=()
 while read -r name verdict code _; do

@@ -3,12 +3,28 @@
 #
 # A test is  begin NAME; <run something>; <expect ...>...; end
 # Each run_* sets RC, OUT and ERR (stdout and stderr byte-exact, trailing newlines
-# kept) and CMD (the command, quoted). end prints "ok NAME", or "FAIL NAME" with
-# every unmet expectation and the evidence: the last command, its status, stdout
-# and stderr.
+# kept) and CMD (the command, quoted). The output is TAP (the Test Anything
+# Protocol): end prints "ok N - NAME", or "not ok N - NAME" and, as "# "
+# lines, every unmet expectation and the evidence: the last command, its
+# status, stdout and stderr. results prints the plan "1..N" last, then the
+# closing line "N passed, N failed" that make check adds up.
 
 PASS=0
 FAIL=0
+SKIPPED=0
+TAP_N=0   # the number of the last TAP test line
+
+# tap_ok NAME, tap_not_ok NAME: one TAP test line, counted.
+tap_ok() {
+	TAP_N=$((TAP_N + 1))
+	PASS=$((PASS + 1))
+	echo "ok $TAP_N - $*"
+}
+tap_not_ok() {
+	TAP_N=$((TAP_N + 1))
+	FAIL=$((FAIL + 1))
+	echo "not ok $TAP_N - $*"
+}
 
 # SUITE: the name under which a suite's counts go to build/test-results/ (for
 # the closing line of make check); each suite sets it before it runs anything.
@@ -18,14 +34,14 @@ FAIL=0
 results() {
 	mkdir -p "$ROOT/build/test-results"
 	echo "$PASS $FAIL" > "$ROOT/build/test-results/$SUITE"
-	echo "$PASS passed, $FAIL failed"
+	echo "1..$TAP_N"
+	echo "$PASS passed, $FAIL failed$( ((SKIPPED == 0)) || echo ", $SKIPPED skipped")"
 	[[ $FAIL -eq 0 ]]
 }
 
 # abort WHY: a suite that cannot run counts one failure and stops.
 abort() {
-	echo "FAIL setup: $*"
-	FAIL=$((FAIL + 1))
+	tap_not_ok "setup # $*"
 	results
 	exit 1
 }
@@ -37,9 +53,12 @@ rootless() {
 	[[ ${ITEST_ROOTLESS:-0} == 1 ]]
 }
 
-# skip NAME WHY: the assertion NAME is not made in this setup; one line says why.
+# skip NAME WHY: the test NAME is not made in this setup: a TAP skip line that
+# says why, counted apart from passes and failures.
 skip() {
-	echo "# skipped $1: $2"
+	TAP_N=$((TAP_N + 1))
+	SKIPPED=$((SKIPPED + 1))
+	echo "ok $TAP_N - $1 # SKIP $2"
 }
 
 # userns CMD...: CMD as root of rootless podman's user namespace (podman
@@ -74,6 +93,18 @@ preflight() {
 # =~) runs only the tests whose name matches, in every suite; unset, all.
 selected() {
 	[[ -z ${ITEST_ONLY:-} || $1 =~ $ITEST_ONLY ]]
+}
+
+# need_helpers NAME...: the static test helpers build/helpers/NAME (built by
+# `make helpers`, which every suite target of the Makefile depends on) are
+# there, or the suite aborts and says how to build them. HELPERS is the
+# directory.
+HELPERS=$ROOT/build/helpers
+need_helpers() {
+	local h
+	for h in "$@"; do
+		[[ -x $HELPERS/$h ]] || abort "build/helpers/$h missing: run make helpers"
+	done
 }
 
 T_NAME=
@@ -158,20 +189,18 @@ expect_refusal() {
 
 end() {
 	if [[ ${#T_WHY[@]} -eq 0 ]]; then
-		PASS=$((PASS + 1))
-		echo "ok $T_NAME"
+		tap_ok "$T_NAME"
 		return
 	fi
-	FAIL=$((FAIL + 1))
-	echo "FAIL $T_NAME"
+	tap_not_ok "$T_NAME"
 	local w
 	for w in "${T_WHY[@]}"; do
-		echo "    - $w"
+		echo "#   - $w"
 	done
-	echo "    command: $CMD"
-	echo "    status: $RC"
-	printf '%s' "$OUT" | head -n 30 | sed 's/^/    stdout| /'
-	printf '%s' "$ERR" | head -n 30 | sed 's/^/    stderr| /'
+	echo "#   command: $CMD"
+	echo "#   status: $RC"
+	printf '%s' "$OUT" | head -n 30 | sed 's/^/#   stdout| /'
+	printf '%s' "$ERR" | head -n 30 | sed 's/^/#   stderr| /'
 }
 
 # b64 FILE: base64 of FILE's bytes, one line.

@@ -14,8 +14,8 @@
 # by the manifest's uid 1000.
 #
 # Every podman call has a hard timeout, every test one of its own; containers
-# carry the label turninit-pitest=PID and are removed at exit. Prints "ok NAME"
-# or "FAIL NAME" with node's report of the failure, writes "PASS FAIL" to
+# carry the label turninit-pitest=PID and are removed at exit. Prints TAP ("ok N - NAME",
+# "not ok N - NAME") with node's report of the failure, writes "PASS FAIL" to
 # build/test-results/pi, and ends with "N passed, N failed"; exits 1 on any
 # failure.
 #
@@ -123,41 +123,38 @@ for line in "${taplines[@]}"; do
 	case $line in
 	"ok "*" - "*)
 		name=${line#* - }
-		[[ $name == *" # SKIP"* ]] && continue
-		PASS=$((PASS + 1))
-		echo "ok ${name% # *}"
+		if [[ $name == *" # SKIP"* ]]; then
+			skip "${name% # SKIP*}" "${name#* # SKIP}"
+			continue
+		fi
+		tap_ok "${name% # *}"
 		;;
 	"not ok "*" - "*)
 		name=${line#* - }
-		FAIL=$((FAIL + 1))
-		echo "FAIL ${name% # *}"
-		# node's report of it: the YAML block that follows, indented.
+		tap_not_ok "${name% # *}"
+		# node's report of it: the YAML block that follows, as TAP comments.
 		printf '%s\n' "${taplines[@]}" \
 			| awk -v want="$line" '$0 == want { on = 1; next } on && /^(ok|not ok) / { exit } on' \
-			| head -n 40 | sed 's/^/    /'
+			| head -n 40 | sed 's/^/#   /'
 		;;
 	esac
 done
 if [[ $node_rc -ne 0 && $FAIL -eq 0 ]]; then
-	FAIL=$((FAIL + 1))
-	echo "FAIL node --test exited $node_rc"
-	tail -n 30 "$WORK/node.log" | sed 's/^/    /'
+	tap_not_ok "node --test exited $node_rc"
+	tail -n 30 "$WORK/node.log" | sed 's/^/#   /'
 fi
 if [[ $((PASS + FAIL)) -eq 0 ]]; then
-	FAIL=1
-	echo "FAIL no test ran"
-	tail -n 30 "$WORK/node.log" | sed 's/^/    /'
+	tap_not_ok "no test ran"
+	tail -n 30 "$WORK/node.log" | sed 's/^/#   /'
 fi
 grep '^# ' "$WORK/node.log" | grep -v '^# \(tests\|suites\|pass\|fail\|cancelled\|skipped\|todo\|duration_ms\) ' || true
 
 # No container of this run may be left, whatever the tests did.
 left=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null | wc -l)
 if [[ $left -eq 0 ]]; then
-	PASS=$((PASS + 1))
-	echo "ok no container left after the suite"
+	tap_ok "no container left after the suite"
 else
-	FAIL=$((FAIL + 1))
-	echo "FAIL no container left after the suite: $left left"
+	tap_not_ok "no container left after the suite # $left left"
 fi
 
 echo "# suite ran in $(( $(now_ms) - T0 )) ms"

@@ -9,7 +9,7 @@
 #   subreaper  a shell is PID 1 and turninit its child, a subreaper.
 # Root (CAP_SYS_ADMIN: unshare, the key bind mount, turninit's HOME tmpfs).
 # Every command has a hard timeout; waits poll /proc with a bound.
-# Prints "ok NAME" or "FAIL NAME" with the evidence, then "N passed, N failed";
+# Prints TAP ("ok N - NAME", "not ok N - NAME") with the evidence, then "N passed, N failed";
 # the counts also go to build/test-results/pid1; exits 1 on any failure.
 #
 # Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
@@ -28,13 +28,12 @@ source "$HERE/lib.sh"
 
 SUITE=pid1
 
-preflight "unshare, mount" "$BIN" unshare minisign timeout cc
+preflight "unshare, mount" "$BIN" unshare minisign timeout
 rm -rf "$WORK"
 mkdir -p "$WORK/keys"
 cp "$ROOT/tests/vectors/test-trusted.pub" "$WORK/keys/trusted.pub"
-LAUNCHER=$WORK/hostile-launcher
-cc -static -O2 -Wall -Wextra -Werror -o "$LAUNCHER" "$ROOT/tests/pid1/hostile-launcher.c" \
-	|| abort "cc tests/pid1/hostile-launcher.c"
+need_helpers hostile-launcher
+LAUNCHER=$HELPERS/hostile-launcher
 trap 'exit 130' INT TERM
 
 

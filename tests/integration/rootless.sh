@@ -41,7 +41,8 @@ SUITE_TIMEOUT=3600
 
 say() { echo "# rootless: $*"; }
 die() {
-	echo "FAIL rootless setup: $*"
+	echo "not ok 1 - rootless setup # $*"
+	echo "1..1"
 	echo "0 passed, 1 failed"
 	exit 1
 }
@@ -95,6 +96,7 @@ install -d -m 0755 -o "$RUID" -g "$RGID" "$COPY" || die "mkdir $COPY"
 (cd "$ROOT" && tar -cf - Makefile README.md docs oci policy rootfs tests) | tar -C "$COPY" -xf - \
 	|| die "copying the checkout to $COPY"
 install -D -m 0755 "$BIN" "$COPY/build/turninit" || die "copying $BIN"
+cp -a "$ROOT/build/helpers" "$COPY/build/helpers" || die "copying build/helpers (make helpers)"
 chown -R "$RUID:$RGID" "$COPY" || die "chown $COPY"
 say "copy of the checkout in $COPY"
 

@@ -7,8 +7,7 @@
 # trusting tests/vectors/test-trusted.pub.
 #
 # Every podman call has a hard timeout (60 s) and runs with --pull never
-# --network none; containers are labelled and removed at exit. Prints "ok NAME" or
-# "FAIL NAME" with the evidence, then "N passed, N failed"; exits 1 on any failure.
+# --network none; containers are labelled and removed at exit. Prints TAP ("ok N - NAME", "not ok N - NAME") with the evidence, then "N passed, N failed"; exits 1 on any failure.
 #
 # Environment: ITEST_ONLY=REGEX runs only the tests whose name matches (the images
 # are built all the same); ITEST_BINARY=PATH tests another binary than

@@ -3,8 +3,8 @@
 # (issue 3, Deliver 1, 2, 4, 5 and 6, and the probe table of 8). Root, podman set
 # up by `make setup`; run after `make` as `bash tests/integration/sandbox.sh`.
 #
-# Builds tests/probe/probe.c static into build/probe/probe (again only when the
-# source or the compiler command changes), an image with it as /bin/probe
+# Takes tests/probe/probe.c built static by make helpers (build/helpers/probe),
+# an image with it as /bin/probe
 # (rootfs/build-image.sh --overlay, trusting tests/vectors/test-trusted.pub) and
 # sealed manifests (oci/seal.sh), then asserts:
 #   - every probe's verdict under turninit is the one the probe table expects
@@ -23,8 +23,8 @@
 #   - i386 and x32 syscalls kill the probe, not turninit: status 159.
 #
 # Every podman call has a hard timeout (60 s) and runs with --pull never
-# --network none; containers are labelled and removed at exit. Prints "ok NAME"
-# or "FAIL NAME" with the evidence, writes "PASS FAIL" to
+# --network none; containers are labelled and removed at exit. Prints TAP ("ok N - NAME",
+# "not ok N - NAME") with the evidence, writes "PASS FAIL" to
 # build/test-results/sandbox, and ends with "N passed, N failed"; exits 1 on any
 # failure. ITEST_BINARY=PATH tests another binary than build/turninit (to see
 # the suite go red against a naive entrypoint).
@@ -36,8 +36,6 @@ ROOT=$(cd "$HERE/../.." && pwd)
 WORK=$ROOT/build/stest
 BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 VECTORS=$ROOT/tests/vectors
-PROBE_SRC=$ROOT/tests/probe/probe.c
-PROBE=$ROOT/build/probe/probe
 DOC=$ROOT/docs/security.md
 RESULTS=$ROOT/build/test-results
 # shellcheck source=tests/integration/lib.sh
@@ -56,24 +54,10 @@ trap 'exit 130' INT TERM
 T0=$(now_ms)
 
 # --- the probe ---------------------------------------------------------------------
-# Static, so it runs in the image's empty root. Rebuilt when probe.c or the
-# command that builds it changes (the command is kept next to the binary).
-if command -v musl-gcc >/dev/null; then
-	PROBE_CC=musl-gcc
-else
-	PROBE_CC=gcc
-fi
-PROBE_BUILD="$PROBE_CC -static -O2 -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 -Werror"
-if [[ ! -x $PROBE || $PROBE_SRC -nt $PROBE || $(cat "$PROBE.cmd" 2>/dev/null) != "$PROBE_BUILD" ]]; then
-	mkdir -p "$(dirname "$PROBE")"
-	# shellcheck disable=SC2086 # one word a flag
-	$PROBE_BUILD -o "$PROBE.tmp" "$PROBE_SRC" >"$WORK/probe-build.log" 2>&1 \
-		|| { cat "$WORK/probe-build.log"; abort "building the probe"; }
-	mv "$PROBE.tmp" "$PROBE"
-	echo "$PROBE_BUILD" > "$PROBE.cmd"
-	echo "# built build/probe/probe with $PROBE_CC"
-fi
-file "$PROBE" | grep -q 'statically linked' || abort "build/probe/probe is not static"
+# Static (make helpers), so it runs in the image's empty root.
+need_helpers probe
+PROBE=$HELPERS/probe
+file "$PROBE" | grep -q 'statically linked' || abort "build/helpers/probe is not static"
 
 # The probe table: NAME EXPECTED CODE FLAGS CALL... (`probe list` calls nothing).
 declare -A EXP_V EXP_C CALL

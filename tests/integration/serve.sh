@@ -17,7 +17,7 @@
 #
 # Every podman call has a hard timeout (and runs with --pull never --network
 # none); containers are labelled and removed at exit, and so are the pod and the
-# volumes of the sidecar test. Prints "ok NAME" or "FAIL NAME" with the evidence
+# volumes of the sidecar test. Prints TAP ("ok N - NAME", "not ok N - NAME") with the evidence
 # (measured times as "# ..." lines), writes "PASS FAIL" to
 # build/test-results/serve, and ends with "N passed, N failed"; exits 1 on any
 # failure.
@@ -63,7 +63,7 @@ cleanup() {
 	done
 }
 
-preflight "rootful podman" "$BIN" podman buildah minisign timeout setpriv "$PY" gcc
+preflight "rootful podman" "$BIN" podman buildah minisign timeout setpriv "$PY"
 rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup EXIT
@@ -99,17 +99,13 @@ manifest shell-missing "{$HEAD,\"shell\":\"/bin/no-such-shell\",\"env\":{$SET}}"
 mapfile -t ENV_SMALL < <(manifest_env "$M/small.json")
 mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
 
-# The overlay: setsid (a busybox applet the base image does not link) and
-# tests/serve/peerrace.c, built static.
+# The overlay: setsid (a busybox applet the base image does not link) and the
+# static helpers tests/serve/peerrace.c and fdpass.c (make helpers).
 OV=$WORK/overlay
 mkdir -p "$OV/bin"
 ln -s busybox "$OV/bin/setsid"
-CC=gcc
-command -v musl-gcc >/dev/null && CC=musl-gcc
-for helper in peerrace fdpass; do
-	$CC -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$OV/bin/$helper" "$ROOT/tests/serve/$helper.c" \
-		>"$WORK/$helper.log" 2>&1 || { cat "$WORK/$helper.log"; abort "building tests/serve/$helper.c"; }
-done
+need_helpers peerrace fdpass
+install -m 0755 "$HELPERS/peerrace" "$HELPERS/fdpass" "$OV/bin/"
 sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
 	--root "$WORK/root-base" --overlay "$OV" "$BIN" >"$WORK/build-base.log" 2>&1 \
 	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }

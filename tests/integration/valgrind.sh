@@ -20,7 +20,7 @@
 # change of the hard limit, so it is started with 1024+12 descriptors: the
 # manifest's nofile (1024) is then exactly the hard limit the client sees.
 # Root (unshare, the key bind mount, the HOME tmpfs). Every run has a hard
-# timeout. Prints "ok NAME" or "FAIL NAME", then "N passed, N failed"; the
+# timeout. Prints TAP ("ok N - NAME", "not ok N - NAME"), then "N passed, N failed"; the
 # counts go to build/test-results/valgrind.
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the command's bash
 set -uo pipefail

@@ -10,8 +10,9 @@
 # Each step is its own one-shot `podman run` (timeout 120 s, --pull never,
 # --network none, HOME a private tmpfs); /work is a host directory owned by uid
 # 1000, so state carries from step to step (git init in one, commit in the next).
-# Every step asserts its exact stdout, an empty stderr and status 0. Prints "ok
-# NAME" or "FAIL NAME" with the evidence, then "N passed, N failed"; writes
+# Every step asserts its exact stdout, an empty stderr and status 0. Prints TAP
+# ("ok N - NAME", "not ok N - NAME" with the evidence), then "N passed, N
+# failed"; writes
 # "PASS FAIL" to build/test-results/workload; exits 1 on any failure.
 #
 # Environment:

@@ -17,7 +17,7 @@ from the tree itself (the musl dependencies, made by `make deps`). It is built
 once unmutated; before each mutation the build outputs are put back as they
 were, so that make rebuilds only what the mutated file feeds.
 
-A suite run counts only when it ran tests: an abort ("FAIL setup: ..."), a
+A suite run counts only when it ran tests: an abort ("not ok N - setup"), a
 missing closing line or a catch regex that selects no test is an error, and so
 is a "from" text that does not occur exactly once, or a build that fails. The
 report (a Markdown table) goes to stdout and build/mutants/report.md. Exit
@@ -36,7 +36,7 @@ WORK = os.path.join(ROOT, "build", "mutants")
 TREE = os.path.join(WORK, "tree")
 PRISTINE = os.path.join(WORK, "pristine")
 # What the build writes below build/ (restored before each mutation).
-OUTPUTS = ("musl-obj", "gen", "turninit", "host", "vg")
+OUTPUTS = ("musl-obj", "gen", "turninit", "host", "vg", "helpers")
 SUITES = ("unit", "integration", "sandbox", "workload", "serve", "pid1", "hostile",
           "valgrind", "audit", "pi", "fuzz-replay")
 SUITE_TIMEOUT = 1800   # seconds, one suite run
@@ -187,7 +187,7 @@ def run_catch(suite, regex, log):
     if regex:
         env["ITEST_ONLY"] = regex
     rc, out, secs = sh(["make", "--no-print-directory", suite], TREE, env=env, log=log)
-    if re.search(r"^FAIL setup", out, re.M):
+    if re.search(r"^not ok \d+ - setup", out, re.M):
         return "error: %s aborted (see %s)" % (suite, os.path.relpath(log, ROOT)), secs
     c = counts(out, suite)
     if c is None:
@@ -218,8 +218,11 @@ def main(argv):
         os.makedirs(os.path.join(ROOT, "build", "test-results"), exist_ok=True)
         with open(os.path.join(ROOT, "build", "test-results", "mutants-list"), "w") as f:
             f.write("0 1\n" if error else "1 0\n")
-        print("mutants: %s" % error if error else
-              "ok mutants-list: %d mutations, each applies exactly once" % len(muts))
+        if error:
+            print("not ok 1 - mutants-list\n# %s\n1..1\n0 passed, 1 failed" % error)
+        else:
+            print("ok 1 - mutants-list: %d mutations, each applies exactly once\n1..1\n"
+                  "1 passed, 0 failed" % len(muts))
         return 1 if error else 0
     if error:
         print("mutants: %s" % error)
@@ -244,7 +247,7 @@ def main(argv):
     suites = sorted({s for m in muts for s, _ in m["catch"]})
     # The unmutated build, once: the binary, and the host builds the chosen
     # suites use (unit tests, the valgrind build).
-    targets = ["all"] + (["build/vg/turninit"] if "valgrind" in suites else [])
+    targets = ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
     rc, out, secs = sh(["make", "--no-print-directory"] + targets, TREE, log=os.path.join(logdir, "pristine.log"))
     if rc != 0:
         print(out[-3000:])
