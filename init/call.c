@@ -15,9 +15,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "exit_codes.h"
 #include "log.h"
-#include "serve.h"
 
 #define CALL_ID "call"
 
@@ -31,9 +31,9 @@ static int call_send(int fd, json_t *req)
 	if (!s)
 		return -ENOMEM;
 	n = strlen(s);
-	if (n > SERVE_LINE_MAX) {
+	if (n > EV_LINE_MAX) {
 		log_line("call: the request is %zu bytes, more than the %d a line may hold (--stdin and the environment count)",
-			 n, SERVE_LINE_MAX);
+			 n, EV_LINE_MAX);
 		free(s);
 		return -E2BIG;
 	}
@@ -146,56 +146,44 @@ fail_req:
 /* One event line: returns -1 to go on, or the exit status. */
 static int call_event(const char *line, size_t len)
 {
-	json_t *ev = json_loadb(line, len, 0, NULL);
-	const char *kind = json_string_value(json_object_get(ev, "event"));
+	struct ev_event ev;
+	struct tn_error err = { 0 };
 	int ret = -1;
 
-	if (!kind) {
-		log_line("call: the server sent a line that is not an event");
-		ret = EXIT_REFUSED;
-	} else if (strcmp(kind, "output") == 0) {
-		const char *data = json_string_value(json_object_get(ev, "data"));
-		const char *stream = json_string_value(json_object_get(ev, "stream"));
-		size_t n = data ? strlen(data) : 0, out = 0;
-		uint8_t *buf = malloc(n / 4 * 3 + 3);
-
-		if (buf && data && sodium_base642bin(buf, n / 4 * 3 + 3, data, n, NULL, &out, NULL,
-						     sodium_base64_VARIANT_ORIGINAL) == 0) {
-			int fd = stream && strcmp(stream, "stderr") == 0 ? 2 : 1;
-
-			for (size_t off = 0; off < out;) {
-				ssize_t w = write(fd, buf + off, out - off);
-
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
-					break;
-				off += (size_t)w;
-			}
-		}
-		free(buf);
-	} else if (strcmp(kind, "exit") == 0) {
-		json_t *code = json_object_get(ev, "code"), *sig = json_object_get(ev, "signal");
-
-		if (json_is_true(json_object_get(ev, "timed_out")))
-			ret = EXIT_TIMED_OUT;
-		else if (json_is_integer(code))
-			ret = (int)json_integer_value(code);
-		else if (json_is_integer(sig))
-			ret = EXIT_SIGNAL_BASE + (int)json_integer_value(sig);
-		else
-			ret = EXIT_REFUSED;
-	} else if (strcmp(kind, "error") == 0) {
-		log_line("call: %s", json_string_value(json_object_get(ev, "message")) ?: "error");
-		ret = EXIT_REFUSED;
+	if (ev_parse(line, len, &ev, &err) < 0) {
+		log_line("call: the server sent a line that is not an event (%s)", err.msg);
+		return EXIT_REFUSED;
 	}
-	json_decref(ev);
+	switch (ev.kind) {
+	case EV_OUTPUT:
+		for (size_t off = 0; off < ev.len;) {
+			ssize_t w = write(ev.err_stream ? 2 : 1, ev.data + off, ev.len - off);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		break;
+	case EV_EXIT:
+		ret = ev.timed_out ? EXIT_TIMED_OUT :
+		      ev.has_code ? ev.code : EXIT_SIGNAL_BASE + ev.signal;
+		break;
+	case EV_ERROR:
+		log_line("call: %s", ev.message);
+		ret = EXIT_REFUSED;
+		break;
+	case EV_STARTED:
+		break;
+	}
+	ev_clear(&ev);
 	return ret;
 }
 
 int call_main(const struct cli_options *o, char **envp)
 {
-	static char buf[SERVE_LINE_MAX + SERVE_CHUNK];
+	static char buf[EV_LINE_MAX + EV_CHUNK];
 	size_t len = 0;
 	sigset_t set;
 	int fd, sfd, ret = -1;

@@ -13,10 +13,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <poll.h>
 #include <signal.h>
-#include <sodium.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 
 #include "audit.h"
 #include "envfilter.h"
+#include "events.h"
 #include "exit_codes.h"
 #include "keeper.h"
 #include "log.h"
@@ -56,7 +56,7 @@ struct conn {
 	int in_fd, out_fd;        /* the same socket in listen mode */
 	char *out;                /* events not yet written */
 	size_t out_len, out_cap;
-	char *buf;                /* unparsed input, at most SERVE_LINE_MAX + 1 bytes */
+	char *buf;                /* unparsed input, at most EV_LINE_MAX + 1 bytes */
 	size_t len;
 	bool discarding;          /* inside a line that was too long */
 	bool eof;                 /* no more requests */
@@ -160,25 +160,21 @@ static void conn_flush(struct conn *c)
 	c->out_len -= off;
 }
 
-/* Queue one event (steals ev) and write what the fd takes now. */
-static void emit(struct conn *c, json_t *ev)
+/* Queue one event line (steals line, malloc'd, without its newline; NULL:
+ * out of memory) and write what the fd takes now. */
+static void emit(struct conn *c, char *line)
 {
-	char *s;
 	size_t n;
 
-	if (!ev)
-		return;
-	if (c->dead) {
-		json_decref(ev);
-		return;
-	}
-	s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(ev);
-	if (!s) {
+	if (!line) {
 		log_line("serve: out of memory writing an event");
 		return;
 	}
-	n = strlen(s);
+	if (c->dead) {
+		free(line);
+		return;
+	}
+	n = strlen(line);
 	if (c->out_len + n + 1 > SERVE_OUT_MAX) {
 		log_line("serve: a client does not read its events: dropping the connection");
 		c->dead = true;
@@ -194,16 +190,13 @@ static void emit(struct conn *c, json_t *ev)
 		}
 	}
 	if (!c->dead) {
-		memcpy(c->out + c->out_len, s, n);
+		memcpy(c->out + c->out_len, line, n);
 		c->out[c->out_len + n] = '\n';
 		c->out_len += n + 1;
 		conn_flush(c);
 	}
-	free(s);
+	free(line);
 }
-
-/* The last error event's message: why an exec ran nothing, for the audit log. */
-static char last_error[TN_ERROR_MSG_MAX];
 
 static void emit_error(struct conn *c, const char *id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -212,26 +205,10 @@ static void emit_error(struct conn *c, const char *id, const char *fmt, ...)
 	char msg[TN_ERROR_MSG_MAX];
 	va_list ap;
 
-	json_t *ev = NULL;
-
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* The cut at the buffer's end may fall inside a UTF-8 sequence, which
-	 * json_pack refuses: drop the partial character (at most 3 bytes). Should
-	 * the text still not be UTF-8, the event goes out with a fixed message:
-	 * every exec is answered. */
-	for (int cut = 0; cut < 4 && !ev; cut++) {
-		ev = json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message", msg);
-		if (!ev && msg[0])
-			msg[strlen(msg) - 1] = '\0';
-	}
-	if (!ev) {
-		snprintf(msg, sizeof(msg), "error: the message is not valid UTF-8");
-		ev = json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message", msg);
-	}
-	snprintf(last_error, sizeof(last_error), "%s", msg);
-	emit(c, ev);
+	emit(c, ev_error(id, msg));
 }
 
 /* ---- commands ------------------------------------------------------------ */
@@ -277,8 +254,7 @@ static void cmd_free(struct cmd *m)
  * nothing is waiting. */
 static ssize_t cmd_output(struct cmd *m, int *fd, const char *stream)
 {
-	static uint8_t buf[SERVE_CHUNK];
-	static char b64[sodium_base64_ENCODED_LEN(SERVE_CHUNK, sodium_base64_VARIANT_ORIGINAL)];
+	static uint8_t buf[EV_CHUNK];
 	ssize_t n = read(*fd, buf, sizeof(buf));
 	size_t give;
 
@@ -297,9 +273,7 @@ static ssize_t cmd_output(struct cmd *m, int *fd, const char *stream)
 	if (give == 0)
 		return n;
 	m->delivered += give;
-	sodium_bin2base64(b64, sizeof(b64), buf, give, sodium_base64_VARIANT_ORIGINAL);
-	emit(m->conn, json_pack("{s:s, s:s, s:s, s:s}", "event", "output", "id", m->id,
-				"stream", stream, "data", b64));
+	emit(m->conn, ev_output(m->id, stream[3] == 'e', buf, give));
 	return n;
 }
 
@@ -359,13 +333,8 @@ static void cmd_message(struct cmd *m)
 static void cmd_finish(struct cmd *m)
 {
 	int st = m->wait_status;
-	json_t *code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
-	json_t *sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
 
-	emit(m->conn, json_pack("{s:s, s:s, s:o, s:o, s:b, s:b, s:I}", "event", "exit",
-				"id", m->id, "code", code, "signal", sig,
-				"timed_out", m->timed_out, "truncated", m->truncated,
-				"duration_ms", (json_int_t)(m->end_ms - m->start_ms)));
+	emit(m->conn, ev_exit(m->id, st, m->timed_out, m->truncated, m->end_ms - m->start_ms));
 	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, m->wall_start_ms + (m->end_ms - m->start_ms),
 		   st, m->timed_out, m->cancelled, m->truncated, m->out_bytes, m->err_bytes);
 	cmd_free(m);
@@ -430,7 +399,9 @@ static const char *answer_id(struct serve *s, const struct conn *c, const char *
 	return id && id[0] && !find_waiting(s, c, id) ? id : NULL;
 }
 
-static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
+/* Start exec request rq of c in a free slot: its started event, or -errno
+ * with ret_err filled ("exec: WHY"), nothing started and no event written. */
+static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq, struct tn_error *ret_err)
 {
 	const struct mf_manifest *mf = s->ctx->manifest;
 	const struct rq_command cmd = rq_command_of(mf, rq);
@@ -441,14 +412,13 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 	struct tn_error err = { 0 };
 	struct keeper_msg msg = { .type = 0 };
 	struct stat st;
+	int r = 0;
 
 	if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		emit_error(c, id, "exec: cwd %s is not a directory", cwd);
-		return;
+		return err_set(ret_err, ENOTDIR, "exec: cwd %s is not a directory", cwd);
 	}
 	if (find_cmd(s, c, id) || find_waiting(s, c, id)) {
-		emit_error(c, answer_id(s, c, id), "exec: id %s is already running or waiting", id);
-		return;
+		return err_set(ret_err, EEXIST, "exec: id %s is already running or waiting", id);
 	}
 	for (size_t i = 0; i < s->n_cmds && !m; i++)
 		if (!s->cmds[i].used)
@@ -476,7 +446,7 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 						       s->ctx->filter, in_p[0], out_p[1], err_p[1]);
 
 		if (keeper_start(&plan, &m->k, &err) < 0) {
-			emit_error(c, id, "exec: %s", err.msg);
+			r = err_set(ret_err, err.code, "exec: %s", err.msg);
 			cmd_free(m);
 			goto out;
 		}
@@ -496,7 +466,8 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 	if (keeper_read(&m->k, &msg) != 1 || msg.type != KEEPER_STARTED) {
 		bool have = msg.type == KEEPER_FAILED;
 
-		emit_error(c, id, "exec: %s", have ? msg.msg : "the command did not start");
+		r = err_set(ret_err, have ? EPERM : ECHILD, "exec: %s",
+			    have ? msg.msg : "the command did not start");
 		while (waitpid(m->k.pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		cmd_free(m);
@@ -508,14 +479,14 @@ static void do_exec(struct serve *s, struct conn *c, struct rq_request *rq)
 	if (m->in_fd >= 0)
 		fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
 	m->pid = msg.pid;
-	emit(c, json_pack("{s:s, s:s, s:i}", "event", "started", "id", id, "pid", msg.pid));
+	emit(c, ev_started(id, msg.pid));
 	goto out;
 sys:
-	emit_error(c, id, "exec: %s", strerror(errno));
+	r = err_errno(ret_err, errno, "exec");
 	cmd_free(m);
 	goto out;
 oom:
-	emit_error(c, id, "exec: out of memory");
+	r = err_set(ret_err, ENOMEM, "exec: out of memory");
 out:
 	for (int i = 0; i < 2; i++) {
 		close_fd(&in_p[i]);
@@ -524,6 +495,7 @@ out:
 	}
 	free(shell_argv);
 	envf_free(envp);
+	return r;
 }
 
 /* An exec that leaves the queue, or never enters it: logged (a log that
@@ -532,18 +504,19 @@ out:
 static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, const char *refusal)
 {
 	const struct rq_command cmd = rq_command_of(s->ctx->manifest, rq);
+	struct tn_error err = { 0 };
 
 	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s) < 0) {
 		emit_error(c, rq->id, "exec: the audit log cannot be written");
 		return;
 	}
-	last_error[0] = '\0';
 	if (refusal)
-		emit_error(c, rq->id, "exec: %s", refusal);
-	else
-		do_exec(s, c, rq);
-	if (last_error[0])
-		audit_refused(c->stream, rq->id, last_error);
+		err_set(&err, EAGAIN, "exec: %s", refusal);
+	if (refusal || do_exec(s, c, rq, &err) < 0) {
+		/* id null for a duplicate of a waiting exec: answer_id */
+		emit_error(c, answer_id(s, c, rq->id), "%s", err.msg);
+		audit_refused(c->stream, rq->id, err.msg);
+	}
 }
 
 /* Start waiting execs, oldest first, while there are free slots. */
@@ -636,11 +609,11 @@ static void conn_read(struct serve *s, struct conn *c)
 	ssize_t n;
 	size_t start = 0;
 
-	if (!c->buf && !(c->buf = malloc(SERVE_LINE_MAX + 1 + SERVE_CHUNK))) {
+	if (!c->buf && !(c->buf = malloc(EV_LINE_MAX + 1 + EV_CHUNK))) {
 		log_line("serve: out of memory");
 		return;
 	}
-	n = read(c->in_fd, c->buf + c->len, SERVE_CHUNK);
+	n = read(c->in_fd, c->buf + c->len, EV_CHUNK);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
@@ -653,17 +626,17 @@ static void conn_read(struct serve *s, struct conn *c)
 			continue;
 		if (c->discarding)
 			c->discarding = false;
-		else if (i - start > SERVE_LINE_MAX)
-			emit_error(c, NULL, "request: line longer than %d bytes", SERVE_LINE_MAX);
+		else if (i - start > EV_LINE_MAX)
+			emit_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
 		else if (i > start)
 			do_request(s, c, c->buf + start, i - start);
 		start = i + 1;
 	}
 	memmove(c->buf, c->buf + start, c->len - start);
 	c->len -= start;
-	if (c->len > SERVE_LINE_MAX) {
+	if (c->len > EV_LINE_MAX) {
 		if (!c->discarding)
-			emit_error(c, NULL, "request: line longer than %d bytes", SERVE_LINE_MAX);
+			emit_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
 		c->discarding = true;
 		c->len = 0;
 	} else if (c->discarding) {
@@ -842,16 +815,56 @@ static void handle_signals(struct serve *s)
 		;
 }
 
+/* What a pollfd of the loop stands for: its kind and its object. */
+enum slot_kind {
+	SLOT_SIGNALS,       /* turninit's signalfd */
+	SLOT_ACCEPT,        /* the listening socket */
+	SLOT_CONN_IN,       /* a connection's requests (obj: struct conn) */
+	SLOT_CONN_OUT,      /* a connection's queued events (obj: struct conn) */
+	SLOT_CMD_STDOUT,    /* a command's stdout pipe (obj: struct cmd) */
+	SLOT_CMD_STDERR,    /* its stderr pipe */
+	SLOT_CMD_STDIN,     /* its stdin pipe, while there is stdin to give */
+	SLOT_CMD_KEEPER,    /* its keeper's messages */
+};
+
+struct slot {
+	enum slot_kind kind;
+	void *obj;
+};
+
+/* Add a pollfd and what it stands for. */
+static void slot_add(struct pollfd *pf, struct slot *slots, size_t *n, int fd, short events,
+		     enum slot_kind kind, void *obj)
+{
+	pf[*n] = (struct pollfd){ .fd = fd, .events = events };
+	slots[(*n)++] = (struct slot){ .kind = kind, .obj = obj };
+}
+
+static void slot_run(struct serve *s, const struct slot *sl)
+{
+	struct cmd *m = sl->obj;
+
+	switch (sl->kind) {
+	case SLOT_SIGNALS: handle_signals(s); break;
+	case SLOT_ACCEPT: conn_accept(s); break;
+	case SLOT_CONN_IN: conn_read(s, sl->obj); break;
+	case SLOT_CONN_OUT: conn_flush(sl->obj); break;
+	case SLOT_CMD_STDOUT: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
+	case SLOT_CMD_STDERR: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
+	case SLOT_CMD_STDIN: if (m->in_fd >= 0) cmd_stdin(m); break;
+	case SLOT_CMD_KEEPER: if (m->k.msg_fd >= 0) cmd_message(m); break;
+	}
+}
+
 int serve_run(const struct serve_ctx *ctx)
 {
 	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency };
 	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 4 * s.n_cmds;
 	struct pollfd *pf = calloc(max_fds, sizeof(*pf));
-	void **who = calloc(max_fds, sizeof(*who));
-	int *what = calloc(max_fds, sizeof(*what));
+	struct slot *slots = calloc(max_fds, sizeof(*slots));
 
 	s.cmds = calloc(s.n_cmds, sizeof(*s.cmds));
-	if (!pf || !who || !what || !s.cmds) {
+	if (!pf || !slots || !s.cmds) {
 		log_line("serve: out of memory");
 		return EXIT_REFUSED;
 	}
@@ -907,63 +920,40 @@ int serve_run(const struct serve_ctx *ctx)
 		if (next)
 			wait_ms = next > t ? (int)(next - t) : 0;
 
-		pf[n] = (struct pollfd){ .fd = ctx->sfd, .events = POLLIN };
-		what[n++] = 0;
-		if (ctx->listen_fd >= 0 && !s.ending) {
-			pf[n] = (struct pollfd){ .fd = ctx->listen_fd, .events = POLLIN };
-			what[n++] = 1;
-		}
+		slot_add(pf, slots, &n, ctx->sfd, POLLIN, SLOT_SIGNALS, NULL);
+		if (ctx->listen_fd >= 0 && !s.ending)
+			slot_add(pf, slots, &n, ctx->listen_fd, POLLIN, SLOT_ACCEPT, NULL);
 		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 			struct conn *c = &s.conns[i];
 
-			if (c->used && !c->eof && !c->dead && !s.ending) {
-				pf[n] = (struct pollfd){ .fd = c->in_fd, .events = POLLIN };
-				who[n] = c;
-				what[n++] = 2;
-			}
-			if (c->used && c->out_len && !c->dead) {
-				pf[n] = (struct pollfd){ .fd = c->out_fd, .events = POLLOUT };
-				who[n] = c;
-				what[n++] = 7;
-			}
+			if (c->used && !c->eof && !c->dead && !s.ending)
+				slot_add(pf, slots, &n, c->in_fd, POLLIN, SLOT_CONN_IN, c);
+			if (c->used && c->out_len && !c->dead)
+				slot_add(pf, slots, &n, c->out_fd, POLLOUT, SLOT_CONN_OUT, c);
 		}
 		for (size_t i = 0; i < s.n_cmds; i++) {
 			struct cmd *m = &s.cmds[i];
-			int fds[4] = { m->out_fd, m->err_fd, m->in_fd, m->k.msg_fd };
+			/* backpressure: output waits while its client is behind */
+			bool behind = m->used && m->conn->out_len > SERVE_OUT_HIGH && !m->conn->dead;
 
 			if (!m->used)
 				continue;
-			for (int j = 0; j < 4; j++) {
-				if (fds[j] < 0)
-					continue;
-				/* backpressure: output waits while its client is behind */
-				if (j < 2 && m->conn->out_len > SERVE_OUT_HIGH && !m->conn->dead)
-					continue;
-				pf[n] = (struct pollfd){ .fd = fds[j], .events = j == 2 ? POLLOUT : POLLIN };
-				who[n] = m;
-				what[n++] = 3 + j;
-			}
+			if (m->out_fd >= 0 && !behind)
+				slot_add(pf, slots, &n, m->out_fd, POLLIN, SLOT_CMD_STDOUT, m);
+			if (m->err_fd >= 0 && !behind)
+				slot_add(pf, slots, &n, m->err_fd, POLLIN, SLOT_CMD_STDERR, m);
+			if (m->in_fd >= 0)
+				slot_add(pf, slots, &n, m->in_fd, POLLOUT, SLOT_CMD_STDIN, m);
+			if (m->k.msg_fd >= 0)
+				slot_add(pf, slots, &n, m->k.msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
 		}
 		if (poll(pf, n, wait_ms) < 0 && errno != EINTR) {
 			log_line("serve: poll: %s", strerror(errno));
 			continue;
 		}
-		for (size_t i = 0; i < n; i++) {
-			struct cmd *m = who[i];
-
-			if (!pf[i].revents)
-				continue;
-			switch (what[i]) {
-			case 0: handle_signals(&s); break;
-			case 1: conn_accept(&s); break;
-			case 2: conn_read(&s, who[i]); break;
-			case 3: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
-			case 4: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
-			case 5: if (m->in_fd >= 0) cmd_stdin(m); break;
-			case 6: if (m->k.msg_fd >= 0) cmd_message(m); break;
-			case 7: conn_flush(who[i]); break;
-			}
-		}
+		for (size_t i = 0; i < n; i++)
+			if (pf[i].revents)
+				slot_run(&s, &slots[i]);
 	}
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
@@ -975,8 +965,7 @@ int serve_run(const struct serve_ctx *ctx)
 				conn_drain(&s.conns[i], deadline);
 	}
 	free(pf);
-	free(who);
-	free(what);
+	free(slots);
 	free(s.cmds);
 	return s.exit_code;
 }

@@ -9,8 +9,6 @@
 #include "landlock.h"
 #include "manifest.h"
 
-#define SERVE_LINE_MAX 1048576   /* bytes of one request line, newline excluded */
-#define SERVE_CHUNK 65536        /* bytes of output read into one output event */
 #define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
 #define SERVE_QUEUE_MAX 1024     /* exec requests waiting for a slot, all connections */
 #define SERVE_QUEUE_BYTES (64u << 20)   /* bytes of their request lines together */

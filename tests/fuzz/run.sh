@@ -14,9 +14,9 @@
 #       min-HASH. Review the count (keep it under ~200 files) before committing.
 #   tests/fuzz/run.sh replay [TARGET...]
 #       gcc -fsanitize=address,undefined with replay.c (no clang needed); every
-#       corpus file is replayed in a child of its own. Prints
-#       "fuzz-replay: N passed, N failed" and writes "PASS FAIL" to
-#       build/test-results/fuzz.
+#       corpus file is replayed in a child of its own. Prints TAP, a line per
+#       target ("ok N - replay TARGET: K inputs"), then "fuzz-replay: N passed,
+#       N failed" (inputs) and writes "PASS FAIL" to build/test-results/fuzz.
 # Run from anywhere; paths are relative to the project root. Exit status is
 # non-zero on any crash, failed replay or build error.
 set -eu
@@ -24,7 +24,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=build/fuzz
-TARGETS_ALL="manifest signature envfilter request"
+TARGETS_ALL="manifest signature envfilter request events"
 POLICY_SRC=$(echo policy/*.c)
 LIBS="-lsodium -ljansson -lseccomp"
 # build/gen/trusted_keys.h is not used by policy/, but -Ibuild/gen matches the
@@ -112,6 +112,7 @@ replay)
 	targets=${*:-$TARGETS_ALL}
 	pass=0
 	fail=0
+	n=0
 	for t in $targets; do
 		bin=$OUT/replay_$t
 		gcc -std=gnu11 -g -O1 -fno-omit-frame-pointer \
@@ -122,19 +123,25 @@ replay)
 		"$bin" "tests/fuzz/corpus/$t" >"$log" 2>&1
 		set -e
 		line=$(grep '^replay: [0-9]* passed, [0-9]* failed$' "$log" | tail -n 1)
+		n=$((n + 1))
 		if [ -z "$line" ]; then
-			echo "fuzz-replay: $t: replay did not finish (log $log)" >&2
-			tail -n 20 "$log" >&2
+			echo "not ok $n - replay $t: did not finish (log $log)"
+			tail -n 20 "$log" | sed 's/^/#   /'
 			fail=$((fail + 1))
 			continue
 		fi
 		p=$(echo "$line" | sed 's/^replay: \([0-9]*\) passed.*/\1/')
 		f=$(echo "$line" | sed 's/.* \([0-9]*\) failed$/\1/')
-		echo "fuzz-replay: $t: $p passed, $f failed"
-		grep '^replay: FAIL' "$log" >&2 || true
+		if [ "$f" -eq 0 ]; then
+			echo "ok $n - replay $t: $p inputs"
+		else
+			echo "not ok $n - replay $t: $f of $((p + f)) inputs failed"
+			grep '^replay: FAIL' "$log" | sed 's/^/#   /' || true
+		fi
 		pass=$((pass + p))
 		fail=$((fail + f))
 	done
+	echo "1..$n"
 	echo "fuzz-replay: $pass passed, $fail failed"
 	echo "$pass $fail" > build/test-results/fuzz
 	[ "$fail" -eq 0 ]

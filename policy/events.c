@@ -1,0 +1,158 @@
+/* events.c - see events.h. */
+#include "events.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "sjson.h"
+
+/* Steals v. */
+static char *ev_dump(json_t *v)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(v);
+	return s;
+}
+
+char *ev_started(const char *id, int pid)
+{
+	return ev_dump(json_pack("{s:s, s:s, s:i}", "event", "started", "id", id, "pid", pid));
+}
+
+char *ev_output(const char *id, bool err_stream, const uint8_t *data, size_t len)
+{
+	static char b64[sodium_base64_ENCODED_LEN(EV_CHUNK, sodium_base64_VARIANT_ORIGINAL)];
+
+	if (len == 0 || len > EV_CHUNK)
+		return NULL;
+	sodium_bin2base64(b64, sizeof(b64), data, len, sodium_base64_VARIANT_ORIGINAL);
+	return ev_dump(json_pack("{s:s, s:s, s:s, s:s}", "event", "output", "id", id, "stream",
+				 err_stream ? "stderr" : "stdout", "data", b64));
+}
+
+char *ev_exit(const char *id, int st, bool timed_out, bool truncated, uint64_t duration_ms)
+{
+	json_t *code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
+	json_t *sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
+
+	return ev_dump(json_pack("{s:s, s:s, s:o, s:o, s:b, s:b, s:I}", "event", "exit", "id", id,
+				 "code", code, "signal", sig, "timed_out", timed_out,
+				 "truncated", truncated, "duration_ms", (json_int_t)duration_ms));
+}
+
+char *ev_error(const char *id, const char *text)
+{
+	char msg[TN_ERROR_MSG_MAX];
+	json_t *ev = NULL;
+
+	snprintf(msg, sizeof(msg), "%s", text);
+	/* A cut at the buffer's end may fall inside a UTF-8 sequence, which
+	 * json_pack refuses: drop the partial character (at most 3 bytes). */
+	for (int cut = 0; cut < 4 && !ev; cut++) {
+		ev = json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message", msg);
+		if (!ev && msg[0])
+			msg[strlen(msg) - 1] = '\0';
+	}
+	if (!ev)
+		ev = json_pack("{s:s, s:s?, s:s}", "event", "error", "id", id, "message",
+			       "error: the message is not valid UTF-8");
+	return ev_dump(ev);
+}
+
+void ev_clear(struct ev_event *e)
+{
+	free(e->data);
+	json_decref(e->json);
+	memset(e, 0, sizeof(*e));
+}
+
+static int ev_bad(struct ev_event *e, struct tn_error *err, const char *what)
+{
+	ev_clear(e);
+	return err_set(err, EBADMSG, "event: %s", what);
+}
+
+int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error *err)
+{
+	struct ev_event e = { 0 };
+	json_error_t je;
+	json_t *v, *id;
+	const char *kind;
+
+	sj_guard_begin();
+	v = sj_load(line, len, false, &je);
+	if (sj_guard_end()) {
+		json_decref(v);
+		return err_set(err, ENOMEM, "event: out of memory");
+	}
+	if (!v || !json_is_object(v)) {
+		json_decref(v);
+		return err_set(err, EBADMSG, "event: not a JSON object");
+	}
+	e.json = v;
+	kind = json_string_value(json_object_get(v, "event"));
+	id = json_object_get(v, "id");
+	if (!kind)
+		return ev_bad(&e, err, "no event name");
+	if (!json_is_string(id) && !(json_is_null(id) && strcmp(kind, "error") == 0))
+		return ev_bad(&e, err, "no id");
+	e.id = json_string_value(id);
+	if (strcmp(kind, "started") == 0) {
+		json_t *pid = json_object_get(v, "pid");
+
+		if (!json_is_integer(pid) || json_integer_value(pid) < 1 ||
+		    json_integer_value(pid) > INT32_MAX)
+			return ev_bad(&e, err, "started: pid is not a pid");
+		e.kind = EV_STARTED;
+		e.pid = (int)json_integer_value(pid);
+	} else if (strcmp(kind, "output") == 0) {
+		const char *stream = json_string_value(json_object_get(v, "stream"));
+		const char *data = json_string_value(json_object_get(v, "data"));
+		size_t n = data ? strlen(data) : 0;
+
+		if (!stream || (strcmp(stream, "stdout") != 0 && strcmp(stream, "stderr") != 0))
+			return ev_bad(&e, err, "output: stream is not stdout or stderr");
+		if (!data)
+			return ev_bad(&e, err, "output: no data");
+		e.kind = EV_OUTPUT;
+		e.err_stream = stream[3] == 'e';
+		if (!(e.data = malloc(n / 4 * 3 + 3))) {
+			ev_clear(&e);
+			return err_set(err, ENOMEM, "event: out of memory");
+		}
+		if (sodium_base642bin(e.data, n / 4 * 3 + 3, data, n, NULL, &e.len, NULL,
+				      sodium_base64_VARIANT_ORIGINAL) != 0)
+			return ev_bad(&e, err, "output: data is not base64");
+	} else if (strcmp(kind, "exit") == 0) {
+		json_t *code = json_object_get(v, "code"), *sig = json_object_get(v, "signal");
+		json_t *to = json_object_get(v, "timed_out"), *tr = json_object_get(v, "truncated");
+
+		if (!json_is_boolean(to) || !json_is_boolean(tr))
+			return ev_bad(&e, err, "exit: timed_out and truncated must be booleans");
+		e.has_code = json_is_integer(code);
+		e.has_signal = json_is_integer(sig);
+		if (e.has_code == e.has_signal ||
+		    (e.has_code && (json_integer_value(code) < 0 || json_integer_value(code) > 255)) ||
+		    (e.has_signal && (json_integer_value(sig) < 1 || json_integer_value(sig) > 64)))
+			return ev_bad(&e, err, "exit: exactly one of code (0..255) and signal (1..64)");
+		e.kind = EV_EXIT;
+		e.code = e.has_code ? (int)json_integer_value(code) : 0;
+		e.signal = e.has_signal ? (int)json_integer_value(sig) : 0;
+		e.timed_out = json_is_true(to);
+		e.truncated = json_is_true(tr);
+	} else if (strcmp(kind, "error") == 0) {
+		if (!(e.message = json_string_value(json_object_get(v, "message"))))
+			return ev_bad(&e, err, "error: no message");
+		e.kind = EV_ERROR;
+	} else {
+		return ev_bad(&e, err, "unknown event");
+	}
+	*ret = e;
+	return 0;
+}

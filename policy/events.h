@@ -1,0 +1,65 @@
+/* events.h - the events of the JSON Lines protocol (docs/protocol.md): the
+ * framing bounds, each event encoded as one line, and an event line decoded
+ * (what `turninit call` reads). Pure: bytes in, bytes out (jansson, libsodium's
+ * base64); the loop that writes and reads them is init/serve.c's and
+ * init/call.c's. */
+#ifndef TURNINIT_EVENTS_H
+#define TURNINIT_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define EV_LINE_MAX 1048576   /* bytes of one request line, newline excluded */
+#define EV_CHUNK 65536        /* raw bytes of output in one output event */
+
+/* Each encoder returns one event as compact JSON, malloc'd, without the
+ * newline (the caller frames it), or NULL when out of memory. An id of NULL is
+ * written as null (error events only). */
+
+/* {"event":"started","id":ID,"pid":PID} */
+char *ev_started(const char *id, int pid);
+
+/* {"event":"output","id":ID,"stream":"stdout"|"stderr","data":BASE64};
+ * len: 1..EV_CHUNK bytes of data. */
+char *ev_output(const char *id, bool err_stream, const uint8_t *data, size_t len);
+
+/* {"event":"exit","id":ID,"code":N|null,"signal":N|null,"timed_out":B,
+ *  "truncated":B,"duration_ms":N}; code and signal from wait_status
+ * (waitpid(2)): one of them is null. */
+char *ev_exit(const char *id, int wait_status, bool timed_out, bool truncated,
+	      uint64_t duration_ms);
+
+/* {"event":"error","id":ID|null,"message":MSG}. msg is cut to valid UTF-8 when
+ * a cut at TN_ERROR_MSG_MAX fell inside a character; a message that is still
+ * not UTF-8 is replaced by a fixed one, so that every error is answered. */
+char *ev_error(const char *id, const char *msg);
+
+enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR };
+
+/* One decoded event. Strings point into the decoded value and live until
+ * ev_clear. */
+struct ev_event {
+	enum ev_kind kind;
+	const char *id;            /* NULL for an error with id null */
+	int pid;                   /* started */
+	bool err_stream;           /* output: stderr */
+	uint8_t *data;             /* output: decoded bytes, malloc'd */
+	size_t len;
+	bool has_code, has_signal; /* exit */
+	int code, signal;
+	bool timed_out, truncated;
+	const char *message;       /* error */
+	void *json;                /* the parsed value */
+};
+
+/* ev_parse - decode one event line (without its newline). Errors: -EBADMSG
+ * not a JSON object, an unknown event or a field of the wrong type (err says
+ * which), -ENOMEM. ret is written only on success; free with ev_clear. */
+int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error *err);
+
+void ev_clear(struct ev_event *e);
+
+#endif

@@ -1,0 +1,81 @@
+/* fuzz_events.c - libFuzzer target for ev_parse (policy/events.c), the event
+ * line decoder of `turninit call`.
+ *
+ * The input is one event line as-is (no NUL added). Invariants that abort: a
+ * refused line gives a one-line message and leaves ret untouched; an accepted
+ * one is of a known kind with the fields of that kind, and encoding it again
+ * (ev_started, ev_output, ev_exit, ev_error) decodes to the same event.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void same_again(const struct ev_event *e)
+{
+	struct ev_event back;
+	struct tn_error err = { 0 };
+	char *line = NULL;
+
+	switch (e->kind) {
+	case EV_STARTED:
+		line = ev_started(e->id, e->pid);
+		break;
+	case EV_OUTPUT:
+		if (e->len == 0 || e->len > EV_CHUNK)
+			return;   /* the encoder sends 1..EV_CHUNK bytes only */
+		line = ev_output(e->id, e->err_stream, e->data, e->len);
+		break;
+	case EV_EXIT:
+		line = ev_exit(e->id, e->has_code ? e->code << 8 : e->signal, e->timed_out,
+			       e->truncated, 0);
+		break;
+	case EV_ERROR:
+		line = ev_error(e->id, e->message);
+		break;
+	}
+	if (!line)
+		return;   /* out of memory, or a message jansson will not encode */
+	if (ev_parse(line, strlen(line), &back, &err) != 0 || back.kind != e->kind ||
+	    (e->id == NULL) != (back.id == NULL) || (e->id && strcmp(e->id, back.id) != 0))
+		abort();
+	if (e->kind == EV_OUTPUT &&
+	    (back.len != e->len || memcmp(back.data, e->data, e->len) != 0 ||
+	     back.err_stream != e->err_stream))
+		abort();
+	if (e->kind == EV_EXIT &&
+	    (back.has_code != e->has_code || back.code != e->code || back.signal != e->signal ||
+	     back.timed_out != e->timed_out || back.truncated != e->truncated))
+		abort();
+	ev_clear(&back);
+	free(line);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ev_event e, before;
+	struct tn_error err = { 0 };
+	char *copy = malloc(size ? size : 1);
+
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	memset(&e, 0x5a, sizeof(e));
+	before = e;
+	if (ev_parse(copy, size, &e, &err) < 0) {
+		if (memcmp(&e, &before, sizeof(e)) != 0 || err.msg[0] == '\0' ||
+		    strchr(err.msg, '\n'))
+			abort();
+	} else {
+		if (e.kind < EV_STARTED || e.kind > EV_ERROR || (e.kind != EV_ERROR && !e.id))
+			abort();
+		same_again(&e);
+		ev_clear(&e);
+	}
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,127 @@
+/* test_events.c - unit tests of policy/events.c: each event encoded as the
+ * protocol says (docs/protocol.md, compact JSON in this key order), decoded
+ * back, and the decoder's refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+
+static void expect_line(char *got, const char *want)
+{
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void encoders_write_the_documented_lines(void **state)
+{
+	char long_msg[TN_ERROR_MSG_MAX + 8];
+
+	(void)state;
+	expect_line(ev_started("c1", 42), "{\"event\":\"started\",\"id\":\"c1\",\"pid\":42}");
+	expect_line(ev_output("c1", false, (const uint8_t *)"hi\n", 3),
+		    "{\"event\":\"output\",\"id\":\"c1\",\"stream\":\"stdout\",\"data\":\"aGkK\"}");
+	expect_line(ev_output("c1", true, (const uint8_t *)"", 1),
+		    "{\"event\":\"output\",\"id\":\"c1\",\"stream\":\"stderr\",\"data\":\"AA==\"}");
+	assert_null(ev_output("c1", false, (const uint8_t *)"", 0));
+	expect_line(ev_exit("c1", 3 << 8, false, true, 17),
+		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":3,\"signal\":null,\"timed_out\":false,"
+		    "\"truncated\":true,\"duration_ms\":17}");
+	expect_line(ev_exit("c1", 15, true, false, 1000),
+		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":null,\"signal\":15,\"timed_out\":true,"
+		    "\"truncated\":false,\"duration_ms\":1000}");
+	expect_line(ev_error(NULL, "request: x"),
+		    "{\"event\":\"error\",\"id\":null,\"message\":\"request: x\"}");
+	/* a message cut inside a UTF-8 character loses the partial character */
+	memset(long_msg, 'a', sizeof(long_msg));
+	memcpy(long_msg + TN_ERROR_MSG_MAX - 2, "\xe2\x9c\x93", 3);
+	long_msg[sizeof(long_msg) - 1] = '\0';
+	{
+		char *l = ev_error("e", long_msg);
+
+		assert_non_null(l);
+		assert_null(strstr(l, "\xe2"));
+		free(l);
+	}
+	expect_line(ev_error("e", "bad \xff byte"),
+		    "{\"event\":\"error\",\"id\":\"e\",\"message\":\"error: the message is not valid UTF-8\"}");
+}
+
+static void decoder_reads_what_encoders_write(void **state)
+{
+	struct ev_event e;
+	char *l;
+
+	(void)state;
+	l = ev_output("o", true, (const uint8_t *)"\x00\x01\x02", 3);
+	assert_int_equal(ev_parse(l, strlen(l), &e, NULL), 0);
+	assert_int_equal(e.kind, EV_OUTPUT);
+	assert_string_equal(e.id, "o");
+	assert_true(e.err_stream);
+	assert_int_equal(e.len, 3);
+	assert_memory_equal(e.data, "\x00\x01\x02", 3);
+	ev_clear(&e);
+	free(l);
+	l = ev_exit("x", 9, true, false, 5);
+	assert_int_equal(ev_parse(l, strlen(l), &e, NULL), 0);
+	assert_int_equal(e.kind, EV_EXIT);
+	assert_false(e.has_code);
+	assert_true(e.has_signal);
+	assert_int_equal(e.signal, 9);
+	assert_true(e.timed_out);
+	ev_clear(&e);
+	free(l);
+	l = ev_error(NULL, "m");
+	assert_int_equal(ev_parse(l, strlen(l), &e, NULL), 0);
+	assert_int_equal(e.kind, EV_ERROR);
+	assert_null(e.id);
+	assert_string_equal(e.message, "m");
+	ev_clear(&e);
+	free(l);
+}
+
+static void decoder_refuses(void **state)
+{
+	static const struct { const char *line; const char *msg; } bad[] = {
+		{ "not json", "not a JSON object" },
+		{ "[1]", "not a JSON object" },
+		{ "{\"id\":\"a\"}", "no event name" },
+		{ "{\"event\":\"started\",\"pid\":3}", "no id" },
+		{ "{\"event\":\"started\",\"id\":null,\"pid\":3}", "no id" },
+		{ "{\"event\":\"started\",\"id\":\"a\",\"pid\":0}", "pid is not a pid" },
+		{ "{\"event\":\"output\",\"id\":\"a\",\"stream\":\"x\",\"data\":\"\"}", "stream" },
+		{ "{\"event\":\"output\",\"id\":\"a\",\"stream\":\"stdout\",\"data\":\"!!\"}", "not base64" },
+		{ "{\"event\":\"exit\",\"id\":\"a\",\"code\":1,\"signal\":2,\"timed_out\":false,\"truncated\":false}", "exactly one" },
+		{ "{\"event\":\"exit\",\"id\":\"a\",\"code\":256,\"signal\":null,\"timed_out\":false,\"truncated\":false}", "exactly one" },
+		{ "{\"event\":\"exit\",\"id\":\"a\",\"code\":0,\"signal\":null,\"timed_out\":0,\"truncated\":false}", "booleans" },
+		{ "{\"event\":\"error\",\"id\":\"a\"}", "no message" },
+		{ "{\"event\":\"hello\",\"id\":\"a\"}", "unknown event" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ev_event e;
+		struct tn_error err = { 0 };
+
+		assert_int_equal(ev_parse(bad[i].line, strlen(bad[i].line), &e, &err), -EBADMSG);
+		if (!strstr(err.msg, bad[i].msg) || strncmp(err.msg, "event: ", 7) != 0)
+			fail_msg("%s: \"%s\", want \"%s\"", bad[i].line, err.msg, bad[i].msg);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(encoders_write_the_documented_lines),
+		cmocka_unit_test(decoder_reads_what_encoders_write),
+		cmocka_unit_test(decoder_refuses),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
