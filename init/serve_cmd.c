@@ -1,0 +1,379 @@
+/* serve_cmd.c - the command lifecycle of serve and listen mode (a keeper per
+ * command, init/keeper.c): start, output, stdin, the keeper's messages, the
+ * exit event; and the first-in, first-out queue of execs past
+ * limits.concurrency (docs/protocol.md, "Concurrency"). */
+#define _GNU_SOURCE
+#include "serve_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "envfilter.h"
+#include "events.h"
+#include "exit_codes.h"
+#include "keeper.h"
+#include "log.h"
+#include "reap.h"
+#include "request.h"
+#include "spawn.h"
+
+size_t cmd_running(const struct serve *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_cmds; i++)
+		n += s->cmds[i].used;
+	return n;
+}
+
+struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id)
+{
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->cmds[i].used && s->cmds[i].conn == c && strcmp(s->cmds[i].id, id) == 0)
+			return &s->cmds[i];
+	return NULL;
+}
+
+void cmd_cancel(struct cmd *m)
+{
+	if (m->exited || m->cancelled)
+		return;
+	m->cancelled = true;
+	keeper_cancel(&m->k);
+}
+
+void cmd_free(struct cmd *m)
+{
+	serve_close_fd(&m->out_fd);
+	serve_close_fd(&m->err_fd);
+	serve_close_fd(&m->in_fd);
+	serve_close_fd(&m->k.msg_fd);
+	free(m->in_buf);
+	memset(m, 0, sizeof(*m));
+	m->out_fd = m->err_fd = m->in_fd = m->k.msg_fd = -1;
+}
+
+/* Read what a stdout or stderr pipe holds; deliver up to the output limit.
+ * Returns the bytes read, 0 at end of file (the fd is then closed), or -1 when
+ * nothing is waiting. */
+ssize_t cmd_output(struct cmd *m, int *fd, const char *stream)
+{
+	static uint8_t buf[EV_CHUNK];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+	size_t give;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -1;
+	if (n <= 0) {
+		serve_close_fd(fd);
+		return 0;
+	}
+	*(stream[3] == 'o' ? &m->out_bytes : &m->err_bytes) += (uint64_t)n;
+	give = (size_t)n;
+	if (m->delivered + give > m->limit) {
+		give = m->limit > m->delivered ? (size_t)(m->limit - m->delivered) : 0;
+		m->truncated = true;
+	}
+	if (give == 0)
+		return n;
+	m->delivered += give;
+	conn_emit(m->conn, m->conn->codec->output(m->id, stream[3] == 'e', buf, give));
+	return n;
+}
+
+/* Read at most one pipe's capacity (all that the command's own, now ended,
+ * processes can have left in it; a foreign writer cannot keep this going),
+ * then close. */
+static void cmd_drain(struct cmd *m, int *fd, const char *stream)
+{
+	int cap = *fd >= 0 ? fcntl(*fd, F_GETPIPE_SZ) : 0;
+	ssize_t budget = cap > 0 ? cap : 1 << 20, n = 1;
+
+	while (*fd >= 0 && budget > 0 && n > 0) {
+		n = cmd_output(m, fd, stream);
+		budget -= n;
+	}
+	serve_close_fd(fd);
+}
+
+void cmd_stdin(struct cmd *m)
+{
+	ssize_t w = write(m->in_fd, m->in_buf + m->in_off, m->in_len - m->in_off);
+
+	if (w < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (w > 0)
+		m->in_off += (size_t)w;
+	if (w < 0 || m->in_off == m->in_len)
+		serve_close_fd(&m->in_fd);   /* all given, or the command closed its stdin */
+}
+
+void cmd_message(struct cmd *m)
+{
+	struct keeper_msg msg;
+	int r = keeper_read(&m->k, &msg);
+
+	if (r == -EAGAIN)
+		return;
+	if (r == 1 && msg.type == KEEPER_EXITED) {
+		m->wait_status = msg.wait_status;
+	} else {
+		/* The keeper is gone without a word: report what is known. */
+		m->wait_status = (EXIT_SIGNAL_BASE + SIGKILL) << 8;
+		log_line("serve: %s: keeper ended unexpectedly", m->id);
+	}
+	m->exited = true;
+	m->end_ms = reap_now_ms();
+	serve_close_fd(&m->k.msg_fd);
+	/* Every process of the command is gone now (the keeper ended them all), so
+	 * what they wrote is in the pipes already. Take it, then close: a writer
+	 * left is a process of another command that was handed the fd, and must
+	 * not hold this command's exit event, its timeout or its slot. */
+	cmd_drain(m, &m->out_fd, "stdout");
+	cmd_drain(m, &m->err_fd, "stderr");
+}
+
+/* The exit event, once the main process has ended and both pipes are drained. */
+void cmd_finish(struct cmd *m)
+{
+	int st = m->wait_status;
+
+	conn_emit(m->conn, m->conn->codec->exit(m->id, st, m->timed_out, m->truncated, m->end_ms - m->start_ms));
+	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, m->wall_start_ms + (m->end_ms - m->start_ms),
+		   st, m->timed_out, m->cancelled, m->truncated, m->out_bytes, m->err_bytes);
+	cmd_free(m);
+}
+
+struct waiting **queue_find(struct serve *s, const struct conn *c, const char *id)
+{
+	for (struct waiting **w = &s->queue; *w; w = &(*w)->next)
+		if ((*w)->conn == c && strcmp((*w)->rq->id, id) == 0)
+			return w;
+	return NULL;
+}
+
+/* Take *w out of the queue; the caller owns what it returns. */
+struct waiting *queue_take(struct serve *s, struct waiting **w)
+{
+	struct waiting *e = *w;
+
+	*w = e->next;
+	if (!*w)
+		s->queue_tail = w;
+	s->n_waiting--;
+	s->waiting_bytes -= e->bytes;
+	return e;
+}
+
+void queue_free(struct waiting *e)
+{
+	rq_free(e->rq);
+	free(e);
+}
+
+/* Every waiting exec of c (of every connection when c is NULL) answered with
+ * an error event that says why it never ran, and dropped. */
+void queue_drop(struct serve *s, const struct conn *c, const char *why)
+{
+	for (struct waiting **w = &s->queue; *w;) {
+		if (c && (*w)->conn != c) {
+			w = &(*w)->next;
+			continue;
+		}
+		{
+			struct waiting *e = queue_take(s, w);
+
+			conn_error(e->conn, e->rq->id, "exec: %s", why);
+			queue_free(e);
+		}
+	}
+}
+
+/* The id an error event about a request may carry: id itself, or NULL when it
+ * names a waiting exec of c. A client reads an error event with an exec's id,
+ * before its started event, as that exec's end (it will not run); a request
+ * that only fails about a waiting exec (a duplicate, a signal, a bad line)
+ * must not end it there. */
+const char *queue_answer_id(struct serve *s, const struct conn *c, const char *id)
+{
+	return id && id[0] && !queue_find(s, c, id) ? id : NULL;
+}
+
+/* Start exec request rq of c in a free slot: its started event, or -errno
+ * with ret_err filled ("exec: WHY"), nothing started and no event written. */
+static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq, struct tn_error *ret_err)
+{
+	const struct mf_manifest *mf = s->ctx->manifest;
+	const struct rq_command cmd = rq_command_of(mf, rq);
+	const char *cwd = cmd.cwd, *id = rq->id;
+	char **shell_argv = NULL, **envp = NULL;
+	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	struct cmd *m = NULL;
+	struct tn_error err = { 0 };
+	struct keeper_msg msg = { .type = 0 };
+	struct stat st;
+	int r = 0;
+
+	if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		return err_set(ret_err, ENOTDIR, "exec: cwd %s is not a directory", cwd);
+	}
+	if (find_cmd(s, c, id) || queue_find(s, c, id)) {
+		return err_set(ret_err, EEXIST, "exec: id %s is already running or waiting", id);
+	}
+	for (size_t i = 0; i < s->n_cmds && !m; i++)
+		if (!s->cmds[i].used)
+			m = &s->cmds[i];
+	if (envf_build(mf, rq->env, &envp, &err) < 0 ||
+	    !(shell_argv = spawn_argv(rq->words, rq->n_words, rq->argv_form)))
+		goto oom;
+	cmd_free(m);
+	if (rq->has_stdin) {
+		/* the request owns the bytes; the command slot takes them */
+		m->in_buf = rq->stdin_data;
+		m->in_len = rq->stdin_len;
+		rq->stdin_data = NULL;
+		if (pipe2(in_p, O_CLOEXEC) != 0)
+			goto sys;
+	} else {
+		in_p[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (in_p[0] < 0)
+			goto sys;
+	}
+	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0)
+		goto sys;
+	{
+		struct spawn_plan plan = spawn_plan_of(mf, shell_argv, envp, cwd, s->ctx->landlock,
+						       s->ctx->filter, in_p[0], out_p[1], err_p[1]);
+
+		if (keeper_start(&plan, &m->k, &err) < 0) {
+			r = err_set(ret_err, err.code, "exec: %s", err.msg);
+			cmd_free(m);
+			goto out;
+		}
+	}
+	m->used = true;
+	m->conn = c;
+	snprintf(m->id, sizeof(m->id), "%s", id);
+	m->start_ms = reap_now_ms();
+	m->wall_start_ms = audit_wall_ms();
+	m->deadline_ms = m->start_ms + (uint64_t)cmd.timeout_s * 1000;
+	m->limit = mf->limits.output_bytes;
+	m->out_fd = out_p[0];
+	m->err_fd = err_p[0];
+	m->in_fd = in_p[1];
+	out_p[0] = err_p[0] = in_p[1] = -1;
+	/* The keeper says at once whether the shell was exec'd. */
+	if (keeper_read(&m->k, &msg) != 1 || msg.type != KEEPER_STARTED) {
+		bool have = msg.type == KEEPER_FAILED;
+
+		r = err_set(ret_err, have ? EPERM : ECHILD, "exec: %s",
+			    have ? msg.msg : "the command did not start");
+		while (waitpid(m->k.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		cmd_free(m);
+		goto out;
+	}
+	fcntl(m->k.msg_fd, F_SETFL, O_NONBLOCK);
+	fcntl(m->out_fd, F_SETFL, O_NONBLOCK);
+	fcntl(m->err_fd, F_SETFL, O_NONBLOCK);
+	if (m->in_fd >= 0)
+		fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
+	m->pid = msg.pid;
+	conn_emit(c, c->codec->started(id, msg.pid));
+	goto out;
+sys:
+	r = err_errno(ret_err, errno, "exec");
+	cmd_free(m);
+	goto out;
+oom:
+	r = err_set(ret_err, ENOMEM, "exec: out of memory");
+out:
+	for (int i = 0; i < 2; i++) {
+		serve_close_fd(&in_p[i]);
+		serve_close_fd(&out_p[i]);
+		serve_close_fd(&err_p[i]);
+	}
+	free(shell_argv);
+	envf_free(envp);
+	return r;
+}
+
+/* An exec that leaves the queue, or never enters it: logged (a log that
+ * cannot be written runs nothing), then started, or refused with the message
+ * refusal when it is not NULL; a refusal is logged too. */
+static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, const char *refusal)
+{
+	const struct rq_command cmd = rq_command_of(s->ctx->manifest, rq);
+	struct tn_error err = { 0 };
+
+	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s) < 0) {
+		conn_error(c, rq->id, "exec: the audit log cannot be written");
+		return;
+	}
+	if (refusal)
+		err_set(&err, EAGAIN, "exec: %s", refusal);
+	if (refusal || do_exec(s, c, rq, &err) < 0) {
+		/* id null for a duplicate of a waiting exec: answer_id */
+		conn_error(c, queue_answer_id(s, c, rq->id), "%s", err.msg);
+		audit_refused(c->stream, rq->id, err.msg);
+	}
+}
+
+/* Start waiting execs, oldest first, while there are free slots. */
+void queue_start(struct serve *s)
+{
+	while (s->queue && cmd_running(s) < s->n_cmds && !s->ending) {
+		struct waiting *e = queue_take(s, &s->queue);
+
+		start_exec(s, e->conn, e->rq, NULL);
+		queue_free(e);
+	}
+}
+
+/* An exec: started when a slot is free and nothing waits before it (and a
+ * duplicate id, which do_exec refuses at once), else queued; past the queue's
+ * bounds, refused. Takes *rq when it queues it. */
+void cmd_take_exec(struct serve *s, struct conn *c, struct rq_request **rq, size_t len)
+{
+	const char *id = (*rq)->id;
+	char why[160];
+	struct waiting *e;
+
+	if ((!s->queue && cmd_running(s) < s->n_cmds) || find_cmd(s, c, id) || queue_find(s, c, id)) {
+		start_exec(s, c, *rq, NULL);
+		return;
+	}
+	if (s->n_waiting >= SERVE_QUEUE_MAX || s->waiting_bytes + len > SERVE_QUEUE_BYTES) {
+		snprintf(why, sizeof(why), "%zu commands running and %zu waiting, the most that may wait (%d, %u bytes of requests)",
+			 cmd_running(s), s->n_waiting, SERVE_QUEUE_MAX, SERVE_QUEUE_BYTES);
+		start_exec(s, c, *rq, why);
+		return;
+	}
+	if (!(e = calloc(1, sizeof(*e)))) {
+		start_exec(s, c, *rq, "out of memory");
+		return;
+	}
+	*e = (struct waiting){ .conn = c, .rq = *rq, .bytes = len };
+	*rq = NULL;
+	*s->queue_tail = e;
+	s->queue_tail = &e->next;
+	s->n_waiting++;
+	s->waiting_bytes += len;
+}

@@ -1,0 +1,197 @@
+/* serve_conn.c - the connections of serve and listen mode: events written
+ * whole, one line each, into a per-connection buffer flushed without
+ * blocking; framing of request lines; the last events at the end. A
+ * connection that stops reading stops only its own commands' output (their
+ * pipes are not polled while its buffer is over SERVE_OUT_HIGH), never another
+ * connection, a timeout or SIGTERM. */
+#define _GNU_SOURCE
+#include "serve_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "envfilter.h"
+#include "events.h"
+#include "exit_codes.h"
+#include "keeper.h"
+#include "log.h"
+#include "reap.h"
+#include "request.h"
+#include "spawn.h"
+
+void serve_close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* Write all of p, waiting for fd until deadline_ms at the latest (the clock
+ * of reap_now_ms; a deadline in the past: what the fd takes now). 0, or -1 on
+ * an error or when the deadline passed. */
+static int write_until(int fd, const char *p, size_t n, uint64_t deadline_ms)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = { .fd = fd, .events = POLLOUT };
+			uint64_t now = reap_now_ms();
+
+			if (now >= deadline_ms)
+				return -1;
+			poll(&pf, 1, (int)(deadline_ms - now));
+			continue;
+		}
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Write what is queued, as far as the fd takes it now. */
+void conn_flush(struct conn *c)
+{
+	size_t off = 0;
+
+	while (off < c->out_len && !c->dead) {
+		ssize_t w = write(c->out_fd, c->out + off, c->out_len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w <= 0)
+			c->dead = true;
+		else
+			off += (size_t)w;
+	}
+	if (c->dead)
+		off = c->out_len;
+	memmove(c->out, c->out + off, c->out_len - off);
+	c->out_len -= off;
+}
+
+/* Queue one event line (steals line, malloc'd, without its newline; NULL:
+ * out of memory) and write what the fd takes now. */
+void conn_emit(struct conn *c, char *line)
+{
+	size_t n;
+
+	if (!line) {
+		log_line("serve: out of memory writing an event");
+		return;
+	}
+	if (c->dead) {
+		free(line);
+		return;
+	}
+	n = strlen(line);
+	if (c->out_len + n + 1 > SERVE_OUT_MAX) {
+		log_line("serve: a client does not read its events: dropping the connection");
+		c->dead = true;
+	} else if (c->out_len + n + 1 > c->out_cap) {
+		size_t cap = (c->out_len + n + 1) * 2;
+		char *o = realloc(c->out, cap);
+
+		if (!o) {
+			c->dead = true;
+		} else {
+			c->out = o;
+			c->out_cap = cap;
+		}
+	}
+	if (!c->dead) {
+		memcpy(c->out + c->out_len, line, n);
+		c->out[c->out_len + n] = '\n';
+		c->out_len += n + 1;
+		conn_flush(c);
+	}
+	free(line);
+}
+
+void conn_error(struct conn *c, const char *id, const char *fmt, ...)
+{
+	char msg[TN_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	conn_emit(c, c->codec->error(id, msg));
+}
+
+void conn_read(struct serve *s, struct conn *c)
+{
+	ssize_t n;
+	size_t start = 0;
+
+	if (!c->buf && !(c->buf = malloc(EV_LINE_MAX + 1 + EV_CHUNK))) {
+		log_line("serve: out of memory");
+		return;
+	}
+	n = read(c->in_fd, c->buf + c->len, EV_CHUNK);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		c->eof = true;
+		return;
+	}
+	c->len += (size_t)n;
+	for (size_t i = c->len - (size_t)n; i < c->len; i++) {
+		if (c->buf[i] != '\n')
+			continue;
+		if (c->discarding)
+			c->discarding = false;
+		else if (i - start > EV_LINE_MAX)
+			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
+		else if (i > start)
+			serve_request(s, c, c->buf + start, i - start);
+		start = i + 1;
+	}
+	memmove(c->buf, c->buf + start, c->len - start);
+	c->len -= start;
+	if (c->len > EV_LINE_MAX) {
+		if (!c->discarding)
+			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
+		c->discarding = true;
+		c->len = 0;
+	} else if (c->discarding) {
+		c->len = 0;
+	}
+}
+
+/* Write everything queued, waiting until deadline_ms at the latest (a refusal:
+ * no wait; the end of the turn: a bound shared by every connection), then free
+ * the queue. Whatever the peer has not taken by then is lost. */
+void conn_drain(struct conn *c, uint64_t deadline_ms)
+{
+	if (c->out_len && !c->dead && write_until(c->out_fd, c->out, c->out_len, deadline_ms) < 0)
+		c->dead = true;
+	c->out_len = 0;
+	free(c->out);
+	c->out = NULL;
+	c->out_cap = 0;
+}

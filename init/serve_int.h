@@ -1,0 +1,106 @@
+/* serve_int.h - what the files of serve and listen mode share (not an API):
+ * the connection, command, queue and turn structs, and the functions each
+ * file gives the others.
+ *   init/serve.c         the poll loop, requests, the end of the turn
+ *   init/serve_conn.c    connections: the output queue, framing, drain, backpressure
+ *   init/serve_cmd.c     the command lifecycle and the queue of waiting execs
+ *   init/serve_listen.c  the listen socket and its peer checks
+ *   init/codec.h         the wire format of a connection (codec_jsonl.c: JSON Lines)
+ */
+#ifndef TURNINIT_SERVE_INT_H
+#define TURNINIT_SERVE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "codec.h"
+#include "keeper.h"
+#include "request.h"
+#include "serve.h"
+
+#define SERVE_OUT_HIGH (1u << 20)    /* bytes queued before a connection's commands wait */
+#define SERVE_OUT_MAX (16u << 20)    /* bytes queued before a connection is dropped */
+#define SERVE_DRAIN_MS 5000          /* milliseconds the last events may take at the end */
+
+struct conn {
+	bool used;
+	const struct codec *codec;   /* the wire format of this connection */
+	int in_fd, out_fd;        /* the same socket in listen mode */
+	char *out;                /* events not yet written */
+	size_t out_len, out_cap;
+	char *buf;                /* unparsed input, at most EV_LINE_MAX + 1 bytes */
+	size_t len;
+	bool discarding;          /* inside a line that was too long */
+	bool eof;                 /* no more requests */
+	bool dead;                /* writing failed: events are dropped */
+	unsigned stream;          /* the audit log's name for it: 0 serve, 1.. listen */
+};
+
+struct cmd {
+	bool used;
+	struct conn *conn;
+	char id[RQ_ID_MAX + 1];
+	struct keeper k;
+	int out_fd, err_fd, in_fd;   /* -1 once closed */
+	uint8_t *in_buf;
+	size_t in_len, in_off;
+	uint64_t start_ms, deadline_ms, end_ms;
+	uint64_t delivered, limit;
+	bool truncated, timed_out, cancelled, exited;
+	int wait_status;
+	int pid;                     /* the command's, for the audit log */
+	uint64_t wall_start_ms;      /* CLOCK_REALTIME at start, for the audit log */
+	uint64_t out_bytes, err_bytes;   /* read from its stdout and stderr */
+};
+
+/* An exec request waiting for a slot (limits.concurrency), first in, first
+ * out across every connection; it owns rq. */
+struct waiting {
+	struct waiting *next;
+	struct conn *conn;
+	struct rq_request *rq;
+	size_t bytes;               /* its request line, counted against SERVE_QUEUE_BYTES */
+};
+
+struct serve {
+	const struct serve_ctx *ctx;
+	struct waiting *queue, **queue_tail;
+	size_t n_waiting, waiting_bytes;
+	struct conn conns[SERVE_MAX_CONNS];
+	struct cmd *cmds;           /* limits.concurrency slots */
+	size_t n_cmds;
+	bool ending;
+	int exit_code;
+	unsigned streams;           /* listen: connections accepted so far */
+};
+
+/* Each function's contract is at its definition. */
+void serve_close_fd(int *fd);
+void conn_flush(struct conn *c);
+void conn_emit(struct conn *c, char *line);
+void conn_error(struct conn *c, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void conn_read(struct serve *s, struct conn *c);
+void conn_drain(struct conn *c, uint64_t deadline_ms);
+size_t cmd_running(const struct serve *s);
+struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id);
+void cmd_cancel(struct cmd *m);
+void cmd_free(struct cmd *m);
+ssize_t cmd_output(struct cmd *m, int *fd, const char *stream);
+void cmd_stdin(struct cmd *m);
+void cmd_message(struct cmd *m);
+void cmd_finish(struct cmd *m);
+struct waiting **queue_find(struct serve *s, const struct conn *c, const char *id);
+struct waiting *queue_take(struct serve *s, struct waiting **w);
+void queue_free(struct waiting *e);
+void queue_drop(struct serve *s, const struct conn *c, const char *why);
+const char *queue_answer_id(struct serve *s, const struct conn *c, const char *id);
+void queue_start(struct serve *s);
+void cmd_take_exec(struct serve *s, struct conn *c, struct rq_request **rq, size_t len);
+void conn_accept(struct serve *s);
+void serve_request(struct serve *s, struct conn *c, const char *line, size_t len);
+void conn_close(struct serve *s, struct conn *c);
+
+#endif

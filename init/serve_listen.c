@@ -1,0 +1,139 @@
+/* serve_listen.c - `turninit listen`: the unix socket, and which peers may
+ * drive the turn (callers.uids by SO_PEERCRED; never a command of the turn). */
+#define _GNU_SOURCE
+#include "serve_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "envfilter.h"
+#include "exit_codes.h"
+#include "keeper.h"
+#include "log.h"
+#include "reap.h"
+#include "request.h"
+#include "spawn.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77          /* Linux 6.5; older kernels: ENOPROTOOPT */
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+static bool peer_allowed(const struct serve *s, int fd, char *why, size_t why_size)
+{
+	const struct mf_manifest *mf = s->ctx->manifest;
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	bool uid_ok = false;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) {
+		snprintf(why, why_size, "SO_PEERCRED: %s", strerror(errno));
+		return false;
+	}
+	for (size_t i = 0; i < mf->n_caller_uids; i++)
+		uid_ok |= mf->caller_uids[i] == cr.uid;
+	if (!uid_ok) {
+		snprintf(why, why_size, "peer uid %u is not in callers.uids", (unsigned)cr.uid);
+		return false;
+	}
+	/* A command of this turn runs below turninit: it may not drive the turn.
+	 * Fail closed: the peer is pinned by a pidfd (SO_PEERPIDFD), and a peer that
+	 * has exited, or whose line of parents cannot be read, is refused, so a
+	 * command cannot connect, hand the socket on and exit before this check. */
+	if (cr.pid > 0) {
+		int pidfd = -1, d;
+		socklen_t pl = sizeof(pidfd);
+		bool pinned = getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &pl) == 0;
+		bool alive = !pinned || syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+
+		d = alive ? reap_is_descendant(cr.pid, getpid()) : -1;
+		if (pinned && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0)
+			d = -1;   /* gone meanwhile: what was read may be another process */
+		if (pidfd >= 0)
+			close(pidfd);
+		if (d != 0) {
+			snprintf(why, why_size, d > 0 ? "peer pid %d is a command of this turn" :
+				 "peer pid %d has exited or cannot be checked", (int)cr.pid);
+			return false;
+		}
+	}
+	return true;
+}
+
+void conn_accept(struct serve *s)
+{
+	int fd = accept4(s->ctx->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	char why[256];
+
+	if (fd < 0)
+		return;
+	if (!peer_allowed(s, fd, why, sizeof(why))) {
+		struct conn tmp = { .codec = &codec_jsonl, .out_fd = fd };
+
+		conn_error(&tmp, NULL, "refused: %s", why);
+		conn_drain(&tmp, 0);
+		log_line("listen: refused a peer: %s", why);
+		close(fd);
+		return;
+	}
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
+		if (!s->conns[i].used) {
+			s->conns[i] = (struct conn){ .used = true, .codec = &codec_jsonl, .in_fd = fd, .out_fd = fd,
+						     .stream = ++s->streams };
+			return;
+		}
+	{
+		struct conn tmp = { .codec = &codec_jsonl, .out_fd = fd };
+
+		conn_error(&tmp, NULL, "refused: more than %d connections", SERVE_MAX_CONNS);
+		conn_drain(&tmp, 0);
+		close(fd);
+	}
+}
+
+int serve_listen_socket(const char *path, int *ret_fd, struct tn_error *err)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path))
+		return err_set(err, ENAMETOOLONG, "listen: socket path %s is too long", path);
+	strcpy(a.sun_path, path);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return err_set(err, EEXIST, "listen: %s exists and is not a socket", path);
+		unlink(path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_errno(err, errno, "listen: socket");
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || chmod(path, 0666) != 0 ||
+	    listen(fd, 64) != 0) {
+		int e = errno;
+
+		close(fd);
+		return err_errno(err, e, "listen: %s", path);
+	}
+	*ret_fd = fd;
+	return 0;
+}
