@@ -108,7 +108,7 @@ $(BUILD)/turninit: $(MUSL_OBJ)
 
 # Unit tests: tests/unit/test_X.c against the policy sources.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
-$(BUILD)/host/test_%: tests/unit/test_%.c tests/unit/vectors.h $(POLICY_SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
+$(BUILD)/host/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(POLICY_SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
 	@mkdir -p $(@D)
 	@echo "  CC    $@ (host, ASan+UBSan)"
 	@$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(HOST_LIBS)

@@ -3,32 +3,14 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-int err_set(struct tn_error *err, int code, const char *fmt, ...)
+/* err_set and err_errno: the message, and with_errno ": strerror(code)". */
+static int err_vset(struct tn_error *err, int code, bool with_errno, const char *fmt, va_list ap)
 {
 	int saved = errno;
-	va_list ap;
-
-	if (code < 0)
-		code = -code;
-	if (code == 0)
-		code = EINVAL;
-	if (err) {
-		err->code = code;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	errno = saved;
-	return -code;
-}
-
-int err_errno(struct tn_error *err, int code, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
 
 	if (code < 0)
 		code = -code;
@@ -38,14 +20,34 @@ int err_errno(struct tn_error *err, int code, const char *fmt, ...)
 		int n;
 
 		err->code = code;
-		va_start(ap, fmt);
 		n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < sizeof(err->msg))
+		if (with_errno && n >= 0 && (size_t)n < sizeof(err->msg))
 			snprintf(err->msg + n, sizeof(err->msg) - (size_t)n, ": %s", strerror(code));
 	}
 	errno = saved;
 	return -code;
+}
+
+int err_set(struct tn_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = err_vset(err, code, false, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int err_errno(struct tn_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = err_vset(err, code, true, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 int err_prefix(struct tn_error *err, const char *fmt, ...)

@@ -211,6 +211,17 @@ def case_setsid_timeout(c, a):
     say("no output after the exit event:", "yes" if r.events[-1]["event"] == "exit" else "no")
 
 
+def cancel_when(c, cmd, id, until):
+    """exec cmd as id, cancel it once until(result) holds; the result and the
+    ms from the cancel to its exit event."""
+    c.exec(cmd, id=id)
+    c.wait(id, timeout=30, until=until)
+    t0 = time.monotonic()
+    c.cancel(id)
+    r = c.wait(id, timeout=30)
+    return r, ms_since(t0)
+
+
 def case_setsid_trap_term(c, a):
     """Timeout and cancel send SIGTERM at once to a child that left the
     command's process group and session with setsid, not only SIGKILL after
@@ -229,12 +240,7 @@ def case_setsid_trap_term(c, a):
     note("timeout: exit event %d ms after the request" % ms)
     say("timeout", js(r.stdout.decode()), exit_fields(r))
     say("timeout exit event within 3 s:", within(ms, 3000))
-    id = c.exec(cmd, id="trap-cancel")
-    c.wait(id, timeout=30, until=lambda r: r.stdout)
-    t0 = time.monotonic()
-    c.cancel(id)
-    r = c.wait(id, timeout=30)
-    ms = ms_since(t0)
+    r, ms = cancel_when(c, cmd, "trap-cancel", lambda r: r.stdout)
     note("cancel: exit event %d ms after the cancel" % ms)
     say("cancel", js(r.stdout.decode()), exit_fields(r))
     say("cancel exit event within 2 s:", within(ms, 2000))
@@ -316,22 +322,13 @@ def case_timeout_capped(c, a):
 
 
 def case_cancel(c, a):
-    id = c.exec("sleep 100", id="s1")
-    c.wait(id, timeout=30, until=lambda r: r.pid is not None)
-    t0 = time.monotonic()
-    c.cancel(id)
-    r = c.wait(id, timeout=30)
-    ms = ms_since(t0)
+    r, ms = cancel_when(c, "sleep 100", "s1", lambda r: r.pid is not None)
     note("cancel of sleep 100: exit event after %d ms" % ms)
     say("cancel sleep", exit_fields(r), "within 2 s:", within(ms, 2000))
     # A command that ignores SIGTERM (so do its children: ignored stays ignored
     # across exec) gets SIGKILL after the 5 s grace.
-    id = c.exec("trap '' TERM; echo ready; while :; do sleep 0.1; done", id="s2")
-    c.wait(id, timeout=30, until=lambda r: r.stdout)
-    t0 = time.monotonic()
-    c.cancel(id)
-    r = c.wait(id, timeout=30)
-    ms = ms_since(t0)
+    r, ms = cancel_when(c, "trap '' TERM; echo ready; while :; do sleep 0.1; done", "s2",
+                        lambda r: r.stdout)
     note("cancel of a TERM-ignoring loop: exit event after %d ms" % ms)
     say("cancel TERM-proof", exit_fields(r), "after the 5 s grace:", "yes" if 4500 <= ms <= 7000 else "no")
     # signal: INT reaches the group; the trap runs

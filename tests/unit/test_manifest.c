@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "jansson_fail.h"
 #include "envfilter.h"
 #include "manifest.h"
 #include "vectors.h"
@@ -986,13 +987,6 @@ static void test_null_err(void **state)
 
 /* ---- jansson under allocation failure ---- */
 
-static long jansson_fail_at, jansson_count;
-
-static void *failing_malloc(size_t n)
-{
-	return ++jansson_count == jansson_fail_at ? NULL : malloc(n);
-}
-
 /* jansson's lexer drops a byte when an allocation fails and carries on, so a
  * parse under memory pressure could differ from the signed bytes. Each
  * allocation jansson makes fails once in turn: every outcome must be -ENOMEM
@@ -1004,13 +998,13 @@ static void test_jansson_oom(void **state)
 
 	(void)state;
 	assert_int_equal(parse_str(good_json, &want, NULL), 0);
-	json_set_alloc_funcs(failing_malloc, free);
-	for (jansson_fail_at = 1;; jansson_fail_at++) {
+	json_set_alloc_funcs(jf_malloc, free);
+	for (jf_fail_at = 1;; jf_fail_at++) {
 		struct mf_manifest *m = NULL;
 		struct tn_error err = { 0 };
 		int r;
 
-		jansson_count = 0;
+		jf_count = 0;
 		r = parse_str(good_json, &m, &err);
 		if (r == -ENOMEM) {
 			n_enomem++;
@@ -1019,11 +1013,11 @@ static void test_jansson_oom(void **state)
 		}
 		if (r != 0) {
 			json_set_alloc_funcs(malloc, free);
-			fail_msg("allocation %ld failed: %d %s", jansson_fail_at, r, err.msg);
+			fail_msg("allocation %ld failed: %d %s", jf_fail_at, r, err.msg);
 		}
 		assert_same(m, want);
 		mf_free(m);
-		if (jansson_count < jansson_fail_at)
+		if (jf_count < jf_fail_at)
 			break;   /* no allocation left to fail */
 	}
 	json_set_alloc_funcs(malloc, free);

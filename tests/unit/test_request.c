@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jansson_fail.h"
 #include "request.h"
 
 static struct rq_request *parse_ok(const char *line)
@@ -183,13 +184,6 @@ static void command_of_applies_the_manifest(void **state)
 
 /* ---- jansson under allocation failure ---- */
 
-static long jansson_fail_at, jansson_count;
-
-static void *failing_malloc(size_t n)
-{
-	return ++jansson_count == jansson_fail_at ? NULL : malloc(n);
-}
-
 /* As for the manifest (test_manifest.c): with each of jansson's allocations
  * failing once in turn, a request line parses to the very same command or is
  * refused with -ENOMEM; a dropped byte would change the command string. */
@@ -201,14 +195,14 @@ static void jansson_oom_never_changes_a_command(void **state)
 	long n_enomem = 0;
 
 	(void)state;
-	json_set_alloc_funcs(failing_malloc, free);
-	for (jansson_fail_at = 1;; jansson_fail_at++) {
+	json_set_alloc_funcs(jf_malloc, free);
+	for (jf_fail_at = 1;; jf_fail_at++) {
 		struct rq_request *r = NULL;
 		struct tn_error err = { 0 };
 		char id[RQ_ID_MAX + 1];
 		int rc;
 
-		jansson_count = 0;
+		jf_count = 0;
 		rc = rq_parse(line, strlen(line), &r, id, &err);
 		if (rc == -ENOMEM) {
 			n_enomem++;
@@ -217,13 +211,13 @@ static void jansson_oom_never_changes_a_command(void **state)
 		}
 		if (rc != 0) {
 			json_set_alloc_funcs(malloc, free);
-			fail_msg("allocation %ld failed: %d %s", jansson_fail_at, rc, err.msg);
+			fail_msg("allocation %ld failed: %d %s", jf_fail_at, rc, err.msg);
 		}
 		assert_string_equal(r->words[0], "rm -rf /tmp/build-0123456789abcdef");
 		assert_string_equal(r->cwd, "/work/some/long/directory/name");
 		assert_string_equal(r->env[0], "TZ=Europe/Amsterdam");
 		rq_free(r);
-		if (jansson_count < jansson_fail_at)
+		if (jf_count < jf_fail_at)
 			break;   /* no allocation left to fail */
 	}
 	json_set_alloc_funcs(malloc, free);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jansson_fail.h"
 #include "sjson.h"
 
 /* Written as parsed: every second of the parse tests' range, both forms. */
@@ -89,13 +90,6 @@ static void load_errors_are_one_line(void **state)
 	}
 }
 
-static long fail_at, count;
-
-static void *failing_malloc(size_t n)
-{
-	return ++count == fail_at ? NULL : malloc(n);
-}
-
 /* The guard notes a failed allocation and puts back the allocator it found. */
 static void guard_notes_a_failed_allocation(void **state)
 {
@@ -107,18 +101,18 @@ static void guard_notes_a_failed_allocation(void **state)
 	static const char long_text[] = "{\"a\":\"bcdefghijklmnopqrstuvwxyz\"}";
 
 	(void)state;
-	json_set_alloc_funcs(failing_malloc, free);
-	count = 0;
-	fail_at = 2;
+	json_set_alloc_funcs(jf_malloc, free);
+	jf_count = 0;
+	jf_fail_at = 2;
 	sj_guard_begin();
 	v = sj_load(long_text, strlen(long_text), false, &je);
 	assert_true(sj_guard_end());
 	json_decref(v);
 	json_get_alloc_funcs(&m, &f);
-	assert_ptr_equal(m, failing_malloc);
+	assert_ptr_equal(m, jf_malloc);
 	assert_ptr_equal(f, free);
-	count = 0;
-	fail_at = -1;
+	jf_count = 0;
+	jf_fail_at = -1;
 	sj_guard_begin();
 	v = sj_load("{\"a\":\"b\"}", strlen("{\"a\":\"b\"}"), false, &je);
 	assert_false(sj_guard_end());
