@@ -44,9 +44,9 @@ static const char *writable_holder(const char *path, const struct mf_manifest *m
 
 	if (path_under(path, m->home))
 		return m->home;
-	for (size_t i = 0; i < m->n_landlock_writable; i++)
-		if (path_under(path, m->landlock_writable[i]))
-			return m->landlock_writable[i];
+	for (size_t i = 0; i < m->landlock.n_writable; i++)
+		if (path_under(path, m->landlock.writable[i]))
+			return m->landlock.writable[i];
 	for (size_t i = 0; dev[i]; i++)
 		if (path_under(path, dev[i]))
 			return dev[i];

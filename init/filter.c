@@ -16,10 +16,10 @@
 
 #define SC_ACT(a) ((a) == SCG_ENOSYS ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ERRNO(EPERM))
 
-int sc_denied(const struct mf_manifest *m, struct scg_set *ret, struct tn_error *err)
+int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error *err)
 {
-	return scg_resolve((const char *const *)m->seccomp_deny, m->n_seccomp_deny,
-			   (const char *const *)m->seccomp_allow, m->n_seccomp_allow, ret, err);
+	return scg_resolve((const char *const *)sc->deny, sc->n_deny,
+			   (const char *const *)sc->allow, sc->n_allow, ret, err);
 }
 
 /* One expanded rule as libseccomp's: a whole syscall, or one masked
@@ -43,7 +43,7 @@ static int sc_add_entry(scmp_filter_ctx ctx, const struct scg_entry *e, struct t
 	return 0;
 }
 
-int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_error *err)
+int sc_build(const struct mf_seccomp *sc, struct sc_program *ret, struct tn_error *err)
 {
 	scmp_filter_ctx ctx;
 	_cleanup_close_ int fd = -1;
@@ -79,7 +79,7 @@ int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_erro
 		err_errno(err, r, "seccomp: optimize");
 		goto out;
 	}
-	r = sc_denied(m, &set, err);
+	r = sc_denied(sc, &set, err);
 	for (size_t i = 0; r >= 0 && i < set.n; i++)
 		r = sc_add_entry(ctx, &set.v[i], err);
 	scg_set_free(&set);

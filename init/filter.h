@@ -17,16 +17,16 @@ struct sc_program {
 	struct sock_fprog prog;   /* prog.filter is malloc'd */
 };
 
-/* sc_denied - the rules of m's seccomp.deny less seccomp.allow, expanded
+/* sc_denied - the rules of the manifest's seccomp.deny less seccomp.allow, expanded
  * through the group table (scg_resolve). ret is written only on success;
  * free with scg_set_free(). Errors: those of scg_resolve. */
-int sc_denied(const struct mf_manifest *m, struct scg_set *ret, struct tn_error *err);
+int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error *err);
 
-/* sc_build - build the filter for m and export it. Non-native architectures
+/* sc_build - build the filter for the manifest's seccomp section and export it. Non-native architectures
  * (i386 via int 0x80, x32) are killed (SCMP_ACT_KILL_PROCESS as the bad-arch
  * action). ret is written only on success; free with sc_program_free().
  * Errors: -errno from libseccomp (-EINVAL unknown syscall, -ENOMEM, ...). */
-int sc_build(const struct mf_manifest *m, struct sc_program *ret, struct tn_error *err);
+int sc_build(const struct mf_seccomp *sc, struct sc_program *ret, struct tn_error *err);
 
 /* sc_load - install p in the calling process (needs no_new_privs set first).
  * Returns 0 or -errno of prctl(PR_SET_SECCOMP). Async-signal-safe. */

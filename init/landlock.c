@@ -67,7 +67,7 @@ static int ll_allow(int ruleset, const char *path, uint64_t handled, struct tn_e
 	return 0;
 }
 
-int ll_prepare(const struct mf_manifest *m, struct ll_ruleset *ret, struct tn_error *err)
+int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_error *err)
 {
 	static const char *const devices[] = LL_DEVICE_PATHS;
 	int abi = ll_abi();
@@ -76,7 +76,7 @@ int ll_prepare(const struct mf_manifest *m, struct ll_ruleset *ret, struct tn_er
 	int r;
 
 	if (abi == 0) {
-		if (!m->landlock_optional)
+		if (!l->optional)
 			return err_set(err, EOPNOTSUPP,
 				       "landlock: the kernel offers no Landlock ABI (or the runtime's seccomp profile refuses it), and the manifest requires it (landlock.optional is false)");
 		ret->fd = -1;
@@ -88,8 +88,8 @@ int ll_prepare(const struct mf_manifest *m, struct ll_ruleset *ret, struct tn_er
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return err_errno(err, errno, "landlock: creating the ruleset (ABI %d)", abi);
-	for (size_t i = 0; i < m->n_landlock_writable; i++) {
-		r = ll_allow(fd, m->landlock_writable[i], attr.handled_access_fs, err);
+	for (size_t i = 0; i < l->n_writable; i++) {
+		r = ll_allow(fd, l->writable[i], attr.handled_access_fs, err);
 		if (r < 0)
 			return r;
 	}

@@ -33,10 +33,10 @@ int ll_abi(void);
  * existing LL_DEVICE_PATHS entry) gets them all (a non-directory only the
  * file rights); reading and executing are not handled, so stay allowed.
  * A path that does not exist is skipped.
- * Without Landlock: ret->fd = -1 and success when m->landlock_optional, else
+ * Without Landlock: ret->fd = -1 and success when l->optional, else
  * -EOPNOTSUPP naming the manifest key. Errors: -errno of open(2) or the
  * landlock syscalls. ret is written only on success. */
-int ll_prepare(const struct mf_manifest *m, struct ll_ruleset *ret, struct tn_error *err);
+int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_error *err);
 
 /* ll_restrict - in a command process, after no_new_privs: enforce r (nothing
  * when r->fd is -1) and close its fd. Returns 0 or -errno of

@@ -100,12 +100,12 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&(struct tn_error){ .msg = "chdir /: failed" });
 	if (reap_open(&sfd, &err) < 0)
 		return refuse(&err);
-	if (sc_build(pol.manifest, &filter, &err) < 0)
+	if (sc_build(&pol.manifest->seccomp, &filter, &err) < 0)
 		return refuse(&err);
 	/* One-shot: the command's environment is PID 1's, filtered; serve and
 	 * listen filter each request's env instead. */
 	if (opt.mode == CLI_RUN) {
-		if (envf_build(pol.manifest, pol.caller_env, &cmd_env, &err) < 0)
+		if (envf_build(&pol.manifest->env, pol.manifest->home, pol.caller_env, &cmd_env, &err) < 0)
 			return refuse(&err);
 		if (!(cmd_argv = spawn_argv(opt.command, opt.n_command, false)))
 			return refuse(&(struct tn_error){ .msg = "out of memory" });
@@ -116,7 +116,7 @@ int main(int argc, char **argv, char **envp)
 	if (home_setup(pol.manifest->home, pol.manifest->uid, pol.manifest->gid,
 		       caps_have(CAP_SYS_ADMIN), &err) < 0)
 		return refuse(&err);
-	if (ll_prepare(pol.manifest, &landlock, &err) < 0)
+	if (ll_prepare(&pol.manifest->landlock, &landlock, &err) < 0)
 		return refuse(&err);
 	if (landlock.abi == 0)
 		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");

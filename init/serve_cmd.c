@@ -240,7 +240,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq, struc
 	for (size_t i = 0; i < s->n_cmds && !m; i++)
 		if (!s->cmds[i].used)
 			m = &s->cmds[i];
-	if (envf_build(mf, rq->env, &envp, &err) < 0 ||
+	if (envf_build(&mf->env, mf->home, rq->env, &envp, &err) < 0 ||
 	    !(shell_argv = spawn_argv(rq->words, rq->n_words, rq->argv_form)))
 		goto oom;
 	cmd_free(m);

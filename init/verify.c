@@ -53,7 +53,7 @@ static json_t *landlock_json(const struct mf_manifest *m)
 	static const char *const devices[] = LL_DEVICE_PATHS;
 	int abi = ll_abi();
 	const char *status = abi > 0 ? "enforced" :
-		m->landlock_optional ? "unavailable: not enforced (landlock.optional)" :
+		m->landlock.optional ? "unavailable: not enforced (landlock.optional)" :
 		"unavailable: a run refuses (landlock.optional is false)";
 	json_t *dev = json_array();
 
@@ -79,7 +79,7 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 	names = json_array();
 	if (!names)
 		goto out;
-	if (envf_build(r->manifest, r->caller_env, &envp, err) < 0)
+	if (envf_build(&r->manifest->env, r->manifest->home, r->caller_env, &envp, err) < 0)
 		goto out;
 	for (size_t i = 0; envp[i]; i++) {
 		const char *eq = strchr(envp[i], '=');
@@ -87,7 +87,7 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 		if (json_array_append_new(names, json_stringn(envp[i], (size_t)(eq - envp[i]))) != 0)
 			goto out;
 	}
-	if (sc_denied(r->manifest, &set, err) < 0)
+	if (sc_denied(&r->manifest->seccomp, &set, err) < 0)
 		goto out;
 	denied = denied_json(&set);
 	scg_set_free(&set);

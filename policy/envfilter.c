@@ -195,7 +195,7 @@ static ssize_t envf_entry_name_len(const char *entry)
 /* A caller entry is admitted when its NAME is a valid name, is not HOME (always
  * from `home`), is not in env.set (set wins over a prefix pattern, so a name is
  * never given twice), and matches an env.allow pattern. */
-static bool envf_admitted(const struct mf_manifest *m, const char *entry, size_t n)
+static bool envf_admitted(const struct mf_env *env, const char *entry, size_t n)
 {
 	char name[ENVF_NAME_MAX + 1];
 
@@ -205,11 +205,11 @@ static bool envf_admitted(const struct mf_manifest *m, const char *entry, size_t
 	name[n] = '\0';
 	if (strcmp(name, "HOME") == 0)
 		return false;
-	for (size_t i = 0; i < m->n_env_set; i++)
-		if (strcmp(m->env_set[i].name, name) == 0)
+	for (size_t i = 0; i < env->n_set; i++)
+		if (strcmp(env->set[i].name, name) == 0)
 			return false;
-	for (size_t i = 0; i < m->n_env_allow; i++)
-		if (envf_pattern_match(m->env_allow[i], name))
+	for (size_t i = 0; i < env->n_allow; i++)
+		if (envf_pattern_match(env->allow[i], name))
 			return true;
 	return false;
 }
@@ -248,7 +248,7 @@ static int envf_ref_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_envp,
+int envf_build(const struct mf_env *env, const char *home, char *const *caller, char ***ret_envp,
 	       struct tn_error *err)
 {
 	size_t n_caller = 0, n_ref = 0, k = 0;
@@ -256,20 +256,20 @@ int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_env
 	bool *keep = NULL;
 	char **envp;
 
-	if (!m || !ret_envp)
-		return err_set(err, EINVAL, "envf_build: no manifest");
+	if (!env || !ret_envp)
+		return err_set(err, EINVAL, "envf_build: no env section");
 	if (caller)
 		while (caller[n_caller])
 			n_caller++;
 	/* set + caller + HOME + NULL */
-	envp = calloc(m->n_env_set + n_caller + 2, sizeof(*envp));
+	envp = calloc(env->n_set + n_caller + 2, sizeof(*envp));
 	refs = calloc(n_caller + 1, sizeof(*refs));
 	keep = calloc(n_caller + 1, sizeof(*keep));
 	if (!envp || !refs || !keep)
 		goto oom;
 
-	for (size_t i = 0; i < m->n_env_set; i++) {
-		envp[k] = envf_join(m->env_set[i].name, m->env_set[i].value);
+	for (size_t i = 0; i < env->n_set; i++) {
+		envp[k] = envf_join(env->set[i].name, env->set[i].value);
 		if (!envp[k])
 			goto oom;
 		k++;
@@ -279,7 +279,7 @@ int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_env
 	for (size_t i = 0; i < n_caller; i++) {
 		ssize_t n = envf_entry_name_len(caller[i]);
 
-		if (n < 0 || !envf_admitted(m, caller[i], (size_t)n))
+		if (n < 0 || !envf_admitted(env, caller[i], (size_t)n))
 			continue;
 		refs[n_ref++] = (struct envf_ref){ .idx = i, .name_len = (size_t)n, .s = caller[i] };
 	}
@@ -295,7 +295,7 @@ int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_env
 			goto oom;
 		k++;
 	}
-	envp[k] = envf_join("HOME", m->home ? m->home : "");
+	envp[k] = envf_join("HOME", home ? home : "");
 	if (!envp[k])
 		goto oom;
 	free(refs);

@@ -12,7 +12,7 @@
 
 #include "error.h"
 
-struct mf_manifest;
+struct mf_env;   /* policy/manifest.h: the manifest's "env" section */
 
 /* envf_never_admitted - true for names no manifest may admit: BASH_ENV, ENV,
  * BASH_FUNC_*, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_*, TURNINIT_*,
@@ -47,6 +47,8 @@ int envf_check_path(const char *value, struct tn_error *err);
 bool envf_pattern_match(const char *pattern, const char *name);
 
 /* envf_build - build the exact envp of a command.
+ * env: the manifest's "env" section (env.set, env.allow); home: its "home",
+ * given as HOME.
  * caller: NULL-terminated array of "NAME=value" strings (PID 1's environ copy, or
  * a serve request's env); entries without '=' are skipped; for a name given twice
  * the first wins. Order of the result: env.set in manifest order, then admitted
@@ -54,7 +56,7 @@ bool envf_pattern_match(const char *pattern, const char *name);
  * never interpolated.
  * ret_envp: a NULL-terminated malloc'd array of malloc'd strings; free with
  * envf_free(). Errors: -ENOMEM. */
-int envf_build(const struct mf_manifest *m, char *const *caller, char ***ret_envp,
+int envf_build(const struct mf_env *env, const char *home, char *const *caller, char ***ret_envp,
 	       struct tn_error *err);
 
 void envf_free(char **envp);

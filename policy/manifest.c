@@ -325,10 +325,10 @@ static int mf_parse_env_set(const json_t *set, struct mf_manifest *m, struct tn_
 	if (json_object_size(set) > MF_MAX_LIST)
 		return err_set(err, EINVAL, "env.set: %zu entries, at most %d allowed",
 			       json_object_size(set), MF_MAX_LIST);
-	m->env_set = calloc(json_object_size(set) + 1, sizeof(*m->env_set));
-	if (!m->env_set)
+	m->env.set = calloc(json_object_size(set) + 1, sizeof(*m->env.set));
+	if (!m->env.set)
 		return err_set(err, ENOMEM, "out of memory");
-	m->n_env_set = json_object_size(set);
+	m->env.n_set = json_object_size(set);
 
 	/* jansson (2.14, both builds) iterates keys in file order; a unit test checks it. */
 	json_object_foreach((json_t *)set, name, v) {
@@ -351,10 +351,10 @@ static int mf_parse_env_set(const json_t *set, struct mf_manifest *m, struct tn_
 				return r;
 			}
 		}
-		r = mf_strdup(name, &m->env_set[i].name, err);
+		r = mf_strdup(name, &m->env.set[i].name, err);
 		if (r < 0)
 			return r;
-		r = mf_strdup(value, &m->env_set[i].value, err);
+		r = mf_strdup(value, &m->env.set[i].value, err);
 		if (r < 0)
 			return r;
 		i++;
@@ -368,10 +368,10 @@ static int mf_parse_env_allow(const json_t *allow, struct mf_manifest *m, struct
 	char show[MF_SHOW];
 	int r;
 
-	m->env_allow = calloc(n + 1, sizeof(*m->env_allow));
-	if (!m->env_allow)
+	m->env.allow = calloc(n + 1, sizeof(*m->env.allow));
+	if (!m->env.allow)
 		return err_set(err, ENOMEM, "out of memory");
-	m->n_env_allow = n;
+	m->env.n_allow = n;
 	for (size_t i = 0; i < n; i++) {
 		char path[32];
 		const char *s = NULL;
@@ -386,10 +386,10 @@ static int mf_parse_env_allow(const json_t *allow, struct mf_manifest *m, struct
 			return r;
 		}
 		for (size_t j = 0; j < i; j++)
-			if (strcmp(m->env_allow[j], s) == 0)
+			if (strcmp(m->env.allow[j], s) == 0)
 				return err_set(err, EINVAL, "%s: \"%s\" is listed twice", path,
 					       mf_show(s, show));
-		r = mf_strdup(s, &m->env_allow[i], err);
+		r = mf_strdup(s, &m->env.allow[i], err);
 		if (r < 0)
 			return r;
 	}
@@ -429,13 +429,13 @@ static int mf_parse_env(const json_t *root, struct mf_manifest *m, struct tn_err
 
 	/* A name in both would have two sources; say which one is meant. (A prefix
 	 * pattern may cover a set name: set wins, see envf_build.) */
-	for (size_t i = 0; i < m->n_env_set; i++) {
-		if (strcmp(m->env_set[i].name, "PATH") == 0)
+	for (size_t i = 0; i < m->env.n_set; i++) {
+		if (strcmp(m->env.set[i].name, "PATH") == 0)
 			have_path = true;
-		for (size_t j = 0; j < m->n_env_allow; j++)
-			if (strcmp(m->env_set[i].name, m->env_allow[j]) == 0)
+		for (size_t j = 0; j < m->env.n_allow; j++)
+			if (strcmp(m->env.set[i].name, m->env.allow[j]) == 0)
 				return err_set(err, EINVAL, "env: %s is both in set and allow",
-					       m->env_set[i].name);
+					       m->env.set[i].name);
 	}
 	/* Without PATH, bash uses its built-in default, which ends in "." (the
 	 * working directory): the hole envf_check_path exists to close. */
@@ -588,30 +588,30 @@ static int mf_parse_seccomp(const json_t *root, struct mf_manifest *m,
 	r = mf_check_keys(seccomp, "seccomp", mf_keys_seccomp, err);
 	if (r < 0)
 		return r;
-	r = mf_parse_seccomp_list(seccomp, "deny", syscall_known, &m->seccomp_deny,
-				  &m->n_seccomp_deny, err);
+	r = mf_parse_seccomp_list(seccomp, "deny", syscall_known, &m->seccomp.deny,
+				  &m->seccomp.n_deny, err);
 	if (r < 0)
 		return r;
-	r = mf_parse_seccomp_list(seccomp, "allow", syscall_known, &m->seccomp_allow,
-				  &m->n_seccomp_allow, err);
+	r = mf_parse_seccomp_list(seccomp, "allow", syscall_known, &m->seccomp.allow,
+				  &m->seccomp.n_allow, err);
 	if (r < 0)
 		return r;
 	/* allow subtracts from deny (a syscall allowed out of a denied group); the
 	 * very same name in both says nothing and is refused as contradictory. */
-	for (size_t i = 0; i < m->n_seccomp_allow; i++)
-		for (size_t j = 0; j < m->n_seccomp_deny; j++)
-			if (strcmp(m->seccomp_allow[i], m->seccomp_deny[j]) == 0)
+	for (size_t i = 0; i < m->seccomp.n_allow; i++)
+		for (size_t j = 0; j < m->seccomp.n_deny; j++)
+			if (strcmp(m->seccomp.allow[i], m->seccomp.deny[j]) == 0)
 				return err_set(err, EINVAL, "seccomp.allow[%zu]: \"%s\" is also in seccomp.deny",
-					       i, m->seccomp_allow[i]);
+					       i, m->seccomp.allow[i]);
 	return 0;
 }
 
 static int mf_add_unique_path(struct mf_manifest *m, const char *p, struct tn_error *err)
 {
-	for (size_t i = 0; i < m->n_landlock_writable; i++)
-		if (strcmp(m->landlock_writable[i], p) == 0)
+	for (size_t i = 0; i < m->landlock.n_writable; i++)
+		if (strcmp(m->landlock.writable[i], p) == 0)
 			return 0;
-	return mf_strdup(p, &m->landlock_writable[m->n_landlock_writable++], err);
+	return mf_strdup(p, &m->landlock.writable[m->landlock.n_writable++], err);
 }
 
 static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct tn_error *err)
@@ -635,14 +635,14 @@ static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct t
 			if (!json_is_boolean(opt))
 				return err_set(err, EINVAL, "landlock.optional: expected a boolean, got %s",
 					       mf_type_name(opt));
-			m->landlock_optional = json_is_true(opt);
+			m->landlock.optional = json_is_true(opt);
 		}
 	}
 
 	if (!list) {
 		/* default: home, workdir, /tmp (deduplicated) */
-		m->landlock_writable = calloc(4, sizeof(*m->landlock_writable));
-		if (!m->landlock_writable)
+		m->landlock.writable = calloc(4, sizeof(*m->landlock.writable));
+		if (!m->landlock.writable)
 			return err_set(err, ENOMEM, "out of memory");
 		r = mf_add_unique_path(m, m->home, err);
 		if (r >= 0)
@@ -651,21 +651,21 @@ static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct t
 			r = mf_add_unique_path(m, "/tmp", err);
 		return r;
 	}
-	m->landlock_writable = calloc(json_array_size(list) + 1, sizeof(*m->landlock_writable));
-	if (!m->landlock_writable)
+	m->landlock.writable = calloc(json_array_size(list) + 1, sizeof(*m->landlock.writable));
+	if (!m->landlock.writable)
 		return err_set(err, ENOMEM, "out of memory");
-	m->n_landlock_writable = json_array_size(list);
-	for (size_t i = 0; i < m->n_landlock_writable; i++) {
+	m->landlock.n_writable = json_array_size(list);
+	for (size_t i = 0; i < m->landlock.n_writable; i++) {
 		char path[48];
 
 		snprintf(path, sizeof(path), "landlock.writable[%zu]", i);
-		r = mf_path(json_array_get(list, i), path, true, &m->landlock_writable[i], err);
+		r = mf_path(json_array_get(list, i), path, true, &m->landlock.writable[i], err);
 		if (r < 0)
 			return r;
 		for (size_t j = 0; j < i; j++)
-			if (strcmp(m->landlock_writable[j], m->landlock_writable[i]) == 0)
+			if (strcmp(m->landlock.writable[j], m->landlock.writable[i]) == 0)
 				return err_set(err, EINVAL, "%s: \"%s\" is listed twice", path,
-					       mf_show(m->landlock_writable[i], show));
+					       mf_show(m->landlock.writable[i], show));
 	}
 	return 0;
 }
@@ -825,16 +825,16 @@ void mf_free(struct mf_manifest *m)
 	free(m->home);
 	free(m->workdir);
 	free(m->shell);
-	if (m->env_set)
-		for (size_t i = 0; i < m->n_env_set; i++) {
-			free(m->env_set[i].name);
-			free(m->env_set[i].value);
+	if (m->env.set)
+		for (size_t i = 0; i < m->env.n_set; i++) {
+			free(m->env.set[i].name);
+			free(m->env.set[i].value);
 		}
-	free(m->env_set);
-	mf_free_strv(m->env_allow, m->n_env_allow);
-	mf_free_strv(m->seccomp_deny, m->n_seccomp_deny);
-	mf_free_strv(m->seccomp_allow, m->n_seccomp_allow);
-	mf_free_strv(m->landlock_writable, m->n_landlock_writable);
+	free(m->env.set);
+	mf_free_strv(m->env.allow, m->env.n_allow);
+	mf_free_strv(m->seccomp.deny, m->seccomp.n_deny);
+	mf_free_strv(m->seccomp.allow, m->seccomp.n_allow);
+	mf_free_strv(m->landlock.writable, m->landlock.n_writable);
 	free(m->caller_uids);
 	free(m);
 }
@@ -883,9 +883,9 @@ static json_t *mf_render(const struct mf_manifest *m)
 
 	MF_SET(root, "env", env = json_object());
 	MF_SET(env, "set", set = json_object());
-	for (size_t i = 0; i < m->n_env_set; i++)
-		MF_SET(set, m->env_set[i].name, json_string(m->env_set[i].value));
-	MF_SET(env, "allow", mf_strv_json(m->env_allow, m->n_env_allow));
+	for (size_t i = 0; i < m->env.n_set; i++)
+		MF_SET(set, m->env.set[i].name, json_string(m->env.set[i].value));
+	MF_SET(env, "allow", mf_strv_json(m->env.allow, m->env.n_allow));
 
 	MF_SET(root, "limits", limits = json_object());
 	MF_SET(limits, "timeout_s", json_integer(m->limits.timeout_s));
@@ -896,12 +896,12 @@ static json_t *mf_render(const struct mf_manifest *m)
 	MF_SET(limits, "concurrency", json_integer(m->limits.concurrency));
 
 	MF_SET(root, "seccomp", seccomp = json_object());
-	MF_SET(seccomp, "deny", mf_strv_json(m->seccomp_deny, m->n_seccomp_deny));
-	MF_SET(seccomp, "allow", mf_strv_json(m->seccomp_allow, m->n_seccomp_allow));
+	MF_SET(seccomp, "deny", mf_strv_json(m->seccomp.deny, m->seccomp.n_deny));
+	MF_SET(seccomp, "allow", mf_strv_json(m->seccomp.allow, m->seccomp.n_allow));
 
 	MF_SET(root, "landlock", landlock = json_object());
-	MF_SET(landlock, "writable", mf_strv_json(m->landlock_writable, m->n_landlock_writable));
-	MF_SET(landlock, "optional", json_boolean(m->landlock_optional));
+	MF_SET(landlock, "writable", mf_strv_json(m->landlock.writable, m->landlock.n_writable));
+	MF_SET(landlock, "optional", json_boolean(m->landlock.optional));
 
 	MF_SET(root, "callers", callers = json_object());
 	MF_SET(callers, "uids", uids = json_array());

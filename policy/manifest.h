@@ -33,6 +33,29 @@ struct mf_limits {
 	uint32_t concurrency;      /* commands at once in serve/listen, 1..256, default 8 */
 };
 
+/* "env": what a command's environment is made of (policy/envfilter.c). */
+struct mf_env {
+	struct mf_env_pair *set;   /* "env.set", in file order */
+	size_t n_set;
+	char **allow;              /* "env.allow" patterns, in file order */
+	size_t n_allow;
+};
+
+/* "seccomp" (policy/seccomp_groups.c expands it). */
+struct mf_seccomp {
+	char **deny;               /* group ("@name") or syscall names; default {"@default"} */
+	size_t n_deny;
+	char **allow;              /* default empty */
+	size_t n_allow;
+};
+
+/* "landlock" (init/landlock.c). */
+struct mf_landlock {
+	char **writable;           /* absolute paths; default {home, workdir, "/tmp"} (deduplicated) */
+	size_t n_writable;
+	bool optional;             /* default false: a kernel without Landlock refuses */
+};
+
 struct mf_manifest {
 	int version;               /* "turninit": always MF_VERSION */
 	int64_t expires;           /* "expires": seconds since the epoch (UTC) */
@@ -40,18 +63,10 @@ struct mf_manifest {
 	char *home;                /* absolute, normalised, not "/" */
 	char *workdir;             /* absolute, normalised; default: home */
 	char *shell;               /* absolute, normalised; default "/bin/bash" */
-	struct mf_env_pair *env_set;   /* "env.set", in file order */
-	size_t n_env_set;
-	char **env_allow;          /* "env.allow" patterns, in file order */
-	size_t n_env_allow;
+	struct mf_env env;
 	struct mf_limits limits;
-	char **seccomp_deny;       /* group ("@name") or syscall names; default {"@default"} */
-	size_t n_seccomp_deny;
-	char **seccomp_allow;      /* default empty */
-	size_t n_seccomp_allow;
-	char **landlock_writable;  /* absolute paths; default {home, workdir, "/tmp"} (deduplicated) */
-	size_t n_landlock_writable;
-	bool landlock_optional;    /* default false: a kernel without Landlock refuses */
+	struct mf_seccomp seccomp;
+	struct mf_landlock landlock;
 	uint32_t *caller_uids;     /* "callers.uids", 0..4294967294; default {uid} */
 	size_t n_caller_uids;
 	bool audit_required;       /* "audit.required", default false: serve and listen

@@ -186,7 +186,7 @@ int main(int argc, char **argv, char **envp)
 
 	for (int i = -1; i < ROUNDS; i++) {
 		t0 = now_ns();
-		if (sc_build(pol.manifest, &filter, &err) < 0)
+		if (sc_build(&pol.manifest->seccomp, &filter, &err) < 0)
 			fail("filter", &err);
 		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
 		if (i < ROUNDS - 1)
@@ -197,7 +197,7 @@ int main(int argc, char **argv, char **envp)
 
 	for (int i = -1; i < ROUNDS; i++) {
 		t0 = now_ns();
-		if (envf_build(pol.manifest, pol.caller_env, &cmd_env, &err) < 0)
+		if (envf_build(&pol.manifest->env, pol.manifest->home, pol.caller_env, &cmd_env, &err) < 0)
 			fail("env", &err);
 		cmd_argv = spawn_argv(cli_argv + 2, 1, false);
 		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
@@ -217,7 +217,7 @@ int main(int argc, char **argv, char **envp)
 
 	for (int i = -1; i < ROUNDS; i++) {
 		t0 = now_ns();
-		if (ll_prepare(pol.manifest, &ll, &err) < 0)
+		if (ll_prepare(&pol.manifest->landlock, &ll, &err) < 0)
 			fail("landlock", &err);
 		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
 		if (i < ROUNDS - 1 && ll.fd >= 0)

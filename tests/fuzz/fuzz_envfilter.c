@@ -74,12 +74,12 @@ static void fuzz_check_envp(const struct mf_manifest *m, char **envp)
 
 	while (envp[n])
 		n++;
-	if (n < m->n_env_set + 1)
+	if (n < m->env.n_set + 1)
 		fuzz_fail("envp shorter than env.set + HOME", "");
-	for (i = 0; i < m->n_env_set; i++) {
-		size_t nl = strlen(m->env_set[i].name);
-		if (strncmp(envp[i], m->env_set[i].name, nl) != 0 || envp[i][nl] != '=' ||
-		    strcmp(envp[i] + nl + 1, m->env_set[i].value) != 0)
+	for (i = 0; i < m->env.n_set; i++) {
+		size_t nl = strlen(m->env.set[i].name);
+		if (strncmp(envp[i], m->env.set[i].name, nl) != 0 || envp[i][nl] != '=' ||
+		    strcmp(envp[i] + nl + 1, m->env.set[i].value) != 0)
 			fuzz_fail("env.set entry out of place", envp[i]);
 	}
 	if (strncmp(envp[n - 1], "HOME=", 5) != 0 || strcmp(envp[n - 1] + 5, m->home) != 0)
@@ -175,7 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
-	if (envf_build(m, lines, &envp, &err) != 0)
+	if (envf_build(&m->env, m->home, lines, &envp, &err) != 0)
 		abort();   /* only ENOMEM can fail, and the fuzzer caps memory far above this */
 	fuzz_check_envp(m, envp);
 	envf_free(envp);

@@ -232,10 +232,10 @@ static struct mf_manifest test_manifest(void)
 		.uid = 1000,
 		.gid = 1000,
 		.home = (char *)"/home/agent",
-		.env_set = test_set,
-		.n_env_set = sizeof(test_set) / sizeof(test_set[0]),
-		.env_allow = test_allow,
-		.n_env_allow = sizeof(test_allow) / sizeof(test_allow[0]),
+		.env.set = test_set,
+		.env.n_set = sizeof(test_set) / sizeof(test_set[0]),
+		.env.allow = test_allow,
+		.env.n_allow = sizeof(test_allow) / sizeof(test_allow[0]),
 	};
 }
 
@@ -294,7 +294,7 @@ static void test_build_exact(void **state)
 	char **envp = NULL;
 
 	(void)state;
-	assert_int_equal(envf_build(&m, caller, &envp, &err), 0);
+	assert_int_equal(envf_build(&m.env, m.home, caller, &envp, &err), 0);
 	assert_envp(envp, expected);
 	envf_free(envp);
 }
@@ -310,11 +310,11 @@ static void test_build_no_caller(void **state)
 	char **envp = NULL;
 
 	(void)state;
-	assert_int_equal(envf_build(&m, NULL, &envp, NULL), 0);
+	assert_int_equal(envf_build(&m.env, m.home, NULL, &envp, NULL), 0);
 	assert_envp(envp, expected);
 	envf_free(envp);
 	envp = NULL;
-	assert_int_equal(envf_build(&m, empty, &envp, NULL), 0);
+	assert_int_equal(envf_build(&m.env, m.home, empty, &envp, NULL), 0);
 	assert_envp(envp, expected);
 	envf_free(envp);
 }
@@ -328,7 +328,7 @@ static void test_build_nothing_allowed(void **state)
 	char **envp = NULL;
 
 	(void)state;
-	assert_int_equal(envf_build(&m, caller, &envp, NULL), 0);
+	assert_int_equal(envf_build(&m.env, m.home, caller, &envp, NULL), 0);
 	assert_envp(envp, expected);
 	envf_free(envp);
 }
@@ -338,7 +338,7 @@ static void test_build_first_wins(void **state)
 {
 	char *allow[] = { (char *)"TZ" };
 	struct mf_manifest m = {
-		.version = 1, .home = (char *)"/h", .env_allow = allow, .n_env_allow = 1,
+		.version = 1, .home = (char *)"/h", .env.allow = allow, .env.n_allow = 1,
 	};
 	char *caller[] = { (char *)"TZX=1", (char *)"TZ", (char *)"TZ=first", (char *)"TZ=second",
 			   NULL };
@@ -346,7 +346,7 @@ static void test_build_first_wins(void **state)
 	char **envp = NULL;
 
 	(void)state;
-	assert_int_equal(envf_build(&m, caller, &envp, NULL), 0);
+	assert_int_equal(envf_build(&m.env, m.home, caller, &envp, NULL), 0);
 	assert_envp(envp, expected);
 	envf_free(envp);
 }
@@ -357,7 +357,7 @@ static void test_build_bad_args(void **state)
 	char **envp = NULL;
 
 	(void)state;
-	assert_int_equal(envf_build(NULL, NULL, &envp, &err), -EINVAL);
+	assert_int_equal(envf_build(NULL, NULL, NULL, &envp, &err), -EINVAL);
 	assert_null(envp);
 	envf_free(NULL);
 }
@@ -382,11 +382,11 @@ static void test_build_many_entries(void **state)
 		assert_non_null(caller[i]);
 		snprintf(caller[i], 32, "LC_%d=%s", i % N, i < N ? "first" : "second");
 	}
-	m.env_allow = allow;
-	m.n_env_allow = 1;
+	m.env.allow = allow;
+	m.env.n_allow = 1;
 	m.home = "/home/agent";
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(envf_build(&m, caller, &envp, &err), 0);
+	assert_int_equal(envf_build(&m.env, m.home, caller, &envp, &err), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	for (char **e = envp; *e; e++, n++)
 		if (strncmp(*e, "LC_", 3) == 0)

@@ -405,25 +405,25 @@ static void test_good_all_fields(void **state)
 	assert_string_equal(m->workdir, "/work");
 	assert_string_equal(m->shell, "/usr/bin/bash");
 
-	assert_int_equal(m->n_env_set, 6);
-	assert_string_equal(m->env_set[0].name, "PATH");
-	assert_string_equal(m->env_set[0].value, "/usr/local/bin:/usr/bin:/bin");
-	assert_string_equal(m->env_set[1].name, "LANG");
-	assert_string_equal(m->env_set[1].value, "C.UTF-8");
-	assert_string_equal(m->env_set[2].name, "TERM");
-	assert_string_equal(m->env_set[2].value, "dumb");
-	assert_string_equal(m->env_set[3].name, "LITERAL");
-	assert_string_equal(m->env_set[3].value, "${PATH}");
-	assert_string_equal(m->env_set[4].name, "EMPTY");
-	assert_string_equal(m->env_set[4].value, "");
-	assert_string_equal(m->env_set[5].name, "UNI");
-	assert_string_equal(m->env_set[5].value, "h\xc3\xa9llo \xe2\x9c\x93");
+	assert_int_equal(m->env.n_set, 6);
+	assert_string_equal(m->env.set[0].name, "PATH");
+	assert_string_equal(m->env.set[0].value, "/usr/local/bin:/usr/bin:/bin");
+	assert_string_equal(m->env.set[1].name, "LANG");
+	assert_string_equal(m->env.set[1].value, "C.UTF-8");
+	assert_string_equal(m->env.set[2].name, "TERM");
+	assert_string_equal(m->env.set[2].value, "dumb");
+	assert_string_equal(m->env.set[3].name, "LITERAL");
+	assert_string_equal(m->env.set[3].value, "${PATH}");
+	assert_string_equal(m->env.set[4].name, "EMPTY");
+	assert_string_equal(m->env.set[4].value, "");
+	assert_string_equal(m->env.set[5].name, "UNI");
+	assert_string_equal(m->env.set[5].value, "h\xc3\xa9llo \xe2\x9c\x93");
 
-	assert_int_equal(m->n_env_allow, 4);
-	assert_string_equal(m->env_allow[0], "TZ");
-	assert_string_equal(m->env_allow[1], "GIT_AUTHOR_NAME");
-	assert_string_equal(m->env_allow[2], "GIT_AUTHOR_EMAIL");
-	assert_string_equal(m->env_allow[3], "LC_*");
+	assert_int_equal(m->env.n_allow, 4);
+	assert_string_equal(m->env.allow[0], "TZ");
+	assert_string_equal(m->env.allow[1], "GIT_AUTHOR_NAME");
+	assert_string_equal(m->env.allow[2], "GIT_AUTHOR_EMAIL");
+	assert_string_equal(m->env.allow[3], "LC_*");
 
 	assert_int_equal(m->limits.timeout_s, 30);
 	assert_int_equal(m->limits.output_bytes, 1048576);
@@ -432,18 +432,18 @@ static void test_good_all_fields(void **state)
 	assert_int_equal(m->limits.fsize_bytes, 4294967296ULL);
 	assert_int_equal(m->limits.concurrency, 2);
 
-	assert_int_equal(m->n_seccomp_deny, 3);
-	assert_string_equal(m->seccomp_deny[0], "@default");
-	assert_string_equal(m->seccomp_deny[1], "@clock");
-	assert_string_equal(m->seccomp_deny[2], "ptrace");
-	assert_int_equal(m->n_seccomp_allow, 1);
-	assert_string_equal(m->seccomp_allow[0], "personality");
+	assert_int_equal(m->seccomp.n_deny, 3);
+	assert_string_equal(m->seccomp.deny[0], "@default");
+	assert_string_equal(m->seccomp.deny[1], "@clock");
+	assert_string_equal(m->seccomp.deny[2], "ptrace");
+	assert_int_equal(m->seccomp.n_allow, 1);
+	assert_string_equal(m->seccomp.allow[0], "personality");
 
-	assert_int_equal(m->n_landlock_writable, 3);
-	assert_string_equal(m->landlock_writable[0], "/home/agent");
-	assert_string_equal(m->landlock_writable[1], "/tmp");
-	assert_string_equal(m->landlock_writable[2], "/work");
-	assert_true(m->landlock_optional);
+	assert_int_equal(m->landlock.n_writable, 3);
+	assert_string_equal(m->landlock.writable[0], "/home/agent");
+	assert_string_equal(m->landlock.writable[1], "/tmp");
+	assert_string_equal(m->landlock.writable[2], "/work");
+	assert_true(m->landlock.optional);
 
 	assert_int_equal(m->n_caller_uids, 3);
 	assert_int_equal(m->caller_uids[0], 1000);
@@ -463,22 +463,22 @@ static void test_defaults(void **state)
 		fail_msg("%s", err.msg);
 	assert_string_equal(m->workdir, "/home/agent");
 	assert_string_equal(m->shell, "/bin/bash");
-	assert_int_equal(m->n_env_set, 1);
-	assert_int_equal(m->n_env_allow, 0);
+	assert_int_equal(m->env.n_set, 1);
+	assert_int_equal(m->env.n_allow, 0);
 	assert_int_equal(m->limits.timeout_s, 600);
 	assert_int_equal(m->limits.output_bytes, 16777216);
 	assert_int_equal(m->limits.nofile, 1024);
 	assert_int_equal(m->limits.nproc, 512);
 	assert_int_equal(m->limits.fsize_bytes, 1073741824);
 	assert_int_equal(m->limits.concurrency, 8);
-	assert_int_equal(m->n_seccomp_deny, 1);
-	assert_string_equal(m->seccomp_deny[0], "@default");
-	assert_int_equal(m->n_seccomp_allow, 0);
+	assert_int_equal(m->seccomp.n_deny, 1);
+	assert_string_equal(m->seccomp.deny[0], "@default");
+	assert_int_equal(m->seccomp.n_allow, 0);
 	/* {home, workdir, /tmp} with workdir == home: deduplicated */
-	assert_int_equal(m->n_landlock_writable, 2);
-	assert_string_equal(m->landlock_writable[0], "/home/agent");
-	assert_string_equal(m->landlock_writable[1], "/tmp");
-	assert_false(m->landlock_optional);
+	assert_int_equal(m->landlock.n_writable, 2);
+	assert_string_equal(m->landlock.writable[0], "/home/agent");
+	assert_string_equal(m->landlock.writable[1], "/tmp");
+	assert_false(m->landlock.optional);
 	assert_int_equal(m->n_caller_uids, 1);
 	assert_int_equal(m->caller_uids[0], 1000);
 	assert_false(m->audit_required);
@@ -492,11 +492,11 @@ static void test_default_landlock_with_workdir(void **state)
 
 	(void)state;
 	assert_int_equal(parse_str(text, &m, NULL), 0);
-	assert_int_equal(m->n_landlock_writable, 3);
-	assert_string_equal(m->landlock_writable[0], "/home/agent");
-	assert_string_equal(m->landlock_writable[1], "/work");
-	assert_string_equal(m->landlock_writable[2], "/tmp");
-	assert_true(m->landlock_optional);
+	assert_int_equal(m->landlock.n_writable, 3);
+	assert_string_equal(m->landlock.writable[0], "/home/agent");
+	assert_string_equal(m->landlock.writable[1], "/work");
+	assert_string_equal(m->landlock.writable[2], "/tmp");
+	assert_true(m->landlock.optional);
 	mf_free(m);
 	free(text);
 }
@@ -837,25 +837,25 @@ static void assert_same(const struct mf_manifest *a, const struct mf_manifest *b
 	assert_string_equal(a->home, b->home);
 	assert_string_equal(a->workdir, b->workdir);
 	assert_string_equal(a->shell, b->shell);
-	assert_int_equal(a->n_env_set, b->n_env_set);
-	for (size_t i = 0; i < a->n_env_set; i++) {
-		assert_string_equal(a->env_set[i].name, b->env_set[i].name);
-		assert_string_equal(a->env_set[i].value, b->env_set[i].value);
+	assert_int_equal(a->env.n_set, b->env.n_set);
+	for (size_t i = 0; i < a->env.n_set; i++) {
+		assert_string_equal(a->env.set[i].name, b->env.set[i].name);
+		assert_string_equal(a->env.set[i].value, b->env.set[i].value);
 	}
-	assert_int_equal(a->n_env_allow, b->n_env_allow);
-	for (size_t i = 0; i < a->n_env_allow; i++)
-		assert_string_equal(a->env_allow[i], b->env_allow[i]);
+	assert_int_equal(a->env.n_allow, b->env.n_allow);
+	for (size_t i = 0; i < a->env.n_allow; i++)
+		assert_string_equal(a->env.allow[i], b->env.allow[i]);
 	assert_memory_equal(&a->limits, &b->limits, sizeof(a->limits));
-	assert_int_equal(a->n_seccomp_deny, b->n_seccomp_deny);
-	for (size_t i = 0; i < a->n_seccomp_deny; i++)
-		assert_string_equal(a->seccomp_deny[i], b->seccomp_deny[i]);
-	assert_int_equal(a->n_seccomp_allow, b->n_seccomp_allow);
-	for (size_t i = 0; i < a->n_seccomp_allow; i++)
-		assert_string_equal(a->seccomp_allow[i], b->seccomp_allow[i]);
-	assert_int_equal(a->n_landlock_writable, b->n_landlock_writable);
-	for (size_t i = 0; i < a->n_landlock_writable; i++)
-		assert_string_equal(a->landlock_writable[i], b->landlock_writable[i]);
-	assert_int_equal(a->landlock_optional, b->landlock_optional);
+	assert_int_equal(a->seccomp.n_deny, b->seccomp.n_deny);
+	for (size_t i = 0; i < a->seccomp.n_deny; i++)
+		assert_string_equal(a->seccomp.deny[i], b->seccomp.deny[i]);
+	assert_int_equal(a->seccomp.n_allow, b->seccomp.n_allow);
+	for (size_t i = 0; i < a->seccomp.n_allow; i++)
+		assert_string_equal(a->seccomp.allow[i], b->seccomp.allow[i]);
+	assert_int_equal(a->landlock.n_writable, b->landlock.n_writable);
+	for (size_t i = 0; i < a->landlock.n_writable; i++)
+		assert_string_equal(a->landlock.writable[i], b->landlock.writable[i]);
+	assert_int_equal(a->landlock.optional, b->landlock.optional);
 	assert_int_equal(a->audit_required, b->audit_required);
 	assert_int_equal(a->n_caller_uids, b->n_caller_uids);
 	for (size_t i = 0; i < a->n_caller_uids; i++)
