@@ -27,15 +27,13 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/audittest
-BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 VECTORS=$ROOT/tests/vectors
 CASES=$ROOT/tests/audit/cases.py
 SESSION=$ROOT/oci/audit/session.py
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
+suite_open audit audittest "rootful podman" podman buildah minisign timeout python3 tar sha256sum b2sum
 
-SUITE=audit
 LABEL=turninit-audit=$$
 PODMAN_RUN=(timeout 120 podman run --rm --pull never --network none --label "$LABEL")
 IMG=localhost/turninit-audit-test
@@ -46,11 +44,8 @@ for p in python3 /usr/bin/python3; do
 done
 export PYTHONDONTWRITEBYTECODE=1
 
-preflight "rootful podman" "$BIN" podman buildah minisign timeout python3 tar sha256sum b2sum
-rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup_containers EXIT
-trap 'exit 130' INT TERM
 
 
 T0=$(now_ms)

@@ -25,32 +25,27 @@
 # Root (unshare, mount). Every turn has a hard timeout. Prints TAP ("ok N - NAME", "not ok N - NAME") with the evidence, then "N passed, N failed"; the counts go to
 # build/test-results/hostile; exits 1 on any failure.
 # Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
-# HOSTILE_BINARY=PATH tests another binary.
+# ITEST_BINARY=PATH tests another binary.
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the command's bash
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/hostile
-BIN=${HOSTILE_BINARY:-$ROOT/build/turninit}
 NS=$ROOT/tests/pid1/ns.sh
 VEC=$ROOT/tests/vectors
 DOC=$ROOT/docs/hostile-input.md
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
 
-SUITE=hostile
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
+suite_open hostile hostile "unshare, mount" unshare minisign timeout "$PY"
 export PYTHONDONTWRITEBYTECODE=1
 
-preflight "unshare, mount" "$BIN" unshare minisign timeout cc "$PY"
-rm -rf "$WORK"
 mkdir -p "$WORK/keys" "$WORK/env"
 cp "$VEC/test-trusted.pub" "$WORK/keys/trusted.pub"
 need_helpers rawenv
 RAWENV=$HELPERS/rawenv
-trap 'exit 130' INT TERM
 
 
 T0=$(now_ms)

@@ -32,18 +32,15 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/kidtest
-BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 VECTORS=$ROOT/tests/vectors
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
+suite_open keepid kidtest "rootless podman" podman buildah minisign timeout file
 
 IMG=localhost/turninit-kidtest
-SUITE=keepid
 TMPDIRS=()
 
 rootless || abort "--userns=keep-id is a rootless podman mode: run tests/integration/rootless.sh as root (or this suite with ITEST_ROOTLESS=1 as an unprivileged user)"
-preflight "rootless podman" "$BIN" podman buildah minisign timeout file
 cleanup() {
 	local d
 	cleanup_containers
@@ -51,10 +48,8 @@ cleanup() {
 		rm -rf "$d"
 	done
 }
-rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup EXIT
-trap 'exit 130' INT TERM
 T0=$(now_ms)
 U=$(id -u) G=$(id -g)
 

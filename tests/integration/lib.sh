@@ -72,6 +72,24 @@ userns() {
 	fi
 }
 
+# suite_open NAME DIR WHY TOOL...: how every suite opens. NAME: where its
+# counts go (build/test-results/NAME, SUITE); DIR: its scratch directory
+# build/DIR (WORK), made empty; BIN: the binary under test, ITEST_BINARY or
+# build/turninit unless the suite set BIN; the preflight (WHY: what it needs
+# root for; the binary; the tools TOOL...); INT and TERM end it with status
+# 130. The suite sets its own EXIT trap.
+suite_open() {
+	SUITE=$1
+	WORK=$ROOT/build/$2
+	local why=$3
+	shift 3
+	BIN=${BIN:-${ITEST_BINARY:-$ROOT/build/turninit}}
+	preflight "$why" "$BIN" "$@"
+	rm -rf "$WORK"
+	mkdir -p "$WORK"
+	trap 'exit 130' INT TERM
+}
+
 # preflight WHY BINARY TOOL...: root (for WHY), or with ITEST_ROOTLESS=1 an
 # unprivileged user whose podman is rootless; the binary built, the tools there.
 preflight() {

@@ -25,13 +25,11 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/pitest
 NPMDIR=$ROOT/build/pi-npm
-BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
+suite_open pi pitest "rootful podman" podman buildah minisign timeout
 
-SUITE=pi
 IMG=localhost/turninit-pitest
 LABEL=turninit-pitest=$$
 WS=
@@ -41,17 +39,14 @@ cleanup() {
 	[[ -z $WS ]] || rm -rf "$WS"
 }
 
-preflight "rootful podman" "$BIN" podman buildah minisign timeout
 # node and npm: not Debian packages here (Debian 12's nodejs is 18, pi needs 20.6).
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	abort "node >= 20.6 and npm not found: the pi suite needs them (https://nodejs.org; make setup says what it found)"
 fi
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' \
 	|| abort "node $(node --version) is too old: the pi suite needs node >= 20.6 (pi's engines)"
-rm -rf "$WORK"
 mkdir -p "$WORK/m" "$WORK/tmp"
 trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 T0=$(now_ms)
 

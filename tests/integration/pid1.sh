@@ -13,28 +13,23 @@
 # the counts also go to build/test-results/pid1; exits 1 on any failure.
 #
 # Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
-# PID1_MODES="pid1 subreaper" the modes; PID1_BINARY=PATH another binary;
+# PID1_MODES="pid1 subreaper" the modes; ITEST_BINARY=PATH another binary;
 # PID1_PODMAN=0 skips the podman cases (a pty round trip and Ctrl-C under -it).
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the command's bash
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/pid1test
-BIN=${PID1_BINARY:-$ROOT/build/turninit}
 NS=$ROOT/tests/pid1/ns.sh
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
+suite_open pid1 pid1test "unshare, mount" unshare minisign timeout
 
-SUITE=pid1
 
-preflight "unshare, mount" "$BIN" unshare minisign timeout
-rm -rf "$WORK"
 mkdir -p "$WORK/keys"
 cp "$ROOT/tests/vectors/test-trusted.pub" "$WORK/keys/trusted.pub"
 need_helpers hostile-launcher
 LAUNCHER=$HELPERS/hostile-launcher
-trap 'exit 130' INT TERM
 
 
 T0=$(now_ms)

@@ -17,21 +17,16 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/itest
-BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 VECTORS=$ROOT/tests/vectors
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
+suite_open integration itest "rootful podman" podman buildah minisign python3 timeout pgrep
 
 IMG=localhost/turninit-itest
 VERSION=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
 
-SUITE=integration
-preflight "rootful podman" "$BIN" podman buildah minisign python3 timeout pgrep
-rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup_containers EXIT
-trap 'exit 130' INT TERM
 
 
 T0=$(now_ms)

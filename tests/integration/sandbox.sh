@@ -33,23 +33,18 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/stest
-BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 VECTORS=$ROOT/tests/vectors
 DOC=$ROOT/docs/security.md
 RESULTS=$ROOT/build/test-results
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
+suite_open sandbox stest "rootful podman" podman buildah minisign timeout file
 
 IMG=localhost/turninit-stest
 
-SUITE=sandbox
 
-preflight "rootful podman" "$BIN" podman buildah minisign timeout file
-rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup_containers EXIT
-trap 'exit 130' INT TERM
 
 T0=$(now_ms)
 

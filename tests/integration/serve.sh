@@ -30,8 +30,6 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/svtest
-BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 VECTORS=$ROOT/tests/vectors
 CASES=$ROOT/tests/serve/cases.py
 YAML=$ROOT/oci/k8s/sidecar.yaml
@@ -45,13 +43,13 @@ SOCK_IN=/run/turninit/turninit.sock
 # may live in root's home, which other uids cannot enter.
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
+suite_open serve svtest "rootful podman" podman buildah minisign timeout setpriv "$PY"
 export PYTHONDONTWRITEBYTECODE=1
 POD=turninit-svtest-$$
 VOL_HOME=svtest-$$-home
 VOL_SOCK=svtest-$$-socket
 TMPDIRS=()
 
-SUITE=serve
 
 cleanup() {
 	timeout 60 podman pod rm -f -t 0 "$POD" >/dev/null 2>&1
@@ -63,11 +61,8 @@ cleanup() {
 	done
 }
 
-preflight "rootful podman" "$BIN" podman buildah minisign timeout setpriv "$PY"
-rm -rf "$WORK"
 mkdir -p "$WORK/m"
 trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 
 # sockdir: a fresh host directory for a listen socket, searchable by every uid

@@ -27,19 +27,15 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/vgtest
 BIN=$ROOT/build/vg/turninit
 NS=$ROOT/tests/pid1/ns.sh
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
+suite_open valgrind vgtest "unshare, mount" unshare minisign timeout valgrind python3 prlimit cc
 
-SUITE=valgrind
 
-preflight "unshare, mount" "$BIN" unshare minisign timeout valgrind python3 prlimit cc
-rm -rf "$WORK"
 mkdir -p "$WORK/keys" "$WORK/vg"
 cp "$ROOT/tests/vectors/test-trusted.pub" "$WORK/keys/trusted.pub"
-trap 'exit 130' INT TERM
 LEFT=$WORK/left
 VGLOG=$WORK/vg
 

@@ -22,7 +22,7 @@
 #       one that fails here too is a problem of the image or of the step. The two
 #       checks that the sandbox is on are left out. Results go to
 #       build/test-results/workload-bypass.
-#   WORKLOAD_BINARY=PATH     test another turninit than build/turninit
+#   ITEST_BINARY=PATH        test another turninit than build/turninit
 #   WORKLOAD_MANIFEST=FILE   seal FILE instead of the default manifest (to see the
 #       suite go red under a stricter policy, e.g. a seccomp.deny naming a syscall
 #       a step needs)
@@ -31,8 +31,6 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-WORK=$ROOT/build/wtest
-BIN=${WORKLOAD_BINARY:-$ROOT/build/turninit}
 BYPASS=${WORKLOAD_ENTRYPOINT_BYPASS:-0}
 VECTORS=$ROOT/tests/vectors
 # shellcheck source=tests/integration/lib.sh
@@ -45,15 +43,12 @@ PODMAN_RUN=(timeout 120 podman run --rm --pull never --network none --label "$LA
 IMG=localhost/turninit-workload
 RESULTS=workload
 [[ $BYPASS == 1 ]] && RESULTS=workload-bypass
+suite_open "$RESULTS" wtest "rootful podman, debootstrap" podman buildah minisign timeout
 
-SUITE=$RESULTS
 
-preflight "rootful podman, debootstrap" "$BIN" podman buildah minisign timeout
 [[ -r $VECTORS/test-trusted.key && -r $VECTORS/test-trusted.pub ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
-rm -rf "$WORK"
 mkdir -p "$WORK"
 trap cleanup_containers EXIT
-trap 'exit 130' INT TERM
 
 T0=$(now_ms)
 
