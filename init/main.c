@@ -15,20 +15,13 @@
 #include "cli.h"
 #include "envfilter.h"
 #include "exit_codes.h"
-#include "home.h"
-#include "landlock.h"
 #include "load.h"
 #include "log.h"
 #include "reap.h"
+#include "sandbox.h"
 #include "serve.h"
-#include "filter.h"
 #include "spawn.h"
 #include "verify.h"
-
-/* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
- * bounding set of each command), SETUID and SETGID (its uid change), KILL
- * (signalling commands that run as another uid). */
-static const cap_value_t keep_caps[] = { CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL };
 
 static int refuse(const struct tn_error *err)
 {
@@ -43,8 +36,7 @@ int main(int argc, char **argv, char **envp)
 	 * as valgrind's counts it reachable, not lost). */
 	static struct cli_options opt;
 	static struct load_result pol;
-	static struct sc_program filter;
-	static struct ll_ruleset landlock;
+	static struct sandbox sb;
 	static char **caller_env, **cmd_env, **cmd_argv;
 	struct tn_error err = { 0 };
 	struct spawn_plan plan;
@@ -100,8 +92,6 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&(struct tn_error){ .msg = "chdir /: failed" });
 	if (reap_open(&sfd, &err) < 0)
 		return refuse(&err);
-	if (sc_build(&pol.manifest->seccomp, &filter, &err) < 0)
-		return refuse(&err);
 	/* One-shot: the command's environment is PID 1's, filtered; serve and
 	 * listen filter each request's env instead. */
 	if (opt.mode == CLI_RUN) {
@@ -111,24 +101,19 @@ int main(int argc, char **argv, char **envp)
 			return refuse(&(struct tn_error){ .msg = "out of memory" });
 	}
 
-	/* 6. HOME, then the Landlock ruleset (its rules bind to the inodes there
-	 * now, so after the tmpfs is mounted), then drop what HOME needed. */
-	if (home_setup(pol.manifest->home, pol.manifest->uid, pol.manifest->gid,
-		       caps_have(CAP_SYS_ADMIN), &err) < 0)
+	/* 6. The sandbox of every command (init/sandbox.c): the seccomp program,
+	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
+	 * so after the tmpfs is mounted), then drop what HOME needed. */
+	if (sandbox_prepare(&sb, pol.manifest, &err) < 0)
 		return refuse(&err);
-	if (ll_prepare(&pol.manifest->landlock, &landlock, &err) < 0)
-		return refuse(&err);
-	if (landlock.abi == 0)
+	if (sb.landlock.abi == 0)
 		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
-	if (caps_keep_only(keep_caps, sizeof(keep_caps) / sizeof(keep_caps[0]), &err) < 0)
-		return refuse(&err);
 
 	/* 7. Many commands (serve, listen) or one. */
 	if (opt.mode == CLI_SERVE || opt.mode == CLI_LISTEN) {
 		struct serve_ctx ctx = {
 			.manifest = pol.manifest,
-			.landlock = &landlock,
-			.filter = &filter,
+			.sandbox = &sb,
 			.sfd = sfd,
 			.listen_fd = -1,
 		};
@@ -141,15 +126,14 @@ int main(int argc, char **argv, char **envp)
 		 * the command's stderr. */
 		if (audit_turn_start(opt.mode == CLI_SERVE ? "serve" : "listen", &pol, &err) < 0)
 			return refuse(&err);
-		if (landlock.abi > 0)
-			log_line("landlock: ABI %d enforced", landlock.abi);
+		if (sb.landlock.abi > 0)
+			log_line("landlock: ABI %d enforced", sb.landlock.abi);
 		status = serve_run(&ctx);
 		audit_turn_end(status);
 		return status;
 	}
 	/* The command. */
-	plan = spawn_plan_of(pol.manifest, cmd_argv, cmd_env, NULL, &landlock, &filter,
-			     -1, -1, -1);
+	plan = sandbox_plan(&sb, cmd_argv, cmd_env, NULL, -1, -1, -1);
 	if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0) {
 		log_line("%s", err.msg);
 		/* execve failures keep bash's 126/127; setup failures are refusals. */

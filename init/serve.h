@@ -5,9 +5,8 @@
 #define TURNINIT_SERVE_H
 
 #include "error.h"
-#include "filter.h"
-#include "landlock.h"
 #include "manifest.h"
+#include "sandbox.h"
 
 #define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
 #define SERVE_QUEUE_MAX 1024     /* exec requests waiting for a slot, all connections */
@@ -15,8 +14,7 @@
 
 struct serve_ctx {
 	const struct mf_manifest *manifest;
-	const struct ll_ruleset *landlock;
-	const struct sc_program *filter;
+	const struct sandbox *sandbox;   /* every command's lock-down (init/sandbox.h) */
 	int sfd;                      /* turninit's signalfd (init/reap.c) */
 	int listen_fd;                /* listen mode: the listening socket; -1: serve */
 };

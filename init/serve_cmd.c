@@ -259,8 +259,8 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq, struc
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0)
 		goto sys;
 	{
-		struct spawn_plan plan = spawn_plan_of(mf, shell_argv, envp, cwd, s->ctx->landlock,
-						       s->ctx->filter, in_p[0], out_p[1], err_p[1]);
+		struct spawn_plan plan = sandbox_plan(s->ctx->sandbox, shell_argv, envp, cwd,
+						      in_p[0], out_p[1], err_p[1]);
 
 		if (keeper_start(&plan, &m->k, &err) < 0) {
 			r = err_set(ret_err, err.code, "exec: %s", err.msg);

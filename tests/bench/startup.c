@@ -2,7 +2,8 @@
  *
  * Linked with turninit's own objects (everything but init/main.o), built by
  * tests/bench/run.sh with the product's flags: the steps below are the
- * product's functions, called in init/main.c's order, with the clock read
+ * product's functions, called in init/main.c's order (the sandbox by its step
+ * table, init/sandbox.c), with the clock read
  * around each. The product binary carries no timing code. Run as the
  * entrypoint of the sealed bench image (manifest in the image's Env, tmpfs
  * HOME from podman), like turninit itself.
@@ -28,6 +29,7 @@
 
 #include "caps.h"
 #include "cli.h"
+#include "sandbox.h"
 #include "envfilter.h"
 #include "filter.h"
 #include "home.h"
@@ -147,13 +149,11 @@ static void child_timed(const char *step, const struct ll_ruleset *ll,
 
 int main(int argc, char **argv, char **envp)
 {
-	static const cap_value_t keep[] = { CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL };
 	char *cli_argv[] = { argv[0], "--", "true", NULL };
 	struct tn_error err = { 0 };
 	struct cli_options opt;
 	struct load_result pol;
-	struct sc_program filter;
-	struct ll_ruleset ll;
+	static struct sandbox sb;
 	struct spawn_plan plan;
 	char **caller_env, **cmd_env, **cmd_argv;
 	uint64_t t[ROUNDS], t_s[ROUNDS], first, first_s = 0, t0;
@@ -186,17 +186,6 @@ int main(int argc, char **argv, char **envp)
 
 	for (int i = -1; i < ROUNDS; i++) {
 		t0 = now_ns();
-		if (sc_build(&pol.manifest->seccomp, &filter, &err) < 0)
-			fail("filter", &err);
-		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
-		if (i < ROUNDS - 1)
-			sc_program_free(&filter);
-	}
-	report("filter", first, t, ROUNDS);
-	printf("filter_insns %u %u\n", filter.prog.len, filter.prog.len);
-
-	for (int i = -1; i < ROUNDS; i++) {
-		t0 = now_ns();
 		if (envf_build(&pol.manifest->env, pol.manifest->home, pol.caller_env, &cmd_env, &err) < 0)
 			fail("env", &err);
 		cmd_argv = spawn_argv(cli_argv + 2, 1, false);
@@ -204,35 +193,32 @@ int main(int argc, char **argv, char **envp)
 	}
 	report("env", first, t, ROUNDS);
 
-	/* HOME: the first call is the real one (chown, chmod of podman's tmpfs);
-	 * later calls find it already set up, as a second start would not. */
-	for (int i = -1; i < ROUNDS; i++) {
-		t0 = now_ns();
-		if (home_setup(pol.manifest->home, pol.manifest->uid, pol.manifest->gid,
-			       caps_have(CAP_SYS_ADMIN), &err) < 0)
-			fail("home", &err);
-		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
+	/* The sandbox, by the table init/main.c runs (init/sandbox.c), each step
+	 * ROUNDS times but those that run once. HOME: the first call is the real
+	 * one (chown, chmod of podman's tmpfs); later calls find it set up. */
+	sb.m = pol.manifest;
+	sb.landlock.fd = -1;
+	for (const struct sandbox_step *st = sandbox_steps; st->name; st++) {
+		int n = st->once ? 1 : ROUNDS;
+
+		for (int i = -1; i < n; i++) {
+			if (st->once && i < 0)
+				continue;
+			t0 = now_ns();
+			if (st->run(&sb, &err) < 0)
+				fail(st->name, &err);
+			*(i < 0 ? &first : &t[i]) = now_ns() - t0;
+			if (st->once)
+				first = t[0];
+			if (i < n - 1 && st->undo)
+				st->undo(&sb);
+		}
+		report(st->name, first, t, n);
+		if (strcmp(st->name, "filter") == 0)
+			printf("filter_insns %u %u\n", sb.filter.prog.len, sb.filter.prog.len);
 	}
-	report("home", first, t, ROUNDS);
 
-	for (int i = -1; i < ROUNDS; i++) {
-		t0 = now_ns();
-		if (ll_prepare(&pol.manifest->landlock, &ll, &err) < 0)
-			fail("landlock", &err);
-		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
-		if (i < ROUNDS - 1 && ll.fd >= 0)
-			close(ll.fd);
-	}
-	report("landlock", first, t, ROUNDS);
-
-	t0 = now_ns();
-	if (caps_keep_only(keep, sizeof(keep) / sizeof(keep[0]), &err) < 0)
-		fail("caps", &err);
-	first = now_ns() - t0;
-	t[0] = first;
-	report("caps", first, t, 1);
-
-	plan = spawn_plan_of(pol.manifest, cmd_argv, cmd_env, NULL, &ll, &filter, -1, -1, -1);
+	plan = sandbox_plan(&sb, cmd_argv, cmd_env, NULL, -1, -1, -1);
 	for (int i = -1; i < ROUNDS; i++) {
 		t0 = now_ns();
 		if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0)
@@ -285,8 +271,8 @@ int main(int argc, char **argv, char **envp)
 		*(i < 0 ? &first : &t[i]) = now_ns() - t0;
 	}
 	report("fork", first, t, ROUNDS);
-	child_timed("landlock_restrict", &ll, &filter, 0);
-	child_timed("seccomp_attach", &ll, &filter, 1);
-	child_timed("plain_syscalls", &ll, &filter, 2);
+	child_timed("landlock_restrict", &sb.landlock, &sb.filter, 0);
+	child_timed("seccomp_attach", &sb.landlock, &sb.filter, 1);
+	child_timed("plain_syscalls", &sb.landlock, &sb.filter, 2);
 	return 0;
 }

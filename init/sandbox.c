@@ -1,0 +1,74 @@
+/* sandbox.c - see sandbox.h. */
+#include "sandbox.h"
+
+#include <unistd.h>
+
+#include "caps.h"
+#include "home.h"
+
+/* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
+ * bounding set of each command), SETUID and SETGID (its uid change), KILL
+ * (signalling commands that run as another uid). */
+static const cap_value_t sandbox_keep_caps[] = { CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL };
+
+static int step_filter(struct sandbox *sb, struct tn_error *err)
+{
+	return sc_build(&sb->m->seccomp, &sb->filter, err);
+}
+
+static void undo_filter(struct sandbox *sb)
+{
+	sc_program_free(&sb->filter);
+}
+
+static int step_home(struct sandbox *sb, struct tn_error *err)
+{
+	return home_setup(sb->m->home, sb->m->uid, sb->m->gid, caps_have(CAP_SYS_ADMIN), err);
+}
+
+static int step_landlock(struct sandbox *sb, struct tn_error *err)
+{
+	return ll_prepare(&sb->m->landlock, &sb->landlock, err);
+}
+
+static void undo_landlock(struct sandbox *sb)
+{
+	if (sb->landlock.fd >= 0)
+		close(sb->landlock.fd);
+	sb->landlock.fd = -1;
+}
+
+static int step_caps(struct sandbox *sb, struct tn_error *err)
+{
+	(void)sb;
+	return caps_keep_only(sandbox_keep_caps,
+			      sizeof(sandbox_keep_caps) / sizeof(sandbox_keep_caps[0]), err);
+}
+
+const struct sandbox_step sandbox_steps[] = {
+	{ "filter", step_filter, undo_filter, false },
+	{ "home", step_home, NULL, false },
+	{ "landlock", step_landlock, undo_landlock, false },
+	{ "caps", step_caps, NULL, true },
+	{ NULL, NULL, NULL, false },
+};
+
+int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, struct tn_error *err)
+{
+	ret->m = m;
+	ret->landlock.fd = -1;
+	for (const struct sandbox_step *s = sandbox_steps; s->name; s++) {
+		int r = s->run(ret, err);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+struct spawn_plan sandbox_plan(const struct sandbox *sb, char *const *argv, char *const *envp,
+			       const char *workdir, int in_fd, int out_fd, int err_fd)
+{
+	return spawn_plan_of(sb->m, argv, envp, workdir, &sb->landlock, &sb->filter,
+			     in_fd, out_fd, err_fd);
+}

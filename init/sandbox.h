@@ -1,0 +1,45 @@
+/* sandbox.h - what every command of a turn is locked down with, prepared once
+ * per turn from the manifest, in the one order that works: the seccomp program
+ * (libseccomp, exported as BPF), HOME (a tmpfs turninit mounts or checks), the
+ * Landlock ruleset (its rules bind to the inodes there, so after HOME), then
+ * turninit drops every capability but those the commands' lock-down and end
+ * need. main.c runs the steps once; the benchmark (tests/bench/startup.c) runs
+ * the same table step by step to time each. A command's plan is then made from
+ * the sandbox and the command itself (sandbox_plan). */
+#ifndef TURNINIT_SANDBOX_H
+#define TURNINIT_SANDBOX_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "filter.h"
+#include "landlock.h"
+#include "manifest.h"
+#include "spawn.h"
+
+struct sandbox {
+	const struct mf_manifest *m;
+	struct sc_program filter;      /* step "filter" */
+	struct ll_ruleset landlock;    /* step "landlock"; fd -1 without Landlock */
+};
+
+struct sandbox_step {
+	const char *name;                                   /* "filter", "home", "landlock", "caps" */
+	int (*run)(struct sandbox *sb, struct tn_error *err);   /* -errno, err filled */
+	void (*undo)(struct sandbox *sb);                  /* frees what run made (NULL: nothing) */
+	bool once;                                         /* cannot run twice in one process */
+};
+
+extern const struct sandbox_step sandbox_steps[];   /* in order; ends with a NULL name */
+
+/* sandbox_prepare - every step of sandbox_steps for manifest m, in order.
+ * ret->m is set first; on an error the steps done so far are not undone (the
+ * caller refuses and exits). Errors: the failing step's. */
+int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, struct tn_error *err);
+
+/* sandbox_plan - the spawn plan of one command under sb: argv, envp, workdir
+ * (NULL: the manifest's) and its stdin, stdout, stderr (-1: inherited). */
+struct spawn_plan sandbox_plan(const struct sandbox *sb, char *const *argv, char *const *envp,
+			       const char *workdir, int in_fd, int out_fd, int err_fd);
+
+#endif
