@@ -138,7 +138,7 @@ audit-demo: setup
 # The static programs the suites put in their images or run beside turninit
 # (build/helpers/NAME from tests/*/NAME.c): the escape probe, the listen
 # socket's race and fd-passing peers, the hostile launcher, the raw-environment
-# launcher.
+# launcher; and valgrind's control.
 HELPER_SRC := tests/probe/probe.c tests/serve/peerrace.c tests/serve/fdpass.c \
               tests/pid1/hostile-launcher.c tests/hostile/rawenv.c
 HELPERS    := $(patsubst %.c,$(BUILD)/helpers/%,$(notdir $(HELPER_SRC)))
@@ -149,6 +149,13 @@ $(BUILD)/helpers/$(basename $(notdir $(1))): $(1)
 	@musl-gcc -static -O2 -std=gnu11 $(WARN) -o $$@ $$<
 endef
 $(foreach h,$(HELPER_SRC),$(eval $(call helper_rule,$(h))))
+# valgrind's own control: a glibc program that leaks and reads uninitialised
+# memory, unoptimised so that both stay in it.
+$(BUILD)/helpers/faulty: tests/valgrind/faulty.c
+	@mkdir -p $(@D)
+	@echo "  CC    $@ (valgrind's control)"
+	@$(HOST_CC) -O0 -g -o $@ $<
+HELPERS += $(BUILD)/helpers/faulty
 helpers: $(HELPERS)
 
 # Each suite is tests/integration/NAME.sh (integration: run.sh), run against

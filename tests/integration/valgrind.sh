@@ -31,7 +31,7 @@ BIN=$ROOT/build/vg/turninit
 NS=$ROOT/tests/pid1/ns.sh
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open valgrind vgtest "unshare, mount" unshare minisign timeout valgrind python3 prlimit cc
+suite_open valgrind vgtest "unshare, mount" unshare minisign timeout valgrind python3 prlimit
 
 
 mkdir -p "$WORK/keys" "$WORK/vg"
@@ -89,11 +89,8 @@ expect_clean() {
 # The harness can fail: a program that leaks and reads uninitialised memory
 # makes valgrind exit 99 with both errors in its log.
 begin harness-catches-errors
-printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
-	'int main(void) { int *p = malloc(64); if (p[3] == 7) puts("seven"); p = 0; return 0; }' \
-	> "$WORK/faulty.c"
-cc -O0 -g -o "$WORK/faulty" "$WORK/faulty.c" || abort "cc faulty.c"
-run_cmd timeout 60 "${VG[@]}" "$WORK/faulty"
+need_helpers faulty
+run_cmd timeout 60 "${VG[@]}" "$HELPERS/faulty"
 expect_rc 99
 log=$(cat "$VGLOG"/*.log)
 expect_contains "valgrind log" "$log" "Conditional jump or move depends on uninitialised value(s)"
