@@ -220,10 +220,7 @@ int serve_run(const struct serve_ctx *ctx)
 				cmd_finish(m);
 				if (c->eof || c->dead)
 					conn_close(&s, c);
-				continue;
 			}
-			if (!m->exited && !m->timed_out && (!next || m->deadline_ms < next))
-				next = m->deadline_ms;
 		}
 		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 			struct conn *c = &s.conns[i];
@@ -238,6 +235,15 @@ int serve_run(const struct serve_ctx *ctx)
 		queue_start(&s);   /* slots the loop above freed */
 		if (s.ending && cmd_running(&s) == 0)
 			break;
+		/* The next timeout, once the queue has started what it could: an
+		 * exec started just now has a deadline too, and its start wakes
+		 * nothing (do_exec reads the keeper's report itself). */
+		for (size_t i = 0; i < s.n_cmds; i++) {
+			const struct cmd *m = &s.cmds[i];
+
+			if (m->used && !m->exited && !m->timed_out && (!next || m->deadline_ms < next))
+				next = m->deadline_ms;
+		}
 		if (next)
 			wait_ms = next > t ? (int)(next - t) : 0;
 

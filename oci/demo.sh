@@ -55,11 +55,11 @@ print(f"  seccomp: {len(p['seccomp']['denied'])} system calls denied; landlock A
 EOP
 echo
 echo "demo: one turn:"
-echo "\$ podman run --rm --pull never --network none --tmpfs /home/agent:rw,mode=0700,size=64m,U $IMAGE 'echo hello from turninit; id; env | sort'"
+echo "\$ podman run --rm --pull never --network none --tmpfs /home/agent:rw,mode=0700,size=64m,U $IMAGE -- 'echo hello from turninit; id; env | sort'"
 set +e
 timeout 60 podman run --rm --pull never --network none \
 	--tmpfs /home/agent:rw,mode=0700,size=64m,U \
-	"$IMAGE" 'echo hello from turninit; id; env | sort'
+	"$IMAGE" -- 'echo hello from turninit; id; env | sort'
 rc=$?
 set -e
 echo "demo: exit status $rc"

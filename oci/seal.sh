@@ -59,6 +59,13 @@ sha=$(sha256sum "$manifest" | cut -d' ' -f1)
 [ -n "$comment" ] || comment="turninit manifest sha256:$sha for $out, signed $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 case $comment in *"
 "*) die "--trusted-comment must be one line" ;; esac
+# turninit refuses a trusted comment that is not printable text (tab, printable
+# ASCII, UTF-8 from U+00A0; policy/signature.c): refuse it here, not at run time.
+if printf '%s' "$comment" | tr -d '\t' | LC_ALL=C grep -q '[[:cntrl:]]' ||
+   ! printf '%s' "$comment" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 ||
+   printf '%s' "$comment" | LC_ALL=C grep -q "$(printf '\302[\200-\237]')"; then
+	die "--trusted-comment must be printable text (tab, printable ASCII, UTF-8 from U+00A0): turninit refuses a control byte"
+fi
 cp "$manifest" "$tmp/manifest.json"
 # shellcheck disable=SC2086 # $legacy is empty or -l
 minisign -S $legacy -s "$key" -m "$tmp/manifest.json" -x "$tmp/manifest.json.minisig" \

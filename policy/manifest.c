@@ -603,6 +603,26 @@ static int mf_parse_seccomp(const json_t *root, struct mf_manifest *m,
 			if (strcmp(m->seccomp.allow[i], m->seccomp.deny[j]) == 0)
 				return err_set(err, EINVAL, "seccomp.allow[%zu]: \"%s\" is also in seccomp.deny",
 					       i, m->seccomp.allow[i]);
+	/* Nor may a group in allow take out a syscall that deny names bare:
+	 * {"deny": ["ioctl"], "allow": ["@tty-inject"]} would deny nothing. */
+	for (size_t i = 0; i < m->seccomp.n_allow; i++) {
+		struct scg_set set = { 0 };
+
+		if (m->seccomp.allow[i][0] != '@')
+			continue;
+		r = scg_resolve((const char *const *)&m->seccomp.allow[i], 1, NULL, 0, &set, err);
+		if (r < 0)
+			return r;
+		for (size_t j = 0; j < m->seccomp.n_deny && r == 0; j++)
+			for (size_t k = 0; k < set.n && r == 0; k++)
+				if (strcmp(set.v[k].rule.syscall, m->seccomp.deny[j]) == 0)
+					r = err_set(err, EINVAL,
+						    "seccomp.allow[%zu]: \"%s\" takes out \"%s\", which seccomp.deny names",
+						    i, m->seccomp.allow[i], m->seccomp.deny[j]);
+		scg_set_free(&set);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 

@@ -33,7 +33,7 @@ tap_not_ok() {
 # line "N passed, N failed", and return non-zero if anything failed.
 results() {
 	mkdir -p "$ROOT/build/test-results"
-	echo "$PASS $FAIL" > "$ROOT/build/test-results/$SUITE"
+	echo "$PASS $FAIL $SKIPPED" > "$ROOT/build/test-results/$SUITE"
 	echo "1..$TAP_N"
 	echo "$PASS passed, $FAIL failed$( ((SKIPPED == 0)) || echo ", $SKIPPED skipped")"
 	[[ $FAIL -eq 0 ]]

@@ -333,6 +333,17 @@ if selected c-one-byte-changed-in-image-config-refused; then
 	expect_refusal signature
 	end
 fi
+if selected c-seal-refuses-unprintable-trusted-comment; then
+	# turninit refuses such a signature at run time; oci/seal.sh refuses to
+	# make the image at all, and says why.
+	begin c-seal-refuses-unprintable-trusted-comment
+	run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:badcomment" --manifest "$M/main.json" \
+		--key "$MANIFEST_KEY" --trusted-comment "$(printf 'turn\033[2Jinit')"
+	[[ $RC -ne 0 ]] || why "seal.sh exited 0"
+	expect_contains stderr "$ERR" "--trusted-comment must be printable text"
+	timeout 60 podman image exists "$IMG:badcomment" && why "the image $IMG:badcomment was made"
+	end
+fi
 if selected c-untrusted-key-refused; then
 	begin c-untrusted-key-refused
 	prun --tmpfs "$HOME_TMPFS" "${ENV_OTHER[@]}" "$SEALED" 'echo COMMAND-RAN'

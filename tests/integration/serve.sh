@@ -92,6 +92,9 @@ manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
 manifest small "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"timeout_s\":2,\"output_bytes\":1048576}}"
 manifest shell-missing "{$HEAD,\"shell\":\"/bin/no-such-shell\",\"env\":{$SET}}"
 mapfile -t ENV_SMALL < <(manifest_env "$M/small.json")
+# one: limits.concurrency 1, so that a second exec waits
+manifest one "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"concurrency\":1}}"
+mapfile -t ENV_ONE < <(manifest_env "$M/one.json")
 mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
 
 # The overlay: setsid (a busybox applet the base image does not link) and the
@@ -301,6 +304,17 @@ k0 $EXIT_TERM
 k9 after a slot freed \"NINTH\\n\" $EXIT_OK
 end of stdin: exit events 9 all SIGTERM: yes serve status 0
 a waiting exec at the end: \"exec: the turn ended before it started\"
+"
+	end
+fi
+if selected s-queued-exec-times-out; then
+	# An exec that waited for a slot keeps its own timeout from its start:
+	# nothing else wakes the loop here (found by a fresh-user review).
+	begin s-queued-exec-times-out
+	serve_case queuedtimeout queued_timeout "${ENV_ONE[@]}"
+	expect_out "A code=null signal=15 timed_out=true truncated=false
+B code=null signal=15 timed_out=true truncated=false
+B ended about 1 s after it started: yes
 "
 	end
 fi

@@ -481,6 +481,23 @@ def case_concurrency(c, a):
     say("a waiting exec at the end:", js(e and e["message"]))
 
 
+def case_queued_timeout(c, a):
+    """At limits.concurrency 1, B waits for A; both have timeout_s 1. B's
+    exit event must come about 1 s after A's (its own timeout, from its
+    start), with stdin kept open and nothing else happening."""
+    c.exec("sleep 100", id="A", timeout_s=1)
+    c.exec("sleep 100", id="B", timeout_s=1)
+    ra = c.wait("A", timeout=30)
+    t0 = time.monotonic()
+    rb = c.wait("B", timeout=30)
+    ms = ms_since(t0)
+    note("B's exit event %d ms after A's (duration_ms %s)" % (ms, rb.exit and rb.exit["duration_ms"]))
+    say("A", exit_fields(ra))
+    say("B", exit_fields(rb))
+    say("B ended about 1 s after it started:", "yes" if rb.exit and rb.exit["duration_ms"] < 2500
+        and ms < 3000 else "no")
+
+
 def send_all(c, reqs):
     """File every request's id, then write them all in one write."""
     for q in reqs:

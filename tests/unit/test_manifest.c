@@ -334,6 +334,8 @@ static const struct mod_case mod_cases[] = {
 	BAD("seccomp.deny", "[\"ptrace\", \"ptrace\"]", "seccomp.deny[1]: \"ptrace\" is listed twice"),
 	BAD("seccomp.allow", "[\"ptrace\"]", "seccomp.allow[0]: \"ptrace\" is also in seccomp.deny"),
 	BAD("seccomp.allow", "[\"@clock\"]", "seccomp.allow[0]: \"@clock\" is also in seccomp.deny"),
+	BAD("seccomp.allow", "[\"@debug\"]",
+	    "seccomp.allow[0]: \"@debug\" takes out \"ptrace\", which seccomp.deny names"),
 	GOOD("seccomp.deny", "[]"),
 	GOOD("seccomp.deny", "[\"@mount\", \"_llseek\"]"),
 	GOOD("seccomp.allow", "[\"@mount\"]"),   /* allow subtracts; not the same string */
