@@ -142,7 +142,7 @@ for entry in "${ALL[@]}"; do
 	rc=$?
 	if [[ -r $COPY/build/test-results/$name ]]; then
 		cp "$COPY/build/test-results/$name" "$RESULTS/rootless-$name"
-		read -r p f < "$RESULTS/rootless-$name"
+		read -r p f _ < "$RESULTS/rootless-$name"
 	else
 		say "$file.sh wrote no result (status $rc)"
 		p=0 f=1
