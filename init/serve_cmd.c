@@ -216,13 +216,14 @@ const char *queue_answer_id(struct serve *s, const struct conn *c, const char *i
 	return id && id[0] && !queue_find(s, c, id) ? id : NULL;
 }
 
-/* Start exec request rq of c in a free slot: its started event, or -errno
+/* Start exec request rq of c in a free slot, with cmd (its cwd and timeout,
+ * rq_command_of, decided once by start_exec): its started event, or -errno
  * with ret_err filled ("exec: WHY"), nothing started and no event written. */
-static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq, struct tn_error *ret_err)
+static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
+		   const struct rq_command *cmd, struct tn_error *ret_err)
 {
 	const struct mf_manifest *mf = s->ctx->manifest;
-	const struct rq_command cmd = rq_command_of(mf, rq);
-	const char *cwd = cmd.cwd, *id = rq->id;
+	const char *cwd = cmd->cwd, *id = rq->id;
 	char **shell_argv = NULL, **envp = NULL;
 	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	struct cmd *m = NULL;
@@ -273,7 +274,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq, struc
 	snprintf(m->id, sizeof(m->id), "%s", id);
 	m->start_ms = reap_now_ms();
 	m->wall_start_ms = audit_wall_ms();
-	m->deadline_ms = m->start_ms + (uint64_t)cmd.timeout_s * 1000;
+	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
 	m->limit = mf->limits.output_bytes;
 	m->out_fd = out_p[0];
 	m->err_fd = err_p[0];
@@ -329,7 +330,7 @@ static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, c
 	}
 	if (refusal)
 		err_set(&err, EAGAIN, "exec: %s", refusal);
-	if (refusal || do_exec(s, c, rq, &err) < 0) {
+	if (refusal || do_exec(s, c, rq, &cmd, &err) < 0) {
 		/* id null for a duplicate of a waiting exec: answer_id */
 		conn_error(c, queue_answer_id(s, c, rq->id), "%s", err.msg);
 		audit_refused(c->stream, rq->id, err.msg);

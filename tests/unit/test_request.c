@@ -191,7 +191,7 @@ static void jansson_oom_never_changes_a_command(void **state)
 {
 	static const char line[] =
 		"{\"op\":\"exec\",\"id\":\"c1\",\"command\":\"rm -rf /tmp/build-0123456789abcdef\","
-		"\"cwd\":\"/work/some/long/directory/name\",\"env\":{\"TZ\":\"Europe/Amsterdam\"}}";
+		"\"cwd\":\"/srv/project/some/long/directory/name\",\"env\":{\"TZ\":\"Europe/Amsterdam\"}}";
 	long n_enomem = 0;
 
 	(void)state;
@@ -214,7 +214,7 @@ static void jansson_oom_never_changes_a_command(void **state)
 			fail_msg("allocation %ld failed: %d %s", jf_fail_at, rc, err.msg);
 		}
 		assert_string_equal(r->words[0], "rm -rf /tmp/build-0123456789abcdef");
-		assert_string_equal(r->cwd, "/work/some/long/directory/name");
+		assert_string_equal(r->cwd, "/srv/project/some/long/directory/name");
 		assert_string_equal(r->env[0], "TZ=Europe/Amsterdam");
 		rq_free(r);
 		if (jf_count < jf_fail_at)
