@@ -190,12 +190,16 @@ static json_t *rfc3339(uint64_t ms)
 }
 
 /* Write one event (steals ev) as one line with one write(2) where the fd takes
- * it whole (a regular file with O_APPEND; a pipe up to PIPE_BUF). Returns 0,
- * -ENOMEM, or -errno of write(2) (-EIO for a write of nothing). */
+ * it whole (a regular file with O_APPEND; a pipe up to PIPE_BUF). A write
+ * that fails after part of the line (ENOSPC, EDQUOT, EFBIG) leaves a regular
+ * file cut back to its last whole line. Returns 0, -ENOMEM, or -errno of
+ * write(2) (-EIO for a write of nothing). */
 static int audit_write(json_t *ev)
 {
 	_cleanup_free_ char *s = NULL;
 	size_t n, off = 0;
+	struct stat st;
+	off_t before;
 
 	if (audit_fd < 0 || !ev) {
 		json_decref(ev);
@@ -209,6 +213,9 @@ static int audit_write(json_t *ev)
 		return -ENOMEM;
 	n = strlen(s);
 	s[n++] = '\n';   /* json_dumps' NUL: the line goes out without it */
+	/* A file system that fills up takes part of a line: a regular file is
+	 * cut back to the end of the last whole line. */
+	before = fstat(audit_fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
 	while (off < n) {
 		ssize_t w = write(audit_fd, s + off, n - off);
 
@@ -217,6 +224,8 @@ static int audit_write(json_t *ev)
 		if (w <= 0) {
 			int e = w < 0 ? errno : EIO;
 
+			if (off > 0 && before >= 0 && ftruncate(audit_fd, before) != 0)
+				log_line("audit log: cutting a partial line: %s", strerror(errno));
 			if (audit_started && !audit_broken)
 				log_line("audit log: write failed: %s; further commands are refused",
 					 strerror(e));
@@ -316,23 +325,23 @@ void audit_control(unsigned stream, const char *id, int signo)
 				      "id", id, "signal", signo));
 }
 
-void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms, uint64_t end_ms,
-		int wait_status,
-		bool timed_out, bool cancelled, bool truncated, uint64_t out_bytes,
-		uint64_t err_bytes)
+void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
+		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes)
 {
+	int st = e->wait_status;
 	json_t *code, *sig;
 
 	if (audit_fd < 0)
 		return;
-	code = WIFEXITED(wait_status) ? json_integer(WEXITSTATUS(wait_status)) : json_null();
-	sig = WIFSIGNALED(wait_status) ? json_integer(WTERMSIG(wait_status)) : json_null();
-	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:I, s:I}",
+	code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
+	sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
+	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:I, s:I}",
 			      "event", "exit", "time", rfc3339(audit_wall_ms()),
 			      "stream", (json_int_t)stream, "id", id, "pid", pid,
-			      "start", rfc3339(start_ms), "end", rfc3339(end_ms),
-			      "code", code, "signal", sig, "timed_out", timed_out,
-			      "cancelled", cancelled, "truncated", truncated,
+			      "start", rfc3339(start_ms), "end", rfc3339(start_ms + e->duration_ms),
+			      "code", code, "signal", sig, "timed_out", e->timed_out,
+			      "cancelled", cancelled, "truncated", e->truncated,
+			      "lost", e->lost, "oom_killed", e->oom_killed,
 			      "stdout_bytes", (json_int_t)out_bytes,
 			      "stderr_bytes", (json_int_t)err_bytes));
 }

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "load.h"
 #include "manifest.h"
+#include "events.h"
 #include "request.h"
 
 /* audit_open - open the log named by spec, checked against m: "PATH" (absolute;
@@ -49,13 +50,12 @@ void audit_refused(unsigned stream, const char *id, const char *reason);
 /* audit_control - a cancel or signal request (signo 0 for cancel). */
 void audit_control(unsigned stream, const char *id, int signo);
 
-/* audit_exit - how a command ended: start and end (CLOCK_REALTIME, ms since
- * the epoch), its wait status, timed_out, cancelled, truncated and the bytes it
+/* audit_exit - how a command ended: its start (CLOCK_REALTIME, ms since the
+ * epoch) and end (start + e->duration_ms), what its exit event says (e: wait
+ * status, timed_out, truncated, lost, oom_killed), cancelled, and the bytes it
  * wrote to stdout and stderr (read by turninit, kept or not). */
 void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
-		uint64_t end_ms, int wait_status,
-		bool timed_out, bool cancelled, bool truncated, uint64_t out_bytes,
-		uint64_t err_bytes);
+		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes);
 
 /* audit_turn_end - the last line: turninit's exit status. */
 void audit_turn_end(int exit_code);

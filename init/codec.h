@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "events.h"
 #include "request.h"
 
 struct codec {
@@ -23,8 +24,7 @@ struct codec {
 		     char ret_id[RQ_ID_MAX + 1], struct tn_error *err);
 	char *(*started)(const char *id, int pid);
 	char *(*output)(const char *id, bool err_stream, const uint8_t *data, size_t len);
-	char *(*exit)(const char *id, int wait_status, bool timed_out, bool truncated,
-		      uint64_t duration_ms);
+	char *(*exit)(const char *id, const struct ev_end *end);
 	char *(*error)(const char *id, const char *msg);
 };
 

@@ -94,6 +94,8 @@ int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_er
 			return r;
 	}
 	for (const char *const *d = devices; *d; d++) {
+		if (l->no_shm && strcmp(*d, "/dev/shm") == 0)
+			continue;   /* landlock.shm: false */
 		r = ll_allow(fd, *d, attr.handled_access_fs, err);
 		if (r < 0)
 			return r;

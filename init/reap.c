@@ -220,6 +220,57 @@ void reap_kill_all(void)
 	}
 }
 
+/* The children of pid, from /proc/PID/task/TID/children (turninit and a keeper
+ * run one thread); at most max of them. Returns how many. */
+static size_t reap_children_of(pid_t pid, pid_t *out, size_t max)
+{
+	char path[64];
+	size_t n = 0;
+	long p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (n < max && fscanf(f, "%ld", &p) == 1)
+		out[n++] = (pid_t)p;
+	fclose(f);
+	return n;
+}
+
+int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_ms)
+{
+	int killed = 0;
+
+	for (;;) {
+		pid_t kids[256];
+		size_t nk = reap_children_of(getpid(), kids, sizeof(kids) / sizeof(kids[0]));
+		bool found = false;
+
+		if (lost > 0)
+			killed += reap_signal_descendants(lost, SIGKILL);
+		for (size_t i = 0; i < nk; i++) {
+			bool keeper = false;
+
+			for (size_t j = 0; j < n && !keeper; j++)
+				keeper = kids[i] == keep[j];
+			if (keeper || kids[i] == lost)
+				continue;
+			found = true;
+			if (kill(kids[i], SIGKILL) == 0)
+				killed++;
+			killed += reap_signal_descendants(kids[i], SIGKILL);
+			/* its orphans are reparented to turninit as it is reaped */
+			(void)waitpid(kids[i], NULL, WNOHANG);
+		}
+		if (!found && (lost <= 0 || reap_children_of(lost, kids, 1) == 0))
+			return killed;
+		if (reap_now_ms() >= deadline_ms)
+			return -ETIMEDOUT;
+		poll(NULL, 0, 1);   /* SIGKILL is delivered at the next return to user space */
+	}
+}
+
 int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 {
 	uint64_t start = reap_now_ms();

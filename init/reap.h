@@ -9,6 +9,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -65,6 +66,19 @@ int reap_term_tick(struct reap_term *t, uint64_t now);
  * (kill(-1) as PID 1; the /proc tree as a subreaper). Returns when turninit
  * has no child left. */
 void reap_kill_all(void);
+
+/* reap_kill_strays - the processes of commands whose keeper ended without a
+ * word (killed from outside, or by the OOM killer): orphaned, they are now
+ * children of turninit (PID 1 or subreaper) or, in the moment before the
+ * kernel reparents them, still of the dead keeper. Every child of turninit
+ * that is not one of the n pids of keep (the live keepers), and every child of
+ * lost (the dead keeper's pid, not yet reaped), is sent SIGKILL with all its
+ * descendants and reaped (waitpid on its pid: keep's statuses stay for the
+ * caller); passes repeat until one finds nothing, since the children of a
+ * killed process are reparented to turninit. Returns how many processes were
+ * sent SIGKILL, or -ETIMEDOUT when some were still there at deadline_ms
+ * (CLOCK_MONOTONIC): the caller then cannot tell them apart and ends the turn. */
+int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_ms);
 
 /* reap_exit_code - the exit status for a wait status: WEXITSTATUS, or 128 +
  * WTERMSIG. */

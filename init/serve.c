@@ -102,7 +102,9 @@ void conn_close(struct serve *s, struct conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static void end_turn(struct serve *s, int code)
+/* The turn ends: nothing more starts, every command is cancelled; the loop
+ * exits with code once they are all gone. A second call keeps the first code. */
+void serve_end_turn(struct serve *s, int code)
 {
 	if (!s->ending) {
 		s->ending = true;
@@ -124,7 +126,7 @@ static void handle_signals(struct serve *s)
 		if (sig == SIGCHLD)
 			continue;
 		if (sig == SIGTERM) {
-			end_turn(s, 143);
+			serve_end_turn(s, 143);
 			continue;
 		}
 		for (size_t i = 0; i < s->n_cmds; i++)
@@ -173,13 +175,13 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	case SLOT_CMD_STDOUT: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
 	case SLOT_CMD_STDERR: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
 	case SLOT_CMD_STDIN: if (m->in_fd >= 0) cmd_stdin(m); break;
-	case SLOT_CMD_KEEPER: if (m->k.msg_fd >= 0) cmd_message(m); break;
+	case SLOT_CMD_KEEPER: if (m->k.msg_fd >= 0) cmd_message(s, m); break;
 	}
 }
 
 int serve_run(const struct serve_ctx *ctx)
 {
-	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency };
+	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1 };
 	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 4 * s.n_cmds;
 	struct pollfd *pf = calloc(max_fds, sizeof(*pf));
 	struct slot *slots = calloc(max_fds, sizeof(*slots));
@@ -193,6 +195,8 @@ int serve_run(const struct serve_ctx *ctx)
 	for (size_t i = 0; i < s.n_cmds; i++)   /* calloc'd: no fd is open yet */
 		s.cmds[i].out_fd = s.cmds[i].err_fd = s.cmds[i].in_fd = s.cmds[i].k.msg_fd = -1;
 	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
+	if (ctx->listen_fd >= 0)
+		s.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (ctx->listen_fd < 0) {
 		s.conns[0] = (struct conn){ .used = true, .codec = &codec_jsonl, .in_fd = 0, .out_fd = 1 };
 		/* a client that is slow to read must not hold timeouts or SIGTERM */
@@ -228,7 +232,7 @@ int serve_run(const struct serve_ctx *ctx)
 			if (!c->used || !(c->eof || c->dead))
 				continue;
 			if (ctx->listen_fd < 0)
-				end_turn(&s, 0);   /* end of stdin: the turn ends */
+				serve_end_turn(&s, 0);   /* end of stdin: the turn ends */
 			else
 				conn_close(&s, c);
 		}
@@ -291,6 +295,7 @@ int serve_run(const struct serve_ctx *ctx)
 			if (s.conns[i].used)
 				conn_drain(&s.conns[i], deadline);
 	}
+	serve_close_fd(&s.spare_fd);
 	free(pf);
 	free(slots);
 	free(s.cmds);

@@ -30,6 +30,7 @@
 #include "exit_codes.h"
 #include "keeper.h"
 #include "log.h"
+#include "memcg.h"
 #include "reap.h"
 #include "request.h"
 #include "spawn.h"
@@ -125,7 +126,32 @@ void cmd_stdin(struct cmd *m)
 		serve_close_fd(&m->in_fd);   /* all given, or the command closed its stdin */
 }
 
-void cmd_message(struct cmd *m)
+/* A keeper that ended without reporting its command's end (killed from
+ * outside, or by the OOM killer) leaves the command's processes orphaned to
+ * turninit: they are killed here, all of them (they are the only children of
+ * turninit that are not keepers), before the exit event says "lost". When
+ * they cannot all be ended, the turn ends, which kills every process. */
+static void cmd_lost(struct serve *s, struct cmd *m)
+{
+	pid_t keep[MF_CONCURRENCY_MAX];
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < s->n_cmds && n < MF_CONCURRENCY_MAX; i++)
+		if (s->cmds[i].used && &s->cmds[i] != m && s->cmds[i].k.msg_fd >= 0)
+			keep[n++] = s->cmds[i].k.pid;
+	r = reap_kill_strays(keep, n, m->k.pid, reap_now_ms() + SERVE_LOST_MS);
+	if (r < 0) {
+		log_line("serve: %s: its keeper ended without reporting the command's end, and its "
+			 "processes did not all end within %d ms: ending the turn", m->id, SERVE_LOST_MS);
+		serve_end_turn(s, EXIT_REFUSED);
+	} else {
+		log_line("serve: %s: its keeper ended without reporting the command's end: killed "
+			 "%d process(es) of the command", m->id, r);
+	}
+}
+
+void cmd_message(struct serve *s, struct cmd *m)
 {
 	struct keeper_msg msg;
 	int r = keeper_read(&m->k, &msg);
@@ -135,10 +161,18 @@ void cmd_message(struct cmd *m)
 	if (r == 1 && msg.type == KEEPER_EXITED) {
 		m->wait_status = msg.wait_status;
 	} else {
-		/* The keeper is gone without a word: report what is known. */
-		m->wait_status = (EXIT_SIGNAL_BASE + SIGKILL) << 8;
-		log_line("serve: %s: keeper ended unexpectedly", m->id);
+		/* The keeper is gone without a word: SIGKILL is what turninit
+		 * does to what is left of the command, and the event says lost. */
+		m->wait_status = SIGKILL;
+		m->lost = true;
+		cmd_lost(s, m);
 	}
+	/* An OOM kill is told by the memory cgroup's counter: it grew while the
+	 * command ran, and its main process died of a SIGKILL turninit did not
+	 * send (a timeout or a cancel may end in one). */
+	m->oom_killed = WIFSIGNALED(m->wait_status) && WTERMSIG(m->wait_status) == SIGKILL &&
+			!m->lost && !m->timed_out && !m->cancelled && m->oom_kills >= 0 &&
+			memcg_oom_kills() > m->oom_kills;
 	m->exited = true;
 	m->end_ms = reap_now_ms();
 	serve_close_fd(&m->k.msg_fd);
@@ -153,11 +187,14 @@ void cmd_message(struct cmd *m)
 /* The exit event, once the main process has ended and both pipes are drained. */
 void cmd_finish(struct cmd *m)
 {
-	int st = m->wait_status;
+	const struct ev_end end = {
+		.wait_status = m->wait_status, .timed_out = m->timed_out, .truncated = m->truncated,
+		.lost = m->lost, .oom_killed = m->oom_killed, .duration_ms = m->end_ms - m->start_ms,
+	};
 
-	conn_emit(m->conn, m->conn->codec->exit(m->id, st, m->timed_out, m->truncated, m->end_ms - m->start_ms));
-	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, m->wall_start_ms + (m->end_ms - m->start_ms),
-		   st, m->timed_out, m->cancelled, m->truncated, m->out_bytes, m->err_bytes);
+	conn_emit(m->conn, m->conn->codec->exit(m->id, &end));
+	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, &end, m->cancelled,
+		   m->out_bytes, m->err_bytes);
 	cmd_free(m);
 }
 
@@ -276,6 +313,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	m->wall_start_ms = audit_wall_ms();
 	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
 	m->limit = mf->limits.output_bytes;
+	m->oom_kills = memcg_oom_kills();
 	m->out_fd = out_p[0];
 	m->err_fd = err_p[0];
 	m->in_fd = in_p[1];
@@ -300,7 +338,10 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	conn_emit(c, c->codec->started(id, msg.pid));
 	goto out;
 sys:
-	r = err_errno(ret_err, errno, "exec");
+	if (errno == EMFILE || errno == ENFILE)
+		r = err_set(ret_err, errno, "exec: turninit has no file descriptor to spare (RLIMIT_NOFILE): %s", strerror(errno));
+	else
+		r = err_errno(ret_err, errno, "exec");
 	cmd_free(m);
 	goto out;
 oom:

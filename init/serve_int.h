@@ -23,6 +23,7 @@
 #define SERVE_OUT_HIGH (1u << 20)    /* bytes queued before a connection's commands wait */
 #define SERVE_OUT_MAX (16u << 20)    /* bytes queued before a connection is dropped */
 #define SERVE_DRAIN_MS 5000          /* milliseconds the last events may take at the end */
+#define SERVE_LOST_MS 2000           /* milliseconds a lost keeper's processes may take to end */
 
 struct conn {
 	bool used;
@@ -49,6 +50,9 @@ struct cmd {
 	uint64_t start_ms, deadline_ms, end_ms;
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
+	bool lost;                   /* the keeper ended without reporting the end */
+	bool oom_killed;             /* see cmd_message */
+	long oom_kills;              /* memcg_oom_kills() at the start; -1: unknown */
 	int wait_status;
 	int pid;                     /* the command's, for the audit log */
 	uint64_t wall_start_ms;      /* CLOCK_REALTIME at start, for the audit log */
@@ -74,6 +78,8 @@ struct serve {
 	bool ending;
 	int exit_code;
 	unsigned streams;           /* listen: connections accepted so far */
+	int spare_fd;               /* listen: /dev/null, closed to refuse a peer at RLIMIT_NOFILE */
+	bool nofile_said;           /* that refusal has been logged */
 };
 
 /* Each function's contract is at its definition. */
@@ -90,7 +96,8 @@ void cmd_cancel(struct cmd *m);
 void cmd_free(struct cmd *m);
 ssize_t cmd_output(struct cmd *m, int *fd, const char *stream);
 void cmd_stdin(struct cmd *m);
-void cmd_message(struct cmd *m);
+void cmd_message(struct serve *s, struct cmd *m);
+void serve_end_turn(struct serve *s, int code);
 void cmd_finish(struct cmd *m);
 struct waiting **queue_find(struct serve *s, const struct conn *c, const char *id);
 struct waiting *queue_take(struct serve *s, struct waiting **w);

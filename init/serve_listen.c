@@ -79,13 +79,43 @@ static bool peer_allowed(const struct serve *s, int fd, char *why, size_t why_si
 	return true;
 }
 
+/* Refuse a connection that waits while turninit has no fd to spare
+ * (RLIMIT_NOFILE reached): the spare fd, closed, makes room to take it, say
+ * why and close it, so the listen socket is not left readable for ever (which
+ * would keep the loop spinning) and the peer is not left waiting. */
+static void conn_refuse_nofile(struct serve *s)
+{
+	int fd;
+
+	if (s->spare_fd < 0)
+		return;
+	close(s->spare_fd);
+	fd = accept4(s->ctx->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd >= 0) {
+		struct conn tmp = { .codec = &codec_jsonl, .out_fd = fd };
+
+		conn_error(&tmp, NULL, "refused: turninit has no file descriptor to spare "
+			   "(RLIMIT_NOFILE); try again when a command has ended");
+		conn_drain(&tmp, 0);
+		close(fd);
+	}
+	if (!s->nofile_said) {
+		log_line("listen: refusing connections: no file descriptor to spare (RLIMIT_NOFILE)");
+		s->nofile_said = true;
+	}
+	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
 void conn_accept(struct serve *s)
 {
 	int fd = accept4(s->ctx->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	char why[256];
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			conn_refuse_nofile(s);
 		return;
+	}
 	if (!peer_allowed(s, fd, why, sizeof(why))) {
 		struct conn tmp = { .codec = &codec_jsonl, .out_fd = fd };
 

@@ -154,6 +154,22 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 	if (r < 0)
 		return err_errno(err, r, "closing fds");
 
+	/* The OOM killer takes a command before turninit or a keeper, however
+	 * little of its memory is resident (a memfd, tmpfs files): 1000 adds the
+	 * whole limit to its badness. Raising needs no capability; written before
+	 * the uid change (then /proc/self belongs to root: the process is not
+	 * dumpable), and Landlock keeps the command from writing it back. */
+	{
+		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, "1000", 4) != 4) {
+			r = -errno;
+			if (fd >= 0)
+				close(fd);
+			return err_errno(err, -r, "/proc/self/oom_score_adj");
+		}
+		close(fd);
+	}
 	if ((r = set_limit(RLIMIT_CORE, 0)) < 0 ||
 	    (r = set_limit(RLIMIT_NOFILE, p->limits->nofile)) < 0 ||
 	    (r = set_limit(RLIMIT_NPROC, p->limits->nproc)) < 0 ||

@@ -58,7 +58,8 @@ static json_t *landlock_json(const struct mf_manifest *m)
 	json_t *dev = json_array();
 
 	for (const char *const *d = devices; dev && *d; d++)
-		if (json_array_append_new(dev, json_string(*d)) != 0) {
+		if (!(m->landlock.no_shm && strcmp(*d, "/dev/shm") == 0) &&
+		    json_array_append_new(dev, json_string(*d)) != 0) {
 			json_decref(dev);
 			return NULL;
 		}

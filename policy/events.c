@@ -36,14 +36,21 @@ char *ev_output(const char *id, bool err_stream, const uint8_t *data, size_t len
 				 err_stream ? "stderr" : "stdout", "data", b64));
 }
 
-char *ev_exit(const char *id, int st, bool timed_out, bool truncated, uint64_t duration_ms)
+char *ev_exit(const char *id, const struct ev_end *e)
 {
+	int st = e->wait_status;
 	json_t *code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
 	json_t *sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
+	json_t *v = json_pack("{s:s, s:s, s:o, s:o, s:b, s:b, s:I}", "event", "exit", "id", id,
+			      "code", code, "signal", sig, "timed_out", e->timed_out,
+			      "truncated", e->truncated, "duration_ms", (json_int_t)e->duration_ms);
 
-	return ev_dump(json_pack("{s:s, s:s, s:o, s:o, s:b, s:b, s:I}", "event", "exit", "id", id,
-				 "code", code, "signal", sig, "timed_out", timed_out,
-				 "truncated", truncated, "duration_ms", (json_int_t)duration_ms));
+	/* present only when true: the lines of every other end stay as they were */
+	if (v && e->lost && json_object_set_new(v, "lost", json_true()) != 0)
+		json_decref(v), v = NULL;
+	if (v && e->oom_killed && json_object_set_new(v, "oom_killed", json_true()) != 0)
+		json_decref(v), v = NULL;
+	return ev_dump(v);
 }
 
 char *ev_error(const char *id, const char *text)
@@ -132,9 +139,12 @@ int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error
 	} else if (strcmp(kind, "exit") == 0) {
 		json_t *code = json_object_get(v, "code"), *sig = json_object_get(v, "signal");
 		json_t *to = json_object_get(v, "timed_out"), *tr = json_object_get(v, "truncated");
+		json_t *lost = json_object_get(v, "lost"), *oom = json_object_get(v, "oom_killed");
 
 		if (!json_is_boolean(to) || !json_is_boolean(tr))
 			return ev_bad(&e, err, "exit: timed_out and truncated must be booleans");
+		if ((lost && !json_is_boolean(lost)) || (oom && !json_is_boolean(oom)))
+			return ev_bad(&e, err, "exit: lost and oom_killed, when there, must be booleans");
 		e.has_code = json_is_integer(code);
 		e.has_signal = json_is_integer(sig);
 		if (e.has_code == e.has_signal ||
@@ -146,6 +156,8 @@ int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error
 		e.signal = e.has_signal ? (int)json_integer_value(sig) : 0;
 		e.timed_out = json_is_true(to);
 		e.truncated = json_is_true(tr);
+		e.lost = json_is_true(lost);
+		e.oom_killed = json_is_true(oom);
 	} else if (strcmp(kind, "error") == 0) {
 		if (!(e.message = json_string_value(json_object_get(v, "message"))))
 			return ev_bad(&e, err, "error: no message");

@@ -26,11 +26,21 @@ char *ev_started(const char *id, int pid);
  * len: 1..EV_CHUNK bytes of data. */
 char *ev_output(const char *id, bool err_stream, const uint8_t *data, size_t len);
 
+/* How a command ended: what an exit event says. */
+struct ev_end {
+	int wait_status;       /* waitpid(2)'s; SIGKILL when lost */
+	bool timed_out, truncated;
+	bool lost;             /* its keeper ended without reporting the end: turninit
+				  killed every process of the command itself */
+	bool oom_killed;       /* SIGKILL while the memory cgroup counted an OOM kill */
+	uint64_t duration_ms;
+};
+
 /* {"event":"exit","id":ID,"code":N|null,"signal":N|null,"timed_out":B,
- *  "truncated":B,"duration_ms":N}; code and signal from wait_status
- * (waitpid(2)): one of them is null. */
-char *ev_exit(const char *id, int wait_status, bool timed_out, bool truncated,
-	      uint64_t duration_ms);
+ *  "truncated":B,"duration_ms":N}, then "lost":true and "oom_killed":true
+ * only when they are true; code and signal from e->wait_status (waitpid(2)):
+ * one of them is null. */
+char *ev_exit(const char *id, const struct ev_end *e);
 
 /* {"event":"error","id":ID|null,"message":MSG}. msg is cut to valid UTF-8 when
  * a cut at TN_ERROR_MSG_MAX fell inside a character; a message that is still
@@ -50,7 +60,7 @@ struct ev_event {
 	size_t len;
 	bool has_code, has_signal; /* exit */
 	int code, signal;
-	bool timed_out, truncated;
+	bool timed_out, truncated, lost, oom_killed;   /* the last two: false when absent */
 	const char *message;       /* error */
 	void *json;                /* the parsed value */
 };

@@ -212,7 +212,7 @@ static const char *const mf_keys_limits[] = {
 	"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency", NULL,
 };
 static const char *const mf_keys_seccomp[] = { "deny", "allow", NULL };
-static const char *const mf_keys_landlock[] = { "writable", "optional", NULL };
+static const char *const mf_keys_landlock[] = { "writable", "optional", "shm", NULL };
 static const char *const mf_keys_callers[] = { "uids", NULL };
 static const char *const mf_keys_audit[] = { "required", NULL };
 
@@ -458,7 +458,7 @@ static const struct mf_limit_spec mf_limit_specs[] = {
 	{ "nofile", 16, 1048576, offsetof(struct mf_limits, nofile), false },
 	{ "nproc", 1, 1048576, offsetof(struct mf_limits, nproc), false },
 	{ "fsize_bytes", 1, MF_FSIZE_MAX, offsetof(struct mf_limits, fsize_bytes), false },
-	{ "concurrency", 1, 256, offsetof(struct mf_limits, concurrency), true },
+	{ "concurrency", 1, MF_CONCURRENCY_MAX, offsetof(struct mf_limits, concurrency), true },
 };
 
 static int mf_parse_limits(const json_t *root, struct mf_manifest *m, struct tn_error *err)
@@ -634,6 +634,17 @@ static int mf_add_unique_path(struct mf_manifest *m, const char *p, struct tn_er
 	return mf_strdup(p, &m->landlock.writable[m->landlock.n_writable++], err);
 }
 
+/* true when p is path or below it (writing under path reaches p); both
+ * absolute and normalised. */
+static bool mf_path_covers(const char *path, const char *p)
+{
+	size_t n = strlen(path);
+
+	if (strcmp(path, "/") == 0)
+		return true;
+	return strncmp(p, path, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
 static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct tn_error *err)
 {
 	json_t *landlock = NULL, *list = NULL, *opt;
@@ -656,6 +667,13 @@ static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct t
 				return err_set(err, EINVAL, "landlock.optional: expected a boolean, got %s",
 					       mf_type_name(opt));
 			m->landlock.optional = json_is_true(opt);
+		}
+		opt = json_object_get(landlock, "shm");
+		if (opt) {
+			if (!json_is_boolean(opt))
+				return err_set(err, EINVAL, "landlock.shm: expected a boolean, got %s",
+					       mf_type_name(opt));
+			m->landlock.no_shm = json_is_false(opt);
 		}
 	}
 
@@ -686,6 +704,10 @@ static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct t
 			if (strcmp(m->landlock.writable[j], m->landlock.writable[i]) == 0)
 				return err_set(err, EINVAL, "%s: \"%s\" is listed twice", path,
 					       mf_show(m->landlock.writable[i], show));
+		/* shm false and a writable path that holds /dev/shm say two things */
+		if (m->landlock.no_shm && mf_path_covers(m->landlock.writable[i], "/dev/shm"))
+			return err_set(err, EINVAL, "%s: \"%s\" makes /dev/shm writable, and landlock.shm is false",
+				       path, mf_show(m->landlock.writable[i], show));
 	}
 	return 0;
 }
@@ -922,6 +944,7 @@ static json_t *mf_render(const struct mf_manifest *m)
 	MF_SET(root, "landlock", landlock = json_object());
 	MF_SET(landlock, "writable", mf_strv_json(m->landlock.writable, m->landlock.n_writable));
 	MF_SET(landlock, "optional", json_boolean(m->landlock.optional));
+	MF_SET(landlock, "shm", json_boolean(!m->landlock.no_shm));
 
 	MF_SET(root, "callers", callers = json_object());
 	MF_SET(callers, "uids", uids = json_array());

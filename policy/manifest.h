@@ -18,6 +18,7 @@
 #define MF_VERSION 1
 #define MF_PATH_MAX 4096          /* bytes, including the NUL */
 #define MF_MAX_LIST 256           /* entries in any array or in env.set */
+#define MF_CONCURRENCY_MAX 256    /* limits.concurrency at most */
 
 struct mf_env_pair {
 	char *name;
@@ -54,6 +55,7 @@ struct mf_landlock {
 	char **writable;           /* absolute paths; default {home, workdir, "/tmp"} (deduplicated) */
 	size_t n_writable;
 	bool optional;             /* default false: a kernel without Landlock refuses */
+	bool no_shm;               /* "shm": false: /dev/shm is not always writable */
 };
 
 struct mf_manifest {

@@ -31,8 +31,9 @@ static void same_again(const struct ev_event *e)
 		line = ev_output(e->id, e->err_stream, e->data, e->len);
 		break;
 	case EV_EXIT:
-		line = ev_exit(e->id, e->has_code ? e->code << 8 : e->signal, e->timed_out,
-			       e->truncated, 0);
+		line = ev_exit(e->id, &(struct ev_end){ .wait_status = e->has_code ? e->code << 8 : e->signal,
+							  .timed_out = e->timed_out, .truncated = e->truncated,
+							  .lost = e->lost, .oom_killed = e->oom_killed });
 		break;
 	case EV_ERROR:
 		line = ev_error(e->id, e->message);
@@ -49,7 +50,8 @@ static void same_again(const struct ev_event *e)
 		abort();
 	if (e->kind == EV_EXIT &&
 	    (back.has_code != e->has_code || back.code != e->code || back.signal != e->signal ||
-	     back.timed_out != e->timed_out || back.truncated != e->truncated))
+	     back.timed_out != e->timed_out || back.truncated != e->truncated ||
+	     back.lost != e->lost || back.oom_killed != e->oom_killed))
 		abort();
 	ev_clear(&back);
 	free(line);

@@ -31,12 +31,16 @@ static void encoders_write_the_documented_lines(void **state)
 	expect_line(ev_output("c1", true, (const uint8_t *)"", 1),
 		    "{\"event\":\"output\",\"id\":\"c1\",\"stream\":\"stderr\",\"data\":\"AA==\"}");
 	assert_null(ev_output("c1", false, (const uint8_t *)"", 0));
-	expect_line(ev_exit("c1", 3 << 8, false, true, 17),
+	expect_line(ev_exit("c1", &(struct ev_end){ .wait_status = 3 << 8, .truncated = true, .duration_ms = 17 }),
 		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":3,\"signal\":null,\"timed_out\":false,"
 		    "\"truncated\":true,\"duration_ms\":17}");
-	expect_line(ev_exit("c1", 15, true, false, 1000),
+	expect_line(ev_exit("c1", &(struct ev_end){ .wait_status = 15, .timed_out = true, .duration_ms = 1000 }),
 		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":null,\"signal\":15,\"timed_out\":true,"
 		    "\"truncated\":false,\"duration_ms\":1000}");
+	/* lost and oom_killed are written only when true */
+	expect_line(ev_exit("c1", &(struct ev_end){ .wait_status = 9, .lost = true, .oom_killed = true, .duration_ms = 2 }),
+		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":null,\"signal\":9,\"timed_out\":false,"
+		    "\"truncated\":false,\"duration_ms\":2,\"lost\":true,\"oom_killed\":true}");
 	expect_line(ev_error(NULL, "request: x"),
 		    "{\"event\":\"error\",\"id\":null,\"message\":\"request: x\"}");
 	/* a message cut inside a UTF-8 character loses the partial character */
@@ -69,13 +73,21 @@ static void decoder_reads_what_encoders_write(void **state)
 	assert_memory_equal(e.data, "\x00\x01\x02", 3);
 	ev_clear(&e);
 	free(l);
-	l = ev_exit("x", 9, true, false, 5);
+	l = ev_exit("x", &(struct ev_end){ .wait_status = 9, .timed_out = true, .duration_ms = 5 });
 	assert_int_equal(ev_parse(l, strlen(l), &e, NULL), 0);
 	assert_int_equal(e.kind, EV_EXIT);
 	assert_false(e.has_code);
 	assert_true(e.has_signal);
 	assert_int_equal(e.signal, 9);
 	assert_true(e.timed_out);
+	assert_false(e.lost);
+	assert_false(e.oom_killed);
+	ev_clear(&e);
+	free(l);
+	l = ev_exit("x", &(struct ev_end){ .wait_status = 9, .lost = true });
+	assert_int_equal(ev_parse(l, strlen(l), &e, NULL), 0);
+	assert_true(e.lost);
+	assert_false(e.oom_killed);
 	ev_clear(&e);
 	free(l);
 	l = ev_error(NULL, "m");
@@ -101,6 +113,7 @@ static void decoder_refuses(void **state)
 		{ "{\"event\":\"exit\",\"id\":\"a\",\"code\":1,\"signal\":2,\"timed_out\":false,\"truncated\":false}", "exactly one" },
 		{ "{\"event\":\"exit\",\"id\":\"a\",\"code\":256,\"signal\":null,\"timed_out\":false,\"truncated\":false}", "exactly one" },
 		{ "{\"event\":\"exit\",\"id\":\"a\",\"code\":0,\"signal\":null,\"timed_out\":0,\"truncated\":false}", "booleans" },
+		{ "{\"event\":\"exit\",\"id\":\"a\",\"code\":null,\"signal\":9,\"timed_out\":false,\"truncated\":false,\"lost\":1}", "lost and oom_killed" },
 		{ "{\"event\":\"error\",\"id\":\"a\"}", "no message" },
 		{ "{\"event\":\"hello\",\"id\":\"a\"}", "unknown event" },
 	};

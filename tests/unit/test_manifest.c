@@ -44,7 +44,8 @@ static const char good_json[] =
 	"  \"limits\": {\"timeout_s\": 30, \"output_bytes\": 1048576, \"nofile\": 256,\n"
 	"             \"nproc\": 64, \"fsize_bytes\": 4294967296, \"concurrency\": 2},\n"
 	"  \"seccomp\": {\"deny\": [\"@default\", \"@clock\", \"ptrace\"], \"allow\": [\"personality\"]},\n"
-	"  \"landlock\": {\"writable\": [\"/home/agent\", \"/tmp\", \"/work\"], \"optional\": true},\n"
+	"  \"landlock\": {\"writable\": [\"/home/agent\", \"/tmp\", \"/work\"], \"optional\": true,\n"
+	"               \"shm\": false},\n"
 	"  \"callers\": {\"uids\": [1000, 0, 2000]},\n"
 	"  \"audit\": {\"required\": true}\n"
 	"}\n";
@@ -198,6 +199,10 @@ static const struct mod_case mod_cases[] = {
 	BAD("landlock.writable", "[1]", "landlock.writable[0]: expected a string, got an integer"),
 	BAD("landlock.optional", "\"true\"", "landlock.optional: expected a boolean, got a string"),
 	BAD("landlock.optional", "1", "landlock.optional: expected a boolean, got an integer"),
+	BAD("landlock.shm", "\"false\"", "landlock.shm: expected a boolean, got a string"),
+	BAD("landlock.writable", "[\"/\"]", "landlock.writable[0]: \"/\" makes /dev/shm writable, and landlock.shm is false"),
+	BAD("landlock.writable", "[\"/tmp\", \"/dev\"]", "landlock.writable[1]: \"/dev\" makes /dev/shm writable"),
+	GOOD("landlock.writable", "[\"/dev/shmx\", \"/dev/shm/sub\"]"),
 	BAD("callers", "[1000]", "callers: expected an object, got an array"),
 	BAD("audit", "true", "audit: expected an object, got a boolean"),
 	BAD("audit.required", "\"yes\"", "audit.required: expected a boolean, got a string"),
@@ -285,7 +290,6 @@ static const struct mod_case mod_cases[] = {
 	BAD("landlock.writable", "[\"/tmp/\"]", "landlock.writable[0]: \"/tmp/\" ends in '/'"),
 	BAD("landlock.writable", "[\"/tmp\", \"/tmp\"]", "landlock.writable[1]: \"/tmp\" is listed twice"),
 	GOOD("landlock.writable", "[]"),
-	GOOD("landlock.writable", "[\"/\"]"),
 
 	/* env rules */
 	BAD("env.set.LD_PRELOAD", "\"/x.so\"", "manifest: env.set: \"LD_PRELOAD\" is never admitted"),
@@ -352,6 +356,7 @@ static const struct mod_case mod_cases[] = {
 	ABSENT("landlock"),
 	ABSENT("landlock.writable"),
 	ABSENT("landlock.optional"),
+	ABSENT("landlock.shm"),
 	ABSENT("callers"),
 	ABSENT("callers.uids"),
 	ABSENT("audit"),
@@ -446,6 +451,7 @@ static void test_good_all_fields(void **state)
 	assert_string_equal(m->landlock.writable[1], "/tmp");
 	assert_string_equal(m->landlock.writable[2], "/work");
 	assert_true(m->landlock.optional);
+	assert_true(m->landlock.no_shm);
 
 	assert_int_equal(m->n_caller_uids, 3);
 	assert_int_equal(m->caller_uids[0], 1000);
@@ -858,6 +864,7 @@ static void assert_same(const struct mf_manifest *a, const struct mf_manifest *b
 	for (size_t i = 0; i < a->landlock.n_writable; i++)
 		assert_string_equal(a->landlock.writable[i], b->landlock.writable[i]);
 	assert_int_equal(a->landlock.optional, b->landlock.optional);
+	assert_int_equal(a->landlock.no_shm, b->landlock.no_shm);
 	assert_int_equal(a->audit_required, b->audit_required);
 	assert_int_equal(a->n_caller_uids, b->n_caller_uids);
 	for (size_t i = 0; i < a->n_caller_uids; i++)
@@ -904,7 +911,7 @@ static void test_to_json_exact(void **state)
 		"\"limits\":{\"timeout_s\":600,\"output_bytes\":16777216,\"nofile\":1024,"
 		"\"nproc\":512,\"fsize_bytes\":1073741824,\"concurrency\":8},"
 		"\"seccomp\":{\"deny\":[\"@default\"],\"allow\":[]},"
-		"\"landlock\":{\"writable\":[\"/home/agent\",\"/tmp\"],\"optional\":false},"
+		"\"landlock\":{\"writable\":[\"/home/agent\",\"/tmp\"],\"optional\":false,\"shm\":true},"
 		"\"callers\":{\"uids\":[1000]},"
 		"\"audit\":{\"required\":false}}";
 	struct mf_manifest *m = NULL;
