@@ -73,7 +73,7 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 hostile valgrind audit pi rootless
+SUITES := integration sandbox workload serve pid1 hostile fault valgrind audit pi rootless
 # rootless writes one result per suite it runs as its user.
 RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
            rootless-serve rootless-keepid
@@ -138,9 +138,9 @@ audit-demo: setup
 # The static programs the suites put in their images or run beside turninit
 # (build/helpers/NAME from tests/*/NAME.c): the escape probe, the listen
 # socket's race and fd-passing peers, the hostile launcher, the raw-environment
-# launcher; and valgrind's control.
+# launcher, the memory hog of the fault suite; and valgrind's control.
 HELPER_SRC := tests/probe/probe.c tests/serve/peerrace.c tests/serve/fdpass.c \
-              tests/pid1/hostile-launcher.c tests/hostile/rawenv.c
+              tests/pid1/hostile-launcher.c tests/hostile/rawenv.c tests/fault/memhog.c
 HELPERS    := $(patsubst %.c,$(BUILD)/helpers/%,$(notdir $(HELPER_SRC)))
 define helper_rule
 $(BUILD)/helpers/$(basename $(notdir $(1))): $(1)

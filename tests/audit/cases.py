@@ -58,7 +58,7 @@ FIELDS = {
     "cancel": {"event", "time", "stream", "id"},
     "signal": {"event", "time", "stream", "id", "signal"},
     "exit": {"event", "time", "stream", "id", "pid", "start", "end", "code", "signal", "timed_out",
-             "cancelled", "truncated", "stdout_bytes", "stderr_bytes"},
+             "cancelled", "truncated", "lost", "oom_killed", "stdout_bytes", "stderr_bytes"},
     "turn_end": {"event", "time", "exit_code"},
 }
 

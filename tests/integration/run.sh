@@ -59,6 +59,7 @@ manifest expired "{${HEAD/2099-01-01/2001-01-01},\"env\":{$SET,\"allow\":[\"TZ\"
 manifest timeout "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"timeout_s\":1}}"
 manifest ll-optional "{$HEAD,\"env\":{$SET},\"landlock\":{\"optional\":true}}"
 manifest ll-narrow "{$HEAD,\"env\":{$SET},\"landlock\":{\"writable\":[\"/home/agent\"]}}"
+manifest ll-no-shm "{$HEAD,\"env\":{$SET},\"landlock\":{\"shm\":false}}"
 manifest shell-noexec "{$HEAD,\"shell\":\"/etc/turninit/trusted.pub\",\"env\":{$SET,\"allow\":[]}}"
 manifest shell-missing "{$HEAD,\"shell\":\"/bin/no-such-shell\",\"env\":{$SET,\"allow\":[]}}"
 manifest file "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"FROM\":\"file\"},\"allow\":[]}}"
@@ -139,6 +140,7 @@ mapfile -t ENV_EXPIRED < <(manifest_env "$M/expired.json")
 mapfile -t ENV_TIMEOUT < <(manifest_env "$M/timeout.json")
 mapfile -t ENV_LL_OPTIONAL < <(manifest_env "$M/ll-optional.json")
 mapfile -t ENV_LL_NARROW < <(manifest_env "$M/ll-narrow.json")
+mapfile -t ENV_LL_NO_SHM < <(manifest_env "$M/ll-no-shm.json")
 # podman's own default seccomp profile without the landlock syscalls: to turninit
 # that is a kernel without Landlock (they fail with the profile's ENOSYS).
 NO_LANDLOCK=$WORK/seccomp-no-landlock.json
@@ -588,6 +590,21 @@ if selected l-landlock-default-writable; then
 		'touch /work/x /tmp/x "$HOME/x" && echo ok; ln -s /tmp/x /tmp/y && echo link ok'
 	expect_rc 0
 	expect_out $'ok\nlink ok\n'
+	end
+fi
+if selected l-landlock-shm-false; then
+	# landlock.shm false: /dev/shm (the pod's IPC namespace) is not writable;
+	# by default it is. verify lists the paths always writable.
+	begin l-landlock-shm-false
+	prun --tmpfs "$HOME_TMPFS" "${ENV_LL_NO_SHM[@]}" "$SEALED" \
+		'touch /dev/shm/x 2>&1 | sed "s/.*: //"; touch /tmp/x && echo tmp ok'
+	expect_rc 0
+	expect_out $'Permission denied\ntmp ok\n'
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'touch /dev/shm/x && echo shm ok'
+	eq "default" "$OUT" $'shm ok\n'
+	prun "${ENV_LL_NO_SHM[@]}" "$SEALED" verify
+	aw=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["landlock"]["always_writable"]))' 2>&1)
+	eq "verify: always_writable" "$aw" "/dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts"
 	end
 fi
 if selected l-landlock-unavailable-refused; then

@@ -102,6 +102,8 @@ SHAPES = {
              "truncated": bool, "duration_ms": int},
     "error": {"message": str},
 }
+# Keys an event has only when they are true (docs/protocol.md, "exit").
+OPTIONAL = {"exit": ("lost", "oom_killed")}
 
 
 def malformed(line):
@@ -114,8 +116,11 @@ def malformed(line):
     if json.dumps(ev, separators=(",", ":"), ensure_ascii=False).encode() + b"\n" != line:
         return "not compact JSON"
     shape = SHAPES[ev["event"]]
-    if set(ev) != {"event", "id"} | set(shape):
+    extra = set(ev) - {"event", "id"} - set(shape)
+    if not set(shape) <= set(ev) or not extra <= set(OPTIONAL.get(ev["event"], ())):
         return "keys %s" % sorted(ev)
+    if any(ev[k] is not True for k in extra):
+        return "an optional key that is not true: %s" % sorted(extra)
     for k, t in shape.items():
         if not isinstance(ev[k], t) or (t is int and isinstance(ev[k], bool)):
             return "%s is %s" % (k, js(ev[k]))
