@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -156,19 +157,23 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 
 	/* The OOM killer takes a command before turninit or a keeper, however
 	 * little of its memory is resident (a memfd, tmpfs files): 1000 adds the
-	 * whole limit to its badness. Raising needs no capability; written before
-	 * the uid change (then /proc/self belongs to root: the process is not
-	 * dumpable), and Landlock keeps the command from writing it back. */
+	 * whole limit to its badness. Raising needs no capability, but the file
+	 * of a process that is not dumpable (turninit, so this child) belongs to
+	 * root: opened with fsuid 0 (CAP_SETUID, which turninit keeps, also when
+	 * it runs as a uid of its own), before the uid change. Landlock keeps the
+	 * command from writing it back. */
 	{
+		uid_t fsuid = (uid_t)setfsuid(0);
 		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+		int e = fd < 0 ? errno : 0;
 
-		if (fd < 0 || write(fd, "1000", 4) != 4) {
-			r = -errno;
-			if (fd >= 0)
-				close(fd);
-			return err_errno(err, -r, "/proc/self/oom_score_adj");
-		}
-		close(fd);
+		setfsuid(fsuid);
+		if (fd >= 0 && write(fd, "1000", 4) != 4)
+			e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (e)
+			return err_errno(err, e, "/proc/self/oom_score_adj");
 	}
 	if ((r = set_limit(RLIMIT_CORE, 0)) < 0 ||
 	    (r = set_limit(RLIMIT_NOFILE, p->limits->nofile)) < 0 ||
