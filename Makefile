@@ -186,7 +186,7 @@ bench: $(BUILD)/turninit
 # mutants-list, which only checks that every mutation still applies.
 MUTANTS ?=
 mutants: $(DEPS_STAMP)
-	@python3 tests/mutants/run.py $(MUTANTS)
+	@python3 tests/mutants/run.py $(if $(MUTANTS),'$(MUTANTS)')
 mutants-list:
 	@python3 tests/mutants/run.py --check
 

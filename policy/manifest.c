@@ -634,6 +634,21 @@ static int mf_add_unique_path(struct mf_manifest *m, const char *p, struct tn_er
 	return mf_strdup(p, &m->landlock.writable[m->landlock.n_writable++], err);
 }
 
+/* parent[key] as a boolean into *ret; *ret unchanged when absent. Errors:
+ * -EINVAL naming path when it is not a boolean. */
+static int mf_get_bool(const json_t *parent, const char *key, const char *path, bool *ret,
+		       struct tn_error *err)
+{
+	json_t *v = json_object_get(parent, key);
+
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return err_set(err, EINVAL, "%s: expected a boolean, got %s", path, mf_type_name(v));
+	*ret = json_is_true(v);
+	return 0;
+}
+
 /* true when p is path or below it (writing under path reaches p); both
  * absolute and normalised. */
 static bool mf_path_covers(const char *path, const char *p)
@@ -647,7 +662,7 @@ static bool mf_path_covers(const char *path, const char *p)
 
 static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct tn_error *err)
 {
-	json_t *landlock = NULL, *list = NULL, *opt;
+	json_t *landlock = NULL, *list = NULL;
 	char show[MF_SHOW];
 	int r;
 
@@ -661,20 +676,14 @@ static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct t
 		r = mf_get_array(landlock, "writable", "landlock.writable", &list, err);
 		if (r < 0)
 			return r;
-		opt = json_object_get(landlock, "optional");
-		if (opt) {
-			if (!json_is_boolean(opt))
-				return err_set(err, EINVAL, "landlock.optional: expected a boolean, got %s",
-					       mf_type_name(opt));
-			m->landlock.optional = json_is_true(opt);
-		}
-		opt = json_object_get(landlock, "shm");
-		if (opt) {
-			if (!json_is_boolean(opt))
-				return err_set(err, EINVAL, "landlock.shm: expected a boolean, got %s",
-					       mf_type_name(opt));
-			m->landlock.no_shm = json_is_false(opt);
-		}
+		bool shm = true;
+
+		r = mf_get_bool(landlock, "optional", "landlock.optional", &m->landlock.optional, err);
+		if (r >= 0)
+			r = mf_get_bool(landlock, "shm", "landlock.shm", &shm, err);
+		if (r < 0)
+			return r;
+		m->landlock.no_shm = !shm;
 	}
 
 	if (!list) {
@@ -759,7 +768,7 @@ static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn
 
 static int mf_parse_audit(const json_t *root, struct mf_manifest *m, struct tn_error *err)
 {
-	json_t *audit = NULL, *req;
+	json_t *audit = NULL;
 	int r;
 
 	r = mf_get_object(root, "audit", "audit", false, &audit, err);
@@ -768,14 +777,7 @@ static int mf_parse_audit(const json_t *root, struct mf_manifest *m, struct tn_e
 	r = mf_check_keys(audit, "audit", mf_keys_audit, err);
 	if (r < 0)
 		return r;
-	req = json_object_get(audit, "required");
-	if (req) {
-		if (!json_is_boolean(req))
-			return err_set(err, EINVAL, "audit.required: expected a boolean, got %s",
-				       mf_type_name(req));
-		m->audit_required = json_is_true(req);
-	}
-	return 0;
+	return mf_get_bool(audit, "required", "audit.required", &m->audit_required, err);
 }
 
 static int mf_parse_root(const json_t *root, struct mf_manifest *m, int64_t now,

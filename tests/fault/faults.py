@@ -295,13 +295,9 @@ class Args:
 
 def main(argv):
     a = Args()
-    case = argv.pop(0)
-    if case == "auditlog":
-        return audit_log(argv[0], argv[1:])
-    while argv and argv[0] != "--":
-        opt = argv.pop(0)
-        setattr(a, opt[2:], argv.pop(0))
-    server = argv[1:]
+    if argv[0] == "auditlog":
+        return audit_log(argv[1], argv[2:])
+    case, server = sv.parse_args(argv, a)
     pass_fds = ()
     if case == "audit_fd_closed":
         r, w = os.pipe()
@@ -313,13 +309,13 @@ def main(argv):
         os.dup2(high, 3)   # inheritable
         os.close(high)
         pass_fds = (3,)
-    bg = None
+    bg, c = None, None
     if a.socket:
+        # listen mode: the server in the background; the case connects
         bg = subprocess.Popen(server, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         while not os.path.exists(a.socket) and time.monotonic() < deadline and bg.poll() is None:
             time.sleep(0.05)
-        c = None
     else:
         proc = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 pass_fds=pass_fds)
@@ -327,23 +323,8 @@ def main(argv):
             os.close(3)
         c = Client(proc.stdout.fileno(), proc.stdin.fileno(), proc=proc)
     try:
-        CASES[case](c, a)
-    except (Closed, TimeoutError, OSError, KeyError, ValueError, RuntimeError,
-            subprocess.TimeoutExpired) as e:
-        say("case stopped: %s: %s" % (type(e).__name__, e))
+        sv.run_case(CASES[case], c, a)
     finally:
-        if c is not None:
-            for d, line in c.log:
-                if d == "<-":
-                    why = sv.malformed(line)
-                    if why:
-                        say("malformed: %s: %s" % (why, line[:200]))
-            if c.proc and c.proc.poll() is None:
-                try:
-                    c.proc.stdin.close()
-                    c.proc.wait(30)
-                except (OSError, subprocess.TimeoutExpired):
-                    c.proc.kill()
         if bg is not None:
             sv.podman("kill", "--signal", "TERM", a.name)
             try:

@@ -48,18 +48,7 @@ manifest main "{$HEAD,\"env\":{$SET}}"
 manifest short "{$HEAD,\"env\":{$SET},\"limits\":{\"timeout_s\":2}}"
 mapfile -t ENV_SHORT < <(manifest_env "$M/short.json")
 
-OV=$WORK/overlay
-mkdir -p "$OV/bin"
-ln -s busybox "$OV/bin/setsid"
-need_helpers memhog
-install -m 0755 "$HELPERS/memhog" "$OV/bin/"
-sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
-	--root "$WORK/root-base" --overlay "$OV" "$BIN" >"$WORK/build-base.log" 2>&1 \
-	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
-sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:sealed" --manifest "$M/main.json" \
-	--key "$KEY_SEC" --trusted-comment "turninit fault test: sealed" \
-	>"$WORK/seal.log" 2>&1 || { cat "$WORK/seal.log"; abort "oci/seal.sh"; }
-SEALED=$IMG:sealed
+overlay_image "$IMG" fault memhog
 echo "# image built in $(( $(now_ms) - T0 )) ms"
 
 # auditdir NAME: a fresh host directory for an audit log, root's, mode 0755; AUD.

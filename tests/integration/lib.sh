@@ -252,6 +252,29 @@ manifest_env() {
 	printf '%s\n' -e "TURNINIT_MANIFEST=$(b64 "$1")" -e "TURNINIT_MANIFEST_SIG=$(b64 "$1.minisig")"
 }
 
+# overlay_image IMG WHAT HELPER...: the image IMG:base (rootfs/build-image.sh,
+# trusting $KEY_PUB) with an overlay of setsid (a busybox applet the base image
+# does not link) and the static helpers HELPER... in /bin, and IMG:sealed, that
+# image sealed with $M/main.json by $KEY_SEC (oci/seal.sh; trusted comment
+# "turninit WHAT test: sealed"). Sets SEALED; aborts the suite on a failure.
+overlay_image() {
+	local img=$1 what=$2 h
+	shift 2
+	mkdir -p "$WORK/overlay/bin"
+	ln -sf busybox "$WORK/overlay/bin/setsid"
+	need_helpers "$@"
+	for h in "$@"; do
+		install -m 0755 "$HELPERS/$h" "$WORK/overlay/bin/"
+	done
+	sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$img:base" \
+		--root "$WORK/root-base" --overlay "$WORK/overlay" "$BIN" >"$WORK/build-base.log" 2>&1 \
+		|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
+	sh "$ROOT/oci/seal.sh" --image "$img:base" --tag "$img:sealed" --manifest "$M/main.json" \
+		--key "$KEY_SEC" --trusted-comment "turninit $what test: sealed" \
+		>"$WORK/seal.log" 2>&1 || { cat "$WORK/seal.log"; abort "oci/seal.sh"; }
+	SEALED=$img:sealed
+}
+
 # cleanup: remove every container this run labelled (after a timeout or a failure).
 cleanup_containers() {
 	local ids

@@ -97,21 +97,10 @@ manifest one "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"concurrency
 mapfile -t ENV_ONE < <(manifest_env "$M/one.json")
 mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
 
-# The overlay: setsid (a busybox applet the base image does not link) and the
-# static helpers tests/serve/peerrace.c and fdpass.c (make helpers).
-OV=$WORK/overlay
-mkdir -p "$OV/bin"
-ln -s busybox "$OV/bin/setsid"
-need_helpers peerrace fdpass
-install -m 0755 "$HELPERS/peerrace" "$HELPERS/fdpass" "$OV/bin/"
-sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
-	--root "$WORK/root-base" --overlay "$OV" "$BIN" >"$WORK/build-base.log" 2>&1 \
-	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
-sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:sealed" --manifest "$M/main.json" \
-	--key "$KEY_SEC" --trusted-comment "turninit serve test: sealed" \
-	>"$WORK/seal.log" 2>&1 || { cat "$WORK/seal.log"; abort "oci/seal.sh"; }
+# The image, with the static helpers tests/serve/peerrace.c and fdpass.c
+# (make helpers) and setsid.
+overlay_image "$IMG" serve peerrace fdpass
 timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
-SEALED=$IMG:sealed
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 
 # Is serve there at all? One clear line instead of thirty failures.

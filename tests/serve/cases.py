@@ -846,30 +846,39 @@ class Args:
     uid = None
 
 
-def main(argv):
-    a = Args()
+def parse_args(argv, a):
+    """CASE [--opt VALUE]... [-- SERVER_ARGV...]: sets a.opt; (CASE, SERVER_ARGV)."""
     case = argv.pop(0)
     while argv and argv[0] != "--":
         opt = argv.pop(0)
         setattr(a, opt[2:], argv.pop(0))
-    server = argv[1:]
-    if a.socket:
-        c = connect_as(a.socket, a.uid)
-    else:
-        c = Client.spawn(server)
+    return case, argv[1:]
+
+
+def run_case(fn, c, a):
+    """fn(c, a); an error it raises is said as a fact; then every event seen
+    is checked (check_log) and a serve-mode server gets the end of stdin."""
     try:
-        CASES[case](c, a)
+        fn(c, a)
     except (Closed, TimeoutError, OSError, KeyError, ValueError, RuntimeError,
             subprocess.TimeoutExpired) as e:
         say("case stopped: %s: %s" % (type(e).__name__, e))
     finally:
-        check_log(c)
-        if c.proc and c.proc.poll() is None:
+        if c is not None:
+            check_log(c)
+        if c is not None and c.proc and c.proc.poll() is None:
             try:
                 c.proc.stdin.close()
                 c.proc.wait(30)
             except (OSError, subprocess.TimeoutExpired):
                 c.proc.kill()
+
+
+def main(argv):
+    a = Args()
+    case, server = parse_args(argv, a)
+    c = connect_as(a.socket, a.uid) if a.socket else Client.spawn(server)
+    run_case(CASES[case], c, a)
 
 
 if __name__ == "__main__":
