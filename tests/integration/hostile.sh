@@ -692,6 +692,112 @@ if selected h-serve-bad-manifest-refused; then
 	end
 fi
 
+# ---- places a command could write: the audit log fd ------------------------------------
+# The manifest "place": HOME and $P/w writable, nothing else (not /tmp: the clone,
+# and so $P, may lie below /tmp), TZ admitted, callers.uids [0]. $P/logd is
+# root's, mode 0755: a good place; $P/owned is the command uid's; $P/open is mode 0777.
+P=$WORK/p
+mkdir -p "$P/w" "$P/logd" "$P/owned" "$P/open"
+chmod 0755 "$P" "$P/w" "$P/logd" "$P/owned"
+chown 1000:1000 "$P/owned"
+chmod 0777 "$P/open"
+manifest place "{$HD,\"env\":{$ST,\"allow\":[\"TZ\"]},\"landlock\":{\"writable\":[\"/home/agent\",\"$P/w\"]},\"callers\":{\"uids\":[0]}}"
+PREQ='{"op":"exec","id":"r","command":"echo RAN"}'$'\n'
+WITHFD=("$PY" "$ROOT/tests/hostile/withfd.py")
+# The events serve answers PREQ with, when it runs: the request ran.
+RAN_EVENTS='"event":"started","id":"r"'
+# place_argv ARG...: PA, turninit ARG... with the manifest "place" in its namespaces.
+place_argv() {
+	envfile place
+	add_pair "$WORK/m/place.json"
+	PA=(timeout -k 5 20 unshare --pid --fork --kill-child --mount-proc
+		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" "$@")
+}
+# log_events FILE: the event names of an audit log, one line.
+log_events() {
+	"$PY" -c 'import json, sys
+print(" ".join(json.loads(l)["event"] for l in open(sys.argv[1])))' "$1" 2>&1
+}
+# frow NAME MESSAGE KIND ARG...: serve --audit-log fd:3, fd 3 set up by
+# withfd.py KIND ARG..., is refused with MESSAGE; the exec on stdin never runs.
+# FD_WRAP (an array, empty unless set): a command withfd.py runs under.
+FD_WRAP=()
+frow() {
+	selected "$1" || return 0
+	begin "$1"
+	local msg=$2
+	shift 2
+	place_argv serve --audit-log fd:3
+	run_input "$PREQ" "${FD_WRAP[@]}" "${WITHFD[@]}" "$@" -- "${PA[@]}"
+	refused "$msg"
+	end
+}
+frow h-audit-fd-file-in-writable "audit log fd:3: is $P/w/a.jsonl, inside $P/w, which commands may write" \
+	file "$P/w/a.jsonl"
+frow h-audit-fd-file-dir-owned-by-uid \
+	"audit log fd:3: its directory $P/owned is owned by uid 1000 or writable by group or others" \
+	file "$P/owned/a.jsonl"
+frow h-audit-fd-file-dir-world-writable \
+	"audit log fd:3: its directory $P/open is owned by uid 1000 or writable by group or others" \
+	file "$P/open/a.jsonl"
+frow h-audit-fd-file-deleted \
+	"audit log fd:3: a deleted file ($P/logd/deleted.jsonl (deleted)), which no one could read back" \
+	deleted "$P/logd/deleted.jsonl"
+mkdir -p "$P/logd/det"
+FD_WRAP=(unshare --mount --propagation private)
+frow h-audit-fd-file-unresolvable \
+	"audit log fd:3: cannot check where it is: /a.jsonl names another file or none (give a path in the container, a pipe or a socket)" \
+	detached "$P/logd/det"
+FD_WRAP=()
+rm -f "$P/w/fifo" "$P/logd/fifo-644"
+mkfifo -m 0600 "$P/w/fifo"
+mkfifo -m 0644 "$P/logd/fifo-644"
+frow h-audit-fd-fifo-in-writable "audit log fd:3: is $P/w/fifo, inside $P/w, which commands may write" \
+	fifo "$P/w/fifo" "$WORK/fifo-w.out"
+frow h-audit-fd-fifo-readable \
+	"audit log fd:3: a FIFO readable by group or others: a command could open it and take lines from its reader" \
+	fifo "$P/logd/fifo-644" "$WORK/fifo-644.out"
+frow h-audit-fd-eventfd "audit log fd:3: not a file, a pipe or a socket" eventfd
+
+# run_session REQUEST ID CMD...: run CMD (a serve) with REQUEST on stdin, kept
+# open until CMD has written the exit event of ID (10 s bound), so that the end
+# of stdin comes after the command's end, not with it; RC, OUT, ERR as run_cmd.
+run_session() {
+	local req=$1 id=$2
+	shift 2
+	CMD="printf %s $(printf '%q' "$req") (until the exit event of $id) | $(printf '%q ' "$@")"
+	: >"$WORK/stdout"
+	{
+		printf '%s' "$req"
+		wait_for 10 grep -q "\"event\":\"exit\",\"id\":\"$id\"" "$WORK/stdout"
+	} | "$@" >>"$WORK/stdout" 2>"$WORK/stderr"
+	RC=$?
+	slurp "$WORK/stdout" OUT
+	slurp "$WORK/stderr" ERR
+}
+# faccept NAME OUT KIND ARG...: the same, accepted: the exec runs, and OUT (the
+# log, or what a reader child copied from fd 3) gets every line of the turn.
+faccept() {
+	selected "$1" || return 0
+	begin "$1"
+	local out=$2
+	shift 2
+	rm -f "$out"
+	place_argv serve --audit-log fd:3
+	run_session "$PREQ" r "${WITHFD[@]}" "$@" -- "${PA[@]}"
+	expect_rc 0
+	expect_contains stdout "$OUT" "$RAN_EVENTS"
+	wait_for 10 grep -q '"turn_end"' "$out" || why "no turn_end line in $out within 10 s"
+	eq "the log's events" "$(log_events "$out")" "turn_start exec exit turn_end"
+	end
+}
+faccept h-audit-fd-file-accepted "$P/logd/ok.jsonl" file "$P/logd/ok.jsonl"
+faccept h-audit-fd-pipe-accepted "$WORK/pipe.out" pipe "$WORK/pipe.out"
+faccept h-audit-fd-socket-accepted "$WORK/socket.out" socket "$WORK/socket.out"
+rm -f "$P/logd/fifo"
+mkfifo -m 0600 "$P/logd/fifo"
+faccept h-audit-fd-fifo-accepted "$WORK/fifo.out" fifo "$P/logd/fifo" "$WORK/fifo.out"
+
 # ---- the table ----------------------------------------------------------------------------
 # doc_check DOC: print each test a row of DOC names that no test in tests/ has
 # (a `begin NAME` of a suite, or a cmocka_unit_test(NAME)), and each test of
@@ -700,12 +806,12 @@ doc_check() {
 	local doc=$1 names n
 	names=$(grep -E '^\| `' "$doc" | cut -d'|' -f2 | grep -oE '`[A-Za-z0-9_.-]+`' | tr -d '`' | sort -u)
 	for n in $names; do
-		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow) $n( |\$)|cmocka_unit_test\\($n\\)" \
+		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept) $n( |\$)|cmocka_unit_test\\($n\\)" \
 			"$ROOT"/tests/integration/*.sh "$ROOT"/tests/unit/*.c \
 			|| echo "row names $n: no such test"
 	done
 	# shellcheck disable=SC2013 # test names are words
-	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
+	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept) h-[a-z0-9-]+' "$HERE/hostile.sh" \
 		| awk '{print $2}' | sort -u); do
 		grep -qx "$n" <<<"$names" || echo "test $n: no row"
 	done
