@@ -17,12 +17,14 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "envfilter.h"
 #include "log.h"
 #include "place.h"
 #include "signature.h"
 #include "sjson.h"
 
 static int audit_fd = -1;
+static const struct mf_env *audit_env;   /* the filter that names an exec's env_names */
 static bool audit_started;  /* the turn_start line is written */
 static bool audit_broken;   /* a write failed: later execs are refused */
 
@@ -127,6 +129,7 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
 	bool created;
 	int fd, r;
 
+	audit_env = &m->env;
 	if (strncmp(spec, "fd:", 3) == 0) {
 		char *end;
 		long v;
@@ -254,11 +257,14 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 		return 0;
 	if (audit_broken)
 		return -EIO;
+	/* The names the command gets from the request, not every name the
+	 * caller offered: the log says what reached the command. */
 	names = json_array();
 	for (char **e = rq->env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 
-		json_array_append_new(names, json_stringn(*e, eq ? (size_t)(eq - *e) : strlen(*e)));
+		if (eq && envf_admits(audit_env, *e))
+			json_array_append_new(names, json_stringn(*e, (size_t)(eq - *e)));
 	}
 	if (!rq->argv_form) {
 		words = json_string(rq->words[0]);

@@ -28,7 +28,8 @@
  * refused), and a FIFO may not be readable by group or others; a pipe or a
  * socket is taken as it is. For every file: the file and its directory not
  * owned by m->uid, nor writable by group or others. The fd is made
- * close-on-exec (and O_APPEND when a regular file).
+ * close-on-exec (and O_APPEND when a regular file). m must outlive the log:
+ * audit_exec names an exec's env by m's filter.
  * Errors: -EINVAL (a malformed spec), -EBADF (fd:N not open, not writable, or
  * of a kind that is no log), -EPERM (a place a command could write, or one
  * turninit cannot check), -errno of open(2)/fstat(2)/stat(2); err names the
@@ -45,7 +46,8 @@ int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_
  * unique only within a stream. */
 
 /* audit_exec - an exec request, before it runs: id, command (or argv), cwd,
- * the names of the request's env (never the values), timeout_s.
+ * the names of the request's env that the manifest's filter admits, in the
+ * request's order (never the values), timeout_s.
  * Returns 0 (also when no log is open) or -EIO: the command must not run. */
 int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 	       uint32_t timeout_s);

@@ -798,6 +798,21 @@ rm -f "$P/logd/fifo"
 mkfifo -m 0600 "$P/logd/fifo"
 faccept h-audit-fd-fifo-accepted "$WORK/fifo.out" fifo "$P/logd/fifo" "$WORK/fifo.out"
 
+# The exec line names what the filter admitted (TZ), not what the request offered.
+if selected h-audit-env-names-filtered; then
+	begin h-audit-env-names-filtered
+	rm -f "$P/logd/names.jsonl"
+	place_argv serve --audit-log "$P/logd/names.jsonl"
+	run_session '{"op":"exec","id":"n","command":"true","env":{"GH_TOKEN":"x","TZ":"UTC","LD_PRELOAD":"/x.so","PATH":"/evil","HOME":"/root","LC_ALL":"C"}}'$'\n' \
+		n "${PA[@]}"
+	expect_rc 0
+	got=$("$PY" -c 'import json, sys
+print(json.dumps([e["env_names"] for e in map(json.loads, open(sys.argv[1])) if e["event"] == "exec"]))' \
+		"$P/logd/names.jsonl" 2>&1)
+	eq "env_names of the exec lines" "$got" '[["TZ"]]'
+	end
+fi
+
 # ---- the table ----------------------------------------------------------------------------
 # doc_check DOC: print each test a row of DOC names that no test in tests/ has
 # (a `begin NAME` of a suite, or a cmocka_unit_test(NAME)), and each test of
