@@ -39,7 +39,7 @@ source "$HERE/lib.sh"
 
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
-suite_open hostile hostile "unshare, mount" unshare minisign timeout "$PY"
+suite_open hostile hostile "unshare, mount" unshare minisign timeout strace "$PY"
 export PYTHONDONTWRITEBYTECODE=1
 
 mkdir -p "$WORK/keys" "$WORK/env"
@@ -599,7 +599,9 @@ print(json.dumps({"event": "error", "id": "w1", "message": b.decode("utf-8", "ig
 if selected h-listen-peer-never-reads; then
 	CALLDUP=("the listen server did not start")
 	begin h-listen-peer-never-reads
-	manifest listen "{$HD,\"env\":{$ST,\"allow\":[\"TZ\"]},\"callers\":{\"uids\":[0]}}"
+	# Writable: HOME only, so that the socket's directory (in the clone's
+	# build/, which may lie below /tmp) is outside the writable set.
+	manifest listen "{$HD,\"env\":{$ST,\"allow\":[\"TZ\"]},\"landlock\":{\"writable\":[\"/home/agent\"]},\"callers\":{\"uids\":[0]}}"
 	envfile listen
 	add_pair "$WORK/m/listen.json"
 	rm -f "$WORK/listen.sock"
@@ -692,7 +694,7 @@ if selected h-serve-bad-manifest-refused; then
 	end
 fi
 
-# ---- places a command could write: the audit log fd ------------------------------------
+# ---- places a command could write: the audit log fd and the listen socket ---------------
 # The manifest "place": HOME and $P/w writable, nothing else (not /tmp: the clone,
 # and so $P, may lie below /tmp), TZ admitted, callers.uids [0]. $P/logd is
 # root's, mode 0755: a good place; $P/owned is the command uid's; $P/open is mode 0777.
@@ -813,6 +815,113 @@ print(json.dumps([e["env_names"] for e in map(json.loads, open(sys.argv[1])) if 
 	end
 fi
 
+# lrow NAME SOCKET MESSAGE: listen --socket SOCKET is refused with MESSAGE, and
+# makes no socket.
+lrow() {
+	selected "$1" || return 0
+	begin "$1"
+	rm -f "$2"
+	place_argv listen --socket "$2"
+	run_cmd "${PA[@]}"
+	refused "$3"
+	[[ -e $2 ]] && why "$2 was made"
+	end
+}
+lrow h-listen-socket-dir-in-writable "$P/w/s.sock" \
+	"listen: socket $P/w/s.sock: its directory $P/w is inside $P/w, which commands may write"
+lrow h-listen-socket-dir-owned-by-uid "$P/owned/s.sock" \
+	"listen: socket $P/owned/s.sock: its directory $P/owned is owned by uid 1000 or writable by group or others"
+lrow h-listen-socket-dir-world-writable "$P/open/s.sock" \
+	"listen: socket $P/open/s.sock: its directory $P/open is owned by uid 1000 or writable by group or others"
+rm -f "$P/logd/wlink"
+ln -s "$P/w" "$P/logd/wlink"
+lrow h-listen-socket-dir-link-into-writable "$P/logd/wlink/s.sock" \
+	"listen: socket $P/logd/wlink/s.sock: its directory $P/logd/wlink is $P/w, inside $P/w, which commands may write"
+# A link in the writable set that leads out of it: a command could point it elsewhere.
+rm -f "$P/w/outlink"
+ln -s "$P/logd" "$P/w/outlink"
+lrow h-listen-socket-dir-link-from-writable "$P/w/outlink/s.sock" \
+	"listen: socket $P/w/outlink/s.sock: its directory $P/w/outlink is inside $P/w, which commands may write"
+lrow h-listen-socket-dir-missing "$P/none/s.sock" \
+	"listen: socket $P/none/s.sock: its directory $P/none: No such file or directory"
+# A relative path: turninit works from /, where it would have made the socket.
+lrow h-listen-socket-relative turninit-hostile-relative.sock \
+	"listen: socket turninit-hostile-relative.sock: expected an absolute path"
+[[ -S /turninit-hostile-relative.sock ]] && rm -f /turninit-hostile-relative.sock
+
+# listen_start SOCKET [WRAP...]: listen --socket SOCKET (the manifest "place")
+# in the background under WRAP, stderr to $WORK/listen-bg.err; LBG its pid.
+listen_start() {
+	local sock=$1
+	shift
+	rm -f "$sock"
+	place_argv listen --socket "$sock"
+	"$@" "${PA[@]}" </dev/null >/dev/null 2>"$WORK/listen-bg.err" &
+	LBG=$!
+}
+# pid_named ROOT COMM: the first descendant of ROOT whose comm is COMM.
+pid_named() {
+	local p c
+	for p in $(pgrep -P "$1"); do
+		if [[ $(cat "/proc/$p/comm" 2>/dev/null) == "$2" ]]; then
+			echo "$p"
+			return 0
+		fi
+		c=$(pid_named "$p" "$2") && { echo "$c"; return 0; }
+	done
+	return 1
+}
+# listen_stop: SIGTERM to listen_start's turninit (PID 1 of its namespace), and wait.
+listen_stop() {
+	local p1
+	p1=$(pid_named "$LBG" turninit) && kill -TERM "$p1"
+	wait "$LBG"
+}
+# The socket is made mode 0666 by bind(2) under a umask (and in a good place, taken).
+if selected h-listen-socket-mode-0666; then
+	begin h-listen-socket-mode-0666
+	listen_start "$P/logd/mode.sock"
+	CMD="turninit listen --socket $P/logd/mode.sock; stat"
+	if wait_for 20 test -S "$P/logd/mode.sock"; then
+		eq "the socket" "$(stat -c '%F %a %u' "$P/logd/mode.sock")" "socket 666 0"
+	else
+		why "no socket within 20 s: $(cat "$WORK/listen-bg.err")"
+	fi
+	listen_stop
+	end
+fi
+# Nothing is done by path after bind(2): a symlink put at the path meanwhile
+# (strace holds the syscall after bind for 500 ms) is not followed. It used to
+# be chmod(path, 0666), which as root made the link's target mode 0666.
+if selected h-listen-socket-no-chmod-through-symlink; then
+	begin h-listen-socket-no-chmod-through-symlink
+	printf 'keep\n' >"$P/logd/target"
+	chmod 0600 "$P/logd/target"
+	listen_start "$P/logd/race.sock" strace -f -qq -o /dev/null \
+		-e trace=chmod,fchmodat,listen -e inject=chmod,fchmodat,listen:delay_enter=500000
+	CMD="strace (a delay after bind) turninit listen --socket $P/logd/race.sock; the socket swapped for a symlink to $P/logd/target"
+	run_cmd "$PY" -c 'import os, stat, sys, time
+sock, target = sys.argv[1], sys.argv[2]
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    try:
+        if stat.S_ISSOCK(os.lstat(sock).st_mode):
+            os.unlink(sock)
+            os.symlink(target, sock)
+            print("swapped")
+            sys.exit(0)
+    except FileNotFoundError:
+        pass
+    time.sleep(0.001)
+print("no socket within 20 s")' "$P/logd/race.sock" "$P/logd/target"
+	expect_out $'swapped\n'
+	# Set up: the landlock line comes after the socket (and, before, the chmod).
+	wait_for 20 grep -q 'landlock:' "$WORK/listen-bg.err" || why "listen did not come up: $(cat "$WORK/listen-bg.err")"
+	eq "the target's mode" "$(stat -c %a "$P/logd/target")" 600
+	listen_stop
+	end
+fi
+
 # ---- the table ----------------------------------------------------------------------------
 # doc_check DOC: print each test a row of DOC names that no test in tests/ has
 # (a `begin NAME` of a suite, or a cmocka_unit_test(NAME)), and each test of
@@ -821,12 +930,12 @@ doc_check() {
 	local doc=$1 names n
 	names=$(grep -E '^\| `' "$doc" | cut -d'|' -f2 | grep -oE '`[A-Za-z0-9_.-]+`' | tr -d '`' | sort -u)
 	for n in $names; do
-		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept) $n( |\$)|cmocka_unit_test\\($n\\)" \
+		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow) $n( |\$)|cmocka_unit_test\\($n\\)" \
 			"$ROOT"/tests/integration/*.sh "$ROOT"/tests/unit/*.c \
 			|| echo "row names $n: no such test"
 	done
 	# shellcheck disable=SC2013 # test names are words
-	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept) h-[a-z0-9-]+' "$HERE/hostile.sh" \
+	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
 		| awk '{print $2}' | sort -u); do
 		grep -qx "$n" <<<"$names" || echo "test $n: no row"
 	done
