@@ -613,7 +613,7 @@ if selected h-listen-peer-never-reads; then
 		# `turninit call` with TZ given twice: the first wins, as in one-shot mode.
 		envfile calldup
 		add TZ=first TZ=second
-		run_cmd timeout -k 5 30 "$RAWENV" "$EF" "$BIN" call --socket "$WORK/listen.sock" -- 'echo "$TZ"'
+		run_cmd timeout -k 5 30 "$RAWENV" "$EF" "$BIN" call --socket "$WORK/listen.sock" --env TZ -- 'echo "$TZ"'
 		expect_rc 0
 		expect_out $'first\n'
 		CALLDUP=("${T_WHY[@]}")
@@ -636,7 +636,7 @@ if selected h-listen-peer-never-reads; then
 	end
 	begin h-call-env-duplicate-first-wins
 	T_WHY=("${CALLDUP[@]}")
-	CMD="rawenv TZ=first TZ=second turninit call --socket listen.sock -- 'echo \"\$TZ\"'"
+	CMD="rawenv TZ=first TZ=second turninit call --socket listen.sock --env TZ -- 'echo \"\$TZ\"'"
 	end
 fi
 selected h-proto-cancel-unknown-id && { srow h-proto-cancel-unknown-id cancel-unknown-id
@@ -922,6 +922,94 @@ print("no socket within 20 s")' "$P/logd/race.sock" "$P/logd/target"
 	end
 fi
 
+# turninit call against a server that is not turninit (tests/hostile/fake_server.py).
+# fake_start NAME [UID]: the server on $P/logd/NAME.sock (FS), in the background
+# (FAKE: its pid); what it reads goes to $WORK/NAME.req (FO).
+fake_start() {
+	FS=$P/logd/$1.sock FO=$WORK/$1.req
+	rm -f "$FS" "$FO" "$FO.ready"
+	timeout -k 5 40 "$PY" "$ROOT/tests/hostile/fake_server.py" "$FS" "$FO" ${2:+"$2"} &
+	FAKE=$!
+	wait_for 10 test -e "$FO.ready" || why "the fake server did not start"
+}
+# fake_stop: the server ends once its one connection is over (or it is killed).
+fake_stop() {
+	kill "$FAKE" 2>/dev/null
+	wait "$FAKE" 2>/dev/null
+}
+# req_env: the request the server read, its env as JSON ("absent" without one).
+req_env() {
+	"$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(json.dumps(r["env"]) if "env" in r else "absent")' "$FO" 2>&1
+}
+# crow NAME UID MESSAGE ARG...: `turninit call ARG... --socket FS -- 'echo RAN'`
+# (environment TZ=UTC), the server's uid UID, is refused with MESSAGE, and sends
+# nothing (checked when the server got a connection at all).
+crow() {
+	selected "$1" || return 0
+	begin "$1"
+	local name=$1 uid=$2 msg=$3
+	shift 3
+	fake_start "$name" "$uid"
+	envfile call
+	add TZ=UTC
+	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" "$@" -- 'echo RAN'
+	refused "${msg//@FS@/$FS}"
+	fake_stop
+	[[ -s $FO ]] && why "call sent: $(head -c 200 "$FO")"
+	end
+}
+crow h-call-server-uid-refused 1000 \
+	"call: the server at @FS@ runs as uid 1000, not uid 0: it is not turninit listen, which runs as root, and may be a command's own server (--server-uid names another uid)"
+crow h-call-env-bad-name "" '--env: "A B" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)' --env 'A B=x'
+crow h-call-env-given-twice "" "--env TZ: given twice" --env TZ --env TZ=x
+crow h-call-env-not-utf8 "" "call: --env TZ: the value is not valid UTF-8" --env $'TZ=\xff'
+crow h-call-server-uid-bad-value "" "--server-uid takes a uid from 0 to 4294967294" --server-uid -1
+if selected h-call-server-uid-named-accepted; then
+	begin h-call-server-uid-named-accepted
+	fake_start call-named 1000
+	envfile call
+	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" --server-uid 1000 -- 'echo RAN'
+	expect_rc 0
+	expect_out ""
+	expect_err ""
+	fake_stop
+	eq "the request" "$(head -c 200 "$FO")" '{"op":"exec","id":"call","command":"echo RAN"}'
+	end
+fi
+# Only the names asked for are sent: the value of --env NAME from call's
+# environment, --env NAME=VALUE as given; a name not set is left out.
+if selected h-call-sends-only-named-env; then
+	begin h-call-sends-only-named-env
+	fake_start call-env
+	envfile call-env
+	add TZ=UTC GH_TOKEN=secret-value LC_ALL=C
+	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" --env TZ \
+		-e LC_ALL=POSIX --env NOT_SET -e LANG=C.UTF-8 -- 'echo RAN'
+	expect_rc 0
+	fake_stop
+	eq "the request's env" "$(req_env)" '{"TZ": "UTC", "LC_ALL": "POSIX", "LANG": "C.UTF-8"}'
+	grep -q secret-value "$FO" && why "the request holds GH_TOKEN's value"
+	end
+fi
+if selected h-call-sends-no-env-unless-named; then
+	begin h-call-sends-no-env-unless-named
+	fake_start call-noenv
+	envfile call-noenv
+	add TZ=UTC GH_TOKEN=secret-value
+	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" -- 'echo RAN'
+	expect_rc 0
+	fake_stop
+	eq "the request's env" "$(req_env)" absent
+	end
+fi
+if selected h-call-options-without-call; then
+	arow h-call-options-without-call --env TZ -- 'echo RAN'
+	refused "--env and --server-uid go with call"
+	end
+fi
+
 # ---- the table ----------------------------------------------------------------------------
 # doc_check DOC: print each test a row of DOC names that no test in tests/ has
 # (a `begin NAME` of a suite, or a cmocka_unit_test(NAME)), and each test of
@@ -930,12 +1018,12 @@ doc_check() {
 	local doc=$1 names n
 	names=$(grep -E '^\| `' "$doc" | cut -d'|' -f2 | grep -oE '`[A-Za-z0-9_.-]+`' | tr -d '`' | sort -u)
 	for n in $names; do
-		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow) $n( |\$)|cmocka_unit_test\\($n\\)" \
+		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow) $n( |\$)|cmocka_unit_test\\($n\\)" \
 			"$ROOT"/tests/integration/*.sh "$ROOT"/tests/unit/*.c \
 			|| echo "row names $n: no such test"
 	done
 	# shellcheck disable=SC2013 # test names are words
-	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
+	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
 		| awk '{print $2}' | sort -u); do
 		grep -qx "$n" <<<"$names" || echo "test $n: no row"
 	done
