@@ -682,6 +682,24 @@ selected h-proto-env-100000-variables && { srow h-proto-env-100000-variables env
 {"event":"output","id":"e1","stream":"stdout","text":"HOME=/home/agent\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\nTZ=UTC\n_=/usr/bin/env\n"}
 {"event":"exit","id":"e1",'"$EXIT0"; }
 
+# The end of stdin in the same poll round as the last command's end
+# (tests/hostile/eof_race.py holds turninit with SIGSTOP until both wait): the
+# turn ends. It used to hang: the connection was closed with the command, and
+# nothing ended the turn.
+if selected h-serve-eof-with-the-last-exit; then
+	begin h-serve-eof-with-the-last-exit
+	envfile serve
+	add_pair "$WORK/m/serve.json"
+	run_cmd timeout -k 5 60 "$PY" "$ROOT/tests/hostile/eof_race.py" -- \
+		timeout -k 5 50 unshare --pid --fork --kill-child --mount-proc \
+		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" serve
+	expect_out '{"event":"started","id":"x","pid":0}
+{"event":"exit","id":"x",'"$EXIT0"'
+serve status 0
+'
+	end
+fi
+
 if selected h-serve-bad-manifest-refused; then
 	begin h-serve-bad-manifest-refused
 	manifest serve-expired "{${HD/2099-01-01/2020-01-01},\"env\":{$ST}}"
