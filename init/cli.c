@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,11 +65,9 @@ static int cli_add_env(struct cli_options *o, const char *spec, int argc, struct
 	size_t n = eq ? (size_t)(eq - spec) : strlen(spec);
 	char name[256];
 
-	if (n >= sizeof(name))
-		n = sizeof(name) - 1;   /* too long for a name: refused below */
-	memcpy(name, spec, n);
-	name[n] = '\0';
-	if (!envf_valid_name(name))
+	/* longer than any name (envf_valid_name: 255 bytes at most): shown cut */
+	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), spec);
+	if (n >= sizeof(name) || !envf_valid_name(name))
 		return err_set(err, EINVAL, "--env: \"%.64s\" is not a variable name "
 			       "([A-Za-z_][A-Za-z0-9_]*)", name);
 	for (int k = 0; k < o->n_env; k++)

@@ -981,6 +981,10 @@ crow() {
 crow h-call-server-uid-refused 1000 \
 	"call: the server at @FS@ runs as uid 1000, not uid 0: it is not turninit listen, which runs as root, and may be a command's own server (--server-uid names another uid)"
 crow h-call-env-bad-name "" '--env: "A B" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)' --env 'A B=x'
+# 300 bytes: longer than any name (255 at most), not a name cut to 255
+A300=$(printf 'A%.0s' $(seq 300))
+crow h-call-env-name-too-long "" "--env: \"${A300:0:64}\" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)" \
+	--env "$A300=x"
 crow h-call-env-given-twice "" "--env TZ: given twice" --env TZ --env TZ=x
 crow h-call-env-not-utf8 "" "call: --env TZ: the value is not valid UTF-8" --env $'TZ=\xff'
 crow h-call-server-uid-bad-value "" "--server-uid takes a uid from 0 to 4294967294" --server-uid -1
