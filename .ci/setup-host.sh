@@ -25,14 +25,15 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   `turninit verify` JSON in the integration suite (python3-jsonschema: the schema
 #   checks of the serve and audit suites), valgrind for the memcheck suite; uidmap
 #   (newuidmap, newgidmap) for rootless podman, which tests/integration/rootless.sh
-#   runs as a user it makes.
+#   runs as a user it makes; strace, whose syscall delay lets the hostile suite
+#   swap the listen socket for a symlink between bind(2) and what follows it.
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
-	python3-jsonschema"
+	python3-jsonschema strace"
 
 missing=
 for p in $PACKAGES; do

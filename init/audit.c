@@ -17,87 +17,70 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "landlock.h"
+#include "envfilter.h"
 #include "log.h"
+#include "place.h"
 #include "signature.h"
 #include "sjson.h"
 
 static int audit_fd = -1;
+static const struct mf_env *audit_env;   /* the filter that names an exec's env_names */
 static bool audit_started;  /* the turn_start line is written */
 static bool audit_broken;   /* a write failed: later execs are refused */
 
-/* path is dir or lies below it. */
-static bool path_under(const char *path, const char *dir)
+/* The rules of a log that is a file (a regular file, or a FIFO with a path),
+ * however it was handed in: where the kernel says fd is (place_resolve: a
+ * deleted file, or one at no path turninit can check, is refused), not inside
+ * the writable set, the file and its directory out of the command uid's reach.
+ * A FIFO's reader is the log's keeper: a command that could open the FIFO
+ * for reading would take lines from it, so group and others may not read it
+ * either. */
+static int check_file(const char *spec, int fd, const struct stat *st, const struct mf_manifest *m,
+		      struct tn_error *err)
 {
-	size_t n = strlen(dir);
+	char real[PATH_MAX], what[64 + PATH_MAX];
+	const char *w;
+	int r;
 
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	snprintf(what, sizeof(what), "audit log %s", spec);
+	r = place_resolve(what, fd, st, "give a path in the container, a pipe or a socket", real, err);
+	if (r < 0)
+		return r;
+	if ((w = place_writable_holder(real, m)))
+		return err_set(err, EPERM, "audit log %s: is %s, inside %s, which commands may write",
+			       spec, real, w);
+	if (place_open_to_uid(st, m))
+		return err_set(err, EPERM, "audit log %s: owned by uid %u or writable by group or others",
+			       spec, m->uid);
+	if (S_ISFIFO(st->st_mode) && (st->st_mode & 0044))
+		return err_set(err, EPERM, "audit log %s: a FIFO readable by group or others: a command "
+			       "could open it and take lines from its reader", spec);
+	return place_check_dir(what, real, m, err);
 }
 
-/* The first place of the writable set (home, landlock.writable, the device
- * paths Landlock always leaves writable) that holds path, or NULL. */
-static const char *writable_holder(const char *path, const struct mf_manifest *m)
-{
-	static const char *const dev[] = LL_DEVICE_PATHS;
-
-	if (path_under(path, m->home))
-		return m->home;
-	for (size_t i = 0; i < m->landlock.n_writable; i++)
-		if (path_under(path, m->landlock.writable[i]))
-			return m->landlock.writable[i];
-	for (size_t i = 0; dev[i]; i++)
-		if (path_under(path, dev[i]))
-			return dev[i];
-	return NULL;
-}
-
-/* A file or directory the command's uid could write: its own, or writable by
- * group or others. */
-static bool st_open_to(const struct stat *st, const struct mf_manifest *m)
-{
-	return st->st_uid == m->uid || (st->st_mode & 0022) != 0;
-}
-
+/* PATH: as given, then as opened (check_file). */
 static int check_path(const char *spec, int fd, const struct mf_manifest *m,
 		      struct tn_error *err)
 {
-	char proc[64], real[PATH_MAX], *slash;
 	const char *w;
-	struct stat st, dst;
-	ssize_t n;
+	struct stat st;
 
-	if ((w = writable_holder(spec, m)))
+	if ((w = place_writable_holder(spec, m)))
 		return err_set(err, EPERM, "audit log %s: inside %s, which commands may write", spec, w);
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	n = readlink(proc, real, sizeof(real) - 1);
-	if (n <= 0 || real[0] != '/')
-		return err_set(err, EPERM, "audit log %s: cannot resolve where it is (%s)", spec, proc);
-	real[n] = '\0';
-	if ((w = writable_holder(real, m)))
-		return err_set(err, EPERM, "audit log %s: is %s, inside %s, which commands may write",
-			       spec, real, w);
 	if (fstat(fd, &st) != 0)
 		return err_errno(err, errno, "audit log %s: fstat", spec);
 	if (!S_ISREG(st.st_mode))
 		return err_set(err, EPERM, "audit log %s: not a regular file", spec);
-	if (st_open_to(&st, m))
-		return err_set(err, EPERM, "audit log %s: owned by uid %u or writable by group or others",
-			       spec, m->uid);
-	slash = strrchr(real, '/');
-	if (slash == real)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	if (stat(real, &dst) != 0)
-		return err_errno(err, errno, "audit log %s: its directory %s", spec, real);
-	if (st_open_to(&dst, m))
-		return err_set(err, EPERM, "audit log %s: its directory %s is owned by uid %u or "
-			       "writable by group or others", spec, real, m->uid);
-	return 0;
+	return check_file(spec, fd, &st, m, err);
 }
 
+/* fd:N. A regular file and a FIFO with a path get the rules of a path
+ * (check_file): handed in as an fd, a file in a directory commands may write
+ * could still be removed and a forged one put in its place. A pipe (pipe:[N])
+ * and a socket have no path: no command can open them (turninit is not
+ * dumpable, so /proc/1/fd is closed to commands), and they are taken as they
+ * are. A device keeps nothing (/dev/null), or is one a command can write too
+ * (a tty); anything else (an eventfd, an epoll fd) is no log. */
 static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struct tn_error *err)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -114,12 +97,27 @@ static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struc
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 		return err_set(err, EBADF, "audit log %s: a device (such as /dev/null), which keeps "
 			       "nothing: give a file, a pipe or a socket", spec);
-	if (S_ISREG(st.st_mode)) {
-		if (st_open_to(&st, m))
-			return err_set(err, EPERM, "audit log %s: owned by uid %u or writable by "
-				       "group or others", spec, m->uid);
+	if (S_ISFIFO(st.st_mode)) {
+		char proc[64], link[16];
+		ssize_t n;
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = readlink(proc, link, sizeof(link));
+		if (n < 5 || memcmp(link, "pipe:", 5) != 0) {
+			int r = check_file(spec, fd, &st, m, err);
+
+			if (r < 0)
+				return r;
+		}
+	} else if (S_ISREG(st.st_mode)) {
+		int r = check_file(spec, fd, &st, m, err);
+
+		if (r < 0)
+			return r;
 		if (fcntl(fd, F_SETFL, fl | O_APPEND) != 0)
 			return err_errno(err, errno, "audit log %s: O_APPEND", spec);
+	} else if (!S_ISSOCK(st.st_mode)) {
+		return err_set(err, EBADF, "audit log %s: not a file, a pipe or a socket", spec);
 	}
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
 		return err_errno(err, errno, "audit log %s: FD_CLOEXEC", spec);
@@ -131,6 +129,7 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
 	bool created;
 	int fd, r;
 
+	audit_env = &m->env;
 	if (strncmp(spec, "fd:", 3) == 0) {
 		char *end;
 		long v;
@@ -267,11 +266,14 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 		return 0;
 	if (audit_broken)
 		return -EIO;
+	/* The names the command gets from the request, not every name the
+	 * caller offered: the log says what reached the command. */
 	names = json_array();
 	for (char **e = rq->env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 
-		json_array_append_new(names, json_stringn(*e, eq ? (size_t)(eq - *e) : strlen(*e)));
+		if (eq && envf_admits(audit_env, *e))
+			json_array_append_new(names, json_stringn(*e, (size_t)(eq - *e)));
 	}
 	if (!rq->argv_form) {
 		words = json_string(rq->words[0]);

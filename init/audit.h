@@ -19,14 +19,22 @@
 /* audit_open - open the log named by spec, checked against m: "PATH" (absolute;
  * created mode 0600 if absent, else appended to; O_NOFOLLOW) or "fd:N" (N >= 3,
  * an fd open for writing that turninit inherited). Call it before privileges
- * are dropped. Refused, so that no command can write or truncate the log:
- * PATH at or under home or a landlock.writable path (as given and as resolved
- * through /proc/self/fd), a file or its directory owned by m->uid or writable
- * by group or others, anything but a regular file for PATH, a directory for
- * fd:N. The fd is made close-on-exec (and O_APPEND when a regular file).
- * Errors: -EINVAL (a malformed spec), -EBADF (fd:N not open or not writable),
- * -EPERM (a place a command could write), -errno of open(2)/fstat(2);
- * err names the spec. */
+ * are dropped. Refused, so that no command can write, truncate or replace the
+ * log: PATH at or under home, a landlock.writable path or a device path
+ * Landlock leaves writable (as given and as resolved through /proc/self/fd);
+ * anything but a regular file for PATH. For fd:N: a directory, a device, or
+ * anything but a file, a pipe or a socket; a regular file or a FIFO with a path
+ * is checked as PATH is, at the path /proc/self/fd/N names, which must lead to
+ * that very file (a deleted file, or one opened outside the container, is
+ * refused), and a FIFO may not be readable by group or others; a pipe or a
+ * socket is taken as it is. For every file: the file and its directory not
+ * owned by m->uid, nor writable by group or others. The fd is made
+ * close-on-exec (and O_APPEND when a regular file). m must outlive the log:
+ * audit_exec names an exec's env by m's filter.
+ * Errors: -EINVAL (a malformed spec), -EBADF (fd:N not open, not writable, or
+ * of a kind that is no log), -EPERM (a place a command could write, or one
+ * turninit cannot check), -errno of open(2)/fstat(2)/stat(2); err names the
+ * spec. */
 int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *err);
 
 /* audit_turn_start - the first line: mode ("serve" or "listen"), the manifest's
@@ -39,7 +47,8 @@ int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_
  * unique only within a stream. */
 
 /* audit_exec - an exec request, before it runs: id, command (or argv), cwd,
- * the names of the request's env (never the values), timeout_s.
+ * the names of the request's env that the manifest's filter admits, in the
+ * request's order (never the values), timeout_s.
  * Returns 0 (also when no log is open) or -EIO: the command must not run. */
 int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 	       uint32_t timeout_s);

@@ -32,7 +32,7 @@ static int call_send(int fd, json_t *req)
 		return -ENOMEM;
 	n = strlen(s);
 	if (n > EV_LINE_MAX) {
-		log_line("call: the request is %zu bytes, more than the %d a line may hold (--stdin and the environment count)",
+		log_line("call: the request is %zu bytes, more than the %d a line may hold (--stdin and --env count)",
 			 n, EV_LINE_MAX);
 		free(s);
 		return -E2BIG;
@@ -76,44 +76,101 @@ static int call_connect(const char *path)
 	return fd;
 }
 
+/* Whom fd is connected to, before a byte is sent: SO_PEERCRED gives the
+ * credentials of the process that called listen(2) on the other end (unix(7)),
+ * which neither it nor anyone else can change afterwards. turninit listen runs
+ * as root (docs/design.md); a command of the turn never does (the manifest
+ * refuses uid 0) and may have put its own server at the path, where it would
+ * read the request (command, env values, stdin) and answer with made-up
+ * output and status. So the server's uid must be o->server_uid: 0 unless
+ * --server-uid names the uid turninit runs as from where call runs (another
+ * user namespace). Returns 0, or -1 after one line on stderr. */
+static int call_check_server(int fd, const struct cli_options *o)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) {
+		log_line("call: the server at %s: SO_PEERCRED: %s", o->socket_path, strerror(errno));
+		return -1;
+	}
+	if (cr.uid != o->server_uid) {
+		log_line("call: the server at %s runs as uid %u, not uid %u: it is not turninit listen, "
+			 "which runs as %s, and may be a command's own server (--server-uid names another uid)",
+			 o->socket_path, (unsigned)cr.uid, o->server_uid,
+			 o->server_uid_given ? "that uid" : "root");
+		return -1;
+	}
+	return 0;
+}
+
+/* The value --env spec asks for: VALUE of NAME=VALUE, else NAME's in envp (its
+ * first entry, as one-shot mode takes it), else NULL: not set, not sent. */
+static const char *call_env_value(const char *spec, char **envp)
+{
+	const char *eq = strchr(spec, '=');
+	size_t n = strlen(spec);
+
+	if (eq)
+		return eq + 1;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], spec, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+/* The exec request, or NULL after one line on stderr. Its env holds the names
+ * of --env only, never the rest of call's environment: what the server (and
+ * its audit log) sees of the caller is what the caller chose to send. */
 static json_t *call_request(const struct cli_options *o, char **envp)
 {
 	json_t *req = json_pack("{s:s, s:s}", "op", "exec", "id", CALL_ID);
-	json_t *env = json_object();
+	json_t *env = json_object(), *words = NULL;
+	char why[320] = "out of memory";
 
 	if (!req || !env)
 		goto fail;
 	if (o->n_command == 1) {
-		if (json_object_set_new(req, "command", json_string(o->command[0])))
-			goto fail;
+		if (!(words = json_string(o->command[0])))
+			goto not_utf8;
 	} else {
-		json_t *argv = json_array();
+		if (!(words = json_array()))
+			goto fail;
+		for (int i = 0; i < o->n_command; i++) {
+			json_t *w = json_string(o->command[i]);
 
-		for (int i = 0; argv && i < o->n_command; i++)
-			if (json_array_append_new(argv, json_string(o->command[i])))
+			if (!w)
+				goto not_utf8;
+			if (json_array_append_new(words, w))
 				goto fail;
-		if (json_object_set_new(req, "argv", argv))
+		}
+	}
+	if (json_object_set_new(req, o->n_command == 1 ? "command" : "argv", words)) {
+		words = NULL;
+		goto fail;
+	}
+	words = NULL;
+	for (int i = 0; i < o->n_env; i++) {
+		const char *spec = o->env[i], *value = call_env_value(spec, envp);
+		const char *eq = strchr(spec, '=');
+		int n = eq ? (int)(eq - spec) : (int)strlen(spec);
+		char name[256];
+		json_t *v;
+
+		if (!value)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", n, spec);   /* cli_parse: a valid name */
+		if (!(v = json_string(value))) {
+			snprintf(why, sizeof(why), "--env %s: the value is not valid UTF-8", name);
+			goto fail;
+		}
+		if (json_object_set_new(env, name, v))
 			goto fail;
 	}
-	for (size_t i = 0; envp && envp[i]; i++) {
-		char *eq = strchr(envp[i], '=');
-		char name[256];
-
-		/* names the server could not admit are not sent at all */
-		if (!eq || eq == envp[i] || (size_t)(eq - envp[i]) >= sizeof(name))
-			continue;
-		memcpy(name, envp[i], (size_t)(eq - envp[i]));
-		name[eq - envp[i]] = '\0';
-		/* the first of a name given twice wins, as in one-shot mode */
-		if (json_object_get(env, name))
-			continue;
-		if (json_object_set_new(env, name, json_string(eq + 1)))
-			continue;   /* not UTF-8: not sent */
-	}
-	if (json_object_set_new(req, "env", env))
-		goto fail_req;
+	if (json_object_size(env) && json_object_set(req, "env", env) != 0)
+		goto fail;
 	if (o->timeout_s && json_object_set_new(req, "timeout_s", json_integer(o->timeout_s)))
-		goto fail_req;
+		goto fail;
 	if (o->send_stdin) {
 		static uint8_t in[CALL_STDIN_MAX + 1];
 		size_t len = 0;
@@ -124,21 +181,27 @@ static json_t *call_request(const struct cli_options *o, char **envp)
 			if (r > 0)
 				len += (size_t)r;
 		if (len > CALL_STDIN_MAX) {
-			log_line("call: --stdin: more than %d bytes", CALL_STDIN_MAX);
-			goto fail_req;
+			snprintf(why, sizeof(why), "--stdin: more than %d bytes", CALL_STDIN_MAX);
+			goto fail;
 		}
 		b64 = malloc(sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL));
 		if (!b64)
-			goto fail_req;
+			goto fail;
 		sodium_bin2base64(b64, sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL),
 				  in, len, sodium_base64_VARIANT_ORIGINAL);
-		json_object_set_new(req, "stdin", json_string(b64));
+		r = json_object_set_new(req, "stdin", json_string(b64));
 		free(b64);
+		if (r)
+			goto fail;
 	}
-	return req;
-fail:
 	json_decref(env);
-fail_req:
+	return req;
+not_utf8:
+	snprintf(why, sizeof(why), "the command is not valid UTF-8");
+fail:
+	log_line("call: %s", why);
+	json_decref(words);
+	json_decref(env);
 	json_decref(req);
 	return NULL;
 }
@@ -195,14 +258,21 @@ int call_main(const struct cli_options *o, char **envp)
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	fd = call_connect(o->socket_path);
-	if (fd < 0) {
-		log_line("call: %s: %s", o->socket_path, strerror(errno));
-		return EXIT_REFUSED;
-	}
+	/* The whole request first: nothing of it is decided once connected. */
 	req = call_request(o, envp);
 	if (!req)
 		return EXIT_REFUSED;
+	fd = call_connect(o->socket_path);
+	if (fd < 0) {
+		log_line("call: %s: %s", o->socket_path, strerror(errno));
+		json_decref(req);
+		return EXIT_REFUSED;
+	}
+	if (call_check_server(fd, o) < 0) {
+		close(fd);
+		json_decref(req);
+		return EXIT_REFUSED;
+	}
 	/* A refused peer may find the connection closed before its request is
 	 * sent: read on, the server's error event says why. */
 	if (call_send(fd, req) == -E2BIG)

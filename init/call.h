@@ -8,13 +8,19 @@
  * leaving the rest for the command and the environment */
 #define CALL_STDIN_MAX 589824
 
-/* call_main - connect to o->socket_path, send one exec request for o->command
- * (one word: a command string; several: argv) with this process's environment
- * as env (the server filters it as one-shot mode does), stream the command's
- * stdout and stderr to fds 1 and 2, forward SIGINT and SIGHUP as signal
- * requests and SIGTERM as a cancel. Returns the exit status of
+/* call_main - build one exec request for o->command (one word: a command
+ * string; several: argv) with, as its env, only the names of o->env (--env
+ * NAME: its value from envp, left out when unset; --env NAME=VALUE: VALUE);
+ * the server filters them as one-shot mode does. Then connect to
+ * o->socket_path and, before anything is sent, check the server's uid by
+ * SO_PEERCRED: o->server_uid (default 0, root: turninit listen's), else refused
+ * (a command could have put its own server at the path). Then send, stream the
+ * command's stdout and stderr to fds 1 and 2, forward SIGINT and SIGHUP as
+ * signal requests and SIGTERM as a cancel. Returns the exit status of
  * docs/exit-codes.md: code, 128+signal, 124 timed out, 125 for an error event,
- * a refused or lost connection (with one line on stderr). */
+ * a request that cannot be built (a value that is not UTF-8, --stdin too
+ * large), a refused server, a refused or lost connection (each with one line
+ * on stderr). */
 int call_main(const struct cli_options *o, char **envp);
 
 #endif

@@ -3,14 +3,18 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "envfilter.h"
 
 const char cli_usage[] =
 	"usage: turninit [OPTIONS] [--] COMMAND...   run one command, exit with its status\n"
 	"       turninit serve [OPTIONS]             many commands: JSON Lines on stdin/stdout\n"
 	"       turninit listen [OPTIONS] --socket PATH   the same protocol on a unix socket\n"
-	"       turninit call --socket PATH [--timeout S] [--stdin] [--] COMMAND...\n"
+	"       turninit call --socket PATH [--env NAME[=VALUE]]... [--server-uid UID]\n"
+	"                     [--timeout S] [--stdin] [--] COMMAND...\n"
 	"                                            run one command through a listen socket\n"
 	"       turninit verify [OPTIONS]            verify the manifest, print the effective policy as JSON\n"
 	"       turninit --version | --help\n"
@@ -25,6 +29,11 @@ const char cli_usage[] =
 	"  --socket PATH         listen, call: the unix socket\n"
 	"  --timeout S           call: the command's timeout in seconds (capped by the manifest)\n"
 	"  --stdin               call: send all of stdin as the command's stdin (else /dev/null)\n"
+	"  -e, --env NAME[=VALUE]  call: send NAME (its value from call's environment, or\n"
+	"                        VALUE) in the request's env; nothing else of the environment\n"
+	"                        is sent. The server admits what its manifest allows.\n"
+	"  --server-uid UID      call: the uid the server must run as (default 0: turninit\n"
+	"                        listen runs as root); anything else is refused unsent\n"
 	"  --audit-log PATH|fd:N serve, listen: append one JSON line per event (turn, each\n"
 	"                        command and how it ended) to PATH or to inherited fd N;\n"
 	"                        refused where a command could write it (docs/audit.md)\n"
@@ -48,6 +57,28 @@ static const struct {
 	{ "call", CLI_CALL },
 };
 
+/* --env SPEC: NAME or NAME=VALUE, NAME valid and not given before. o->env
+ * holds at most one entry per two words of argv, so argc entries always fit. */
+static int cli_add_env(struct cli_options *o, const char *spec, int argc, struct tn_error *err)
+{
+	const char *eq = strchr(spec, '=');
+	size_t n = eq ? (size_t)(eq - spec) : strlen(spec);
+	char name[256];
+
+	/* longer than any name (envf_valid_name: 255 bytes at most): shown cut */
+	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), spec);
+	if (n >= sizeof(name) || !envf_valid_name(name))
+		return err_set(err, EINVAL, "--env: \"%.64s\" is not a variable name "
+			       "([A-Za-z_][A-Za-z0-9_]*)", name);
+	for (int k = 0; k < o->n_env; k++)
+		if (strncmp(o->env[k], name, n) == 0 && (o->env[k][n] == '\0' || o->env[k][n] == '='))
+			return err_set(err, EINVAL, "--env %s: given twice", name);
+	if (!o->env && !(o->env = calloc((size_t)argc, sizeof(*o->env))))
+		return err_set(err, ENOMEM, "out of memory");
+	o->env[o->n_env++] = spec;
+	return 0;
+}
+
 /* Consume options from argv[*i] on. Returns 1 when "--" ended them, 0 at the
  * first non-option word or the end, 2 for --help / --version (o->mode set). */
 static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *o,
@@ -69,6 +100,33 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 		if (strcmp(a, "--version") == 0) {
 			o->mode = CLI_VERSION;
 			return 2;
+		}
+		if (strcmp(a, "-e") == 0 || strcmp(a, "--env") == 0) {
+			int r;
+
+			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
+				return err_set(err, EINVAL, "%s needs a value", a);
+			r = cli_add_env(o, argv[++(*i)], argc, err);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (strcmp(a, "--server-uid") == 0) {
+			const char *v;
+			char *end;
+			unsigned long u;
+
+			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
+				return err_set(err, EINVAL, "%s needs a value", a);
+			v = argv[++(*i)];
+			errno = 0;
+			u = strtoul(v, &end, 10);
+			/* (uid_t)-1 is no uid: chown(2)'s "unchanged" */
+			if (errno || *end || v[0] < '0' || v[0] > '9' || u > 4294967294UL)
+				return err_set(err, EINVAL, "--server-uid takes a uid from 0 to 4294967294");
+			o->server_uid = (unsigned)u;
+			o->server_uid_given = true;
+			continue;
 		}
 		if (strcmp(a, "--manifest") == 0 || strcmp(a, "--socket") == 0 ||
 		    strcmp(a, "--timeout") == 0 || strcmp(a, "--audit-log") == 0) {
@@ -103,14 +161,30 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 	return 0;
 }
 
+static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct tn_error *err);
+
 int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *err)
 {
 	struct cli_options o = {
 		.mode = CLI_RUN,
 		.manifest_path = CLI_DEFAULT_MANIFEST,
 	};
+	int r = cli_parse_into(argc, argv, &o, err);
+
+	if (r < 0) {
+		free(o.env);
+		return r;
+	}
+	*ret = o;
+	return 0;
+}
+
+/* cli_parse into o, which holds the defaults. o->env may be allocated also
+ * when it fails: cli_parse frees it then. */
+static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct tn_error *err)
+{
 	int i = 1;
-	int r = cli_options_parse(argc, argv, &i, &o, err);
+	int r = cli_options_parse(argc, argv, &i, o, err);
 
 	if (r < 0)
 		return r;
@@ -120,36 +194,38 @@ int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *e
 		if (strcmp(argv[i], cli_modes[k].word) != 0)
 			continue;
 		/* options may also follow the mode word */
-		o.mode = cli_modes[k].mode;
+		o->mode = cli_modes[k].mode;
 		i++;
-		r = cli_options_parse(argc, argv, &i, &o, err);
+		r = cli_options_parse(argc, argv, &i, o, err);
 		if (r < 0)
 			return r;
 		if (r == 2)
 			goto done;
-		if (o.mode != CLI_CALL) {
+		if (o->mode != CLI_CALL) {
 			if (r == 1 || i < argc)
 				return err_set(err, EINVAL, "%s takes no command", cli_modes[k].word);
-			if (o.mode == CLI_LISTEN && !o.socket_path)
+			if (o->mode == CLI_LISTEN && !o->socket_path)
 				return err_set(err, EINVAL, "listen needs --socket PATH");
 			goto done;
 		}
-		if (!o.socket_path)
+		if (!o->socket_path)
 			return err_set(err, EINVAL, "call needs --socket PATH");
 		break;
 	}
-	if (o.mode != CLI_CALL && (o.socket_path || o.timeout_s || o.send_stdin))
+	if (o->mode != CLI_CALL && (o->socket_path || o->timeout_s || o->send_stdin))
 		return err_set(err, EINVAL, "--socket, --timeout and --stdin go with listen or call");
-	o.command = argv + i;
-	o.n_command = argc - i;
-	if (o.n_command == 0)
+	o->command = argv + i;
+	o->n_command = argc - i;
+	if (o->n_command == 0)
 		return err_set(err, EINVAL, "no command given (try --help)");
 done:
-	if (o.audit_log && o.mode != CLI_SERVE && o.mode != CLI_LISTEN &&
-	    o.mode != CLI_HELP && o.mode != CLI_VERSION)
+	if (o->audit_log && o->mode != CLI_SERVE && o->mode != CLI_LISTEN &&
+	    o->mode != CLI_HELP && o->mode != CLI_VERSION)
 		return err_set(err, EINVAL, "--audit-log goes with serve or listen");
-	if (o.mode == CLI_LISTEN && (o.timeout_s || o.send_stdin))
+	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
 		return err_set(err, EINVAL, "--timeout and --stdin go with call");
-	*ret = o;
+	if (o->mode != CLI_CALL && o->mode != CLI_HELP && o->mode != CLI_VERSION &&
+	    (o->n_env || o->server_uid_given))
+		return err_set(err, EINVAL, "--env and --server-uid go with call");
 	return 0;
 }

@@ -29,14 +29,21 @@ struct cli_options {
 	unsigned timeout_s;             /* call: --timeout, 0: the manifest's */
 	bool send_stdin;                /* call: --stdin */
 	const char *audit_log;          /* serve, listen: --audit-log PATH|fd:N, or NULL */
+	const char **env;               /* call: each --env NAME or NAME=VALUE, in order (into argv;
+					 * the array malloc'd, NULL without --env); names distinct */
+	int n_env;
+	unsigned server_uid;            /* call: the uid the server must run as (--server-uid), default 0 */
+	bool server_uid_given;          /* --server-uid was given */
 };
 
 /* cli_parse - parse argv. Options stop at the first non-option or at "--";
  * nothing after "--" is an option. A first non-option word "verify", "serve",
  * "listen" or "call" selects that mode (run a program of such a name with
  * `turninit -- serve`).
- * Errors: -EINVAL (unknown option, missing value, no command, reserved word),
- * with the reason in err. */
+ * `-e`/`--env NAME[=VALUE]` (call; repeatable): NAME a valid environment name,
+ * each NAME once. `--server-uid UID` (call): 0..4294967294.
+ * Errors: -EINVAL (unknown option, missing or bad value, a name given twice,
+ * no command, an option of another mode), -ENOMEM; the reason in err. */
 int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *err);
 
 /* cli_usage - the --help text. */

@@ -119,7 +119,7 @@ int main(int argc, char **argv, char **envp)
 		};
 
 		if (opt.mode == CLI_LISTEN &&
-		    serve_listen_socket(opt.socket_path, &ctx.listen_fd, &err) < 0)
+		    serve_listen_socket(opt.socket_path, pol.manifest, &ctx.listen_fd, &err) < 0)
 			return refuse(&err);
 		/* Here stderr is turninit's own (events go to stdout or the socket),
 		 * so the layer in force is logged; in one-shot mode it would land in

@@ -222,7 +222,11 @@ int serve_run(const struct serve_ctx *ctx)
 				struct conn *c = m->conn;
 
 				cmd_finish(m);
-				if (c->eof || c->dead)
+				/* listen: a connection whose input ended goes once its
+				 * commands have. serve: its one connection is the turn,
+				 * which the loop below ends; closed here (the end of stdin
+				 * read in the same round as this exit), nothing would. */
+				if ((c->eof || c->dead) && ctx->listen_fd >= 0)
 					conn_close(&s, c);
 			}
 		}
@@ -291,9 +295,13 @@ int serve_run(const struct serve_ctx *ctx)
 	{
 		uint64_t deadline = reap_now_ms() + SERVE_DRAIN_MS;
 
+		/* serve's one connection is never closed in the loop: the turn
+		 * ends on it. Its input buffer goes here, with any other's. */
 		for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
-			if (s.conns[i].used)
+			if (s.conns[i].used) {
 				conn_drain(&s.conns[i], deadline);
+				free(s.conns[i].buf);
+			}
 	}
 	serve_close_fd(&s.spare_fd);
 	free(pf);

@@ -20,10 +20,20 @@ struct serve_ctx {
 };
 
 /* serve_listen_socket - create, bind and listen on a unix stream socket at
- * path (mode 0666: peers are checked by SO_PEERCRED, not by the file mode). A
- * stale socket there is replaced; any other file is refused (-EEXIST).
- * Errors: -errno of socket(2), bind(2), listen(2). */
-int serve_listen_socket(const char *path, int *ret_fd, struct tn_error *err);
+ * path (mode 0666: peers are checked by SO_PEERCRED, not by the file mode),
+ * in a directory no command could change: a command able to remove the socket
+ * could bind its own in its place and answer the callers. Refused (-EPERM)
+ * when path's directory, as given or as resolved through /proc/self/fd, lies
+ * in m's writable set (home, landlock.writable, the device paths Landlock
+ * leaves writable), or is owned by m->uid or writable by group or others;
+ * -EINVAL when path is not absolute. The mode is set by bind(2) itself under a
+ * umask, never by a chmod of path afterwards (which would follow a symlink put
+ * there meanwhile). A stale socket there is replaced; any other file is
+ * refused (-EEXIST). ret_fd is written only on success.
+ * Errors: also -ENAMETOOLONG, -errno of open(2) of the directory, socket(2),
+ * bind(2), listen(2); err names the path. */
+int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_fd,
+			struct tn_error *err);
 
 /* serve_run - run the protocol until the turn ends: end of stdin (serve mode:
  * returns 0) or SIGTERM (returns 143). Every running command is cancelled and

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,6 +28,7 @@
 #include "exit_codes.h"
 #include "keeper.h"
 #include "log.h"
+#include "place.h"
 #include "reap.h"
 #include "request.h"
 #include "spawn.h"
@@ -140,15 +142,59 @@ void conn_accept(struct serve *s)
 	}
 }
 
-int serve_listen_socket(const char *path, int *ret_fd, struct tn_error *err)
+/* The socket's directory: not in the writable set as given, nor as resolved,
+ * and out of the command uid's reach (place.h). */
+static int listen_check_dir(const char *path, const struct mf_manifest *m, struct tn_error *err)
+{
+	char dir[PATH_MAX], real[PATH_MAX], what[32 + PATH_MAX], *slash;
+	const char *w;
+	struct stat st;
+	int dfd, r;
+
+	snprintf(what, sizeof(what), "listen: socket %s", path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if ((w = place_writable_holder(dir, m)))
+		return err_set(err, EPERM, "%s: its directory %s is inside %s, which commands may write",
+			       what, dir, w);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return err_errno(err, errno, "%s: its directory %s", what, dir);
+	if (fstat(dfd, &st) != 0) {
+		r = err_errno(err, errno, "%s: its directory %s", what, dir);
+	} else if ((r = place_resolve(what, dfd, &st, NULL, real, err)) < 0) {
+		/* err is filled */
+	} else if ((w = place_writable_holder(real, m))) {
+		r = err_set(err, EPERM, "%s: its directory %s is %s, inside %s, which commands may write",
+			    what, dir, real, w);
+	} else if (place_open_to_uid(&st, m)) {
+		r = err_set(err, EPERM, "%s: its directory %s is owned by uid %u or writable by group "
+			    "or others", what, dir, m->uid);
+	}
+	close(dfd);
+	return r;
+}
+
+int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_fd,
+			struct tn_error *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct stat st;
-	int fd;
+	mode_t old;
+	int fd, r;
 
+	if (path[0] != '/')
+		return err_set(err, EINVAL, "listen: socket %s: expected an absolute path", path);
 	if (strlen(path) >= sizeof(a.sun_path))
 		return err_set(err, ENAMETOOLONG, "listen: socket path %s is too long", path);
 	strcpy(a.sun_path, path);
+	r = listen_check_dir(path, m, err);
+	if (r < 0)
+		return r;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
 			return err_set(err, EEXIST, "listen: %s exists and is not a socket", path);
@@ -157,8 +203,13 @@ int serve_listen_socket(const char *path, int *ret_fd, struct tn_error *err)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return err_errno(err, errno, "listen: socket");
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || chmod(path, 0666) != 0 ||
-	    listen(fd, 64) != 0) {
+	/* bind(2) makes the socket 0777 less the umask: 0666, with nothing done
+	 * by path afterwards (a chmod would follow a symlink put there
+	 * meanwhile, as root). turninit is one thread: the umask is its alone. */
+	old = umask(0111);
+	r = bind(fd, (struct sockaddr *)&a, sizeof(a));
+	umask(old);
+	if (r != 0 || listen(fd, 64) != 0) {
 		int e = errno;
 
 		close(fd);

@@ -214,6 +214,13 @@ static bool envf_admitted(const struct mf_env *env, const char *entry, size_t n)
 	return false;
 }
 
+bool envf_admits(const struct mf_env *env, const char *entry)
+{
+	ssize_t n = entry ? envf_entry_name_len(entry) : -1;
+
+	return env && n >= 0 && envf_admitted(env, entry, (size_t)n);
+}
+
 static char *envf_join(const char *name, const char *value)
 {
 	size_t nn = strlen(name), vn = strlen(value);

@@ -46,6 +46,12 @@ int envf_check_path(const char *value, struct tn_error *err);
  * and name is not never-admitted: a pattern never matches such a name. */
 bool envf_pattern_match(const char *pattern, const char *name);
 
+/* envf_admits - true when the caller entry "NAME=value" is one envf_build takes
+ * from the caller: NAME valid, admitted by env.allow, never-admitted excepted,
+ * neither HOME nor a name of env.set. An entry without '=' is not. (Which of
+ * two entries of one name envf_build keeps is its own rule: the first.) */
+bool envf_admits(const struct mf_env *env, const char *entry);
+
 /* envf_build - build the exact envp of a command.
  * env: the manifest's "env" section (env.set, env.allow); home: its "home",
  * given as HOME.

@@ -13,8 +13,11 @@
  *   - a pattern that envf_check_pattern accepts is non-empty, and
  *     envf_pattern_match never matches a never-admitted name (it does not
  *     promise a valid name: envf_build checks names before matching);
- *   - a PATH that envf_check_path accepts has only absolute, non-empty entries.
+ *   - a PATH that envf_check_path accepts has only absolute, non-empty entries;
+ *   - envf_admits agrees with envf_build: every caller entry in the envp is
+ *     one it admits, and every line it admits has its name in the envp.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +181,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (envf_build(&m->env, m->home, lines, &envp, &err) != 0)
 		abort();   /* only ENOMEM can fail, and the fuzzer caps memory far above this */
 	fuzz_check_envp(m, envp);
+	for (i = m->env.n_set; envp[i] && envp[i + 1]; i++)
+		if (!envf_admits(&m->env, envp[i]))
+			fuzz_fail("a caller entry in envp that envf_admits refuses", envp[i]);
+	for (i = 0; i < n; i++) {
+		size_t nl = strcspn(lines[i], "=");
+		bool found = false;
+
+		if (!envf_admits(&m->env, lines[i]))
+			continue;
+		for (j = 0; envp[j] && !found; j++)
+			found = strncmp(envp[j], lines[i], nl) == 0 && envp[j][nl] == '=';
+		if (!found)
+			fuzz_fail("an entry envf_admits admits is not in envp", lines[i]);
+	}
 	envf_free(envp);
 
 	for (i = 0; i < n; i++)

@@ -210,8 +210,10 @@ if selected log-fd; then
 echo via fd
 echo x >&3
 EOF
+	# fd 3: a pipe to a writer on the launcher's side (cat), as docs/audit.md
+	# says to hand in a log no path in the container names.
 	# shellcheck disable=SC2054 # the commas are --tmpfs options
-	SERVER=(bash -c 'exec 3>>"$0"; exec "$@"' "$LOGDIR/fd.jsonl"
+	SERVER=(bash -c 'exec 3> >(exec cat >>"$0"); exec "$@"' "$LOGDIR/fd.jsonl"
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL"
 		--preserve-fds 1 --read-only --read-only-tmpfs=false --ipc none
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m
@@ -219,6 +221,8 @@ EOF
 	session "$WORK/session3.txt"
 	expect_rc 0
 	expect_contains stdout "$OUT" "Bad file descriptor"
+	# cat ends once every holder of the pipe's write end has gone
+	wait_for 30 grep -q '"turn_end"' "$LOGDIR/fd.jsonl" || why "no turn_end line within 30 s"
 	run_cmd "$PY" "$CASES" lines "$LOGDIR/fd.jsonl"
 	expect_rc 0
 	got=$(python3 -c 'import json, sys
@@ -345,6 +349,20 @@ if selected refuse-log-fd-read-only; then
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
 	expect_refusal "not open for writing"
+	end
+fi
+# A host file handed in as fd:3 while the container binds its directory
+# writable at /work: a command could remove it and write a forged one. In the
+# container /proc/self/fd/3 names the host path, which is another file or none
+# there: turninit cannot check it, and refuses. (It used to take any regular
+# file as an fd.)
+if selected refuse-log-fd-host-file-in-work; then
+	begin refuse-log-fd-host-file-in-work
+	fresh_tree
+	run_refused bash -c 'exec 3>>"$0"; exec "$@"' "$TREE/audit.jsonl" \
+		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U -v "$TREE:/work" "$IMG:sealed" serve --audit-log fd:3
+	expect_refusal "audit log fd:3: cannot check where it is: $TREE/audit.jsonl names another file or none"
 	end
 fi
 # /dev/null (or any device) keeps nothing: a log in name only.

@@ -39,7 +39,7 @@ source "$HERE/lib.sh"
 
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
-suite_open hostile hostile "unshare, mount" unshare minisign timeout "$PY"
+suite_open hostile hostile "unshare, mount" unshare minisign timeout strace "$PY"
 export PYTHONDONTWRITEBYTECODE=1
 
 mkdir -p "$WORK/keys" "$WORK/env"
@@ -599,7 +599,9 @@ print(json.dumps({"event": "error", "id": "w1", "message": b.decode("utf-8", "ig
 if selected h-listen-peer-never-reads; then
 	CALLDUP=("the listen server did not start")
 	begin h-listen-peer-never-reads
-	manifest listen "{$HD,\"env\":{$ST,\"allow\":[\"TZ\"]},\"callers\":{\"uids\":[0]}}"
+	# Writable: HOME only, so that the socket's directory (in the clone's
+	# build/, which may lie below /tmp) is outside the writable set.
+	manifest listen "{$HD,\"env\":{$ST,\"allow\":[\"TZ\"]},\"landlock\":{\"writable\":[\"/home/agent\"]},\"callers\":{\"uids\":[0]}}"
 	envfile listen
 	add_pair "$WORK/m/listen.json"
 	rm -f "$WORK/listen.sock"
@@ -611,7 +613,7 @@ if selected h-listen-peer-never-reads; then
 		# `turninit call` with TZ given twice: the first wins, as in one-shot mode.
 		envfile calldup
 		add TZ=first TZ=second
-		run_cmd timeout -k 5 30 "$RAWENV" "$EF" "$BIN" call --socket "$WORK/listen.sock" -- 'echo "$TZ"'
+		run_cmd timeout -k 5 30 "$RAWENV" "$EF" "$BIN" call --socket "$WORK/listen.sock" --env TZ -- 'echo "$TZ"'
 		expect_rc 0
 		expect_out $'first\n'
 		CALLDUP=("${T_WHY[@]}")
@@ -634,7 +636,7 @@ if selected h-listen-peer-never-reads; then
 	end
 	begin h-call-env-duplicate-first-wins
 	T_WHY=("${CALLDUP[@]}")
-	CMD="rawenv TZ=first TZ=second turninit call --socket listen.sock -- 'echo \"\$TZ\"'"
+	CMD="rawenv TZ=first TZ=second turninit call --socket listen.sock --env TZ -- 'echo \"\$TZ\"'"
 	end
 fi
 selected h-proto-cancel-unknown-id && { srow h-proto-cancel-unknown-id cancel-unknown-id
@@ -680,6 +682,24 @@ selected h-proto-env-100000-variables && { srow h-proto-env-100000-variables env
 {"event":"output","id":"e1","stream":"stdout","text":"HOME=/home/agent\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\nTZ=UTC\n_=/usr/bin/env\n"}
 {"event":"exit","id":"e1",'"$EXIT0"; }
 
+# The end of stdin in the same poll round as the last command's end
+# (tests/hostile/eof_race.py holds turninit with SIGSTOP until both wait): the
+# turn ends. It used to hang: the connection was closed with the command, and
+# nothing ended the turn.
+if selected h-serve-eof-with-the-last-exit; then
+	begin h-serve-eof-with-the-last-exit
+	envfile serve
+	add_pair "$WORK/m/serve.json"
+	run_cmd timeout -k 5 60 "$PY" "$ROOT/tests/hostile/eof_race.py" -- \
+		timeout -k 5 50 unshare --pid --fork --kill-child --mount-proc \
+		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" serve
+	expect_out '{"event":"started","id":"x","pid":0}
+{"event":"exit","id":"x",'"$EXIT0"'
+serve status 0
+'
+	end
+fi
+
 if selected h-serve-bad-manifest-refused; then
 	begin h-serve-bad-manifest-refused
 	manifest serve-expired "{${HD/2099-01-01/2020-01-01},\"env\":{$ST}}"
@@ -692,6 +712,326 @@ if selected h-serve-bad-manifest-refused; then
 	end
 fi
 
+# ---- places a command could write: the audit log fd and the listen socket ---------------
+# The manifest "place": HOME and $P/w writable, nothing else (not /tmp: the clone,
+# and so $P, may lie below /tmp), TZ admitted, callers.uids [0]. $P/logd is
+# root's, mode 0755: a good place; $P/owned is the command uid's; $P/open is mode 0777.
+P=$WORK/p
+mkdir -p "$P/w" "$P/logd" "$P/owned" "$P/open"
+chmod 0755 "$P" "$P/w" "$P/logd" "$P/owned"
+chown 1000:1000 "$P/owned"
+chmod 0777 "$P/open"
+manifest place "{$HD,\"env\":{$ST,\"allow\":[\"TZ\"]},\"landlock\":{\"writable\":[\"/home/agent\",\"$P/w\"]},\"callers\":{\"uids\":[0]}}"
+PREQ='{"op":"exec","id":"r","command":"echo RAN"}'$'\n'
+WITHFD=("$PY" "$ROOT/tests/hostile/withfd.py")
+# The events serve answers PREQ with, when it runs: the request ran.
+RAN_EVENTS='"event":"started","id":"r"'
+# place_argv ARG...: PA, turninit ARG... with the manifest "place" in its namespaces.
+place_argv() {
+	envfile place
+	add_pair "$WORK/m/place.json"
+	PA=(timeout -k 5 20 unshare --pid --fork --kill-child --mount-proc
+		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" "$@")
+}
+# log_events FILE: the event names of an audit log, one line.
+log_events() {
+	"$PY" -c 'import json, sys
+print(" ".join(json.loads(l)["event"] for l in open(sys.argv[1])))' "$1" 2>&1
+}
+# frow NAME MESSAGE KIND ARG...: serve --audit-log fd:3, fd 3 set up by
+# withfd.py KIND ARG..., is refused with MESSAGE; the exec on stdin never runs.
+# FD_WRAP (an array, empty unless set): a command withfd.py runs under.
+FD_WRAP=()
+frow() {
+	selected "$1" || return 0
+	begin "$1"
+	local msg=$2
+	shift 2
+	place_argv serve --audit-log fd:3
+	run_input "$PREQ" "${FD_WRAP[@]}" "${WITHFD[@]}" "$@" -- "${PA[@]}"
+	refused "$msg"
+	end
+}
+frow h-audit-fd-file-in-writable "audit log fd:3: is $P/w/a.jsonl, inside $P/w, which commands may write" \
+	file "$P/w/a.jsonl"
+frow h-audit-fd-file-dir-owned-by-uid \
+	"audit log fd:3: its directory $P/owned is owned by uid 1000 or writable by group or others" \
+	file "$P/owned/a.jsonl"
+frow h-audit-fd-file-dir-world-writable \
+	"audit log fd:3: its directory $P/open is owned by uid 1000 or writable by group or others" \
+	file "$P/open/a.jsonl"
+frow h-audit-fd-file-deleted \
+	"audit log fd:3: a deleted file ($P/logd/deleted.jsonl (deleted)), which no one could read back" \
+	deleted "$P/logd/deleted.jsonl"
+mkdir -p "$P/logd/det"
+FD_WRAP=(unshare --mount --propagation private)
+frow h-audit-fd-file-unresolvable \
+	"audit log fd:3: cannot check where it is: /a.jsonl names another file or none (give a path in the container, a pipe or a socket)" \
+	detached "$P/logd/det"
+FD_WRAP=()
+rm -f "$P/w/fifo" "$P/logd/fifo-644"
+mkfifo -m 0600 "$P/w/fifo"
+mkfifo -m 0644 "$P/logd/fifo-644"
+frow h-audit-fd-fifo-in-writable "audit log fd:3: is $P/w/fifo, inside $P/w, which commands may write" \
+	fifo "$P/w/fifo" "$WORK/fifo-w.out"
+frow h-audit-fd-fifo-readable \
+	"audit log fd:3: a FIFO readable by group or others: a command could open it and take lines from its reader" \
+	fifo "$P/logd/fifo-644" "$WORK/fifo-644.out"
+frow h-audit-fd-eventfd "audit log fd:3: not a file, a pipe or a socket" eventfd
+
+# run_session REQUEST ID CMD...: run CMD (a serve) with REQUEST on stdin, kept
+# open until CMD has written the exit event of ID (10 s bound), so that the end
+# of stdin comes after the command's end, not with it; RC, OUT, ERR as run_cmd.
+run_session() {
+	local req=$1 id=$2
+	shift 2
+	CMD="printf %s $(printf '%q' "$req") (until the exit event of $id) | $(printf '%q ' "$@")"
+	: >"$WORK/stdout"
+	{
+		printf '%s' "$req"
+		wait_for 10 grep -q "\"event\":\"exit\",\"id\":\"$id\"" "$WORK/stdout"
+	} | "$@" >>"$WORK/stdout" 2>"$WORK/stderr"
+	RC=$?
+	slurp "$WORK/stdout" OUT
+	slurp "$WORK/stderr" ERR
+}
+# faccept NAME OUT KIND ARG...: the same, accepted: the exec runs, and OUT (the
+# log, or what a reader child copied from fd 3) gets every line of the turn.
+faccept() {
+	selected "$1" || return 0
+	begin "$1"
+	local out=$2
+	shift 2
+	rm -f "$out"
+	place_argv serve --audit-log fd:3
+	run_session "$PREQ" r "${WITHFD[@]}" "$@" -- "${PA[@]}"
+	expect_rc 0
+	expect_contains stdout "$OUT" "$RAN_EVENTS"
+	wait_for 10 grep -q '"turn_end"' "$out" || why "no turn_end line in $out within 10 s"
+	eq "the log's events" "$(log_events "$out")" "turn_start exec exit turn_end"
+	end
+}
+faccept h-audit-fd-file-accepted "$P/logd/ok.jsonl" file "$P/logd/ok.jsonl"
+faccept h-audit-fd-pipe-accepted "$WORK/pipe.out" pipe "$WORK/pipe.out"
+faccept h-audit-fd-socket-accepted "$WORK/socket.out" socket "$WORK/socket.out"
+rm -f "$P/logd/fifo"
+mkfifo -m 0600 "$P/logd/fifo"
+faccept h-audit-fd-fifo-accepted "$WORK/fifo.out" fifo "$P/logd/fifo" "$WORK/fifo.out"
+
+# The exec line names what the filter admitted (TZ), not what the request offered.
+if selected h-audit-env-names-filtered; then
+	begin h-audit-env-names-filtered
+	rm -f "$P/logd/names.jsonl"
+	place_argv serve --audit-log "$P/logd/names.jsonl"
+	run_session '{"op":"exec","id":"n","command":"true","env":{"GH_TOKEN":"x","TZ":"UTC","LD_PRELOAD":"/x.so","PATH":"/evil","HOME":"/root","LC_ALL":"C"}}'$'\n' \
+		n "${PA[@]}"
+	expect_rc 0
+	got=$("$PY" -c 'import json, sys
+print(json.dumps([e["env_names"] for e in map(json.loads, open(sys.argv[1])) if e["event"] == "exec"]))' \
+		"$P/logd/names.jsonl" 2>&1)
+	eq "env_names of the exec lines" "$got" '[["TZ"]]'
+	end
+fi
+
+# lrow NAME SOCKET MESSAGE: listen --socket SOCKET is refused with MESSAGE, and
+# makes no socket.
+lrow() {
+	selected "$1" || return 0
+	begin "$1"
+	rm -f "$2"
+	place_argv listen --socket "$2"
+	run_cmd "${PA[@]}"
+	refused "$3"
+	[[ -e $2 ]] && why "$2 was made"
+	end
+}
+lrow h-listen-socket-dir-in-writable "$P/w/s.sock" \
+	"listen: socket $P/w/s.sock: its directory $P/w is inside $P/w, which commands may write"
+lrow h-listen-socket-dir-owned-by-uid "$P/owned/s.sock" \
+	"listen: socket $P/owned/s.sock: its directory $P/owned is owned by uid 1000 or writable by group or others"
+lrow h-listen-socket-dir-world-writable "$P/open/s.sock" \
+	"listen: socket $P/open/s.sock: its directory $P/open is owned by uid 1000 or writable by group or others"
+rm -f "$P/logd/wlink"
+ln -s "$P/w" "$P/logd/wlink"
+lrow h-listen-socket-dir-link-into-writable "$P/logd/wlink/s.sock" \
+	"listen: socket $P/logd/wlink/s.sock: its directory $P/logd/wlink is $P/w, inside $P/w, which commands may write"
+# A link in the writable set that leads out of it: a command could point it elsewhere.
+rm -f "$P/w/outlink"
+ln -s "$P/logd" "$P/w/outlink"
+lrow h-listen-socket-dir-link-from-writable "$P/w/outlink/s.sock" \
+	"listen: socket $P/w/outlink/s.sock: its directory $P/w/outlink is inside $P/w, which commands may write"
+lrow h-listen-socket-dir-missing "$P/none/s.sock" \
+	"listen: socket $P/none/s.sock: its directory $P/none: No such file or directory"
+# A relative path: turninit works from /, where it would have made the socket.
+lrow h-listen-socket-relative turninit-hostile-relative.sock \
+	"listen: socket turninit-hostile-relative.sock: expected an absolute path"
+[[ -S /turninit-hostile-relative.sock ]] && rm -f /turninit-hostile-relative.sock
+
+# listen_start SOCKET [WRAP...]: listen --socket SOCKET (the manifest "place")
+# in the background under WRAP, stderr to $WORK/listen-bg.err; LBG its pid.
+listen_start() {
+	local sock=$1
+	shift
+	rm -f "$sock"
+	place_argv listen --socket "$sock"
+	"$@" "${PA[@]}" </dev/null >/dev/null 2>"$WORK/listen-bg.err" &
+	LBG=$!
+}
+# pid_named ROOT COMM: the first descendant of ROOT whose comm is COMM.
+pid_named() {
+	local p c
+	for p in $(pgrep -P "$1"); do
+		if [[ $(cat "/proc/$p/comm" 2>/dev/null) == "$2" ]]; then
+			echo "$p"
+			return 0
+		fi
+		c=$(pid_named "$p" "$2") && { echo "$c"; return 0; }
+	done
+	return 1
+}
+# listen_stop: SIGTERM to listen_start's turninit (PID 1 of its namespace), and wait.
+listen_stop() {
+	local p1
+	p1=$(pid_named "$LBG" turninit) && kill -TERM "$p1"
+	wait "$LBG"
+}
+# The socket is made mode 0666 by bind(2) under a umask (and in a good place, taken).
+if selected h-listen-socket-mode-0666; then
+	begin h-listen-socket-mode-0666
+	listen_start "$P/logd/mode.sock"
+	CMD="turninit listen --socket $P/logd/mode.sock; stat"
+	if wait_for 20 test -S "$P/logd/mode.sock"; then
+		eq "the socket" "$(stat -c '%F %a %u' "$P/logd/mode.sock")" "socket 666 0"
+	else
+		why "no socket within 20 s: $(cat "$WORK/listen-bg.err")"
+	fi
+	listen_stop
+	end
+fi
+# Nothing is done by path after bind(2): a symlink put at the path meanwhile
+# (strace holds the syscall after bind for 500 ms) is not followed. It used to
+# be chmod(path, 0666), which as root made the link's target mode 0666.
+if selected h-listen-socket-no-chmod-through-symlink; then
+	begin h-listen-socket-no-chmod-through-symlink
+	printf 'keep\n' >"$P/logd/target"
+	chmod 0600 "$P/logd/target"
+	listen_start "$P/logd/race.sock" strace -f -qq -o /dev/null \
+		-e trace=chmod,fchmodat,listen -e inject=chmod,fchmodat,listen:delay_enter=500000
+	CMD="strace (a delay after bind) turninit listen --socket $P/logd/race.sock; the socket swapped for a symlink to $P/logd/target"
+	run_cmd "$PY" -c 'import os, stat, sys, time
+sock, target = sys.argv[1], sys.argv[2]
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    try:
+        if stat.S_ISSOCK(os.lstat(sock).st_mode):
+            os.unlink(sock)
+            os.symlink(target, sock)
+            print("swapped")
+            sys.exit(0)
+    except FileNotFoundError:
+        pass
+    time.sleep(0.001)
+print("no socket within 20 s")' "$P/logd/race.sock" "$P/logd/target"
+	expect_out $'swapped\n'
+	# Set up: the landlock line comes after the socket (and, before, the chmod).
+	wait_for 20 grep -q 'landlock:' "$WORK/listen-bg.err" || why "listen did not come up: $(cat "$WORK/listen-bg.err")"
+	eq "the target's mode" "$(stat -c %a "$P/logd/target")" 600
+	listen_stop
+	end
+fi
+
+# turninit call against a server that is not turninit (tests/hostile/fake_server.py).
+# fake_start NAME [UID]: the server on $P/logd/NAME.sock (FS), in the background
+# (FAKE: its pid); what it reads goes to $WORK/NAME.req (FO).
+fake_start() {
+	FS=$P/logd/$1.sock FO=$WORK/$1.req
+	rm -f "$FS" "$FO" "$FO.ready"
+	timeout -k 5 40 "$PY" "$ROOT/tests/hostile/fake_server.py" "$FS" "$FO" ${2:+"$2"} &
+	FAKE=$!
+	wait_for 10 test -e "$FO.ready" || why "the fake server did not start"
+}
+# fake_stop: the server ends once its one connection is over (or it is killed).
+fake_stop() {
+	kill "$FAKE" 2>/dev/null
+	wait "$FAKE" 2>/dev/null
+}
+# req_env: the request the server read, its env as JSON ("absent" without one).
+req_env() {
+	"$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(json.dumps(r["env"]) if "env" in r else "absent")' "$FO" 2>&1
+}
+# crow NAME UID MESSAGE ARG...: `turninit call ARG... --socket FS -- 'echo RAN'`
+# (environment TZ=UTC), the server's uid UID, is refused with MESSAGE, and sends
+# nothing (checked when the server got a connection at all).
+crow() {
+	selected "$1" || return 0
+	begin "$1"
+	local name=$1 uid=$2 msg=$3
+	shift 3
+	fake_start "$name" "$uid"
+	envfile call
+	add TZ=UTC
+	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" "$@" -- 'echo RAN'
+	refused "${msg//@FS@/$FS}"
+	fake_stop
+	[[ -s $FO ]] && why "call sent: $(head -c 200 "$FO")"
+	end
+}
+crow h-call-server-uid-refused 1000 \
+	"call: the server at @FS@ runs as uid 1000, not uid 0: it is not turninit listen, which runs as root, and may be a command's own server (--server-uid names another uid)"
+crow h-call-env-bad-name "" '--env: "A B" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)' --env 'A B=x'
+# 300 bytes: longer than any name (255 at most), not a name cut to 255
+A300=$(printf 'A%.0s' $(seq 300))
+crow h-call-env-name-too-long "" "--env: \"${A300:0:64}\" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)" \
+	--env "$A300=x"
+crow h-call-env-given-twice "" "--env TZ: given twice" --env TZ --env TZ=x
+crow h-call-env-not-utf8 "" "call: --env TZ: the value is not valid UTF-8" --env $'TZ=\xff'
+crow h-call-server-uid-bad-value "" "--server-uid takes a uid from 0 to 4294967294" --server-uid -1
+if selected h-call-server-uid-named-accepted; then
+	begin h-call-server-uid-named-accepted
+	fake_start call-named 1000
+	envfile call
+	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" --server-uid 1000 -- 'echo RAN'
+	expect_rc 0
+	expect_out ""
+	expect_err ""
+	fake_stop
+	eq "the request" "$(head -c 200 "$FO")" '{"op":"exec","id":"call","command":"echo RAN"}'
+	end
+fi
+# Only the names asked for are sent: the value of --env NAME from call's
+# environment, --env NAME=VALUE as given; a name not set is left out.
+if selected h-call-sends-only-named-env; then
+	begin h-call-sends-only-named-env
+	fake_start call-env
+	envfile call-env
+	add TZ=UTC GH_TOKEN=secret-value LC_ALL=C
+	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" --env TZ \
+		-e LC_ALL=POSIX --env NOT_SET -e LANG=C.UTF-8 -- 'echo RAN'
+	expect_rc 0
+	fake_stop
+	eq "the request's env" "$(req_env)" '{"TZ": "UTC", "LC_ALL": "POSIX", "LANG": "C.UTF-8"}'
+	grep -q secret-value "$FO" && why "the request holds GH_TOKEN's value"
+	end
+fi
+if selected h-call-sends-no-env-unless-named; then
+	begin h-call-sends-no-env-unless-named
+	fake_start call-noenv
+	envfile call-noenv
+	add TZ=UTC GH_TOKEN=secret-value
+	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" -- 'echo RAN'
+	expect_rc 0
+	fake_stop
+	eq "the request's env" "$(req_env)" absent
+	end
+fi
+if selected h-call-options-without-call; then
+	arow h-call-options-without-call --env TZ -- 'echo RAN'
+	refused "--env and --server-uid go with call"
+	end
+fi
+
 # ---- the table ----------------------------------------------------------------------------
 # doc_check DOC: print each test a row of DOC names that no test in tests/ has
 # (a `begin NAME` of a suite, or a cmocka_unit_test(NAME)), and each test of
@@ -700,12 +1040,12 @@ doc_check() {
 	local doc=$1 names n
 	names=$(grep -E '^\| `' "$doc" | cut -d'|' -f2 | grep -oE '`[A-Za-z0-9_.-]+`' | tr -d '`' | sort -u)
 	for n in $names; do
-		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow) $n( |\$)|cmocka_unit_test\\($n\\)" \
+		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow) $n( |\$)|cmocka_unit_test\\($n\\)" \
 			"$ROOT"/tests/integration/*.sh "$ROOT"/tests/unit/*.c \
 			|| echo "row names $n: no such test"
 	done
 	# shellcheck disable=SC2013 # test names are words
-	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
+	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
 		| awk '{print $2}' | sort -u); do
 		grep -qx "$n" <<<"$names" || echo "test $n: no row"
 	done

@@ -552,10 +552,21 @@ if listen_test c-call-timeout-124; then
 	end
 fi
 if listen_test c-call-env-filtered; then
+	# Each name sent (--env), and the server's filter still decides.
 	run_cmd "${CALL[@]}" --user 1000:1000 -e TZ=UTC -e GH_TOKEN=x -e LD_PRELOAD=/x.so \
-		"$IMG:base" call --socket "$SOCK_IN" 'echo "${TZ-unset} ${GH_TOKEN-unset} ${LD_PRELOAD-unset} $HOME"'
+		"$IMG:base" call --socket "$SOCK_IN" --env TZ --env GH_TOKEN --env LD_PRELOAD \
+		'echo "${TZ-unset} ${GH_TOKEN-unset} ${LD_PRELOAD-unset} $HOME"'
 	expect_rc 0
 	expect_out $'UTC unset unset /home/agent\n'
+	end
+fi
+if listen_test c-call-env-only-named; then
+	# TZ is admitted by the manifest, but call sends only what --env names:
+	# it used to send its whole environment.
+	run_cmd "${CALL[@]}" --user 1000:1000 -e TZ=UTC -e LANG=x \
+		"$IMG:base" call --socket "$SOCK_IN" --env LANG 'echo "${TZ-unset} $LANG"'
+	expect_rc 0
+	expect_out $'unset C.UTF-8\n'
 	end
 fi
 if listen_test c-call-stdin; then

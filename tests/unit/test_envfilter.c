@@ -333,6 +333,42 @@ static void test_build_nothing_allowed(void **state)
 	envf_free(envp);
 }
 
+/* envf_admits says of one entry what envf_build does with it (the audit log's
+ * env_names): every entry test_build_exact offers, admitted or not. */
+static void test_admits_agrees_with_build(void **state)
+{
+	struct mf_manifest m = test_manifest();
+	const char *const in[] = {
+		"GIT_AUTHOR_NAME=A. Agent", "TZ=UTC", "EMPTY=", "LC_CTYPE=C",
+		"BASHOPTS_X=1", "BFOO=1", "LANG=C", "HX=1=2",   /* H*: the name HX, value "1=2" */
+	};
+	const char *const out[] = {
+		"HOME=/root", "PATH=/evil", "LC_ALL=C", "LD_PRELOAD=/x.so", "BASH_ENV=/x",
+		"BASH_FUNC_ls%%=() { :; }", "SHELLOPTS=xtrace", "TURNINIT_MANIFEST=x",
+		"GH_TOKEN=secret", "TZ", "=x", "T Z=1",
+	};
+	char *one[2] = { NULL, NULL };
+	char **envp = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		assert_true(envf_admits(&m.env, in[i]));
+		one[0] = (char *)in[i];
+		assert_int_equal(envf_build(&m.env, m.home, one, &envp, NULL), 0);
+		assert_string_equal(envp[m.env.n_set], in[i]);   /* after env.set, before HOME */
+		envf_free(envp);
+	}
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		assert_false(envf_admits(&m.env, out[i]));
+		one[0] = (char *)out[i];
+		assert_int_equal(envf_build(&m.env, m.home, one, &envp, NULL), 0);
+		assert_string_equal(envp[m.env.n_set], "HOME=/home/agent");
+		envf_free(envp);
+	}
+	assert_false(envf_admits(NULL, "TZ=UTC"));
+	assert_false(envf_admits(&m.env, NULL));
+}
+
 /* The exact-name rule: "TZ" admits TZ only; later duplicates never override. */
 static void test_build_first_wins(void **state)
 {
@@ -414,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_build_no_caller),
 		cmocka_unit_test(test_build_nothing_allowed),
 		cmocka_unit_test(test_build_first_wins),
+		cmocka_unit_test(test_admits_agrees_with_build),
 		cmocka_unit_test(test_build_bad_args),
 	};
 

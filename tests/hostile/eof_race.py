@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""eof_race.py - the end of stdin and the last command's end in the same poll
+round of `turninit serve`, for tests/integration/hostile.sh:
+
+    eof_race.py -- SERVER_ARGV...
+
+Starts the server (SERVER_ARGV: `turninit serve` in its namespaces), runs
+`sleep 0.5` as exec "x" and waits for its started event; then stops turninit
+(SIGSTOP, from outside its PID namespace), waits until the command's keeper
+has ended (its exit message and SIGCHLD are then pending), closes turninit's
+stdin, and lets it go on (SIGCONT): its next poll finds all three at once.
+Prints the events of "x" (pid and duration_ms as 0) and `serve status N`, or
+`serve still running after 10 s` (then kills turninit). Bounded waits only.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+WAIT = 10
+
+
+def children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                head, tail = f.read().rsplit(")", 1)
+        except (OSError, ValueError):
+            continue
+        fields = tail.split()
+        if fields[1] == str(pid):
+            out.append((int(d), head.split("(", 1)[1], fields[0]))
+    return out
+
+
+def find(root, comm):
+    """The first descendant of root named comm."""
+    todo = [root]
+    while todo:
+        for pid, c, _ in children(todo.pop(0)):
+            if c == comm:
+                return pid
+            todo.append(pid)
+    return None
+
+
+def until(what, cond):
+    end = time.monotonic() + WAIT
+    while time.monotonic() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.01)
+    print("timed out: %s" % what)
+    sys.exit(1)
+
+
+def shown(line):
+    ev = json.loads(line)
+    for k in ("pid", "duration_ms"):
+        if k in ev:
+            ev[k] = 0
+    return json.dumps(ev, separators=(",", ":"))
+
+
+def main(argv):
+    server = argv[argv.index("--") + 1:]
+    p = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    p.stdin.write(b'{"op":"exec","id":"x","command":"sleep 0.5"}\n')
+    p.stdin.flush()
+    started = p.stdout.readline()
+    print(shown(started))
+    t = until("turninit", lambda: find(p.pid, "turninit"))
+    os.kill(t, signal.SIGSTOP)
+    until("turninit stopped", lambda: open("/proc/%d/stat" % t).read().rsplit(")", 1)[1].split()[0] == "T")
+    # The keeper is turninit's child; once it is a zombie (or gone), its
+    # message and SIGCHLD wait for turninit.
+    kids = children(t)
+    if not kids:
+        print("the command ended before turninit was stopped")
+        sys.exit(1)
+    until("the keeper's end", lambda: all(s == "Z" for _, _, s in children(t)))
+    p.stdin.close()
+    p.stdin = None   # closed: communicate must not flush it
+    os.kill(t, signal.SIGCONT)
+    try:
+        out, _ = p.communicate(timeout=WAIT)
+    except subprocess.TimeoutExpired:
+        print("serve still running after %d s" % WAIT)
+        os.kill(t, signal.SIGKILL)   # PID 1 of its namespace: unshare and timeout follow
+        p.wait(WAIT)
+        return
+    for line in out.splitlines():
+        print(shown(line))
+    print("serve status %d" % p.returncode)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
