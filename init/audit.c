@@ -154,6 +154,8 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
 	created = fd >= 0;
 	if (fd < 0 && errno == EEXIST)
 		fd = open(spec, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 && errno == ELOOP)   /* O_NOFOLLOW's answer for a link, not a loop */
+		return err_set(err, ELOOP, "audit log %s: is a symbolic link (give the path it leads to)", spec);
 	if (fd < 0)
 		return err_errno(err, errno, "audit log %s", spec);
 	r = check_path(spec, fd, m, err);

@@ -133,6 +133,8 @@ int keeper_read(const struct keeper *k, struct keeper_msg *msg)
 void keeper_cancel(const struct keeper *k)
 {
 	kill(k->pid, SIGTERM);
+	/* a keeper stopped from outside (SIGSTOP by root) must still end its command */
+	kill(k->pid, SIGCONT);
 }
 
 void keeper_forward(const struct keeper *k, int sig)

@@ -6,6 +6,11 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <stdint.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -49,16 +54,57 @@ static uint64_t ll_write_rights(int abi)
 	return r;
 }
 
-static int ll_allow(int ruleset, const char *path, uint64_t handled, struct tn_error *err)
+/* landlock.shm false: the manifest refuses a writable path that names
+ * /dev/shm or holds it, but a path that leads there through a symbolic link
+ * (Debian's /run/shm) or is a bind mount of its file system is only known
+ * here. fd: the writable path, opened. Returns 0, or -EPERM with err filled. */
+static int ll_check_no_shm(int fd, const char *path, const struct stat *st, struct tn_error *err)
+{
+	char link[64], real[PATH_MAX], shm[PATH_MAX];
+	struct stat shm_st, dev_st;
+	ssize_t n;
+	size_t len;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, real, sizeof(real) - 1);
+	if (n < 0)
+		return err_errno(err, errno, "landlock: %s: cannot tell where it leads", path);
+	real[n] = '\0';
+	if (!realpath("/dev/shm", shm) || stat("/dev/shm", &shm_st) != 0 || stat("/dev", &dev_st) != 0)
+		return 0;   /* no /dev/shm: nothing to keep */
+	len = strlen(real);
+	if (strcmp(real, "/") == 0 ||
+	    (strncmp(shm, real, len) == 0 && (shm[len] == '\0' || shm[len] == '/')) ||
+	    (shm_st.st_dev != dev_st.st_dev && st->st_dev == shm_st.st_dev))
+		return err_set(err, EPERM, "landlock.writable: %s leads to %s, which makes /dev/shm writable, and landlock.shm is false",
+			       path, real);
+	return 0;
+}
+
+/* A rule granting handled under path. l: the manifest's section when path is
+ * one of its writable paths (checked where it leads: not into /proc, not to
+ * /dev/shm under shm false), NULL for a device path. */
+static int ll_allow(int ruleset, const char *path, uint64_t handled,
+		    const struct mf_landlock *l, struct tn_error *err)
 {
 	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
 	struct landlock_path_beneath_attr rule = { .allowed_access = handled };
 	struct stat st;
+	int r;
 
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0 || fstat(fd, &st) != 0)
 		return err_errno(err, errno, "landlock: %s", path);
+	if (l && l->no_shm && (r = ll_check_no_shm(fd, path, &st, err)) < 0)
+		return r;
+	/* the manifest refuses /proc by name; a link into it is known here */
+	if (l) {
+		struct statfs fs;
+
+		if (fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)
+			return err_set(err, EPERM, "landlock.writable: %s leads into /proc, which commands may not write (they could lower their oom_score_adj)", path);
+	}
 	if (!S_ISDIR(st.st_mode))
 		rule.allowed_access &= LL_FILE_RIGHTS;
 	rule.parent_fd = fd;
@@ -89,14 +135,14 @@ int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_er
 	if (fd < 0)
 		return err_errno(err, errno, "landlock: creating the ruleset (ABI %d)", abi);
 	for (size_t i = 0; i < l->n_writable; i++) {
-		r = ll_allow(fd, l->writable[i], attr.handled_access_fs, err);
+		r = ll_allow(fd, l->writable[i], attr.handled_access_fs, l, err);
 		if (r < 0)
 			return r;
 	}
 	for (const char *const *d = devices; *d; d++) {
 		if (l->no_shm && strcmp(*d, "/dev/shm") == 0)
 			continue;   /* landlock.shm: false */
-		r = ll_allow(fd, *d, attr.handled_access_fs, err);
+		r = ll_allow(fd, *d, attr.handled_access_fs, NULL, err);
 		if (r < 0)
 			return r;
 	}

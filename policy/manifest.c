@@ -713,6 +713,11 @@ static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct t
 			if (strcmp(m->landlock.writable[j], m->landlock.writable[i]) == 0)
 				return err_set(err, EINVAL, "%s: \"%s\" is listed twice", path,
 					       mf_show(m->landlock.writable[i], show));
+		/* /proc writable would let a command lower its oom_score_adj (and
+		 * write the other files of its own /proc/self) */
+		if (strcmp(m->landlock.writable[i], "/") != 0 && mf_path_covers("/proc", m->landlock.writable[i]))
+			return err_set(err, EINVAL, "%s: \"%s\" is in /proc, which commands may not write (they could lower their oom_score_adj)",
+				       path, mf_show(m->landlock.writable[i], show));
 		/* shm false and a writable path that holds /dev/shm say two things */
 		if (m->landlock.no_shm && mf_path_covers(m->landlock.writable[i], "/dev/shm"))
 			return err_set(err, EINVAL, "%s: \"%s\" makes /dev/shm writable, and landlock.shm is false",

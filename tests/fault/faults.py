@@ -122,6 +122,20 @@ def case_keeper_lost(c, a):
     say("serve status", c.close())
 
 
+def case_keeper_stopped(c, a):
+    """The keeper is stopped from the host (SIGSTOP): the timeout still ends
+    the command, because a cancel sends the keeper SIGCONT with SIGTERM."""
+    c.exec("echo ready; sleep 100", id="s", timeout_s=2)
+    s = c.wait("s", timeout=30, until=lambda r: r.stdout)
+    keeper = ppid(host_pids(a.name)[s.pid])
+    os.kill(keeper, signal.SIGSTOP)
+    t0 = time.monotonic()
+    s = c.wait("s", timeout=30)
+    note("exit event %d ms after SIGSTOP of the keeper" % ms_since(t0))
+    say("s", exit_fields(s), "within 4 s:", within(ms_since(t0), 4000))
+    say("serve status", c.close())
+
+
 # --- 3. the audit log fails ---------------------------------------------------------
 def run_until_refused(c, most=400):
     """echo N until an exec is refused; (execs run, the error message)."""

@@ -148,6 +148,15 @@ bystander.lost false"
 	end
 fi
 
+if selected f-keeper-stopped; then
+	begin f-keeper-stopped
+	fcase stopped-keeper keeper_stopped --
+	expect_out "s code=null signal=15 timed_out=true truncated=false within 4 s: yes
+serve status 0
+"
+	end
+fi
+
 # --- 3. the audit log fails ---------------------------------------------------------
 if selected f-audit-log-full; then
 	# The audit log's file system fills up (a host tmpfs of 8 KiB): the exec that

@@ -60,6 +60,8 @@ manifest timeout "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"timeout
 manifest ll-optional "{$HEAD,\"env\":{$SET},\"landlock\":{\"optional\":true}}"
 manifest ll-narrow "{$HEAD,\"env\":{$SET},\"landlock\":{\"writable\":[\"/home/agent\"]}}"
 manifest ll-no-shm "{$HEAD,\"env\":{$SET},\"landlock\":{\"shm\":false}}"
+manifest ll-proc-link "{$HEAD,\"env\":{$SET},\"landlock\":{\"writable\":[\"/home/agent\",\"/proclink\"]}}"
+manifest ll-shm-link "{$HEAD,\"env\":{$SET},\"landlock\":{\"shm\":false,\"writable\":[\"/home/agent\",\"/shmlink\"]}}"
 manifest shell-noexec "{$HEAD,\"shell\":\"/etc/turninit/trusted.pub\",\"env\":{$SET,\"allow\":[]}}"
 manifest shell-missing "{$HEAD,\"shell\":\"/bin/no-such-shell\",\"env\":{$SET,\"allow\":[]}}"
 manifest file "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"FROM\":\"file\"},\"allow\":[]}}"
@@ -90,6 +92,9 @@ startup() { # startup WHAT VAR: a startup file that talks, exports and prepends 
 	printf 'echo "DOTFILE %s ran"\nexport %s=1 GH_TOKEN=from-%s\nexport PATH=/dotfile-bin-%s:$PATH\n' \
 		"$1" "$2" "$2" "$2"
 }
+# and /shmlink, a symbolic link to /dev/shm (as Debian's /run/shm is)
+ln -s /dev/shm "$OV/shmlink"
+ln -s /proc "$OV/proclink"   # and /proclink, one to /proc
 startup /etc/profile PROFILE_VAR > "$OV/etc/profile"
 printf 'for f in /etc/profile.d/*.sh; do . "$f"; done\n' >> "$OV/etc/profile"
 startup /etc/bash.bashrc BASHRC_VAR > "$OV/etc/bash.bashrc"
@@ -141,6 +146,8 @@ mapfile -t ENV_TIMEOUT < <(manifest_env "$M/timeout.json")
 mapfile -t ENV_LL_OPTIONAL < <(manifest_env "$M/ll-optional.json")
 mapfile -t ENV_LL_NARROW < <(manifest_env "$M/ll-narrow.json")
 mapfile -t ENV_LL_NO_SHM < <(manifest_env "$M/ll-no-shm.json")
+mapfile -t ENV_LL_SHM_LINK < <(manifest_env "$M/ll-shm-link.json")
+mapfile -t ENV_LL_PROC_LINK < <(manifest_env "$M/ll-proc-link.json")
 # podman's own default seccomp profile without the landlock syscalls: to turninit
 # that is a kernel without Landlock (they fail with the profile's ENOSYS).
 NO_LANDLOCK=$WORK/seccomp-no-landlock.json
@@ -605,6 +612,22 @@ if selected l-landlock-shm-false; then
 	prun "${ENV_LL_NO_SHM[@]}" "$SEALED" verify
 	aw=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["landlock"]["always_writable"]))' 2>&1)
 	eq "verify: always_writable" "$aw" "/dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts"
+	end
+fi
+if selected l-landlock-shm-false-link-refused; then
+	# A writable path that leads to /dev/shm through a symbolic link is
+	# refused at start: the manifest's names alone cannot tell.
+	begin l-landlock-shm-false-link-refused
+	prun --tmpfs "$HOME_TMPFS,notmpcopyup" "${ENV_LL_SHM_LINK[@]}" "$IMG:dotfiles" 'echo COMMAND-RAN'
+	expect_refusal "landlock.writable: /shmlink leads to /dev/shm, which makes /dev/shm writable, and landlock.shm is false"
+	end
+fi
+if selected l-landlock-proc-link-refused; then
+	# /proc writable would let a command lower its oom_score_adj: the
+	# manifest refuses the name, and turninit a path that leads there.
+	begin l-landlock-proc-link-refused
+	prun --tmpfs "$HOME_TMPFS,notmpcopyup" "${ENV_LL_PROC_LINK[@]}" "$IMG:dotfiles" 'echo COMMAND-RAN'
+	expect_refusal "landlock.writable: /proclink leads into /proc, which commands may not write"
 	end
 fi
 if selected l-landlock-unavailable-refused; then
