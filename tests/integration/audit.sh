@@ -333,7 +333,7 @@ printf '' > "$LOGDIR/open.jsonl"
 chmod 0666 "$LOGDIR/open.jsonl"
 refuse refuse-log-world-writable "writable by group or others" /var/log/turninit/open.jsonl
 ln -s /tmp/x "$LOGDIR/link.jsonl"
-refuse refuse-log-symlink "audit log /var/log/turninit/link.jsonl" /var/log/turninit/link.jsonl
+refuse refuse-log-symlink "audit log /var/log/turninit/link.jsonl: is a symbolic link (give the path it leads to)" /var/log/turninit/link.jsonl
 # A directory link out of the log directory into /tmp: the path named is out
 # of reach, where it leads is not (the check of the resolved path).
 ln -s /tmp "$LOGDIR/tmplink"
