@@ -19,22 +19,19 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
+import cases as sv  # noqa: E402  (tests/serve/cases.py)
+
 WAIT = 10
 
 
 def children(pid):
+    """(pid, comm, state) of each child of pid: tests/serve/cases.py's children."""
     out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                head, tail = f.read().rsplit(")", 1)
-        except (OSError, ValueError):
-            continue
-        fields = tail.split()
-        if fields[1] == str(pid):
-            out.append((int(d), head.split("(", 1)[1], fields[0]))
+    for line in sv.children(pid):
+        p, state, comm = line.split(" ", 2)
+        out.append((int(p), comm, state))
     return out
 
 
