@@ -96,7 +96,10 @@ static void reap_children(pid_t main_pid, bool *main_done, int *main_status)
 	}
 }
 
-int reap_signal_descendants(pid_t root, int sig)
+/* reap_signal_descendants, but a process of process group skip (> 0) is not
+ * signalled again: kill(-skip) reached it already, and a second SIGTERM that
+ * arrives once its trap has run would run the trap twice. */
+static int reap_signal_tree(pid_t root, int sig, pid_t skip)
 {
 	char path[300], buf[32];
 	int n = 0;
@@ -130,9 +133,9 @@ int reap_signal_descendants(pid_t root, int sig)
 			p = len ? (pid_t)strtol(buf, NULL, 10) : 0;
 			len = 0;
 			if (p > 0) {
-				if (kill(p, sig) == 0)
+				if ((skip <= 0 || getpgid(p) != skip) && kill(p, sig) == 0)
 					n++;
-				n += reap_signal_descendants(p, sig);
+				n += reap_signal_tree(p, sig, skip);
 			}
 			if (ch == EOF)
 				break;
@@ -141,6 +144,11 @@ int reap_signal_descendants(pid_t root, int sig)
 	}
 	closedir(d);
 	return n;
+}
+
+int reap_signal_descendants(pid_t root, int sig)
+{
+	return reap_signal_tree(root, sig, 0);
 }
 
 int reap_is_descendant(pid_t pid, pid_t root)
@@ -179,7 +187,7 @@ int reap_is_descendant(pid_t pid, pid_t root)
 static void reap_term_send(const struct reap_term *t, int sig)
 {
 	kill(-t->pgid, sig);
-	reap_signal_descendants(t->root, sig);
+	reap_signal_tree(t->root, sig, t->pgid);
 }
 
 void reap_term_start(struct reap_term *t, uint64_t now)

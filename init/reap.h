@@ -45,8 +45,8 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms);
  * one-shot timeout and SIGTERM, the keeper's cancel and timeout, and (through
  * reap_kill_all) the end of a turn. reap_term_start sends SIGTERM, then
  * SIGCONT (a stopped process gets SIGTERM only once it runs), to the command's
- * process group and to every descendant of root (what left the group with
- * setsid), and arms SIGKILL for REAP_GRACE_MS later; reap_term_tick sends it,
+ * process group and to every descendant of root outside it (what left the
+ * group with setsid; each process gets each signal once), and arms SIGKILL for REAP_GRACE_MS later; reap_term_tick sends it,
  * to the same group and descendants, once due. */
 struct reap_term {
 	pid_t pgid;         /* the command's process group: its main pid */

@@ -77,12 +77,25 @@ fcase() {
 }
 
 MOUNTS=()
+TMPDIRS=()
 cleanup() {
 	cleanup_containers
 	local m
 	for m in "${MOUNTS[@]}"; do
 		umount "$m" 2>/dev/null
 	done
+	for m in "${TMPDIRS[@]}"; do
+		rm -rf "$m"
+	done
+}
+
+# sockdir: a fresh host directory for a listen socket, root's, mode 0755, in
+# TMPDIR: uid 1000 connects from the host, and the tree may sit in a directory
+# only root can enter (a mktemp -d clone); its path in SOCKDIR.
+sockdir() {
+	SOCKDIR=$(mktemp -d "${TMPDIR:-/tmp}/turninit-fttest.XXXXXX") || abort "mktemp"
+	chmod 0755 "$SOCKDIR"
+	TMPDIRS+=("$SOCKDIR")
 }
 trap cleanup EXIT
 
@@ -200,11 +213,8 @@ if selected f-nofile-many-connections; then
 	# connection runs a command. (podman given only a nofile
 	# ulimit sets an RLIMIT_NPROC that crun cannot: nproc is given too.)
 	begin f-nofile-many-connections
-	sockdir=$WORK/sock-nofile
-	rm -rf "$sockdir"
-	mkdir -p "$sockdir"
-	chown 0:0 "$sockdir"
-	chmod 0755 "$sockdir"
+	sockdir
+	sockdir=$SOCKDIR
 	name=turninit-fttest-$$-nofile
 	run_cmd timeout 300 "$PY" "$CASES" nofile --name "$name" --socket "$sockdir/t.sock" -- \
 		podman run --rm --pull never --network none --label "$LABEL" --name "$name" \
@@ -252,10 +262,8 @@ fi
 # --- 7. half a line, then gone --------------------------------------------------------
 if selected f-half-line-then-gone; then
 	begin f-half-line-then-gone
-	sockdir=$WORK/sock-half
-	rm -rf "$sockdir"
-	mkdir -p "$sockdir"
-	chmod 0755 "$sockdir"
+	sockdir
+	sockdir=$SOCKDIR
 	name=turninit-fttest-$$-half
 	run_cmd timeout 300 "$PY" "$CASES" half_line --name "$name" --socket "$sockdir/t.sock" -- \
 		podman run --rm --pull never --network none --label "$LABEL" --name "$name" \
