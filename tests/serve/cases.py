@@ -231,7 +231,7 @@ def case_setsid_trap_term(c, a):
     """Timeout and cancel send SIGTERM at once to a child that left the
     command's process group and session with setsid, not only SIGKILL after
     the grace period: its TERM trap prints a line and exits 3. The main shell
-    traps TERM too (it may get it twice: as the group and as a descendant)
+    traps TERM too (once: as a member of the group, not again as a descendant)
     and waits until that child is gone, so the exit event comes as soon
     as the child is done (about 1 s after the request for the timeout, at once
     for cancel); were the child not sent SIGTERM, only the SIGKILL after the
