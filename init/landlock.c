@@ -4,15 +4,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/landlock.h>
-#include <stdint.h>
 #include <limits.h>
+#include <linux/landlock.h>
 #include <linux/magic.h>
-#include <sys/statfs.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

@@ -21,7 +21,16 @@ static long oom_kill_line(const char *path)
 
 long memcg_oom_kills(void)
 {
-	long n = oom_kill_line("/sys/fs/cgroup/memory.events");
+	/* Which file holds the counter is found once: every exec and exit reads it. */
+	static const char *const files[] = { "/sys/fs/cgroup/memory.events",
+					     "/sys/fs/cgroup/memory/memory.oom_control" };
+	static int which = -1;   /* -1 not yet known, 2 neither */
+	long n;
 
-	return n >= 0 ? n : oom_kill_line("/sys/fs/cgroup/memory/memory.oom_control");
+	if (which >= 0)
+		return which < 2 ? oom_kill_line(files[which]) : -1;
+	for (which = 0; which < 2; which++)
+		if ((n = oom_kill_line(files[which])) >= 0)
+			return n;
+	return -1;
 }

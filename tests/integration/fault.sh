@@ -70,9 +70,13 @@ fcase() {
 		shift
 	done
 	shift
+	# From the scratch directory: podman's conmon writes a file "oom" into
+	# its working directory when the container's cgroup meets the OOM killer.
+	pushd "$WORK" >/dev/null || abort "cd $WORK"
 	run_cmd timeout 300 "$PY" "$CASES" "$case" --name "$name" -- \
 		podman run -i --rm --pull never --network none --label "$LABEL" --name "$name" \
 		--tmpfs "$HOME_TMPFS" "${opts[@]}" "$SEALED" serve "$@"
+	popd >/dev/null || abort "cd back"
 	printf '%s' "$ERR" | grep '^# ' || true
 }
 
