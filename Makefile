@@ -17,7 +17,8 @@
 #                        valgrind (memcheck over a host build: one-shot, serve, listen),
 #                        audit (the audit container: host tree unchanged, the log),
 #                        pi (clients/pi with the real pi package from npm; node
-#                        >= 20.6), rootless (integration, sandbox and serve again
+#                        >= 20.6), mcp (turninit mcp with the real MCP Inspector
+#                        and Claude Code from npm, a fake model), rootless (integration, sandbox and serve again
 #                        under rootless podman as a user it makes, and
 #                        --userns=keep-id), and the fuzz corpora replayed under
 #                        ASan and UBSan
@@ -73,7 +74,7 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 hostile fault valgrind audit pi rootless
+SUITES := integration sandbox workload serve pid1 hostile fault valgrind audit pi mcp rootless
 # rootless writes one result per suite it runs as its user.
 RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
            rootless-serve rootless-keepid

@@ -12,6 +12,7 @@
 const char cli_usage[] =
 	"usage: turninit [OPTIONS] [--] COMMAND...   run one command, exit with its status\n"
 	"       turninit serve [OPTIONS]             many commands: JSON Lines on stdin/stdout\n"
+	"       turninit mcp [OPTIONS]               an MCP server on stdin/stdout: one tool, bash\n"
 	"       turninit listen [OPTIONS] --socket PATH   the same protocol on a unix socket\n"
 	"       turninit call --socket PATH [--env NAME[=VALUE]]... [--server-uid UID]\n"
 	"                     [--timeout S] [--stdin] [--] COMMAND...\n"
@@ -34,7 +35,7 @@ const char cli_usage[] =
 	"                        is sent. The server admits what its manifest allows.\n"
 	"  --server-uid UID      call: the uid the server must run as (default 0: turninit\n"
 	"                        listen runs as root); anything else is refused unsent\n"
-	"  --audit-log PATH|fd:N serve, listen: append one JSON line per event (turn, each\n"
+	"  --audit-log PATH|fd:N serve, mcp, listen: append one JSON line per event (turn, each\n"
 	"                        command and how it ended) to PATH or to inherited fd N;\n"
 	"                        refused where a command could write it (docs/audit.md)\n"
 	"  -h, --help            this text\n"
@@ -47,13 +48,14 @@ const char cli_usage[] =
 	"exit status: the command's status; 128+N killed by signal N; 124 timed out;\n"
 	"125 turninit refused or failed before the command started; 126 the shell could\n"
 	"not be executed; 127 the shell was not found. serve and listen: 0 at the end of\n"
-	"stdin, 143 after SIGTERM. See docs/protocol.md.\n";
+	"stdin, 143 after SIGTERM; mcp also 130 after SIGINT. See docs/protocol.md and\n"
+	"docs/mcp.md.\n";
 
 static const struct {
 	const char *word;
 	enum cli_mode mode;
 } cli_modes[] = {
-	{ "verify", CLI_VERIFY }, { "serve", CLI_SERVE }, { "listen", CLI_LISTEN },
+	{ "verify", CLI_VERIFY }, { "serve", CLI_SERVE }, { "mcp", CLI_MCP }, { "listen", CLI_LISTEN },
 	{ "call", CLI_CALL },
 };
 
@@ -219,9 +221,9 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 	if (o->n_command == 0)
 		return err_set(err, EINVAL, "no command given (try --help)");
 done:
-	if (o->audit_log && o->mode != CLI_SERVE && o->mode != CLI_LISTEN &&
+	if (o->audit_log && o->mode != CLI_SERVE && o->mode != CLI_MCP && o->mode != CLI_LISTEN &&
 	    o->mode != CLI_HELP && o->mode != CLI_VERSION)
-		return err_set(err, EINVAL, "--audit-log goes with serve or listen");
+		return err_set(err, EINVAL, "--audit-log goes with serve, mcp or listen");
 	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
 		return err_set(err, EINVAL, "--timeout and --stdin go with call");
 	if (o->mode != CLI_CALL && o->mode != CLI_HELP && o->mode != CLI_VERSION &&

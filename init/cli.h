@@ -13,6 +13,7 @@ enum cli_mode {
 	CLI_RUN,        /* one-shot: run COMMAND... */
 	CLI_VERIFY,     /* print the effective policy, run nothing */
 	CLI_SERVE,      /* JSON Lines on stdin/stdout */
+	CLI_MCP,        /* an MCP server on stdin/stdout (docs/mcp.md) */
 	CLI_LISTEN,     /* the same protocol on a unix socket */
 	CLI_CALL,       /* client of listen mode */
 	CLI_HELP,
@@ -28,7 +29,7 @@ struct cli_options {
 	const char *socket_path;        /* listen and call: --socket */
 	unsigned timeout_s;             /* call: --timeout, 0: the manifest's */
 	bool send_stdin;                /* call: --stdin */
-	const char *audit_log;          /* serve, listen: --audit-log PATH|fd:N, or NULL */
+	const char *audit_log;          /* serve, mcp, listen: --audit-log PATH|fd:N, or NULL */
 	const char **env;               /* call: each --env NAME or NAME=VALUE, in order (into argv;
 					 * the array malloc'd, NULL without --env); names distinct */
 	int n_env;
@@ -38,7 +39,7 @@ struct cli_options {
 
 /* cli_parse - parse argv. Options stop at the first non-option or at "--";
  * nothing after "--" is an option. A first non-option word "verify", "serve",
- * "listen" or "call" selects that mode (run a program of such a name with
+ * "mcp", "listen" or "call" selects that mode (run a program of such a name with
  * `turninit -- serve`).
  * `-e`/`--env NAME[=VALUE]` (call; repeatable): NAME a valid environment name,
  * each NAME once. `--server-uid UID` (call): 0..4294967294.

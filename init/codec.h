@@ -1,11 +1,13 @@
 /* codec.h - the wire format of a serve or listen connection. The loop
  * (init/serve*.c) deals in requests (policy/request.h) and in what happened to
  * a command; a codec turns request lines into requests and events into lines.
- * codec_jsonl.c is the JSON Lines protocol of docs/protocol.md; a second wire
- * format (JSON-RPC for MCP) is a new codec_*.c beside it.
+ * codec_jsonl.c is the JSON Lines protocol of docs/protocol.md; codec_mcp.c
+ * is the Model Context Protocol of `turninit mcp` (docs/mcp.md).
  *
- * Every encoder returns one line, malloc'd, without its newline, or NULL when
- * out of memory; id NULL is an error about no request in particular. */
+ * st is the connection's state, made by open (NULL when open is NULL). Every
+ * encoder returns one line, malloc'd, without its newline ("" for nothing to
+ * send), or NULL when out of memory; id NULL is an error about no request in
+ * particular. */
 #ifndef TURNINIT_CODEC_H
 #define TURNINIT_CODEC_H
 
@@ -15,19 +17,29 @@
 
 #include "error.h"
 #include "events.h"
+#include "manifest.h"
 #include "request.h"
 
 struct codec {
 	const char *name;
-	/* one request line (without its newline); rq_parse's contract */
-	int (*parse)(const char *line, size_t len, struct rq_request **ret,
-		     char ret_id[RQ_ID_MAX + 1], struct tn_error *err);
-	char *(*started)(const char *id, int pid);
-	char *(*output)(const char *id, bool err_stream, const uint8_t *data, size_t len);
-	char *(*exit)(const char *id, const struct ev_end *end);
-	char *(*error)(const char *id, const char *msg);
+	/* a connection's state; NULL when out of memory */
+	void *(*open)(const struct mf_manifest *m);
+	void (*close)(void *st);
+	/* one request line (without its newline): rq_parse's contract, or 0
+	 * with *ret NULL and *ret_reply a line that answers it itself */
+	int (*parse)(void *st, const char *line, size_t len, struct rq_request **ret,
+		     char ret_id[RQ_ID_MAX + 1], char **ret_reply, struct tn_error *err);
+	char *(*started)(void *st, const char *id, int pid);
+	char *(*output)(void *st, const char *id, bool err_stream, const uint8_t *data, size_t len);
+	char *(*exit)(void *st, const char *id, const struct ev_end *end);
+	char *(*error)(void *st, const char *id, const char *msg);
+	/* a running command's progress every CODEC_PROGRESS_MS; NULL: none */
+	char *(*progress)(void *st, const char *id, uint64_t elapsed_ms);
 };
 
+#define CODEC_PROGRESS_MS 2000   /* milliseconds between progress calls */
+
 extern const struct codec codec_jsonl;   /* docs/protocol.md */
+extern const struct codec codec_mcp;     /* docs/mcp.md */
 
 #endif

@@ -109,13 +109,17 @@ int main(int argc, char **argv, char **envp)
 	if (sb.landlock.abi == 0)
 		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
 
-	/* 7. Many commands (serve, listen) or one. */
-	if (opt.mode == CLI_SERVE || opt.mode == CLI_LISTEN) {
+	/* 7. Many commands (serve, mcp, listen) or one. */
+	if (opt.mode == CLI_SERVE || opt.mode == CLI_MCP || opt.mode == CLI_LISTEN) {
+		static const char *const names[] = {
+			[CLI_SERVE] = "serve", [CLI_MCP] = "mcp", [CLI_LISTEN] = "listen",
+		};
 		struct serve_ctx ctx = {
 			.manifest = pol.manifest,
 			.sandbox = &sb,
 			.sfd = sfd,
 			.listen_fd = -1,
+			.mcp = opt.mode == CLI_MCP,
 		};
 
 		if (opt.mode == CLI_LISTEN &&
@@ -124,7 +128,7 @@ int main(int argc, char **argv, char **envp)
 		/* Here stderr is turninit's own (events go to stdout or the socket),
 		 * so the layer in force is logged; in one-shot mode it would land in
 		 * the command's stderr. */
-		if (audit_turn_start(opt.mode == CLI_SERVE ? "serve" : "listen", &pol, &err) < 0)
+		if (audit_turn_start(names[opt.mode], &pol, &err) < 0)
 			return refuse(&err);
 		if (sb.landlock.abi > 0)
 			log_line("landlock: ABI %d enforced", sb.landlock.abi);

@@ -46,9 +46,14 @@ void serve_request(struct serve *s, struct conn *c, const char *line, size_t len
 	char id[RQ_ID_MAX + 1];
 	struct waiting **w;
 	struct cmd *m;
+	char *reply = NULL;
 
-	if (c->codec->parse(line, len, &rq, id, &err) < 0) {
+	if (c->codec->parse(c->codec_st, line, len, &rq, id, &reply, &err) < 0) {
 		conn_error(c, queue_answer_id(s, c, id), "%s", err.msg);
+		return;
+	}
+	if (!rq) {   /* the codec answered it itself (MCP's lifecycle, a bad message) */
+		conn_emit(c, reply);
 		return;
 	}
 	if (rq->op == RQ_EXEC) {
@@ -68,8 +73,10 @@ void serve_request(struct serve *s, struct conn *c, const char *line, size_t len
 		const char *op = rq->op == RQ_CANCEL ? "cancel" : "signal";
 
 		m = find_cmd(s, c, rq->id);
-		if (!m || m->exited)
+		if ((!m || m->exited) && !rq->quiet)
 			conn_error(c, rq->id, "%s: no running command %s", op, rq->id);
+		else if (!m || m->exited)
+			;   /* a cancel of what has ended: not answered */
 		else if (rq->op == RQ_SIGNAL)
 			keeper_forward(&m->k, rq->signo);
 		else
@@ -99,6 +106,8 @@ void conn_close(struct serve *s, struct conn *c)
 	if (c->in_fd > 2)
 		close(c->in_fd);
 	free(c->buf);
+	if (c->codec->close)
+		c->codec->close(c->codec_st);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -125,8 +134,9 @@ static void handle_signals(struct serve *s)
 
 		if (sig == SIGCHLD)
 			continue;
-		if (sig == SIGTERM) {
-			serve_end_turn(s, 143);
+		if (sig == SIGTERM || (sig == SIGINT && s->ctx->mcp)) {
+			/* an MCP client ends its server with SIGINT or SIGTERM */
+			serve_end_turn(s, 128 + sig);
 			continue;
 		}
 		for (size_t i = 0; i < s->n_cmds; i++)
@@ -198,7 +208,13 @@ int serve_run(const struct serve_ctx *ctx)
 	if (ctx->listen_fd >= 0)
 		s.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (ctx->listen_fd < 0) {
-		s.conns[0] = (struct conn){ .used = true, .codec = &codec_jsonl, .in_fd = 0, .out_fd = 1 };
+		const struct codec *codec = ctx->mcp ? &codec_mcp : &codec_jsonl;
+
+		s.conns[0] = (struct conn){ .used = true, .codec = codec, .in_fd = 0, .out_fd = 1 };
+		if (codec->open && !(s.conns[0].codec_st = codec->open(ctx->manifest))) {
+			log_line("serve: out of memory");
+			return EXIT_REFUSED;
+		}
 		/* a client that is slow to read must not hold timeouts or SIGTERM */
 		fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
 	}
@@ -217,6 +233,11 @@ int serve_run(const struct serve_ctx *ctx)
 			if (!m->exited && !m->timed_out && t >= m->deadline_ms) {
 				m->timed_out = true;
 				cmd_cancel(m);
+			}
+			if (!m->exited && m->conn->codec->progress && t >= m->progress_ms) {
+				m->progress_ms = t + CODEC_PROGRESS_MS;
+				conn_emit(m->conn, m->conn->codec->progress(m->conn->codec_st, m->id,
+									    t - m->start_ms));
 			}
 			if (m->exited && m->out_fd < 0 && m->err_fd < 0) {
 				struct conn *c = m->conn;
@@ -251,6 +272,8 @@ int serve_run(const struct serve_ctx *ctx)
 
 			if (m->used && !m->exited && !m->timed_out && (!next || m->deadline_ms < next))
 				next = m->deadline_ms;
+			if (m->used && !m->exited && m->conn->codec->progress && (!next || m->progress_ms < next))
+				next = m->progress_ms;
 		}
 		if (next)
 			wait_ms = next > t ? (int)(next - t) : 0;
@@ -301,6 +324,8 @@ int serve_run(const struct serve_ctx *ctx)
 			if (s.conns[i].used) {
 				conn_drain(&s.conns[i], deadline);
 				free(s.conns[i].buf);
+				if (s.conns[i].codec->close)
+					s.conns[i].codec->close(s.conns[i].codec_st);
 			}
 	}
 	serve_close_fd(&s.spare_fd);

@@ -4,6 +4,8 @@
 #ifndef TURNINIT_SERVE_H
 #define TURNINIT_SERVE_H
 
+#include <stdbool.h>
+
 #include "error.h"
 #include "manifest.h"
 #include "sandbox.h"
@@ -17,6 +19,8 @@ struct serve_ctx {
 	const struct sandbox *sandbox;   /* every command's lock-down (init/sandbox.h) */
 	int sfd;                      /* turninit's signalfd (init/reap.c) */
 	int listen_fd;                /* listen mode: the listening socket; -1: serve */
+	bool mcp;                     /* serve mode speaks MCP (codec_mcp), and SIGINT
+					 ends the turn as SIGTERM does (exit 130) */
 };
 
 /* serve_listen_socket - create, bind and listen on a unix stream socket at
@@ -36,7 +40,7 @@ int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_
 			struct tn_error *err);
 
 /* serve_run - run the protocol until the turn ends: end of stdin (serve mode:
- * returns 0) or SIGTERM (returns 143). Every running command is cancelled and
+ * returns 0) or SIGTERM (returns 143; with ctx->mcp also SIGINT, 130). Every running command is cancelled and
  * its exit event written before it returns. Never fails on its own errors:
  * they become error events or log lines. */
 int serve_run(const struct serve_ctx *ctx);

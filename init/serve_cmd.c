@@ -95,7 +95,7 @@ ssize_t cmd_output(struct cmd *m, int *fd, const char *stream)
 	if (give == 0)
 		return n;
 	m->delivered += give;
-	conn_emit(m->conn, m->conn->codec->output(m->id, stream[3] == 'e', buf, give));
+	conn_emit(m->conn, m->conn->codec->output(m->conn->codec_st, m->id, stream[3] == 'e', buf, give));
 	return n;
 }
 
@@ -192,7 +192,7 @@ void cmd_finish(struct cmd *m)
 		.lost = m->lost, .oom_killed = m->oom_killed, .duration_ms = m->end_ms - m->start_ms,
 	};
 
-	conn_emit(m->conn, m->conn->codec->exit(m->id, &end));
+	conn_emit(m->conn, m->conn->codec->exit(m->conn->codec_st, m->id, &end));
 	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, &end, m->cancelled,
 		   m->out_bytes, m->err_bytes);
 	cmd_free(m);
@@ -312,6 +312,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	m->start_ms = reap_now_ms();
 	m->wall_start_ms = audit_wall_ms();
 	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
+	m->progress_ms = m->start_ms + CODEC_PROGRESS_MS;
 	m->limit = mf->limits.output_bytes;
 	m->oom_kills = memcg_oom_kills();
 	m->out_fd = out_p[0];
@@ -335,7 +336,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	if (m->in_fd >= 0)
 		fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
 	m->pid = msg.pid;
-	conn_emit(c, c->codec->started(id, msg.pid));
+	conn_emit(c, c->codec->started(c->codec_st, id, msg.pid));
 	goto out;
 sys:
 	if (errno == EMFILE || errno == ENFILE)

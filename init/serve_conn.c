@@ -104,11 +104,11 @@ void conn_emit(struct conn *c, char *line)
 		log_line("serve: out of memory writing an event");
 		return;
 	}
-	if (c->dead) {
+	n = strlen(line);
+	if (c->dead || n == 0) {   /* "": the codec has nothing to send */
 		free(line);
 		return;
 	}
-	n = strlen(line);
 	if (c->out_len + n + 1 > SERVE_OUT_MAX) {
 		log_line("serve: a client does not read its events: dropping the connection");
 		c->dead = true;
@@ -140,7 +140,7 @@ void conn_error(struct conn *c, const char *id, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	conn_emit(c, c->codec->error(id, msg));
+	conn_emit(c, c->codec->error(c->codec_st, id, msg));
 }
 
 void conn_read(struct serve *s, struct conn *c)

@@ -5,7 +5,8 @@
  *   init/serve_conn.c    connections: the output queue, framing, drain, backpressure
  *   init/serve_cmd.c     the command lifecycle and the queue of waiting execs
  *   init/serve_listen.c  the listen socket and its peer checks
- *   init/codec.h         the wire format of a connection (codec_jsonl.c: JSON Lines)
+ *   init/codec.h         the wire format of a connection (codec_jsonl.c: JSON Lines,
+ *                        codec_mcp.c: MCP)
  */
 #ifndef TURNINIT_SERVE_INT_H
 #define TURNINIT_SERVE_INT_H
@@ -28,6 +29,7 @@
 struct conn {
 	bool used;
 	const struct codec *codec;   /* the wire format of this connection */
+	void *codec_st;              /* its state (codec->open), or NULL */
 	int in_fd, out_fd;        /* the same socket in listen mode */
 	char *out;                /* events not yet written */
 	size_t out_len, out_cap;
@@ -48,6 +50,7 @@ struct cmd {
 	uint8_t *in_buf;
 	size_t in_len, in_off;
 	uint64_t start_ms, deadline_ms, end_ms;
+	uint64_t progress_ms;        /* the next codec->progress, when the codec has one */
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
 	bool lost;                   /* the keeper ended without reporting the end */

@@ -209,7 +209,8 @@ static const char *const mf_keys_root[] = {
 static const char *const mf_keys_user[] = { "uid", "gid", NULL };
 static const char *const mf_keys_env[] = { "set", "allow", NULL };
 static const char *const mf_keys_limits[] = {
-	"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency", NULL,
+	"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency",
+	"result_bytes", NULL,
 };
 static const char *const mf_keys_seccomp[] = { "deny", "allow", NULL };
 static const char *const mf_keys_landlock[] = { "writable", "optional", "shm", NULL };
@@ -459,6 +460,7 @@ static const struct mf_limit_spec mf_limit_specs[] = {
 	{ "nproc", 1, 1048576, offsetof(struct mf_limits, nproc), false },
 	{ "fsize_bytes", 1, MF_FSIZE_MAX, offsetof(struct mf_limits, fsize_bytes), false },
 	{ "concurrency", 1, MF_CONCURRENCY_MAX, offsetof(struct mf_limits, concurrency), true },
+	{ "result_bytes", 256, 16777216, offsetof(struct mf_limits, result_bytes), false },
 };
 
 static int mf_parse_limits(const json_t *root, struct mf_manifest *m, struct tn_error *err)
@@ -473,6 +475,7 @@ static int mf_parse_limits(const json_t *root, struct mf_manifest *m, struct tn_
 		.nproc = 512,
 		.fsize_bytes = 1073741824,
 		.concurrency = 8,
+		.result_bytes = 30000,
 	};
 	r = mf_get_object(root, "limits", "limits", false, &limits, err);
 	if (r < 0 || !limits)
@@ -943,6 +946,7 @@ static json_t *mf_render(const struct mf_manifest *m)
 	MF_SET(limits, "nproc", json_integer((json_int_t)m->limits.nproc));
 	MF_SET(limits, "fsize_bytes", json_integer((json_int_t)m->limits.fsize_bytes));
 	MF_SET(limits, "concurrency", json_integer(m->limits.concurrency));
+	MF_SET(limits, "result_bytes", json_integer((json_int_t)m->limits.result_bytes));
 
 	MF_SET(root, "seccomp", seccomp = json_object());
 	MF_SET(seccomp, "deny", mf_strv_json(m->seccomp.deny, m->seccomp.n_deny));

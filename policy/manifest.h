@@ -32,6 +32,8 @@ struct mf_limits {
 	uint64_t nproc;            /* RLIMIT_NPROC, 1..1048576, default 512 */
 	uint64_t fsize_bytes;      /* RLIMIT_FSIZE in bytes, 1..2^62, default 1073741824 */
 	uint32_t concurrency;      /* commands at once in serve/listen, 1..256, default 8 */
+	uint64_t result_bytes;     /* bytes of output in one MCP tool result, 256..16777216,
+				      default 30000 */
 };
 
 /* "env": what a command's environment is made of (policy/envfilter.c). */

@@ -30,6 +30,9 @@ struct rq_request {
 	size_t stdin_len;
 	/* signal */
 	int signo;                   /* HUP INT QUIT KILL USR1 USR2 TERM WINCH */
+	/* cancel */
+	bool quiet;                  /* a cancel of nothing is not answered (an MCP
+					notification, policy/mcp.h) */
 };
 
 /* rq_parse - parse one request line (without its newline).

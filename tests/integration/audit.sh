@@ -411,7 +411,7 @@ if selected refuse-log-one-shot; then
 	begin refuse-log-one-shot
 	prun --tmpfs /home/agent:rw,mode=0700,size=64m,U -v "$LOGDIR:/var/log/turninit" \
 		"$IMG:sealed" --audit-log /var/log/turninit/a.jsonl -- 'echo RAN'
-	expect_refusal "--audit-log goes with serve or listen"
+	expect_refusal "--audit-log goes with serve, mcp or listen"
 	end
 fi
 

@@ -296,3 +296,41 @@ wait_for() {
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
 }
+
+# node_tap_report TAP LOG RC: the tests of a `node --test` run (its TAP report in
+# file TAP, its log in LOG, its exit status RC) as this suite's TAP lines: one per
+# top-level test, with node's report of a failure; a run that failed with no
+# failing test, or ran none, is a failure too.
+node_tap_report() {
+	local tap=$1 log=$2 rc=$3 line name taplines=()
+	# Top-level "ok N - NAME" / "not ok N - NAME" lines: one per test.
+	[[ -r $tap ]] && mapfile -t taplines <"$tap"
+	for line in "${taplines[@]}"; do
+		case $line in
+		"ok "*" - "*)
+			name=${line#* - }
+			if [[ $name == *" # SKIP"* ]]; then
+				skip "${name% # SKIP*}" "${name#* # SKIP}"
+				continue
+			fi
+			tap_ok "${name% # *}"
+			;;
+		"not ok "*" - "*)
+			name=${line#* - }
+			tap_not_ok "${name% # *}"
+			# node's report of it: the YAML block that follows, as TAP comments.
+			printf '%s\n' "${taplines[@]}" \
+				| awk -v want="$line" '$0 == want { on = 1; next } on && /^(ok|not ok) / { exit } on' \
+				| head -n 40 | sed 's/^/#   /'
+			;;
+		esac
+	done
+	if [[ $rc -ne 0 && $FAIL -eq 0 ]]; then
+		tap_not_ok "node --test exited $rc"
+		tail -n 30 "$log" | sed 's/^/#   /'
+	fi
+	if [[ $((PASS + FAIL)) -eq 0 ]]; then
+		tap_not_ok "no test ran"
+		tail -n 30 "$log" | sed 's/^/#   /'
+	fi
+}

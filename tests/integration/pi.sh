@@ -111,37 +111,7 @@ only=()
 ) >"$WORK/node.log" 2>&1
 node_rc=$?
 
-# Top-level "ok N - NAME" / "not ok N - NAME" lines: one per test.
-taplines=()
-[[ -r $TAP ]] && mapfile -t taplines <"$TAP"
-for line in "${taplines[@]}"; do
-	case $line in
-	"ok "*" - "*)
-		name=${line#* - }
-		if [[ $name == *" # SKIP"* ]]; then
-			skip "${name% # SKIP*}" "${name#* # SKIP}"
-			continue
-		fi
-		tap_ok "${name% # *}"
-		;;
-	"not ok "*" - "*)
-		name=${line#* - }
-		tap_not_ok "${name% # *}"
-		# node's report of it: the YAML block that follows, as TAP comments.
-		printf '%s\n' "${taplines[@]}" \
-			| awk -v want="$line" '$0 == want { on = 1; next } on && /^(ok|not ok) / { exit } on' \
-			| head -n 40 | sed 's/^/#   /'
-		;;
-	esac
-done
-if [[ $node_rc -ne 0 && $FAIL -eq 0 ]]; then
-	tap_not_ok "node --test exited $node_rc"
-	tail -n 30 "$WORK/node.log" | sed 's/^/#   /'
-fi
-if [[ $((PASS + FAIL)) -eq 0 ]]; then
-	tap_not_ok "no test ran"
-	tail -n 30 "$WORK/node.log" | sed 's/^/#   /'
-fi
+node_tap_report "$TAP" "$WORK/node.log" "$node_rc"
 grep '^# ' "$WORK/node.log" | grep -v '^# \(tests\|suites\|pass\|fail\|cancelled\|skipped\|todo\|duration_ms\) ' || true
 
 # No container of this run may be left, whatever the tests did.

@@ -1,0 +1,89 @@
+/* mcp.h - the Model Context Protocol side of `turninit mcp` (docs/mcp.md):
+ * JSON-RPC 2.0 messages, one per line (the MCP stdio transport), the
+ * lifecycle, and one tool, `bash`, whose calls become exec requests
+ * (policy/request.h) and whose results are made from the command's output and
+ * end. Pure (jansson): a session turns a message line into a request or an
+ * answer line, and events into tool results.
+ * Sources: JSON-RPC 2.0; the MCP specification 2025-11-25 (basic/lifecycle,
+ * basic/transports, basic/utilities/cancellation and progress, server/tools). */
+#ifndef TURNINIT_MCP_H
+#define TURNINIT_MCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "events.h"
+#include "manifest.h"
+#include "request.h"
+
+#define MCP_TOOL "bash"             /* the tool's name (clients show mcp__SERVER__bash) */
+#define MCP_PROGRESS_MS 2000        /* milliseconds between progress notifications */
+#define MCP_CALLS_MAX 2048          /* tools/call requests not yet answered */
+
+/* The protocol versions turninit speaks, newest first; initialize answers with
+ * the client's when it is one of them, else with the first. */
+extern const char *const mcp_versions[];
+
+struct mcp_session;
+
+/* mcp_session_new - a session under manifest m (borrowed: it must outlive the
+ * session), whose tool description and limits come from m; version is
+ * turninit's, for serverInfo. NULL when out of memory. */
+struct mcp_session *mcp_session_new(const struct mf_manifest *m, const char *version);
+
+void mcp_session_free(struct mcp_session *s);
+
+/* mcp_parse - one message line (without its newline). Exactly one of three:
+ *  - a tools/call of the tool with valid arguments: *ret is an exec request
+ *    (free with rq_free) whose id is the call's key, [A-Za-z0-9._:-]{1,128}
+ *    (the JSON-RPC id 7 is "7", "abc" is "s:abc", any other string "x:HEX");
+ *  - a notifications/cancelled of a call not yet answered: *ret is a cancel
+ *    of its key with quiet set (a cancel of nothing is not answered);
+ *  - anything else: *ret NULL and *ret_reply the line to send (malloc'd; ""
+ *    for nothing: a notification, a response). Errors of JSON-RPC are
+ *    answered with its codes: -32700 not JSON, -32600 not a request (an
+ *    array, no "jsonrpc":"2.0", a bad id, an id in use by a call not yet
+ *    answered), -32601 an unknown method, -32602 bad params or an unknown
+ *    tool. Invalid arguments of the tool are a tool result with isError true
+ *    (the model can correct them).
+ * Returns 0, or -ENOMEM with err filled (nothing to send). ret_id is "". */
+int mcp_parse(struct mcp_session *s, const char *line, size_t len, struct rq_request **ret,
+	      char ret_id[RQ_ID_MAX + 1], char **ret_reply, struct tn_error *err);
+
+/* mcp_output - keep len bytes of the output of the call of key id: the first
+ * limits.result_bytes/2 bytes and the last of the rest, counting what falls
+ * between. Returns "" (malloc'd: nothing to send), NULL when out of memory. */
+char *mcp_output(struct mcp_session *s, const char *id, bool err_stream, const uint8_t *data,
+		 size_t len);
+
+/* mcp_started - nothing to send ("", malloc'd). */
+char *mcp_started(struct mcp_session *s, const char *id, int pid);
+
+/* mcp_exit - the tools/call result of the call of key id, which ends it: its
+ * output as read (stdout and stderr interleaved), the middle cut when longer
+ * than limits.result_bytes with a line saying how many bytes were cut, then a
+ * line for an end that is not exit 0 ("[exit code 3]", "[killed by signal 9
+ * (SIGKILL)]", "[timed out after 5 s ...]", ...); isError true unless it
+ * exited 0. "" for a call the client cancelled (it is not answered).
+ * NULL when out of memory. */
+char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e);
+
+/* mcp_error - turninit could not run the call of key id (msg says why): a
+ * tool result with isError true, which ends the call ("" when it was
+ * cancelled). id NULL: a JSON-RPC error -32600 with id null. NULL when out
+ * of memory. */
+char *mcp_error(struct mcp_session *s, const char *id, const char *msg);
+
+/* mcp_progress - a notifications/progress for the call of key id when its
+ * request carried a progressToken ("" otherwise): progress counts the
+ * notifications sent, message is the last line of output so far (at most
+ * 200 bytes) or "running for N s". NULL when out of memory. */
+char *mcp_progress(struct mcp_session *s, const char *id, uint64_t elapsed_ms);
+
+/* mcp_tool_description - the tool's description as tools/list gives it,
+ * made from m (malloc'd; NULL when out of memory). */
+char *mcp_tool_description(const struct mf_manifest *m);
+
+#endif

@@ -1,0 +1,127 @@
+#!/bin/bash
+# mcp.sh - `turninit mcp` (docs/mcp.md) with the real MCP clients, in podman: the MCP
+# Inspector CLI and Claude Code, both pinned in tests/mcp/package-lock.json and
+# installed from the npm registry with `npm ci --ignore-scripts` into build/mcp-npm
+# (again only when the lock file changes). The tests are tests/mcp/mcp.test.mjs
+# (node:test): each starts the client, the client starts `podman run -i ... IMAGE
+# mcp` as its MCP server, and the test asserts what the client shows: the
+# Inspector's JSON, and for Claude Code what it sent back to the model, a fake
+# Anthropic Messages API on 127.0.0.1 (tests/mcp/fake-model.mjs) whose scripted
+# model calls the tool. No model, no network beyond 127.0.0.1. Root, podman set up
+# by `make setup`, node >= 20.6 and npm; run after `make` as `bash tests/integration/mcp.sh`.
+#
+# The image is rootfs/build-image.sh's, sealed with oci/seal.sh and a minisign key
+# made here; the workspace volume is a fresh host directory owned by uid 1000.
+#
+# Every podman call has a hard timeout, every test one of its own; containers carry
+# the label turninit-mcptest=PID (the clients' containers: through the podman
+# wrapper build/mcptest/bin/podman, which adds it) and are removed at exit. Prints
+# TAP with node's report of a failure, writes "PASS FAIL" to
+# build/test-results/mcp, and ends with "N passed, N failed"; exits 1 on any
+# failure.
+#
+# Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
+# ITEST_BINARY=PATH tests another binary than build/turninit.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+NPMDIR=$ROOT/build/mcp-npm
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+suite_open mcp mcptest "rootful podman" podman buildah minisign timeout
+
+IMG=localhost/turninit-mcptest
+LABEL=turninit-mcptest=$$
+WS=
+
+cleanup() {
+	cleanup_containers
+	[[ -z $WS ]] || rm -rf "$WS"
+}
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	abort "node >= 20.6 and npm not found: the mcp suite needs them (https://nodejs.org; make setup says what it found)"
+fi
+node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' \
+	|| abort "node $(node --version) is too old: the mcp suite needs node >= 20.6"
+mkdir -p "$WORK/m" "$WORK/tmp" "$WORK/bin"
+trap cleanup EXIT
+
+T0=$(now_ms)
+
+# --- the clients from the npm registry, as pinned -----------------------------------
+lock=$ROOT/tests/mcp/package-lock.json
+if ! cmp -s "$lock" "$NPMDIR/package-lock.json" || [[ ! -x $NPMDIR/node_modules/.bin/claude ]]; then
+	rm -rf "$NPMDIR"
+	mkdir -p "$NPMDIR"
+	cp "$ROOT/tests/mcp/package.json" "$lock" "$NPMDIR/"
+	(cd "$NPMDIR" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund) >"$WORK/npm.log" 2>&1 \
+		|| { tail -n 20 "$WORK/npm.log"; rm -rf "$NPMDIR"; abort "npm ci in build/mcp-npm (tests/mcp/package-lock.json)"; }
+fi
+echo "# clients: Claude Code $(node -p 'require(process.argv[1]).version' \
+	"$NPMDIR/node_modules/@anthropic-ai/claude-code/package.json"), MCP Inspector CLI $(node -p \
+	'require(process.argv[1]).version' "$NPMDIR/node_modules/@modelcontextprotocol/inspector-cli/package.json")"
+rm -rf "$NPMDIR/test"
+mkdir -p "$NPMDIR/test"
+cp "$ROOT"/tests/mcp/*.mjs "$NPMDIR/test/"
+
+# The clients start podman themselves: this wrapper, first in their PATH, labels
+# each container so that the suite finds and removes what a test left.
+cat >"$WORK/bin/podman" <<EOF
+#!/bin/sh
+[ "\$1" = run ] || exec $(command -v podman) "\$@"
+shift
+exec $(command -v podman) run --label "$LABEL" "\$@"
+EOF
+chmod 0755 "$WORK/bin/podman"
+
+# --- key, manifest, image -------------------------------------------------------------
+minisign -G -W -p "$WORK/key.pub" -s "$WORK/key.key" </dev/null >/dev/null 2>&1 || abort "minisign -G"
+MANIFEST_KEY=$WORK/key.key
+# main: README's manifest (env.allow TZ and LC_*); small: a small result_bytes and
+# a short timeout, for the cut and a timeout of the manifest's own.
+manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LC_*\"]}}"
+manifest small "{$HEAD,\"env\":{$SET},\"limits\":{\"result_bytes\":1000,\"timeout_s\":3,\"concurrency\":2}}"
+sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --tag "$IMG:base" \
+	--root "$WORK/root-base" "$BIN" >"$WORK/build-base.log" 2>&1 \
+	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
+for m in main small; do
+	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:$m" --manifest "$WORK/m/$m.json" \
+		--key "$WORK/key.key" --trusted-comment "turninit mcp test: $m" \
+		>"$WORK/seal-$m.log" 2>&1 || { cat "$WORK/seal-$m.log"; abort "oci/seal.sh $m"; }
+done
+timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+
+WS=$(mktemp -d "${TMPDIR:-/tmp}/turninit-mcptest.XXXXXX") || abort "mktemp"
+chown 1000:1000 "$WS"
+chmod 0755 "$WS"
+echo "# setup took $(( $(now_ms) - T0 )) ms"
+
+# --- the tests ------------------------------------------------------------------------
+TAP=$WORK/report.tap
+only=()
+[[ -z ${ITEST_ONLY:-} ]] || only=(--test-name-pattern "$ITEST_ONLY")
+(
+	cd "$NPMDIR" || exit 1
+	PATH=$WORK/bin:$PATH TMPDIR=$WORK/tmp MCPTEST_IMAGE=$IMG:main MCPTEST_IMAGE_SMALL=$IMG:small \
+		MCPTEST_WORKSPACE=$WS MCPTEST_LABEL=$LABEL MCPTEST_README=$ROOT/README.md \
+		MCPTEST_NPM=$NPMDIR MCPTEST_WORK=$WORK \
+		timeout -k 10 900 node --test --test-concurrency=1 "${only[@]}" \
+		--test-reporter=tap --test-reporter-destination="$TAP" \
+		--test-reporter=spec --test-reporter-destination=stdout test/mcp.test.mjs
+) >"$WORK/node.log" 2>&1
+node_rc=$?
+
+node_tap_report "$TAP" "$WORK/node.log" "$node_rc"
+grep '^# ' "$WORK/node.log" | grep -v '^# \(tests\|suites\|pass\|fail\|cancelled\|skipped\|todo\|duration_ms\) ' || true
+
+left=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null | wc -l)
+if [[ $left -eq 0 ]]; then
+	tap_ok "no container left after the suite"
+else
+	tap_not_ok "no container left after the suite # $left left"
+fi
+
+echo "# suite ran in $(( $(now_ms) - T0 )) ms"
+results

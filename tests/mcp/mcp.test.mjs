@@ -1,0 +1,427 @@
+// mcp.test.mjs - `turninit mcp` with real clients (run by tests/integration/mcp.sh,
+// which sets MCPTEST_*): the raw JSON-RPC session, the MCP Inspector CLI, and Claude
+// Code against the scripted model of fake-model.mjs. Every server is the real static
+// binary as PID 1 of `podman run -i --rm ... IMAGE mcp`.
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { startModel, TOOL } from "./fake-model.mjs";
+
+const E = process.env;
+const INSPECTOR = `${E.MCPTEST_NPM}/node_modules/@modelcontextprotocol/inspector-cli/build`;
+const CLAUDE = `${E.MCPTEST_NPM}/node_modules/@anthropic-ai/claude-code/cli.js`;
+const SECRET = "sk-ant-api03-turninit-sentinel-NOT-A-KEY";
+const SECRET2 = "turninit-sentinel-of-the-harness";
+// What every command's environment is under the main manifest: exactly this.
+const ENV = ["HOME=/home/agent", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "PWD=/work",
+	"SHLVL=1", "TERM=dumb", "_=/bin/env"].join("\n") + "\n";
+// Polls (bounded) until no `sleep 100` is left, then prints how many are.
+const NO_SLEEP = "for i in $(seq 100); do n=$(ps -eo args | grep -c '^sleep 100'); " +
+	"[ \"$n\" = 0 ] && break; sleep 0.1; done; echo left=$n";
+// Polls (bounded) until a `sleep 100` runs.
+const SLEEP_UP = "for i in $(seq 100); do ps -eo args | grep -q '^sleep 100' && break; sleep 0.1; done";
+
+// podman run of README's "Use with any MCP agent", for image.
+function server(image = E.MCPTEST_IMAGE) {
+	return ["podman", "run", "-i", "--rm", "--network", "none",
+		"--tmpfs", "/home/agent:rw,mode=0700,size=64m,U", "-v", `${E.MCPTEST_WORKSPACE}:/work`, image, "mcp"];
+}
+
+function run(cmd, args, opts) {
+	return new Promise((resolve) => {
+		execFile(cmd, args, { timeout: 120000, maxBuffer: 1 << 24, ...opts }, (err, stdout, stderr) =>
+			resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr }));
+	});
+}
+
+// --- the raw session: lines in, lines out ---------------------------------------------
+function session(image) {
+	const argv = server(image);
+	const p = spawn(argv[0], argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
+	let buf = "", stderr = "";
+	const lines = [], waiters = [];
+	p.stdout.setEncoding("utf8");
+	p.stdout.on("data", (d) => {
+		buf += d;
+		let i;
+		while ((i = buf.indexOf("\n")) >= 0) {
+			lines.push(buf.slice(0, i));
+			buf = buf.slice(i + 1);
+		}
+		while (waiters.length && lines.length) waiters.shift()(lines.shift());
+	});
+	p.stderr.on("data", (d) => (stderr += d));
+	const exited = new Promise((resolve) => p.on("exit", (code, sig) => resolve(code ?? 128 + (sig === "SIGINT" ? 2 : 15))));
+	const killer = setTimeout(() => p.kill("SIGKILL"), 60000);
+	exited.then(() => clearTimeout(killer));
+	return {
+		p, exited,
+		stderr: () => stderr,
+		send: (m) => p.stdin.write((typeof m === "string" ? m : JSON.stringify(m)) + "\n"),
+		// the next line, parsed; fails after ms
+		next: (ms = 30000) => new Promise((resolve, reject) => {
+			const t = setTimeout(() => reject(new Error(`no line within ${ms} ms; stderr: ${stderr}`)), ms);
+			const take = (l) => { clearTimeout(t); resolve(JSON.parse(l)); };
+			if (lines.length) take(lines.shift()); else waiters.push(take);
+		}),
+		end: () => p.stdin.end(),
+	};
+}
+
+const rpc = (id, method, params) => ({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+const call = (id, command, more = {}) => rpc(id, "tools/call", { name: "bash", arguments: { command, ...more } });
+const textOf = (result) => result.content.map((c) => c.text).join("");
+
+test("r-lifecycle: initialize negotiates the version, ping, initialized is not answered", async () => {
+	const s = session();
+	s.send(rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }));
+	const init = await s.next();
+	assert.equal(init.id, 1);
+	assert.equal(init.result.protocolVersion, "2025-11-25");
+	assert.equal(init.result.serverInfo.name, "turninit");
+	assert.deepEqual(init.result.capabilities, { tools: { listChanged: false } });
+	s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+	s.send(rpc(2, "initialize", { protocolVersion: "2024-11-05" }));
+	assert.equal((await s.next()).result.protocolVersion, "2024-11-05");
+	s.send(rpc(3, "initialize", { protocolVersion: "1999-01-01" }));
+	assert.equal((await s.next()).result.protocolVersion, "2025-11-25");
+	s.send(rpc("p", "ping"));
+	assert.deepEqual(await s.next(), { jsonrpc: "2.0", id: "p", result: {} });
+	s.end();
+	assert.equal(await s.exited, 0, "end of stdin ends the turn: exit 0");
+});
+
+test("r-errors: JSON-RPC error codes, and the session goes on", async () => {
+	const s = session();
+	const cases = [
+		["not json", null, -32700],
+		["[1,2]", null, -32600],
+		[JSON.stringify({ jsonrpc: "1.0", id: 1, method: "ping" }), 1, -32600],
+		[JSON.stringify({ jsonrpc: "2.0", id: 1.5, method: "ping" }), null, -32600],
+		[JSON.stringify(rpc(2, "resources/list")), 2, -32601],
+		[JSON.stringify(rpc(3, "tools/call", { arguments: {} })), 3, -32602],
+		[JSON.stringify(rpc(4, "tools/call", { name: "nope", arguments: {} })), 4, -32602],
+	];
+	for (const [line, id, code] of cases) {
+		s.send(line);
+		const r = await s.next();
+		assert.equal(r.id, id, line);
+		assert.equal(r.error.code, code, `${line}: ${JSON.stringify(r)}`);
+	}
+	s.send({ jsonrpc: "2.0", method: "notifications/whatever" });
+	s.send({ jsonrpc: "2.0", id: 9, result: {} });   // a response: nothing to answer
+	s.send(call(5, "echo still here"));
+	assert.deepEqual((await s.next()).result, { content: [{ type: "text", text: "still here\n" }], isError: false });
+	s.end();
+	assert.equal(await s.exited, 0);
+});
+
+test("r-arguments: invalid arguments are a tool error the model can read", async () => {
+	const s = session();
+	const cases = [
+		[{}, 'the argument "command" is required: a non-empty string'],
+		[{ command: "" }, 'the argument "command" is required: a non-empty string'],
+		[{ command: "true", timeout: 0 }, 'the argument "timeout" must be an integer from 1 to 600 (seconds)'],
+		[{ command: "true", timeout: "5" }, 'the argument "timeout" must be an integer from 1 to 600 (seconds)'],
+		[{ command: "true", cwd: "/" }, 'unknown argument "cwd": the tool takes "command" and "timeout"'],
+	];
+	let id = 0;
+	for (const [args, text] of cases) {
+		s.send(rpc(++id, "tools/call", { name: "bash", arguments: args }));
+		assert.deepEqual((await s.next()).result, { content: [{ type: "text", text }], isError: true }, JSON.stringify(args));
+	}
+	s.end();
+	await s.exited;
+});
+
+test("r-cancel: notifications/cancelled ends the command, and the call is not answered", async () => {
+	const s = session();
+	s.send(call(5, "sleep 100"));
+	s.send(call(6, `${SLEEP_UP}; echo up`));
+	assert.equal(textOf((await s.next()).result), "up\n");
+	s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "test" } });
+	s.send(call(7, NO_SLEEP));
+	const r = await s.next();
+	assert.equal(r.id, 7, `no answer to the cancelled call: ${JSON.stringify(r)}`);
+	assert.equal(textOf(r.result), "left=0\n");
+	s.send(rpc(8, "ping"));
+	assert.equal((await s.next()).id, 8);
+	s.end();
+	assert.equal(await s.exited, 0);
+});
+
+test("r-progress: a call with a progressToken gets notifications/progress with its last line", async () => {
+	const s = session();
+	s.send(rpc(1, "tools/call", { name: "bash", arguments: { command: "echo one; sleep 5; echo two" },
+		_meta: { progressToken: "tok" } }));
+	const seen = [];
+	let m;
+	while (!("id" in (m = await s.next()))) seen.push(m);
+	assert.equal(textOf(m.result), "one\ntwo\n");
+	assert.ok(seen.length >= 1, "at least one progress notification in 5 s");
+	seen.forEach((n, i) => {
+		assert.equal(n.method, "notifications/progress");
+		assert.equal(n.params.progressToken, "tok");
+		assert.equal(n.params.progress, i + 1);
+		assert.equal(n.params.message, "one");
+	});
+	s.end();
+	await s.exited;
+});
+
+test("r-concurrency: calls past limits.concurrency wait for a slot", async () => {
+	const s = session(E.MCPTEST_IMAGE_SMALL);   // concurrency 2
+	const t0 = Date.now();
+	for (const id of [1, 2, 3]) s.send(call(id, `sleep 1; echo ${id}`));
+	const got = {};
+	for (let i = 0; i < 3; i++) {
+		const r = await s.next();
+		got[r.id] = [textOf(r.result), Date.now() - t0];
+	}
+	assert.deepEqual(Object.keys(got).sort(), ["1", "2", "3"]);
+	for (const id of [1, 2, 3]) assert.equal(got[id][0], `${id}\n`);
+	assert.ok(got[3][1] >= 2000, `the third waited for a slot: ${got[3][1]} ms`);
+	s.end();
+	await s.exited;
+});
+
+test("r-sigint: SIGINT ends the turn: the running call is answered, exit 130", async () => {
+	const s = session();
+	s.send(call(1, "echo started; sleep 100"));
+	s.send(call(2, SLEEP_UP));
+	await s.next();
+	s.p.kill("SIGINT");
+	const r = await s.next();
+	assert.equal(r.id, 1);
+	assert.equal(r.result.isError, true);
+	assert.match(textOf(r.result), /^started\n\[killed by signal 15 \(SIGTERM\)\]\n$/);
+	assert.equal(await s.exited, 130);
+});
+
+// --- the MCP Inspector CLI ------------------------------------------------------------
+// Version 1.0.3 looks up ../package.json from its current directory: run from build/.
+async function inspector(args, image) {
+	const s = server(image);
+	const r = await run("node", ["index.js", s[0], ...args, "--", ...s.slice(1)], { cwd: INSPECTOR });
+	return { ...r, json: r.code === 0 ? JSON.parse(r.stdout) : null };
+}
+const inspectCall = (command, more = [], image) =>
+	inspector(["--method", "tools/call", "--tool-name", "bash", "--tool-arg", `command=${command}`, ...more], image);
+
+test("i-tools-list: one tool, bash, described from the manifest", async () => {
+	const r = await inspector(["--method", "tools/list"]);
+	assert.equal(r.code, 0, r.stderr);
+	assert.equal(r.json.tools.length, 1);
+	const t = r.json.tools[0];
+	assert.equal(t.name, "bash");
+	assert.deepEqual(t.inputSchema.required, ["command"]);
+	assert.equal(t.inputSchema.properties.timeout.maximum, 600);
+	for (const fact of ["bash --noprofile --norc -c", "starts in /work", "HOME is /home/agent",
+		"PATH, LANG, TERM, HOME", "TZ, LC_*", "after 600 seconds", "longer than 30000 bytes", "Up to 8 calls"])
+		assert.ok(t.description.includes(fact), `description says "${fact}": ${t.description}`);
+	assert.equal(t.outputSchema, undefined);
+});
+
+test("i-echo: echo hi", async () => {
+	const r = await inspectCall("echo hi");
+	assert.deepEqual(r.json, { content: [{ type: "text", text: "hi\n" }], isError: false });
+});
+
+test("i-stderr: stderr comes back with stdout", async () => {
+	const r = await inspectCall("echo to-stdout; sleep 0.2; echo to-stderr >&2");
+	assert.deepEqual(r.json, { content: [{ type: "text", text: "to-stdout\nto-stderr\n" }], isError: false });
+});
+
+test("i-exit-3: exit 3 is an error with its code", async () => {
+	const r = await inspectCall("echo bye; exit 3");
+	assert.deepEqual(r.json, { content: [{ type: "text", text: "bye\n[exit code 3]\n" }], isError: true });
+});
+
+test("i-timeout: a timeout is said in words", async () => {
+	const r = await inspectCall("sleep 30", ["timeout=1"]);
+	assert.deepEqual(r.json, { content: [{ type: "text",
+		text: "[timed out after 1 s: the command was stopped (SIGTERM, then SIGKILL)]\n" }], isError: true });
+	const m = await inspectCall("sleep 30", [], E.MCPTEST_IMAGE_SMALL);   // limits.timeout_s 3
+	assert.equal(m.json.content[0].text, "[timed out after 3 s: the command was stopped (SIGTERM, then SIGKILL)]\n");
+});
+
+test("i-signal: a signal is said by name", async () => {
+	const r = await inspectCall("echo x; kill -KILL $$");
+	assert.deepEqual(r.json, { content: [{ type: "text", text: "x\n[killed by signal 9 (SIGKILL)]\n" }], isError: true });
+});
+
+test("i-unknown-tool: an unknown tool is a JSON-RPC error", async () => {
+	const r = await inspector(["--method", "tools/call", "--tool-name", "nope"]);
+	assert.notEqual(r.code, 0);
+	assert.match(r.stderr, /Unknown tool: nope/);
+});
+
+test("i-utf8-tabs: UTF-8 and tabs come through, an invalid byte as U+FFFD", async () => {
+	const r = await inspectCall("printf 'caf\\303\\251\\tx\\ty\\n\\342\\202\\254 \\377 end\\n'");
+	assert.deepEqual(r.json, { content: [{ type: "text", text: "café\tx\ty\n€ \uFFFD end\n" }], isError: false });
+});
+
+test("i-env: the exact environment", async () => {
+	const r = await inspectCall("env | sort");
+	assert.deepEqual(r.json, { content: [{ type: "text", text: ENV }], isError: false });
+});
+
+test("i-cut: output past limits.result_bytes keeps its head and tail", async () => {
+	const r = await inspectCall("seq 1 3000", [], E.MCPTEST_IMAGE_SMALL);   // result_bytes 1000
+	const all = Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join("");
+	const head = all.slice(0, 500), tail = all.slice(-500);
+	const cut = all.length - 1000;
+	const nl = head.endsWith("\n") ? "" : "\n";
+	assert.equal(r.json.content[0].text,
+		`${head}${nl}[... ${cut} bytes of output cut here: a result keeps the first 500 and the last 500 bytes ...]\n${tail}`);
+	assert.equal(r.json.isError, false);
+});
+
+// --- Claude Code, headless, against the fake model -------------------------------------
+const SCRIPTS = {
+	basic: [
+		{ command: "echo hi" },
+		{ command: "echo to-stdout; sleep 0.2; echo to-stderr >&2" },
+		{ command: "echo bye; exit 3" },
+		{ command: "sleep 30", timeout: 1 },
+		{ command: "printf 'caf\\303\\251\\tx\\ty\\n'" },
+		{ command: "env | sort" },
+		{ tool: "mcp__turninit__nope", input: { command: "echo never" } },
+	],
+	cancel: [{ command: "sleep 100" }, { command: NO_SLEEP }],
+	readme: [{ command: "echo from the README line; pwd" }],
+};
+
+let model;
+const claudeHome = mkdtempSync(join(E.TMPDIR || "/tmp", "claude-home."));
+
+// claude -p with the fake model; the harness's environment holds two sentinels.
+function claude(args, { cwd = claudeHome, env = {} } = {}) {
+	return run("node", [CLAUDE, ...args], {
+		cwd, timeout: 180000,
+		env: {
+			PATH: E.PATH, HOME: claudeHome, TMPDIR: E.TMPDIR,
+			ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: SECRET, TURNINIT_HARNESS_SECRET: SECRET2,
+			DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1", DISABLE_ERROR_REPORTING: "1",
+			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", ...env,
+		},
+	});
+}
+
+function mcpConfig(image = E.MCPTEST_IMAGE) {
+	const f = join(claudeHome, `mcp-${Date.now()}.json`);
+	const argv = server(image);
+	writeFileSync(f, JSON.stringify({ mcpServers: { turninit: { command: argv[0], args: argv.slice(1) } } }));
+	return f;
+}
+
+const headless = (script, more = [], opts) => claude(["-p", `TURNINIT-SCRIPT ${script}`, "--output-format", "json",
+	"--mcp-config", mcpConfig(), "--strict-mcp-config", "--allowedTools", TOOL, ...more], opts);
+
+// What Claude Code sent back to the model for a step: the tool_result's text.
+function sentBack(block) {
+	const c = typeof block.content === "string" ? block.content : block.content.map((b) => b.text).join("");
+	return { text: c, is_error: block.is_error === true };
+}
+
+// One Claude Code session runs the basic script; each test asserts on one step.
+let basicRun;
+const basic = () => (basicRun ??= (async () => {
+	model ??= await startModel(SCRIPTS);
+	return headless("basic");
+})());
+after(() => model?.close());
+
+test("c-session: claude -p ran every step and ended", async () => {
+	const r = await basic();
+	assert.equal(r.code, 0, r.stderr + r.stdout);
+	const out = JSON.parse(r.stdout);
+	assert.equal(out.result, "done");
+	assert.equal(model.results.basic.length, SCRIPTS.basic.length);
+});
+
+test("c-echo: what the model is sent for echo hi", async () => {
+	await basic();
+	assert.deepEqual(sentBack(model.results.basic[0]), { text: "hi\n", is_error: false });
+});
+
+test("c-stderr", async () => {
+	await basic();
+	assert.deepEqual(sentBack(model.results.basic[1]), { text: "to-stdout\nto-stderr\n", is_error: false });
+});
+
+// Claude Code sends the text of a result with isError true without its last newline.
+test("c-exit-3", async () => {
+	await basic();
+	assert.deepEqual(sentBack(model.results.basic[2]), { text: "bye\n[exit code 3]", is_error: true });
+});
+
+test("c-timeout", async () => {
+	await basic();
+	assert.deepEqual(sentBack(model.results.basic[3]),
+		{ text: "[timed out after 1 s: the command was stopped (SIGTERM, then SIGKILL)]", is_error: true });
+});
+
+test("c-utf8-tabs", async () => {
+	await basic();
+	assert.deepEqual(sentBack(model.results.basic[4]), { text: "café\tx\ty\n", is_error: false });
+});
+
+test("c-env: the exact environment, nothing of Claude Code's", async () => {
+	await basic();
+	const got = sentBack(model.results.basic[5]);
+	assert.deepEqual(got, { text: ENV, is_error: false });
+	assert.ok(!got.text.includes(SECRET) && !got.text.includes(SECRET2));
+});
+
+test("c-unknown-tool: Claude Code answers a tool it does not have itself", async () => {
+	await basic();
+	const got = sentBack(model.results.basic[6]);
+	assert.equal(got.is_error, true);
+	assert.match(got.text, /No such tool available: mcp__turninit__nope/);
+});
+
+test("c-cancel: Claude Code's tool timeout cancels the call, and nothing is left running", async () => {
+	await basic();
+	const r = await headless("cancel", [], { env: { MCP_TOOL_TIMEOUT: "3000" } });
+	assert.equal(r.code, 0, r.stderr + r.stdout);
+	const [cancelled, check] = model.results.cancel.map(sentBack);
+	console.log(`# Claude Code sent the model, for the cancelled call: ${JSON.stringify(cancelled)}`);
+	assert.equal(cancelled.is_error, true);
+	assert.match(cancelled.text, /timed out|cancel/i);
+	assert.deepEqual(check, { text: "left=0\n", is_error: false });
+});
+
+test("c-disallowed-bash: --disallowedTools Bash leaves the model only turninit's shell", async () => {
+	await basic();
+	const from = model.requests.length;
+	const r = await headless("readme", ["--disallowedTools", "Bash"]);
+	assert.equal(r.code, 0, r.stderr + r.stdout);
+	const offered = model.requests.slice(from).filter((q) => (q.tools || []).some((t) => t.name === TOOL));
+	assert.ok(offered.length > 0);
+	for (const q of offered) assert.ok(!q.tools.some((t) => t.name === "Bash"), "Bash not offered");
+	const before = model.requests.slice(0, from).filter((q) => (q.tools || []).some((t) => t.name === TOOL));
+	assert.ok(before.some((q) => q.tools.some((t) => t.name === "Bash")), "without it, Bash is offered");
+});
+
+test("c-readme: README's claude mcp add line works as written", async () => {
+	await basic();
+	const readme = readFileSync(E.MCPTEST_README, "utf8");
+	const m = /^ {4}(claude mcp add turninit -- podman run .*(?:\\\n {8}.*)*)$/m.exec(readme);
+	assert.ok(m, "README has the claude mcp add line");
+	const line = m[1].replace(/\\\n\s*/g, " ").replace("IMAGE", E.MCPTEST_IMAGE);
+	const project = mkdtempSync(join(E.TMPDIR || "/tmp", "project."));
+	chmodSync(project, 0o755);   // uid 1000 enters /work
+	// "$PWD:/work": the project directory is the workspace
+	const add = await run("sh", ["-c", line.replace(/^claude /, `node ${CLAUDE} `)], {
+		cwd: project, env: { PATH: E.PATH, HOME: claudeHome, DISABLE_AUTOUPDATER: "1" },
+	});
+	assert.equal(add.code, 0, add.stderr + add.stdout);
+	const r = await claude(["-p", "TURNINIT-SCRIPT readme", "--output-format", "json", "--allowedTools", TOOL],
+		{ cwd: project });
+	assert.equal(r.code, 0, r.stderr + r.stdout);
+	assert.deepEqual(sentBack(model.results.readme.at(-1)), { text: "from the README line\n/work\n", is_error: false });
+});
