@@ -14,7 +14,7 @@
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
 #                        hostile (every class of bad input: docs/hostile-input.md),
-#                        valgrind (memcheck over a host build: one-shot, serve, listen),
+#                        valgrind (memcheck over a host build: one-shot, serve, mcp, listen),
 #                        audit (the audit container: host tree unchanged, the log),
 #                        pi (clients/pi with the real pi package from npm; node
 #                        >= 20.6), mcp (turninit mcp with the real MCP Inspector

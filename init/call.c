@@ -21,7 +21,7 @@
 
 #define CALL_ID "call"
 
-static int call_send(int fd, json_t *req)
+int call_send(int fd, json_t *req)
 {
 	char *s = json_dumps(req, JSON_COMPACT);
 	size_t n, off = 0;
@@ -53,7 +53,7 @@ static int call_send(int fd, json_t *req)
 	return r;
 }
 
-static int call_connect(const char *path)
+int call_connect(const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd;
@@ -76,7 +76,8 @@ static int call_connect(const char *path)
 	return fd;
 }
 
-/* Whom fd is connected to, before a byte is sent: SO_PEERCRED gives the
+/* Whom fd is connected to, before a byte is sent (call_check_server in
+ * call.h): SO_PEERCRED gives the
  * credentials of the process that called listen(2) on the other end (unix(7)),
  * which neither it nor anyone else can change afterwards. turninit listen runs
  * as root (docs/design.md); a command of the turn never does (the manifest
@@ -85,7 +86,7 @@ static int call_connect(const char *path)
  * output and status. So the server's uid must be o->server_uid: 0 unless
  * --server-uid names the uid turninit runs as from where call runs (another
  * user namespace). Returns 0, or -1 after one line on stderr. */
-static int call_check_server(int fd, const struct cli_options *o)
+int call_check_server(int fd, const struct cli_options *o)
 {
 	struct ucred cr;
 	socklen_t l = sizeof(cr);
@@ -238,6 +239,7 @@ static int call_event(const char *line, size_t len)
 		ret = EXIT_REFUSED;
 		break;
 	case EV_STARTED:
+	case EV_INFO:   /* never asked for */
 		break;
 	}
 	ev_clear(&ev);

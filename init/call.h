@@ -2,6 +2,8 @@
 #ifndef TURNINIT_CALL_H
 #define TURNINIT_CALL_H
 
+#include <jansson.h>
+
 #include "cli.h"
 
 /* bytes of --stdin: its base64 (4/3) takes 768 KiB of the 1 MiB request line,
@@ -22,5 +24,19 @@
  * large), a refused server, a refused or lost connection (each with one line
  * on stderr). */
 int call_main(const struct cli_options *o, char **envp);
+
+/* What `turninit mcp --socket` (init/mcp_bridge.c) shares with call_main. */
+
+/* call_connect - a unix stream socket connected to path (CLOEXEC), or -1 with
+ * errno set (ENAMETOOLONG past sun_path, socket(2), connect(2)). */
+int call_connect(const char *path);
+
+/* call_check_server - the peer of fd runs as o->server_uid (SO_PEERCRED,
+ * unix(7)); else one line on stderr naming the uid found and -1. */
+int call_check_server(int fd, const struct cli_options *o);
+
+/* call_send - req (stolen) as one line on fd. 0, -E2BIG past EV_LINE_MAX
+ * (after one line on stderr), -ENOMEM, or -errno of send(2). */
+int call_send(int fd, json_t *req);
 
 #endif

@@ -13,6 +13,8 @@ const char cli_usage[] =
 	"usage: turninit [OPTIONS] [--] COMMAND...   run one command, exit with its status\n"
 	"       turninit serve [OPTIONS]             many commands: JSON Lines on stdin/stdout\n"
 	"       turninit mcp [OPTIONS]               an MCP server on stdin/stdout: one tool, bash\n"
+	"       turninit mcp --socket PATH [--server-uid UID]\n"
+	"                                            the same, its commands run through a listen socket\n"
 	"       turninit listen [OPTIONS] --socket PATH   the same protocol on a unix socket\n"
 	"       turninit call --socket PATH [--env NAME[=VALUE]]... [--server-uid UID]\n"
 	"                     [--timeout S] [--stdin] [--] COMMAND...\n"
@@ -27,13 +29,13 @@ const char cli_usage[] =
 	"  --manifest PATH       manifest file, signature at PATH.minisig\n"
 	"                        (default " CLI_DEFAULT_MANIFEST "; the image config Env\n"
 	"                        TURNINIT_MANIFEST and TURNINIT_MANIFEST_SIG come first)\n"
-	"  --socket PATH         listen, call: the unix socket\n"
+	"  --socket PATH         listen, call, mcp: the unix socket\n"
 	"  --timeout S           call: the command's timeout in seconds (capped by the manifest)\n"
 	"  --stdin               call: send all of stdin as the command's stdin (else /dev/null)\n"
 	"  -e, --env NAME[=VALUE]  call: send NAME (its value from call's environment, or\n"
 	"                        VALUE) in the request's env; nothing else of the environment\n"
 	"                        is sent. The server admits what its manifest allows.\n"
-	"  --server-uid UID      call: the uid the server must run as (default 0: turninit\n"
+	"  --server-uid UID      call, mcp: the uid the server must run as (default 0: turninit\n"
 	"                        listen runs as root); anything else is refused unsent\n"
 	"  --audit-log PATH|fd:N serve, mcp, listen: append one JSON line per event (turn, each\n"
 	"                        command and how it ended) to PATH or to inherited fd N;\n"
@@ -208,6 +210,15 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 				return err_set(err, EINVAL, "%s takes no command", cli_modes[k].word);
 			if (o->mode == CLI_LISTEN && !o->socket_path)
 				return err_set(err, EINVAL, "listen needs --socket PATH");
+			if (o->socket_path && o->mode != CLI_LISTEN && o->mode != CLI_MCP)
+				return err_set(err, EINVAL, "--socket goes with listen, call or mcp");
+			if (o->mode == CLI_MCP && o->socket_path && (o->audit_log || o->manifest_explicit))
+				return err_set(err, EINVAL, "mcp --socket holds no policy: --manifest and "
+					       "--audit-log go with the listen server");
+			if (o->mode == CLI_MCP && (o->timeout_s || o->send_stdin))
+				return err_set(err, EINVAL, "--timeout and --stdin go with call");
+			if (o->mode == CLI_MCP && o->server_uid_given && !o->socket_path)
+				return err_set(err, EINVAL, "--server-uid goes with call or mcp --socket");
 			goto done;
 		}
 		if (!o->socket_path)
@@ -227,7 +238,7 @@ done:
 	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
 		return err_set(err, EINVAL, "--timeout and --stdin go with call");
 	if (o->mode != CLI_CALL && o->mode != CLI_HELP && o->mode != CLI_VERSION &&
-	    (o->n_env || o->server_uid_given))
+	    (o->n_env || (o->server_uid_given && o->mode != CLI_MCP)))
 		return err_set(err, EINVAL, "--env and --server-uid go with call");
 	return 0;
 }

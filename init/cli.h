@@ -26,14 +26,15 @@ struct cli_options {
 	bool manifest_explicit;         /* --manifest was given */
 	char **command;                 /* NULL-terminated, points into argv */
 	int n_command;
-	const char *socket_path;        /* listen and call: --socket */
+	const char *socket_path;        /* listen, call and mcp (the bridge): --socket */
 	unsigned timeout_s;             /* call: --timeout, 0: the manifest's */
 	bool send_stdin;                /* call: --stdin */
 	const char *audit_log;          /* serve, mcp, listen: --audit-log PATH|fd:N, or NULL */
 	const char **env;               /* call: each --env NAME or NAME=VALUE, in order (into argv;
 					 * the array malloc'd, NULL without --env); names distinct */
 	int n_env;
-	unsigned server_uid;            /* call: the uid the server must run as (--server-uid), default 0 */
+	unsigned server_uid;            /* call, mcp --socket: the uid the server must run as
+					 * (--server-uid), default 0 */
 	bool server_uid_given;          /* --server-uid was given */
 };
 

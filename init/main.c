@@ -17,6 +17,7 @@
 #include "exit_codes.h"
 #include "load.h"
 #include "log.h"
+#include "mcp_bridge.h"
 #include "reap.h"
 #include "sandbox.h"
 #include "serve.h"
@@ -61,9 +62,11 @@ int main(int argc, char **argv, char **envp)
 		return 0;
 	}
 
-	/* The client of listen mode holds no policy: the server applies it. */
+	/* The clients of listen mode hold no policy: the server applies it. */
 	if (opt.mode == CLI_CALL)
 		return call_main(&opt, envp);
+	if (opt.mode == CLI_MCP && opt.socket_path)
+		return mcp_bridge_main(&opt);
 
 	/* 4. Policy: environment taken and wiped, signature, then manifest. */
 	if (load_take_environ(envp, &caller_env, &err) < 0)
@@ -120,6 +123,7 @@ int main(int argc, char **argv, char **envp)
 			.sfd = sfd,
 			.listen_fd = -1,
 			.mcp = opt.mode == CLI_MCP,
+			.caller_env = opt.mode == CLI_MCP ? pol.caller_env : NULL,
 		};
 
 		if (opt.mode == CLI_LISTEN &&

@@ -39,6 +39,26 @@
 #include "request.h"
 #include "spawn.h"
 
+/* An exec that carries no env (an MCP call) takes what the manifest admits of
+ * the container's own environment, as one-shot mode does: only those entries
+ * are copied, so the audit log names them too. -ENOMEM. */
+static int exec_env(const struct serve *s, struct rq_request *rq)
+{
+	char *const *ce = s->ctx->caller_env;
+	size_t n = 0, k = 0;
+
+	if (rq->env || !ce)
+		return 0;
+	while (ce[n])
+		n++;
+	if (!(rq->env = calloc(n + 1, sizeof(*rq->env))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (envf_admits(&s->ctx->manifest->env, ce[i]) && !(rq->env[k++] = strdup(ce[i])))
+			return -ENOMEM;
+	return 0;
+}
+
 void serve_request(struct serve *s, struct conn *c, const char *line, size_t len)
 {
 	struct rq_request *rq = NULL;
@@ -56,8 +76,18 @@ void serve_request(struct serve *s, struct conn *c, const char *line, size_t len
 		conn_emit(c, reply);
 		return;
 	}
-	if (rq->op == RQ_EXEC) {
+	if (rq->op == RQ_EXEC && exec_env(s, rq) < 0) {
+		conn_error(c, rq->id, "exec: out of memory");
+	} else if (rq->op == RQ_EXEC) {
 		cmd_take_exec(s, c, &rq, len);
+	} else if (rq->op == RQ_INFO) {
+		char *mf = mf_to_json(s->ctx->manifest);
+
+		if (mf)
+			conn_emit(c, ev_info(rq->id, mf));
+		else
+			conn_error(c, rq->id, "info: out of memory");
+		free(mf);
 	} else if ((w = queue_find(s, c, rq->id))) {
 		/* Not started: a cancel takes it out and answers the exec with an
 		 * error event; a signal has nothing to reach. */

@@ -72,9 +72,21 @@ char *ev_error(const char *id, const char *text)
 	return ev_dump(ev);
 }
 
+char *ev_info(const char *id, const char *manifest)
+{
+	json_t *m = json_loads(manifest, 0, NULL);
+
+	if (!json_is_object(m)) {
+		json_decref(m);
+		return NULL;
+	}
+	return ev_dump(json_pack("{s:s, s:s, s:o}", "event", "info", "id", id, "manifest", m));
+}
+
 void ev_clear(struct ev_event *e)
 {
 	free(e->data);
+	free(e->manifest);
 	json_decref(e->json);
 	memset(e, 0, sizeof(*e));
 }
@@ -162,6 +174,16 @@ int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error
 		if (!(e.message = json_string_value(json_object_get(v, "message"))))
 			return ev_bad(&e, err, "error: no message");
 		e.kind = EV_ERROR;
+	} else if (strcmp(kind, "info") == 0) {
+		json_t *m = json_object_get(v, "manifest");
+
+		if (!json_is_object(m))
+			return ev_bad(&e, err, "info: manifest is not an object");
+		e.kind = EV_INFO;
+		if (!(e.manifest = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER))) {
+			ev_clear(&e);
+			return err_set(err, ENOMEM, "event: out of memory");
+		}
 	} else {
 		return ev_bad(&e, err, "unknown event");
 	}

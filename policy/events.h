@@ -47,7 +47,13 @@ char *ev_exit(const char *id, const struct ev_end *e);
  * not UTF-8 is replaced by a fixed one, so that every error is answered. */
 char *ev_error(const char *id, const char *msg);
 
-enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR };
+/* {"event":"info","id":ID,"manifest":MANIFEST}: the effective manifest the
+ * server runs its commands under (mf_to_json's text, an object), for a client
+ * that describes them (`turninit mcp --socket`). NULL also when manifest is
+ * not a JSON object. */
+char *ev_info(const char *id, const char *manifest);
+
+enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR, EV_INFO };
 
 /* One decoded event. Strings point into the decoded value and live until
  * ev_clear. */
@@ -62,6 +68,7 @@ struct ev_event {
 	int code, signal;
 	bool timed_out, truncated, lost, oom_killed;   /* the last two: false when absent */
 	const char *message;       /* error */
+	char *manifest;            /* info: the manifest object as compact JSON, malloc'd */
 	void *json;                /* the parsed value */
 };
 

@@ -49,11 +49,21 @@ struct mcp_session {
 	size_t n_calls;
 };
 
-/* Steals v. */
+/* Steals v. Under the allocation guard: jansson's encoder goes on past an
+ * allocation that failed while writing an object key (it ignores that
+ * write's result), so a line made then can lack bytes ("result:{"). */
 static char *mcp_dump(json_t *v)
 {
-	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
+	char *s = NULL;
 
+	if (v) {
+		sj_guard_begin();
+		s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+		if (sj_guard_end()) {
+			free(s);
+			s = NULL;
+		}
+	}
 	json_decref(v);
 	return s;
 }
@@ -261,6 +271,22 @@ static int out_text(const struct mcp_out *o, struct buf *b)
 
 	if (!tail)
 		return -ENOMEM;
+	if (cut == 0 && o->tail_len) {
+		/* nothing between head and tail: one text, so that a character
+		 * across the two stays whole */
+		uint8_t *all = malloc(o->head_len + o->tail_len);
+
+		if (!all) {
+			free(tail);
+			return -ENOMEM;
+		}
+		memcpy(all, o->head, o->head_len);
+		memcpy(all + o->head_len, tail, o->tail_len);
+		r = buf_add_text(b, all, o->head_len + o->tail_len);
+		free(all);
+		free(tail);
+		return r;
+	}
 	if (cut > 0) {
 		h -= utf8_partial_end(o->head, h);
 		while (skip < 3 && skip < o->tail_len && (tail[skip] & 0xc0) == 0x80)
@@ -531,10 +557,10 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 		*ret_reply = tool_refusal(id, "the argument \"command\" holds a NUL byte");
 		return 0;
 	}
-	if (timeout && (!json_is_integer(timeout) || json_integer_value(timeout) < 1 ||
-			json_integer_value(timeout) > (json_int_t)s->m->limits.timeout_s)) {
-		*ret_reply = tool_refusal(id, "the argument \"timeout\" must be an integer from 1 to %" PRIu32
-					  " (seconds)", s->m->limits.timeout_s);
+	/* capped at limits.timeout_s (rq_command_of), as an exec's timeout_s is */
+	if (timeout && (!json_is_integer(timeout) || json_integer_value(timeout) < 1)) {
+		*ret_reply = tool_refusal(id, "the argument \"timeout\" must be an integer of at least 1 "
+					  "(seconds; at most %" PRIu32 " are used)", s->m->limits.timeout_s);
 		return 0;
 	}
 	if (unknown) {
@@ -558,7 +584,8 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 	memcpy(rq->words[0], json_string_value(cmd), n + 1);
 	rq->words[1] = NULL;
 	rq->n_words = 1;
-	rq->timeout_s = timeout ? (uint32_t)json_integer_value(timeout) : 0;
+	rq->timeout_s = !timeout ? 0 : json_integer_value(timeout) > UINT32_MAX ?
+			UINT32_MAX : (uint32_t)json_integer_value(timeout);
 
 	snprintf(c->key, sizeof(c->key), "%s", key);
 	c->id = json_incref(id);
@@ -782,7 +809,7 @@ char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e)
 		return mcp_nothing();
 	}
 	r = out_text(&c->out, &b);
-	if (r == 0 && b.len && b.p[b.len - 1] != '\n' && !ok)
+	if (r == 0 && b.len && b.p[b.len - 1] != '\n' && (!ok || e->truncated))
 		r = buf_add(&b, "\n", 1);
 	if (r == 0)
 		r = end_line(c, e, s->m, &b);
@@ -831,7 +858,10 @@ char *mcp_progress(struct mcp_session *s, const char *id, uint64_t elapsed_ms)
 	start = n;
 	while (start && src[start - 1] != '\n' && n - start < sizeof(last) - 1)
 		start--;
-	memcpy(last, src + start, n - start);
+	for (int k = 0; k < 3 && start < n && (src[start] & 0xc0) == 0x80; k++)
+		start++;   /* the bound or the tail's start cut a character: no U+FFFD */
+	if (n > start)   /* src is NULL before any output */
+		memcpy(last, src + start, n - start);
 	n -= start;
 	n -= utf8_partial_end((const uint8_t *)last, n);
 	snprintf(fallback, sizeof(fallback), "running for %" PRIu64 " s", elapsed_ms / 1000);

@@ -247,8 +247,12 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 				rc = err_set(err, EINVAL,
 					     "signal: unknown signal (HUP INT QUIT KILL USR1 USR2 TERM WINCH)");
 		}
+	} else if (strcmp(op, "info") == 0) {
+		r->op = RQ_INFO;
+		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) != 0)
+			rc = rq_unpack_error(&je, "info", err);
 	} else {
-		rc = err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal)",
+		rc = err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal, info)",
 			     err_shown(op, strlen(op), shown));
 	}
 out:

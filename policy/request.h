@@ -13,7 +13,7 @@
 
 #define RQ_ID_MAX 128            /* bytes of an id */
 
-enum rq_op { RQ_EXEC = 1, RQ_CANCEL, RQ_SIGNAL };
+enum rq_op { RQ_EXEC = 1, RQ_CANCEL, RQ_SIGNAL, RQ_INFO };
 
 struct rq_request {
 	enum rq_op op;

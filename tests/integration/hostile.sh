@@ -577,7 +577,7 @@ selected h-proto-invalid-json && { srow h-proto-invalid-json invalid-json
 selected h-proto-line-2mib && { srow h-proto-line-2mib line-2mib
 	sexpect '{"event":"error","id":null,"message":"request: line longer than 1048576 bytes"}'; }
 selected h-proto-unknown-op && { srow h-proto-unknown-op unknown-op
-	sexpect '{"event":"error","id":"u1","message":"request: unknown op run (exec, cancel, signal)"}'; }
+	sexpect '{"event":"error","id":"u1","message":"request: unknown op run (exec, cancel, signal, info)"}'; }
 selected h-proto-missing-id && { srow h-proto-missing-id missing-id
 	sexpect '{"event":"error","id":null,"message":"request: id must be a string of 1 to 128 characters from [A-Za-z0-9._:-]"}'; }
 selected h-proto-duplicate-running-id && { srow h-proto-duplicate-running-id duplicate-running-id

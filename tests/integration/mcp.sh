@@ -4,7 +4,8 @@
 # installed from the npm registry with `npm ci --ignore-scripts` into build/mcp-npm
 # (again only when the lock file changes). The tests are tests/mcp/mcp.test.mjs
 # (node:test): each starts the client, the client starts `podman run -i ... IMAGE
-# mcp` as its MCP server, and the test asserts what the client shows: the
+# mcp` as its MCP server (or the sidecar bridge `turninit mcp --socket` in a
+# container beside a `turninit listen` one), and the test asserts what the client shows: the
 # Inspector's JSON, and for Claude Code what it sent back to the model, a fake
 # Anthropic Messages API on 127.0.0.1 (tests/mcp/fake-model.mjs) whose scripted
 # model calls the tool. No model, no network beyond 127.0.0.1. Root, podman set up
@@ -34,10 +35,12 @@ suite_open mcp mcptest "rootful podman" podman buildah minisign timeout
 IMG=localhost/turninit-mcptest
 LABEL=turninit-mcptest=$$
 WS=
+SOCKDIR=
 
 cleanup() {
 	cleanup_containers
 	[[ -z $WS ]] || rm -rf "$WS"
+	[[ -z $SOCKDIR ]] || rm -rf "$SOCKDIR"
 }
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
@@ -96,6 +99,18 @@ timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&
 WS=$(mktemp -d "${TMPDIR:-/tmp}/turninit-mcptest.XXXXXX") || abort "mktemp"
 chown 1000:1000 "$WS"
 chmod 0755 "$WS"
+
+# The sidecar: a listen container whose socket the bridge (`turninit mcp --socket`
+# in a second container, as uid 1000) connects to; its directory root's, 0755.
+SOCKDIR=$(mktemp -d "${TMPDIR:-/tmp}/turninit-mcpsock.XXXXXX") || abort "mktemp"
+chmod 0755 "$SOCKDIR"
+LNAME=turninit-mcptest-$$-listen
+timeout 60 podman run -d --pull never --network none --label "$LABEL" --name "$LNAME" \
+	--tmpfs "$HOME_TMPFS" -v "$WS:/work" -v "$SOCKDIR:/run/turninit" "$IMG:main" \
+	listen --socket /run/turninit/turninit.sock >/dev/null 2>"$WORK/listen.err" \
+	|| { cat "$WORK/listen.err"; abort "podman run ... listen"; }
+wait_for 10 test -S "$SOCKDIR/turninit.sock" \
+	|| abort "the listen container made no socket: $(timeout 60 podman logs "$LNAME" 2>&1 | head -n 5)"
 echo "# setup took $(( $(now_ms) - T0 )) ms"
 
 # --- the tests ------------------------------------------------------------------------
@@ -105,6 +120,7 @@ only=()
 (
 	cd "$NPMDIR" || exit 1
 	PATH=$WORK/bin:$PATH TMPDIR=$WORK/tmp MCPTEST_IMAGE=$IMG:main MCPTEST_IMAGE_SMALL=$IMG:small \
+		MCPTEST_IMAGE_BASE=$IMG:base MCPTEST_SOCKDIR=$SOCKDIR \
 		MCPTEST_WORKSPACE=$WS MCPTEST_LABEL=$LABEL MCPTEST_README=$ROOT/README.md \
 		MCPTEST_NPM=$NPMDIR MCPTEST_WORK=$WORK \
 		timeout -k 10 900 node --test --test-concurrency=1 "${only[@]}" \
@@ -116,6 +132,7 @@ node_rc=$?
 node_tap_report "$TAP" "$WORK/node.log" "$node_rc"
 grep '^# ' "$WORK/node.log" | grep -v '^# \(tests\|suites\|pass\|fail\|cancelled\|skipped\|todo\|duration_ms\) ' || true
 
+timeout 60 podman rm -f -t 0 "$LNAME" >/dev/null 2>&1
 left=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null | wc -l)
 if [[ $left -eq 0 ]]; then
 	tap_ok "no container left after the suite"

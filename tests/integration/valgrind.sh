@@ -1,8 +1,10 @@
 #!/bin/bash
 # valgrind.sh - memcheck over the host (glibc) build of turninit (issue 5,
 # "Deliver" 3): one-shot runs, a refusal, verify, a serve session that walks
-# every request kind (tests/valgrind/session.py), and listen with `call` as its
-# client. Each run must leave no valgrind error: no invalid access, no use of an
+# every request kind (tests/valgrind/session.py), an mcp session that walks every
+# kind of JSON-RPC message and tool result and one that SIGINT ends
+# (tests/valgrind/mcp_session.py), and listen with `call` as its client. Each
+# run must leave no valgrind error: no invalid access, no use of an
 # uninitialised value, no definite or indirect leak, no fd error.
 #
 # The binary is build/vg/turninit (`make valgrind` builds it): the same sources
@@ -45,6 +47,8 @@ MANIFEST_KEY=$ROOT/tests/vectors/test-trusted.key
 VGM='"landlock":{"optional":true,"writable":["/home/agent"]}'
 ALLOW='"allow":["TZ"]'
 manifest main "{${HEAD/\"\/work\"/\"\/home\/agent\"},\"env\":{$SET,$ALLOW},$VGM,\"callers\":{\"uids\":[0,1000]}}"
+# mcp: main with a result of 256 bytes, so that a result is cut at 128 + 128.
+manifest mcp "{${HEAD/\"\/work\"/\"\/home\/agent\"},\"env\":{$SET,$ALLOW},\"limits\":{\"result_bytes\":256},$VGM}"
 manifest short "{${HEAD/\"\/work\"/\"\/tmp\"},\"env\":{$SET},\"limits\":{\"timeout_s\":1},$VGM}"
 
 # VG: memcheck as strict as it goes for a C program: every leak kind that means
@@ -147,6 +151,36 @@ print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$WORK/audit.log" 2>&
 	expect_contains "audit log events" "$kinds" "exit=18"
 	end
 done
+
+# turninit mcp (JSON-RPC 2.0 over stdio): every kind of message and result
+# (tests/valgrind/mcp_session.py), with the audit log; end of stdin ends it with
+# 0. Each tools/call that ran has its exit event (6, the cancelled one too).
+begin pid1-mcp-session
+rm -f "$WORK/audit.log"
+ns pid1 mcp -- mcp --audit-log "$WORK/audit.log"
+CMD="mcp_session.py -- [pid1] turninit mcp --audit-log $WORK/audit.log"
+run_cmd timeout -k 5 300 python3 "$ROOT/tests/valgrind/mcp_session.py" -- "${TI[@]}"
+expect_rc 0
+expect_out $'server exit 0\n'
+expect_clean
+kinds=$(python3 -c 'import json, sys, collections
+c = collections.Counter(json.loads(l)["event"] for l in open(sys.argv[1]))
+print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$WORK/audit.log" 2>&1)
+expect_contains "audit log events" "$kinds" "turn_start=1"
+expect_contains "audit log events" "$kinds" "turn_end=1"
+expect_contains "audit log events" "$kinds" "exit=6"
+end
+
+# SIGINT to turninit mcp while a call runs: the call is answered (its command
+# got SIGTERM), then exit 130.
+begin pid1-mcp-sigint
+ns pid1 mcp -- mcp
+CMD="mcp_session.py --sigint -- [pid1] turninit mcp"
+run_cmd timeout -k 5 300 python3 "$ROOT/tests/valgrind/mcp_session.py" --sigint -- "${TI[@]}"
+expect_rc 0
+expect_out $'server exit 130\n'
+expect_clean
+end
 
 begin refusal-tampered-manifest
 cp "$WORK/m/main.json" "$WORK/m/tampered.json"

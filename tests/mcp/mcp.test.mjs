@@ -24,10 +24,19 @@ const NO_SLEEP = "for i in $(seq 100); do n=$(ps -eo args | grep -c '^sleep 100'
 // Polls (bounded) until a `sleep 100` runs.
 const SLEEP_UP = "for i in $(seq 100); do ps -eo args | grep -q '^sleep 100' && break; sleep 0.1; done";
 
-// podman run of README's "Use with any MCP agent", for image.
-function server(image = E.MCPTEST_IMAGE) {
-	return ["podman", "run", "-i", "--rm", "--network", "none",
+// podman run of README's "Use with any MCP agent", for image, with more podman flags.
+function server(image = E.MCPTEST_IMAGE, flags = []) {
+	if (image === "bridge") return bridge();
+	return ["podman", "run", "-i", "--rm", "--network", "none", ...flags,
 		"--tmpfs", "/home/agent:rw,mode=0700,size=64m,U", "-v", `${E.MCPTEST_WORKSPACE}:/work`, image, "mcp"];
+}
+
+// The sidecar's agent side: `turninit mcp --socket` as uid 1000 in a container
+// that shares the listen container's socket directory (mcp.sh starts that one).
+function bridge() {
+	return ["podman", "run", "-i", "--rm", "--network", "none", "--user", "1000:1000",
+		"-v", `${E.MCPTEST_SOCKDIR}:/run/turninit`, "--entrypoint", "/sbin/turninit",
+		E.MCPTEST_IMAGE_BASE, "mcp", "--socket", "/run/turninit/turninit.sock"];
 }
 
 function run(cmd, args, opts) {
@@ -124,8 +133,8 @@ test("r-arguments: invalid arguments are a tool error the model can read", async
 	const cases = [
 		[{}, 'the argument "command" is required: a non-empty string'],
 		[{ command: "" }, 'the argument "command" is required: a non-empty string'],
-		[{ command: "true", timeout: 0 }, 'the argument "timeout" must be an integer from 1 to 600 (seconds)'],
-		[{ command: "true", timeout: "5" }, 'the argument "timeout" must be an integer from 1 to 600 (seconds)'],
+		[{ command: "true", timeout: 0 }, 'the argument "timeout" must be an integer of at least 1 (seconds; at most 600 are used)'],
+		[{ command: "true", timeout: "5" }, 'the argument "timeout" must be an integer of at least 1 (seconds; at most 600 are used)'],
 		[{ command: "true", cwd: "/" }, 'unknown argument "cwd": the tool takes "command" and "timeout"'],
 	];
 	let id = 0;
@@ -203,13 +212,13 @@ test("r-sigint: SIGINT ends the turn: the running call is answered, exit 130", a
 
 // --- the MCP Inspector CLI ------------------------------------------------------------
 // Version 1.0.3 looks up ../package.json from its current directory: run from build/.
-async function inspector(args, image) {
-	const s = server(image);
+async function inspector(args, image, flags) {
+	const s = server(image, flags);
 	const r = await run("node", ["index.js", s[0], ...args, "--", ...s.slice(1)], { cwd: INSPECTOR });
 	return { ...r, json: r.code === 0 ? JSON.parse(r.stdout) : null };
 }
-const inspectCall = (command, more = [], image) =>
-	inspector(["--method", "tools/call", "--tool-name", "bash", "--tool-arg", `command=${command}`, ...more], image);
+const inspectCall = (command, more = [], image, flags) =>
+	inspector(["--method", "tools/call", "--tool-name", "bash", "--tool-arg", `command=${command}`, ...more], image, flags);
 
 test("i-tools-list: one tool, bash, described from the manifest", async () => {
 	const r = await inspector(["--method", "tools/list"]);
@@ -269,6 +278,13 @@ test("i-env: the exact environment", async () => {
 	assert.deepEqual(r.json, { content: [{ type: "text", text: ENV }], isError: false });
 });
 
+test("i-env-container: what the manifest allows of the container's own environment, nothing else", async () => {
+	const r = await inspectCall("env | sort", [], E.MCPTEST_IMAGE,
+		["-e", "TZ=Europe/Paris", "-e", `ANTHROPIC_API_KEY=${SECRET}`, "-e", "BASH_ENV=/tmp/x", "-e", "LC_ALL=C"]);
+	const want = ENV.replace("LANG=C.UTF-8\n", "LANG=C.UTF-8\nLC_ALL=C\n").replace("TERM=dumb\n", "TERM=dumb\nTZ=Europe/Paris\n");
+	assert.deepEqual(r.json, { content: [{ type: "text", text: want }], isError: false });
+});
+
 test("i-cut: output past limits.result_bytes keeps its head and tail", async () => {
 	const r = await inspectCall("seq 1 3000", [], E.MCPTEST_IMAGE_SMALL);   // result_bytes 1000
 	const all = Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join("");
@@ -278,6 +294,46 @@ test("i-cut: output past limits.result_bytes keeps its head and tail", async () 
 	assert.equal(r.json.content[0].text,
 		`${head}${nl}[... ${cut} bytes of output cut here: a result keeps the first 500 and the last 500 bytes ...]\n${tail}`);
 	assert.equal(r.json.isError, false);
+});
+
+// --- the sidecar bridge, with the Inspector --------------------------------------------
+test("b-tools-list: the bridge describes the listen server's manifest", async () => {
+	const [direct, bridged] = await Promise.all([inspector(["--method", "tools/list"]),
+		inspector(["--method", "tools/list"], "bridge")]);
+	assert.equal(bridged.code, 0, bridged.stderr);
+	assert.deepEqual(bridged.json, direct.json);
+});
+
+test("b-results: the same results through the bridge", async () => {
+	for (const [command, text, isError] of [["echo hi", "hi\n", false], ["echo bye; exit 3", "bye\n[exit code 3]\n", true],
+		["env | sort", ENV, false], ["echo x; kill -KILL $$", "x\n[killed by signal 9 (SIGKILL)]\n", true]]) {
+		const r = await inspectCall(command, [], "bridge");
+		assert.deepEqual(r.json, { content: [{ type: "text", text }], isError }, command);
+	}
+	const t = await inspectCall("sleep 30", ["timeout=1"], "bridge");
+	assert.equal(t.json.content[0].text, "[timed out after 1 s: the command was stopped (SIGTERM, then SIGKILL)]\n");
+});
+
+test("b-cancel: a cancel through the bridge ends the command in the listen container", async () => {
+	const s = session("bridge");
+	s.send(call(5, "sleep 100"));
+	s.send(call(6, `${SLEEP_UP}; echo up`));
+	assert.equal(textOf((await s.next()).result), "up\n");
+	s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } });
+	s.send(call(7, NO_SLEEP));
+	const r = await s.next();
+	assert.equal(r.id, 7, JSON.stringify(r));
+	assert.equal(textOf(r.result), "left=0\n");
+	s.end();
+	assert.equal(await s.exited, 0);
+});
+
+test("b-refused-server: the bridge refuses a server of another uid, and says so", async () => {
+	const argv = bridge();
+	argv.splice(argv.indexOf("mcp") + 1, 0, "--server-uid", "4242");
+	const r = await run(argv[0], argv.slice(1), { timeout: 60000 });
+	assert.equal(r.code, 125);
+	assert.match(r.stderr, /runs as uid 0, not uid 4242/);
 });
 
 // --- Claude Code, headless, against the fake model -------------------------------------

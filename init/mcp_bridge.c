@@ -1,0 +1,375 @@
+/* mcp_bridge.c - see mcp_bridge.h and docs/mcp.md, "The sidecar". */
+#define _GNU_SOURCE
+#include "mcp_bridge.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "call.h"
+#include "events.h"
+#include "exit_codes.h"
+#include "log.h"
+#include "manifest.h"
+#include "mcp.h"
+
+#define BRIDGE_INFO_ID "mcp-info"
+
+/* A call sent to the server and not yet answered there. */
+struct running {
+	struct running *next;
+	char key[RQ_ID_MAX + 1];
+	uint64_t start_ms, progress_ms;
+};
+
+/* A line framer: bytes read from fd, split at '\n'. */
+struct lines {
+	int fd;
+	char *buf;
+	size_t len;
+	bool discarding, eof;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Write all of line and a newline to stdout; a client that stopped reading
+ * blocks the bridge, which holds nothing else. A failed write: -1. */
+static int out_line(char *line)
+{
+	size_t n, off = 0;
+	int r = 0;
+
+	if (!line) {
+		log_line("mcp: out of memory");
+		return 0;
+	}
+	n = strlen(line);
+	if (n == 0) {
+		free(line);
+		return 0;
+	}
+	line[n] = '\n';   /* the NUL's byte: the line is not used as a string again */
+	while (off < n + 1) {
+		ssize_t w = write(1, line + off, n + 1 - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			r = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	free(line);
+	return r;
+}
+
+/* Read what fd has; call fn for each whole line. A line past EV_LINE_MAX is
+ * dropped with one log line. At end of file, l->eof. */
+static void lines_read(struct lines *l, void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+{
+	ssize_t n = read(l->fd, l->buf + l->len, EV_CHUNK);
+	size_t start = 0;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		l->eof = true;
+		return;
+	}
+	l->len += (size_t)n;
+	for (size_t i = l->len - (size_t)n; i < l->len; i++) {
+		if (l->buf[i] != '\n')
+			continue;
+		if (l->discarding)
+			l->discarding = false;
+		else if (i > start)
+			fn(ctx, l->buf + start, i - start);
+		start = i + 1;
+	}
+	memmove(l->buf, l->buf + start, l->len - start);
+	l->len -= start;
+	if (l->len > EV_LINE_MAX) {
+		if (!l->discarding)
+			log_line("mcp: a line longer than %d bytes: dropped", EV_LINE_MAX);
+		l->discarding = true;
+		l->len = 0;
+	} else if (l->discarding) {
+		l->len = 0;
+	}
+}
+
+struct bridge {
+	int fd;                       /* the listen socket's connection */
+	struct mcp_session *session;
+	struct running *running;
+	bool failed;                  /* stdout is gone */
+	struct mf_manifest *manifest; /* the server's, from its info event */
+};
+
+static struct running **running_find(struct bridge *b, const char *key)
+{
+	for (struct running **r = &b->running; *r; r = &(*r)->next)
+		if (strcmp((*r)->key, key) == 0)
+			return r;
+	return NULL;
+}
+
+static void running_end(struct bridge *b, const char *key)
+{
+	struct running **p = running_find(b, key), *r;
+
+	if (!p)
+		return;
+	r = *p;
+	*p = r->next;
+	free(r);
+}
+
+/* A message from the MCP client. */
+static void from_client(void *ctx, const char *line, size_t len)
+{
+	struct bridge *b = ctx;
+	struct rq_request *rq = NULL;
+	struct tn_error err = { 0 };
+	char id[RQ_ID_MAX + 1], *reply = NULL;
+	json_t *req = NULL;
+
+	if (mcp_parse(b->session, line, len, &rq, id, &reply, &err) < 0) {
+		log_line("%s", err.msg);
+		return;
+	}
+	if (!rq) {
+		if (out_line(reply) < 0)
+			b->failed = true;
+		return;
+	}
+	if (rq->op == RQ_EXEC) {
+		struct running *r = calloc(1, sizeof(*r));
+
+		req = json_pack("{s:s, s:s, s:s}", "op", "exec", "id", rq->id, "command", rq->words[0]);
+		if (req && rq->timeout_s)
+			json_object_set_new(req, "timeout_s", json_integer(rq->timeout_s));
+		if (!r || !req) {
+			free(r);
+			json_decref(req);
+			out_line(mcp_error(b->session, rq->id, "out of memory"));
+			rq_free(rq);
+			return;
+		}
+		snprintf(r->key, sizeof(r->key), "%s", rq->id);
+		r->start_ms = now_ms();
+		r->progress_ms = r->start_ms + MCP_PROGRESS_MS;
+		r->next = b->running;
+		b->running = r;
+	} else {
+		req = json_pack("{s:s, s:s}", "op", "cancel", "id", rq->id);
+	}
+	if (call_send(b->fd, req) == -E2BIG && rq->op == RQ_EXEC) {
+		running_end(b, rq->id);
+		out_line(mcp_error(b->session, rq->id, "the command is longer than a request line may be"));
+	}
+	rq_free(rq);
+}
+
+/* An event from the listen server. */
+static void from_server(void *ctx, const char *line, size_t len)
+{
+	struct bridge *b = ctx;
+	struct ev_event ev;
+	struct tn_error err = { 0 };
+	char *out = NULL;
+
+	if (ev_parse(line, len, &ev, &err) < 0) {
+		log_line("mcp: the server sent a line that is not an event (%s)", err.msg);
+		return;
+	}
+	/* Only events of a call still running here: an error that answers a
+	 * cancel of what has ended since has no call left to end. */
+	if (!ev.id || !running_find(b, ev.id)) {
+		if (ev.kind == EV_ERROR)
+			log_line("mcp: the server: %s", ev.message);
+		ev_clear(&ev);
+		return;
+	}
+	switch (ev.kind) {
+	case EV_OUTPUT:
+		out = mcp_output(b->session, ev.id, ev.err_stream, ev.data, ev.len);
+		break;
+	case EV_EXIT: {
+		struct ev_end end = {
+			.wait_status = ev.has_code ? (ev.code & 0xff) << 8 : ev.signal,   /* waitpid(2)'s form */
+			.timed_out = ev.timed_out, .truncated = ev.truncated,
+			.lost = ev.lost, .oom_killed = ev.oom_killed,
+		};
+
+		out = mcp_exit(b->session, ev.id, &end);
+		running_end(b, ev.id);
+		break;
+	}
+	case EV_ERROR:
+		out = mcp_error(b->session, ev.id, ev.message);
+		running_end(b, ev.id);
+		break;
+	case EV_STARTED:
+	case EV_INFO:
+		out = NULL;
+		break;
+	}
+	ev_clear(&ev);
+	if (out && out_line(out) < 0)
+		b->failed = true;
+}
+
+/* The server's manifest: an info request, answered before anything else is
+ * sent. 0, or -1 after one line on stderr. */
+static int bridge_info(struct bridge *b, struct lines *sock)
+{
+	struct ev_event ev = { 0 };
+	struct tn_error err = { 0 };
+	char *nl;
+	int r = -1;
+
+	if (call_send(b->fd, json_pack("{s:s, s:s}", "op", "info", "id", BRIDGE_INFO_ID)) < 0) {
+		log_line("mcp: cannot send to the server: %s", strerror(errno));
+		return -1;
+	}
+	while (!(nl = memchr(sock->buf, '\n', sock->len))) {
+		ssize_t n;
+
+		if (sock->len >= EV_LINE_MAX) {
+			log_line("mcp: the server's answer to info is too long");
+			return -1;
+		}
+		n = read(b->fd, sock->buf + sock->len, EV_LINE_MAX + EV_CHUNK - sock->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_line("mcp: the server closed the connection before it answered info "
+				 "(a turninit listen older than this one, or a refused caller: see its log)");
+			return -1;
+		}
+		sock->len += (size_t)n;
+	}
+	if (ev_parse(sock->buf, (size_t)(nl - sock->buf), &ev, &err) < 0) {
+		log_line("mcp: the server's answer to info: %s", err.msg);
+	} else if (ev.kind == EV_ERROR) {
+		log_line("mcp: the server refused info: %s", ev.message);
+	} else if (ev.kind != EV_INFO) {
+		log_line("mcp: the server answered info with another event");
+	} else if (mf_parse((const uint8_t *)ev.manifest, strlen(ev.manifest), time(NULL), NULL,
+			    &b->manifest, &err) < 0) {
+		log_line("mcp: the server's manifest: %s", err.msg);
+	} else {
+		r = 0;
+	}
+	ev_clear(&ev);
+	sock->len -= (size_t)(nl + 1 - sock->buf);
+	memmove(sock->buf, nl + 1, sock->len);
+	return r;
+}
+
+int mcp_bridge_main(const struct cli_options *o)
+{
+	static char in_buf[EV_LINE_MAX + 1 + EV_CHUNK], sock_buf[EV_LINE_MAX + 1 + EV_CHUNK];
+	struct lines in = { .fd = 0, .buf = in_buf }, sock = { .buf = sock_buf };
+	struct bridge b = { .fd = -1 };
+	sigset_t set;
+	int sfd, ret = EXIT_REFUSED;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	b.fd = sock.fd = call_connect(o->socket_path);
+	if (b.fd < 0) {
+		log_line("mcp: %s: %s", o->socket_path, strerror(errno));
+		return EXIT_REFUSED;
+	}
+	if (call_check_server(b.fd, o) < 0 || bridge_info(&b, &sock) < 0)
+		goto out;
+	if (!(b.session = mcp_session_new(b.manifest, TURNINIT_VERSION))) {
+		log_line("mcp: out of memory");
+		goto out;
+	}
+	/* What bridge_info read past its answer. */
+	for (char *nl; (nl = memchr(sock.buf, '\n', sock.len));) {
+		from_server(&b, sock.buf, (size_t)(nl - sock.buf));
+		sock.len -= (size_t)(nl + 1 - sock.buf);
+		memmove(sock.buf, nl + 1, sock.len);
+	}
+	for (;;) {
+		struct pollfd p[3] = {
+			{ .fd = 0, .events = POLLIN }, { .fd = b.fd, .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		struct signalfd_siginfo si;
+		uint64_t t = now_ms(), next = 0;
+
+		for (struct running *r = b.running; r; r = r->next) {
+			if (t >= r->progress_ms) {
+				r->progress_ms = t + MCP_PROGRESS_MS;
+				if (out_line(mcp_progress(b.session, r->key, t - r->start_ms)) < 0)
+					b.failed = true;
+			}
+			if (!next || r->progress_ms < next)
+				next = r->progress_ms;
+		}
+		if (b.failed) {
+			log_line("mcp: stdout is closed: the client is gone");
+			ret = 0;
+			break;
+		}
+		if (poll(p, sfd >= 0 ? 3 : 2, next ? (int)(next > t ? next - t : 0) : -1) < 0 &&
+		    errno != EINTR)
+			break;
+		if (sfd >= 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			/* Closing the connection cancels its commands (docs/protocol.md). */
+			ret = 128 + (int)si.ssi_signo;
+			break;
+		}
+		if (p[1].revents) {
+			lines_read(&sock, from_server, &b);
+			if (sock.eof) {
+				log_line("mcp: the server closed the connection");
+				while (b.running) {
+					out_line(mcp_error(b.session, b.running->key,
+							   "the listen server closed the connection"));
+					running_end(&b, b.running->key);
+				}
+				break;
+			}
+		}
+		if (p[0].revents) {
+			lines_read(&in, from_client, &b);
+			if (in.eof) {
+				ret = 0;   /* the client's end: closing the connection cancels the rest */
+				break;
+			}
+		}
+	}
+out:
+	while (b.running)
+		running_end(&b, b.running->key);
+	mcp_session_free(b.session);
+	mf_free(b.manifest);
+	close(b.fd);
+	return ret;
+}
