@@ -41,6 +41,10 @@ static void encoders_write_the_documented_lines(void **state)
 	expect_line(ev_exit("c1", &(struct ev_end){ .wait_status = 9, .lost = true, .oom_killed = true, .duration_ms = 2 }),
 		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":null,\"signal\":9,\"timed_out\":false,"
 		    "\"truncated\":false,\"duration_ms\":2,\"lost\":true,\"oom_killed\":true}");
+	expect_line(ev_info("i1", "{\"turninit\":1,\"home\":\"/home/agent\"}"),
+		    "{\"event\":\"info\",\"id\":\"i1\",\"manifest\":{\"turninit\":1,\"home\":\"/home/agent\"}}");
+	assert_null(ev_info("i1", "[1]"));
+	assert_null(ev_info("i1", "not json"));
 	expect_line(ev_error(NULL, "request: x"),
 		    "{\"event\":\"error\",\"id\":null,\"message\":\"request: x\"}");
 	/* a message cut inside a UTF-8 character loses the partial character */
@@ -90,6 +94,13 @@ static void decoder_reads_what_encoders_write(void **state)
 	assert_false(e.oom_killed);
 	ev_clear(&e);
 	free(l);
+	l = ev_info("i", "{\"workdir\":\"/work\",\"limits\":{\"result_bytes\":300}}");
+	assert_int_equal(ev_parse(l, strlen(l), &e, NULL), 0);
+	assert_int_equal(e.kind, EV_INFO);
+	assert_string_equal(e.id, "i");
+	assert_string_equal(e.manifest, "{\"workdir\":\"/work\",\"limits\":{\"result_bytes\":300}}");
+	ev_clear(&e);
+	free(l);
 	l = ev_error(NULL, "m");
 	assert_int_equal(ev_parse(l, strlen(l), &e, NULL), 0);
 	assert_int_equal(e.kind, EV_ERROR);
@@ -116,6 +127,8 @@ static void decoder_refuses(void **state)
 		{ "{\"event\":\"exit\",\"id\":\"a\",\"code\":null,\"signal\":9,\"timed_out\":false,\"truncated\":false,\"lost\":1}", "lost and oom_killed" },
 		{ "{\"event\":\"error\",\"id\":\"a\"}", "no message" },
 		{ "{\"event\":\"hello\",\"id\":\"a\"}", "unknown event" },
+		{ "{\"event\":\"info\",\"id\":\"a\",\"manifest\":[1]}", "manifest is not an object" },
+		{ "{\"event\":\"info\",\"id\":\"a\"}", "manifest is not an object" },
 	};
 
 	(void)state;

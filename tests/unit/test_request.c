@@ -107,6 +107,11 @@ static void cancel_and_signal(void **state)
 	r = parse_ok("{\"op\":\"signal\",\"id\":\"c1\",\"signal\":\"INT\"}");
 	assert_int_equal(r->op, RQ_SIGNAL);
 	assert_int_equal(r->signo, SIGINT);
+	assert_false(r->quiet);   /* only an MCP cancel is quiet (policy/mcp.c) */
+	rq_free(r);
+	r = parse_ok("{\"op\":\"info\",\"id\":\"i1\"}");
+	assert_int_equal(r->op, RQ_INFO);
+	assert_string_equal(r->id, "i1");
 	rq_free(r);
 }
 
@@ -143,6 +148,8 @@ static void refusals(void **state)
 		{ "{\"op\":\"cancel\",\"id\":\"b20\",\"signal\":\"INT\"}", "b20", "signal", -EINVAL },
 		{ "{\"op\":\"signal\",\"id\":\"b21\",\"signal\":\"STOP\"}", "b21", "unknown signal", -EINVAL },
 		{ "{\"op\":\"signal\",\"id\":\"b22\"}", "b22", "signal", -EINVAL },
+		{ "{\"op\":\"info\",\"id\":\"b23\",\"command\":\"t\"}", "b23", "info", -EINVAL },
+		{ "{\"op\":\"launch\",\"id\":\"b24\"}", "b24", "(exec, cancel, signal, info)", -EINVAL },
 	};
 
 	(void)state;
