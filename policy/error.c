@@ -9,6 +9,8 @@
 
 /* err_set and err_errno: the message, and with_errno ": strerror(code)". */
 static int err_vset(struct tn_error *err, int code, bool with_errno, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static int err_vset(struct tn_error *err, int code, bool with_errno, const char *fmt, va_list ap)
 {
 	int saved = errno;
 

@@ -38,6 +38,9 @@ static void same_again(const struct ev_event *e)
 	case EV_ERROR:
 		line = ev_error(e->id, e->message);
 		break;
+	case EV_INFO:
+		line = ev_info(e->id, e->manifest);
+		break;
 	}
 	if (!line)
 		return;   /* out of memory, or a message jansson will not encode */
@@ -52,6 +55,8 @@ static void same_again(const struct ev_event *e)
 	    (back.has_code != e->has_code || back.code != e->code || back.signal != e->signal ||
 	     back.timed_out != e->timed_out || back.truncated != e->truncated ||
 	     back.lost != e->lost || back.oom_killed != e->oom_killed))
+		abort();
+	if (e->kind == EV_INFO && strcmp(back.manifest, e->manifest) != 0)
 		abort();
 	ev_clear(&back);
 	free(line);

@@ -42,7 +42,8 @@ static const char good_json[] =
 	"    \"allow\": [\"TZ\", \"GIT_AUTHOR_NAME\", \"GIT_AUTHOR_EMAIL\", \"LC_*\"]\n"
 	"  },\n"
 	"  \"limits\": {\"timeout_s\": 30, \"output_bytes\": 1048576, \"nofile\": 256,\n"
-	"             \"nproc\": 64, \"fsize_bytes\": 4294967296, \"concurrency\": 2},\n"
+	"             \"nproc\": 64, \"fsize_bytes\": 4294967296, \"concurrency\": 2,\n"
+	"             \"result_bytes\": 4096},\n"
 	"  \"seccomp\": {\"deny\": [\"@default\", \"@clock\", \"ptrace\"], \"allow\": [\"personality\"]},\n"
 	"  \"landlock\": {\"writable\": [\"/home/agent\", \"/tmp\", \"/work\"], \"optional\": true,\n"
 	"               \"shm\": false},\n"
@@ -188,6 +189,8 @@ static const struct mod_case mod_cases[] = {
 	BAD("limits.nproc", "false", "limits.nproc: expected an integer in 1..1048576"),
 	BAD("limits.fsize_bytes", "[1]", "limits.fsize_bytes: expected an integer in 1..4611686018427387904"),
 	BAD("limits.concurrency", "{}", "limits.concurrency: expected an integer in 1..256"),
+	BAD("limits.result_bytes", "\"30000\"", "limits.result_bytes: expected an integer in 256..16777216, got a string"),
+	BAD("limits.result_bytes", "256.0", "limits.result_bytes: expected an integer in 256..16777216, got a real number"),
 	BAD("seccomp", "[]", "seccomp: expected an object, got an array"),
 	BAD("seccomp.deny", "\"@default\"", "seccomp.deny: expected an array, got a string"),
 	BAD("seccomp.deny", "[\"@default\", 1]", "seccomp.deny[1]: expected a string, got an integer"),
@@ -253,6 +256,11 @@ static const struct mod_case mod_cases[] = {
 	BAD("limits.concurrency", "257", "limits.concurrency: 257 is out of range"),
 	GOOD("limits.concurrency", "1"),
 	GOOD("limits.concurrency", "256"),
+	BAD("limits.result_bytes", "255", "limits.result_bytes: 255 is out of range 256..16777216"),
+	BAD("limits.result_bytes", "16777217", "limits.result_bytes: 16777217 is out of range"),
+	BAD("limits.result_bytes", "0", "limits.result_bytes: 0 is out of range"),
+	GOOD("limits.result_bytes", "256"),
+	GOOD("limits.result_bytes", "16777216"),
 	BAD("callers.uids", "[-1]", "callers.uids[0]: -1 is out of range 0..4294967294"),
 	BAD("callers.uids", "[4294967295]", "callers.uids[0]: 4294967295 is out of range"),
 	BAD("callers.uids", "[5, 5]", "callers.uids[1]: 5 is listed twice"),
@@ -353,6 +361,7 @@ static const struct mod_case mod_cases[] = {
 	ABSENT("env.allow"),
 	ABSENT("limits"),
 	ABSENT("limits.nofile"),
+	ABSENT("limits.result_bytes"),
 	ABSENT("seccomp"),
 	ABSENT("seccomp.deny"),
 	ABSENT("seccomp.allow"),
@@ -441,6 +450,7 @@ static void test_good_all_fields(void **state)
 	assert_int_equal(m->limits.nproc, 64);
 	assert_int_equal(m->limits.fsize_bytes, 4294967296ULL);
 	assert_int_equal(m->limits.concurrency, 2);
+	assert_int_equal(m->limits.result_bytes, 4096);
 
 	assert_int_equal(m->seccomp.n_deny, 3);
 	assert_string_equal(m->seccomp.deny[0], "@default");
@@ -482,6 +492,7 @@ static void test_defaults(void **state)
 	assert_int_equal(m->limits.nproc, 512);
 	assert_int_equal(m->limits.fsize_bytes, 1073741824);
 	assert_int_equal(m->limits.concurrency, 8);
+	assert_int_equal(m->limits.result_bytes, 30000);
 	assert_int_equal(m->seccomp.n_deny, 1);
 	assert_string_equal(m->seccomp.deny[0], "@default");
 	assert_int_equal(m->seccomp.n_allow, 0);
@@ -912,7 +923,7 @@ static void test_to_json_exact(void **state)
 		"\"home\":\"/home/agent\",\"workdir\":\"/home/agent\",\"shell\":\"/bin/bash\","
 		"\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\"},\"allow\":[]},"
 		"\"limits\":{\"timeout_s\":600,\"output_bytes\":16777216,\"nofile\":1024,"
-		"\"nproc\":512,\"fsize_bytes\":1073741824,\"concurrency\":8},"
+		"\"nproc\":512,\"fsize_bytes\":1073741824,\"concurrency\":8,\"result_bytes\":30000},"
 		"\"seccomp\":{\"deny\":[\"@default\"],\"allow\":[]},"
 		"\"landlock\":{\"writable\":[\"/home/agent\",\"/tmp\"],\"optional\":false,\"shm\":true},"
 		"\"callers\":{\"uids\":[1000]},"
@@ -1100,6 +1111,7 @@ static void test_schema_matches_code(void **state)
 {
 	static const char *const limit_keys[] = {
 		"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency",
+		"result_bytes",
 	};
 	static const char *const top_keys[] = {
 		"turninit", "expires", "user", "home", "workdir", "shell", "env", "limits",
