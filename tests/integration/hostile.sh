@@ -1031,6 +1031,27 @@ if selected h-call-options-without-call; then
 	refused "--env and --server-uid go with call"
 	end
 fi
+# mcp's options: the bridge (--socket) holds no policy; serve takes no socket.
+if selected h-mcp-bridge-with-policy; then
+	arow h-mcp-bridge-with-policy mcp --socket /run/x.sock --audit-log /tmp/a.log
+	refused "mcp --socket holds no policy: --manifest and --audit-log go with the listen server"
+	end
+fi
+if selected h-mcp-call-options; then
+	arow h-mcp-call-options mcp --timeout 5
+	refused "--timeout and --stdin go with call"
+	end
+fi
+if selected h-mcp-server-uid-without-socket; then
+	arow h-mcp-server-uid-without-socket mcp --server-uid 0
+	refused "--server-uid goes with call or mcp --socket"
+	end
+fi
+if selected h-serve-socket; then
+	arow h-serve-socket serve --socket /run/x.sock
+	refused "--socket goes with listen, call or mcp"
+	end
+fi
 
 # ---- the table ----------------------------------------------------------------------------
 # doc_check DOC: print each test a row of DOC names that no test in tests/ has
