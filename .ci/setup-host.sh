@@ -5,7 +5,7 @@
 # them. Prints one line per thing it did or found already done; exits non-zero with a
 # "setup: FAILED: ..." line on failure. A second run installs nothing and needs no network.
 # It also says whether node >= 20.6 and npm are there (section 4), which only the pi
-# suite needs; it does not install them.
+# and mcp suites need; it does not install them.
 #
 # Environment, for testing this script only: SETUP_CONTAINERS_CONF (default
 # /etc/containers/containers.conf), the file the ulimit fix edits; SETUP_CGROUP_ROOT
@@ -149,17 +149,18 @@ else
 		say "ulimits: set $want in $CONF, other settings kept ($why)"
 	fi
 fi
-# --- 4. node, for the pi suite only ------------------------------------------------
+# --- 4. node, for the pi and mcp suites only ---------------------------------------
 # Checked, never installed: Debian 12's nodejs is 18 and pi needs 20.6 (its engines),
-# so node comes from elsewhere. Without it everything but `make pi` works; `make
-# check` then counts the pi suite as one failure with the same reason.
+# so node comes from elsewhere. Without it everything but `make pi` and `make mcp`
+# works; `make check` then counts each of those suites as one failure with the same
+# reason.
 if ! command -v node >/dev/null 2>&1; then
-	say "node: not found; the pi suite (make pi, part of make check) needs node >= 20.6 and npm (https://nodejs.org; Debian 12's nodejs is 18)"
+	say "node: not found; the pi and mcp suites (make pi, make mcp, part of make check) need node >= 20.6 and npm (https://nodejs.org; Debian 12's nodejs is 18)"
 elif ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' 2>/dev/null; then
-	say "node: $(node --version 2>/dev/null) is too old; the pi suite (make pi, part of make check) needs node >= 20.6 (https://nodejs.org)"
+	say "node: $(node --version 2>/dev/null) is too old; the pi and mcp suites (make pi, make mcp, part of make check) need node >= 20.6 (https://nodejs.org)"
 elif ! command -v npm >/dev/null 2>&1; then
-	say "node: $(node --version) found but npm not; the pi suite (make pi, part of make check) needs npm"
+	say "node: $(node --version) found but npm not; the pi and mcp suites (make pi, make mcp, part of make check) need npm"
 else
-	say "node: $(node --version) and npm $(npm --version 2>/dev/null) found (the pi suite needs node >= 20.6)"
+	say "node: $(node --version) and npm $(npm --version 2>/dev/null) found (the pi and mcp suites need node >= 20.6)"
 fi
 say "done"
