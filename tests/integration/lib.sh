@@ -334,3 +334,30 @@ node_tap_report() {
 		tail -n 30 "$log" | sed 's/^/#   /'
 	fi
 }
+
+# need_node: node >= 20.6 and npm, or the suite aborts saying which is missing.
+# They are not Debian packages here (Debian 12's nodejs is 18; pi's engines want
+# 20.6), so make setup only says what it found.
+need_node() {
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		abort "node >= 20.6 and npm not found: the $SUITE suite needs them (https://nodejs.org; make setup says what it found)"
+	fi
+	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' \
+		|| abort "node $(node --version) is too old: the $SUITE suite needs node >= 20.6"
+}
+
+# npm_install DIR PACKAGE_DIR HAVE: the packages of PACKAGE_DIR's package.json,
+# as pinned in its package-lock.json, installed from the npm registry with
+# `npm ci --ignore-scripts` into DIR; again only when the lock file changed or
+# the path HAVE (below DIR) is missing. The log goes to $WORK/npm.log.
+npm_install() {
+	local dir=$1 pkg=$2 have=$3
+	if cmp -s "$pkg/package-lock.json" "$dir/package-lock.json" && [[ -e $dir/$have ]]; then
+		return 0
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$pkg/package.json" "$pkg/package-lock.json" "$dir/"
+	(cd "$dir" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund) >"$WORK/npm.log" 2>&1 \
+		|| { tail -n 20 "$WORK/npm.log"; rm -rf "$dir"; abort "npm ci in ${dir#"$ROOT"/} (${pkg#"$ROOT"/}/package-lock.json)"; }
+}

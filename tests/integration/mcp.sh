@@ -43,25 +43,14 @@ cleanup() {
 	[[ -z $SOCKDIR ]] || rm -rf "$SOCKDIR"
 }
 
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	abort "node >= 20.6 and npm not found: the mcp suite needs them (https://nodejs.org; make setup says what it found)"
-fi
-node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' \
-	|| abort "node $(node --version) is too old: the mcp suite needs node >= 20.6"
+need_node
 mkdir -p "$WORK/m" "$WORK/tmp" "$WORK/bin"
 trap cleanup EXIT
 
 T0=$(now_ms)
 
 # --- the clients from the npm registry, as pinned -----------------------------------
-lock=$ROOT/tests/mcp/package-lock.json
-if ! cmp -s "$lock" "$NPMDIR/package-lock.json" || [[ ! -x $NPMDIR/node_modules/.bin/claude ]]; then
-	rm -rf "$NPMDIR"
-	mkdir -p "$NPMDIR"
-	cp "$ROOT/tests/mcp/package.json" "$lock" "$NPMDIR/"
-	(cd "$NPMDIR" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund) >"$WORK/npm.log" 2>&1 \
-		|| { tail -n 20 "$WORK/npm.log"; rm -rf "$NPMDIR"; abort "npm ci in build/mcp-npm (tests/mcp/package-lock.json)"; }
-fi
+npm_install "$NPMDIR" "$ROOT/tests/mcp" node_modules/.bin/claude
 echo "# clients: Claude Code $(node -p 'require(process.argv[1]).version' \
 	"$NPMDIR/node_modules/@anthropic-ai/claude-code/package.json"), MCP Inspector CLI $(node -p \
 	'require(process.argv[1]).version' "$NPMDIR/node_modules/@modelcontextprotocol/inspector-cli/package.json")"

@@ -39,28 +39,16 @@ cleanup() {
 	[[ -z $WS ]] || rm -rf "$WS"
 }
 
-# node and npm: not Debian packages here (Debian 12's nodejs is 18, pi needs 20.6).
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	abort "node >= 20.6 and npm not found: the pi suite needs them (https://nodejs.org; make setup says what it found)"
-fi
-node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' \
-	|| abort "node $(node --version) is too old: the pi suite needs node >= 20.6 (pi's engines)"
+need_node
 mkdir -p "$WORK/m" "$WORK/tmp"
 trap cleanup EXIT
 
 T0=$(now_ms)
 
 # --- pi from the npm registry, as pinned ------------------------------------------
-lock=$ROOT/clients/pi/package-lock.json
-if ! cmp -s "$lock" "$NPMDIR/package-lock.json" || [[ ! -d $NPMDIR/node_modules/@earendil-works/pi-coding-agent ]]; then
-	rm -rf "$NPMDIR"
-	mkdir -p "$NPMDIR"
-	cp "$ROOT/clients/pi/package.json" "$lock" "$NPMDIR/"
-	(cd "$NPMDIR" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund) >"$WORK/npm.log" 2>&1 \
-		|| { tail -n 20 "$WORK/npm.log"; rm -rf "$NPMDIR"; abort "npm ci in build/pi-npm (clients/pi/package-lock.json)"; }
-	echo "# pi installed from the registry: $(node -p 'require(process.argv[1]).version' \
-		"$NPMDIR/node_modules/@earendil-works/pi-coding-agent/package.json")"
-fi
+npm_install "$NPMDIR" "$ROOT/clients/pi" node_modules/@earendil-works/pi-coding-agent
+echo "# pi from the registry: $(node -p 'require(process.argv[1]).version' \
+	"$NPMDIR/node_modules/@earendil-works/pi-coding-agent/package.json")"
 cp "$ROOT/clients/pi/package.json" "$ROOT/clients/pi/index.js" "$ROOT/clients/pi/index.d.ts" "$NPMDIR/"
 rm -rf "$NPMDIR/test" "$NPMDIR/readme-ext"
 mkdir -p "$NPMDIR/test"
