@@ -3,9 +3,10 @@
 # "Deliver" 3): one-shot runs, a refusal, verify, a serve session that walks
 # every request kind (tests/valgrind/session.py), an mcp session that walks every
 # kind of JSON-RPC message and tool result and one that SIGINT ends
-# (tests/valgrind/mcp_session.py), and listen with `call` as its client. Each
-# run must leave no valgrind error: no invalid access, no use of an
-# uninitialised value, no definite or indirect leak, no fd error.
+# (tests/valgrind/mcp_session.py), and listen with `call` and with
+# `mcp --socket` (the MCP bridge, driven by mcp_session.py --bridge) as its
+# clients. Each run must leave no valgrind error: no invalid access, no use of
+# an uninitialised value, no definite or indirect leak, no fd error.
 #
 # The binary is build/vg/turninit (`make valgrind` builds it): the same sources
 # as the product, gcc and glibc, -O1 -g, with TURNINIT_VALGRIND defined. That
@@ -49,6 +50,9 @@ ALLOW='"allow":["TZ"]'
 manifest main "{${HEAD/\"\/work\"/\"\/home\/agent\"},\"env\":{$SET,$ALLOW},$VGM,\"callers\":{\"uids\":[0,1000]}}"
 # mcp: main with a result of 256 bytes, so that a result is cut at 128 + 128.
 manifest mcp "{${HEAD/\"\/work\"/\"\/home\/agent\"},\"env\":{$SET,$ALLOW},\"limits\":{\"result_bytes\":256},$VGM}"
+# bridge: the listen server of the MCP bridge; main with a result of 256 bytes
+# (a result is cut), and callers.uids [0]: the bridge runs as root, like this script.
+manifest bridge "{${HEAD/\"\/work\"/\"\/home\/agent\"},\"env\":{$SET,$ALLOW},\"limits\":{\"result_bytes\":256},$VGM,\"callers\":{\"uids\":[0]}}"
 manifest short "{${HEAD/\"\/work\"/\"\/tmp\"},\"env\":{$SET},\"limits\":{\"timeout_s\":1},$VGM}"
 
 # VG: memcheck as strict as it goes for a C program: every leak kind that means
@@ -221,6 +225,32 @@ p1=$(pgrep -P "${us:-0}")
 wait "$BG"
 RC=$?
 CMD="[pid1] turninit listen, then SIGTERM"
+[[ $RC == 0 || $RC == 143 ]] || why "listen ended with status $RC, want 0 or 143"
+expect_clean
+end
+
+# listen with the MCP bridge as its client: the server as in listen-and-call, and
+# `turninit mcp --socket` under valgrind (as root: callers.uids [0]; the server's
+# uid is 0, what the bridge checks by default) driven by mcp_session.py --bridge:
+# initialize, tools/list (the description says the server manifest's workdir and
+# result_bytes), an exit 3, a cut output, a cancel, then end of stdin: exit 0.
+begin listen-and-mcp-bridge
+SOCK=$WORK/bridge.sock
+rm -f "$SOCK"
+ns pid1 bridge -- listen --socket "$SOCK"
+"${TI[@]}" </dev/null >"$WORK/listen.out" 2>"$WORK/listen.err" &
+BG=$!
+wait_for 60 test -S "$SOCK" || why "no socket at $SOCK within 60 s"
+run_cmd timeout -k 5 300 python3 "$ROOT/tests/valgrind/mcp_session.py" --bridge "$WORK/m/bridge.json" \
+	-- timeout -k 5 240 "${VG[@]}" "$BIN" mcp --socket "$SOCK"
+expect_rc 0
+expect_out $'server exit 0\n'
+expect_err ""
+us=$(pgrep -P "$BG" -x unshare)
+p1=$(pgrep -P "${us:-0}")
+[[ -n $p1 ]] && kill -TERM "$p1"
+wait "$BG"
+RC=$?
 [[ $RC == 0 || $RC == 143 ]] || why "listen ended with status $RC, want 0 or 143"
 expect_clean
 end

@@ -4,13 +4,20 @@
 
     mcp_session.py -- SERVER_ARGV...           every kind of message, then end of stdin
     mcp_session.py --sigint -- SERVER_ARGV...  SIGINT while a call runs
+    mcp_session.py --bridge MANIFEST -- SERVER_ARGV...
+                                               turninit mcp --socket: the calls, a
+                                               cancel, then end of stdin
 
 The server is turninit under valgrind as PID 1 of a namespace of its own (the
 grandchild of SERVER_ARGV's process: timeout, unshare, then it). The full
-session wants a manifest with limits.result_bytes 256. Every step checks what
-came back; the first mismatch prints "mcp_session: STEP: WHY" and exits 1. At
-the end the server's exit status is printed as "server exit N". Standard
-library only; bounds are wide (valgrind is twenty to fifty times slower).
+session wants a manifest with limits.result_bytes 256. With --bridge the server
+is `turninit mcp --socket PATH` (the bridge), and its answers come from a
+`turninit listen` whose manifest is the JSON file MANIFEST: the tool description
+must say its workdir and limits.result_bytes, and a long output is cut only when
+that limit is small (at most 64 KiB). Every step checks what came back; the
+first mismatch prints "mcp_session: STEP: WHY" and exits 1. At the end the
+server's exit status is printed as "server exit N". Standard library only;
+bounds are wide (valgrind is twenty to fifty times slower).
 """
 import json
 import os
@@ -111,7 +118,8 @@ def error(step, m, code):
     want(step + ": error code", (m.get("error") or {}).get("code"), code)
 
 
-def session(s):
+def handshake(s):
+    """initialize, ping, tools/list; the tools."""
     s.send(rpc(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                  "clientInfo": {"name": "vg", "version": "1"}}))
     r = s.reply("initialize", 1)["result"]
@@ -123,6 +131,42 @@ def session(s):
     s.send(rpc(2, "tools/list"))
     tools = s.reply("tools/list", 2)["result"]["tools"]
     want("tools/list", [(t["name"], t["inputSchema"]["required"]) for t in tools], [("bash", ["command"])])
+    return tools
+
+
+def exit3(s):
+    s.send(call(10, {"command": "echo out; echo err >&2; exit 3", "timeout": 30}))
+    tool("exit 3", s.reply("exit 3", 10), "out\nerr\n[exit code 3]\n", True)
+
+
+def long_output(s, limit):
+    """Longer than limits.result_bytes: the first and last limit/2 bytes."""
+    half, n = limit // 2, 1000
+    out = "".join("%d\n" % i for i in range(1, n + 1))
+    while len(out) <= 2 * limit:
+        n *= 2
+        out = "".join("%d\n" % i for i in range(1, n + 1))
+    s.send(call("long", {"command": "seq %d" % n}))
+    tool("long output", s.reply("long output", "long"),
+         out[:half] + "\n[... %d bytes of output cut here: a result keeps the first %d and the "
+         "last %d bytes ...]\n" % (len(out) - 2 * half, half, half) + out[-half:], False)
+
+
+def cancel(s):
+    """A cancelled call ends its command and is never answered."""
+    s.send(call(12, {"command": "sleep 100"}))
+    s.send(call(13, {"command": SLEEP_UP + "; echo up"}))
+    tool("sleep 100 runs", s.reply("sleep 100 runs", 13), "up\n", False)
+    s.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 12, "reason": "vg"}})
+    s.send(call(14, {"command": NO_SLEEP}))
+    tool("cancel", s.reply("cancel", 14), "left=0\n", False)
+    s.send(rpc(15, "ping"))
+    s.reply("ping after cancel", 15)
+
+
+def session(s):
+    handshake(s)
 
     # Bad messages: each answered with its error (id null when there is none to
     # give), or not at all (a response, an unknown notification, a cancel of no call).
@@ -146,15 +190,8 @@ def session(s):
         s.send(call(id, args))
         tool("arguments %r" % args, s.reply("arguments %r" % args, id), text, True)
 
-    s.send(call(10, {"command": "echo out; echo err >&2; exit 3", "timeout": 30}))
-    tool("exit 3", s.reply("exit 3", 10), "out\nerr\n[exit code 3]\n", True)
-
-    # Longer than limits.result_bytes (256): the first and last 128 bytes.
-    out = "".join("%d\n" % n for n in range(1, 1001))
-    s.send(call("long", {"command": "seq 1000"}))
-    tool("long output", s.reply("long output", "long"),
-         out[:128] + "\n[... %d bytes of output cut here: a result keeps the first 128 and the "
-         "last 128 bytes ...]\n" % (len(out) - 256) + out[-128:], False)
+    exit3(s)
+    long_output(s, 256)   # the manifest's limits.result_bytes
 
     seen = []
     s.send(call(11, {"command": "echo one; sleep 3; echo two"}, _meta={"progressToken": "tok"}))
@@ -166,18 +203,30 @@ def session(s):
            "params": {"progressToken": "tok", "progress": i + 1, "message": "one"}}
           for i in range(len(seen))])
 
-    # A cancelled call ends its command and is never answered.
-    s.send(call(12, {"command": "sleep 100"}))
-    s.send(call(13, {"command": SLEEP_UP + "; echo up"}))
-    tool("sleep 100 runs", s.reply("sleep 100 runs", 13), "up\n", False)
-    s.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": 12, "reason": "vg"}})
-    s.send(call(14, {"command": NO_SLEEP}))
-    tool("cancel", s.reply("cancel", 14), "left=0\n", False)
-    s.send(rpc(15, "ping"))
-    s.reply("ping after cancel", 15)
+    cancel(s)
     s.p.stdin.close()
     return s.wait("end of stdin")
+
+
+def bridge(manifest):
+    """turninit mcp --socket: what the listen server's manifest says, its calls."""
+    with open(manifest) as f:
+        m = json.load(f)
+    limit = m.get("limits", {}).get("result_bytes", 30000)
+
+    def run(s):
+        desc = handshake(s)[0]["description"]
+        for part in ("Every call starts in %s. " % m["workdir"],
+                     "Output longer than %d bytes " % limit):
+            if part not in desc:
+                fail("tools/list: description", "no %r in %r" % (part, desc))
+        exit3(s)
+        if limit <= 65536:
+            long_output(s, limit)
+        cancel(s)
+        s.p.stdin.close()
+        return s.wait("end of stdin")
+    return run
 
 
 def sigint(s):
@@ -204,6 +253,8 @@ def main(argv):
     mode = session
     if argv[:1] == ["--sigint"]:
         mode, argv = sigint, argv[1:]
+    elif argv[:1] == ["--bridge"] and len(argv) > 1:
+        mode, argv = bridge(argv[1]), argv[2:]
     if argv[:1] == ["--"]:
         argv = argv[1:]
     print("server exit %d" % mode(Server(argv)))
