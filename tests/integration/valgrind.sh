@@ -94,6 +94,18 @@ expect_clean() {
 	rm -f "$VGLOG"/*.log
 }
 
+# expect_audit_kinds N: $WORK/audit.log is one turn (one turn_start, one
+# turn_end) with N exit lines, each line a JSON object.
+expect_audit_kinds() {
+	local kinds
+	kinds=$(python3 -c 'import json, sys, collections
+c = collections.Counter(json.loads(l)["event"] for l in open(sys.argv[1]))
+print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$WORK/audit.log" 2>&1)
+	expect_contains "audit log events" "$kinds" "turn_start=1"
+	expect_contains "audit log events" "$kinds" "turn_end=1"
+	expect_contains "audit log events" "$kinds" "exit=$1"
+}
+
 # The harness can fail: a program that leaks and reads uninitialised memory
 # makes valgrind exit 99 with both errors in its log.
 begin harness-catches-errors
@@ -147,12 +159,7 @@ for M in pid1 subreaper; do
 	expect_rc 0
 	expect_out $'server exit 0\n'
 	expect_clean
-	kinds=$(python3 -c 'import json, sys, collections
-c = collections.Counter(json.loads(l)["event"] for l in open(sys.argv[1]))
-print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$WORK/audit.log" 2>&1)
-	expect_contains "audit log events" "$kinds" "turn_start=1"
-	expect_contains "audit log events" "$kinds" "turn_end=1"
-	expect_contains "audit log events" "$kinds" "exit=18"
+	expect_audit_kinds 18
 	end
 done
 
@@ -167,12 +174,7 @@ run_cmd timeout -k 5 300 python3 "$ROOT/tests/valgrind/mcp_session.py" -- "${TI[
 expect_rc 0
 expect_out $'server exit 0\n'
 expect_clean
-kinds=$(python3 -c 'import json, sys, collections
-c = collections.Counter(json.loads(l)["event"] for l in open(sys.argv[1]))
-print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$WORK/audit.log" 2>&1)
-expect_contains "audit log events" "$kinds" "turn_start=1"
-expect_contains "audit log events" "$kinds" "turn_end=1"
-expect_contains "audit log events" "$kinds" "exit=6"
+expect_audit_kinds 6
 end
 
 # SIGINT to turninit mcp while a call runs: the call is answered (its command
