@@ -361,3 +361,31 @@ npm_install() {
 	(cd "$dir" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund) >"$WORK/npm.log" 2>&1 \
 		|| { tail -n 20 "$WORK/npm.log"; rm -rf "$dir"; abort "npm ci in ${dir#"$ROOT"/} (${pkg#"$ROOT"/}/package-lock.json)"; }
 }
+
+# seal_images IMG WHAT NAME...: IMG:base (rootfs/build-image.sh around $BIN,
+# trusting $WORK/key.pub), and for each NAME the image IMG:NAME sealed with
+# $WORK/m/NAME.json by $WORK/key.key (oci/seal.sh; trusted comment "turninit
+# WHAT test: NAME"); the intermediate roots are pruned. Aborts on a failure,
+# with its log.
+seal_images() {
+	local img=$1 what=$2 m
+	shift 2
+	sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --tag "$img:base" \
+		--root "$WORK/root-base" "$BIN" >"$WORK/build-base.log" 2>&1 \
+		|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
+	for m in "$@"; do
+		sh "$ROOT/oci/seal.sh" --image "$img:base" --tag "$img:$m" --manifest "$WORK/m/$m.json" \
+			--key "$WORK/key.key" --trusted-comment "turninit $what test: $m" \
+			>"$WORK/seal-$m.log" 2>&1 || { cat "$WORK/seal-$m.log"; abort "oci/seal.sh $m"; }
+	done
+	timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+}
+
+# workspace: a fresh host directory for the manifest's workdir, owned by uid
+# 1000, mode 0755, outside build/ (the clone's folder may be closed to other
+# uids); its path in WS.
+workspace() {
+	WS=$(mktemp -d "${TMPDIR:-/tmp}/turninit-$SUITE.XXXXXX") || abort "mktemp"
+	chown 1000:1000 "$WS"
+	chmod 0755 "$WS"
+}

@@ -75,19 +75,9 @@ MANIFEST_KEY=$WORK/key.key
 # a short timeout, for the cut and a timeout of the manifest's own.
 manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LC_*\"]}}"
 manifest small "{$HEAD,\"env\":{$SET},\"limits\":{\"result_bytes\":1000,\"timeout_s\":3,\"concurrency\":2}}"
-sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --tag "$IMG:base" \
-	--root "$WORK/root-base" "$BIN" >"$WORK/build-base.log" 2>&1 \
-	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
-for m in main small; do
-	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:$m" --manifest "$WORK/m/$m.json" \
-		--key "$WORK/key.key" --trusted-comment "turninit mcp test: $m" \
-		>"$WORK/seal-$m.log" 2>&1 || { cat "$WORK/seal-$m.log"; abort "oci/seal.sh $m"; }
-done
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+seal_images "$IMG" mcp main small
 
-WS=$(mktemp -d "${TMPDIR:-/tmp}/turninit-mcptest.XXXXXX") || abort "mktemp"
-chown 1000:1000 "$WS"
-chmod 0755 "$WS"
+workspace
 
 # The sidecar: a listen container whose socket the bridge (`turninit mcp --socket`
 # in a second container, as uid 1000) connects to; its directory root's, 0755.

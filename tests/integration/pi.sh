@@ -67,21 +67,9 @@ manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LC_*\"]}}"
 manifest small "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"output_bytes\":1000}}"
 wide=$(printf '"%s*",' {A..Z} {a..z} _)
 manifest wide "{$HEAD,\"env\":{$SET,\"allow\":[${wide%,}]}}"
-sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --tag "$IMG:base" \
-	--root "$WORK/root-base" "$BIN" >"$WORK/build-base.log" 2>&1 \
-	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
-for m in main small wide; do
-	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:$m" --manifest "$WORK/m/$m.json" \
-		--key "$WORK/key.key" --trusted-comment "turninit pi test: $m" \
-		>"$WORK/seal-$m.log" 2>&1 || { cat "$WORK/seal-$m.log"; abort "oci/seal.sh $m"; }
-done
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+seal_images "$IMG" pi main small wide
 
-# The workspace volume: outside build/ (the clone's folder may be closed to other
-# uids), writable by the manifest's uid.
-WS=$(mktemp -d "${TMPDIR:-/tmp}/turninit-pitest.XXXXXX") || abort "mktemp"
-chown 1000:1000 "$WS"
-chmod 0755 "$WS"
+workspace
 echo "# setup took $(( $(now_ms) - T0 )) ms"
 
 # --- the tests ------------------------------------------------------------------------
