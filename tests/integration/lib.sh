@@ -333,6 +333,20 @@ node_tap_report() {
 		tap_not_ok "no test ran"
 		tail -n 30 "$log" | sed 's/^/#   /'
 	fi
+	# node's own "# ..." notes, but not its counts
+	grep '^# ' "$log" | grep -v '^# \(tests\|suites\|pass\|fail\|cancelled\|skipped\|todo\|duration_ms\) ' || true
+}
+
+# no_container_left: one TAP test: no container with this run's $LABEL is left,
+# whatever the tests did.
+no_container_left() {
+	local left
+	left=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null | wc -l)
+	if [[ $left -eq 0 ]]; then
+		tap_ok "no container left after the suite"
+	else
+		tap_not_ok "no container left after the suite # $left left"
+	fi
 }
 
 # need_node: node >= 20.6 and npm, or the suite aborts saying which is missing.

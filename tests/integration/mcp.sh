@@ -109,15 +109,9 @@ only=()
 node_rc=$?
 
 node_tap_report "$TAP" "$WORK/node.log" "$node_rc"
-grep '^# ' "$WORK/node.log" | grep -v '^# \(tests\|suites\|pass\|fail\|cancelled\|skipped\|todo\|duration_ms\) ' || true
 
 timeout 60 podman rm -f -t 0 "$LNAME" >/dev/null 2>&1
-left=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null | wc -l)
-if [[ $left -eq 0 ]]; then
-	tap_ok "no container left after the suite"
-else
-	tap_not_ok "no container left after the suite # $left left"
-fi
+no_container_left
 
 echo "# suite ran in $(( $(now_ms) - T0 )) ms"
 results
