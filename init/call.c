@@ -86,19 +86,19 @@ int call_connect(const char *path)
  * output and status. So the server's uid must be o->server_uid: 0 unless
  * --server-uid names the uid turninit runs as from where call runs (another
  * user namespace). Returns 0, or -1 after one line on stderr. */
-int call_check_server(int fd, const struct cli_options *o)
+int call_check_server(int fd, const struct cli_options *o, const char *who)
 {
 	struct ucred cr;
 	socklen_t l = sizeof(cr);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) {
-		log_line("call: the server at %s: SO_PEERCRED: %s", o->socket_path, strerror(errno));
+		log_line("%s: the server at %s: SO_PEERCRED: %s", who, o->socket_path, strerror(errno));
 		return -1;
 	}
 	if (cr.uid != o->server_uid) {
-		log_line("call: the server at %s runs as uid %u, not uid %u: it is not turninit listen, "
+		log_line("%s: the server at %s runs as uid %u, not uid %u: it is not turninit listen, "
 			 "which runs as %s, and may be a command's own server (--server-uid names another uid)",
-			 o->socket_path, (unsigned)cr.uid, o->server_uid,
+			 who, o->socket_path, (unsigned)cr.uid, o->server_uid,
 			 o->server_uid_given ? "that uid" : "root");
 		return -1;
 	}
@@ -270,7 +270,7 @@ int call_main(const struct cli_options *o, char **envp)
 		json_decref(req);
 		return EXIT_REFUSED;
 	}
-	if (call_check_server(fd, o) < 0) {
+	if (call_check_server(fd, o, "call") < 0) {
 		close(fd);
 		json_decref(req);
 		return EXIT_REFUSED;

@@ -32,8 +32,8 @@ int call_main(const struct cli_options *o, char **envp);
 int call_connect(const char *path);
 
 /* call_check_server - the peer of fd runs as o->server_uid (SO_PEERCRED,
- * unix(7)); else one line on stderr naming the uid found and -1. */
-int call_check_server(int fd, const struct cli_options *o);
+ * unix(7)); else one line on stderr, "WHO: ...", naming the uid found, and -1. */
+int call_check_server(int fd, const struct cli_options *o, const char *who);
 
 /* call_send - req (stolen) as one line on fd. 0, -E2BIG past EV_LINE_MAX
  * (after one line on stderr), -ENOMEM, or -errno of send(2). */

@@ -22,12 +22,17 @@
 #include "mcp.h"
 
 #define BRIDGE_INFO_ID "mcp-info"
+/* milliseconds the calls running at the end may take to be answered: the
+ * server's grace before SIGKILL (docs/protocol.md, cancel) and some */
+#define BRIDGE_END_MS 7000
 
 /* A call sent to the server and not yet answered there. */
 struct running {
 	struct running *next;
 	char key[RQ_ID_MAX + 1];
 	uint64_t start_ms, progress_ms;
+	bool started;          /* its started event came */
+	bool ended;            /* the bridge cancelled it at its end */
 };
 
 /* A line framer: bytes read from fd, split at '\n'. */
@@ -207,6 +212,9 @@ static void from_server(void *ctx, const char *line, size_t len)
 		return;
 	}
 	switch (ev.kind) {
+	case EV_STARTED:
+		(*running_find(b, ev.id))->started = true;
+		break;
 	case EV_OUTPUT:
 		out = mcp_output(b->session, ev.id, ev.err_stream, ev.data, ev.len);
 		break;
@@ -215,6 +223,7 @@ static void from_server(void *ctx, const char *line, size_t len)
 			.wait_status = ev.has_code ? (ev.code & 0xff) << 8 : ev.signal,   /* waitpid(2)'s form */
 			.timed_out = ev.timed_out, .truncated = ev.truncated,
 			.lost = ev.lost, .oom_killed = ev.oom_killed,
+			.ended = (*running_find(b, ev.id))->ended,
 		};
 
 		out = mcp_exit(b->session, ev.id, &end);
@@ -225,7 +234,6 @@ static void from_server(void *ctx, const char *line, size_t len)
 		out = mcp_error(b->session, ev.id, ev.message);
 		running_end(b, ev.id);
 		break;
-	case EV_STARTED:
 	case EV_INFO:
 		out = NULL;
 		break;
@@ -244,10 +252,9 @@ static int bridge_info(struct bridge *b, struct lines *sock)
 	char *nl;
 	int r = -1;
 
-	if (call_send(b->fd, json_pack("{s:s, s:s}", "op", "info", "id", BRIDGE_INFO_ID)) < 0) {
-		log_line("mcp: cannot send to the server: %s", strerror(errno));
-		return -1;
-	}
+	/* A refused peer may find the connection closed before its request is
+	 * sent: read on, the server's error event says why. */
+	call_send(b->fd, json_pack("{s:s, s:s}", "op", "info", "id", BRIDGE_INFO_ID));
 	while (!(nl = memchr(sock->buf, '\n', sock->len))) {
 		ssize_t n;
 
@@ -290,6 +297,8 @@ int mcp_bridge_main(const struct cli_options *o)
 	struct bridge b = { .fd = -1 };
 	sigset_t set;
 	int sfd, ret = EXIT_REFUSED;
+	bool ending = false;      /* stdin ended or a signal came: answer what runs, then go */
+	uint64_t end_ms = 0;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -303,7 +312,7 @@ int mcp_bridge_main(const struct cli_options *o)
 		log_line("mcp: %s: %s", o->socket_path, strerror(errno));
 		return EXIT_REFUSED;
 	}
-	if (call_check_server(b.fd, o) < 0 || bridge_info(&b, &sock) < 0)
+	if (call_check_server(b.fd, o, "mcp") < 0 || bridge_info(&b, &sock) < 0)
 		goto out;
 	if (!(b.session = mcp_session_new(b.manifest, TURNINIT_VERSION))) {
 		log_line("mcp: out of memory");
@@ -317,11 +326,11 @@ int mcp_bridge_main(const struct cli_options *o)
 	}
 	for (;;) {
 		struct pollfd p[3] = {
-			{ .fd = 0, .events = POLLIN }, { .fd = b.fd, .events = POLLIN },
-			{ .fd = sfd, .events = POLLIN },
+			{ .fd = b.fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
+			{ .fd = 0, .events = POLLIN },
 		};
 		struct signalfd_siginfo si;
-		uint64_t t = now_ms(), next = 0;
+		uint64_t t = now_ms(), next = ending ? end_ms : 0;
 
 		for (struct running *r = b.running; r; r = r->next) {
 			if (t >= r->progress_ms) {
@@ -337,31 +346,53 @@ int mcp_bridge_main(const struct cli_options *o)
 			ret = 0;
 			break;
 		}
-		if (poll(p, sfd >= 0 ? 3 : 2, next ? (int)(next > t ? next - t : 0) : -1) < 0 &&
-		    errno != EINTR)
-			break;
-		if (sfd >= 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			/* Closing the connection cancels its commands (docs/protocol.md). */
-			ret = 128 + (int)si.ssi_signo;
+		if (ending && (!b.running || t >= end_ms)) {
+			if (b.running)
+				log_line("mcp: calls still unanswered %d ms after the end: the server may answer "
+					 "them on a closed connection", BRIDGE_END_MS);
 			break;
 		}
-		if (p[1].revents) {
+		if (poll(p, ending ? 2 : 3, next ? (int)(next > t ? next - t : 0) : -1) < 0 &&
+		    errno != EINTR)
+			break;
+		if (p[1].revents && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (ending)
+				break;   /* a second signal: go now */
+			ret = 128 + (int)si.ssi_signo;
+			ending = true;
+		}
+		if (p[0].revents) {
 			lines_read(&sock, from_server, &b);
 			if (sock.eof) {
 				log_line("mcp: the server closed the connection");
 				while (b.running) {
-					out_line(mcp_error(b.session, b.running->key,
-							   "the listen server closed the connection"));
+					out_line(b.running->started ?
+						 mcp_abort(b.session, b.running->key, "the listen server closed "
+							   "the connection while the command ran: how it ended is "
+							   "not known") :
+						 mcp_error(b.session, b.running->key, "the listen server closed "
+							   "the connection before it started"));
 					running_end(&b, b.running->key);
 				}
+				if (!ending)
+					ret = EXIT_REFUSED;
 				break;
 			}
 		}
-		if (p[0].revents) {
+		if (!ending && p[2].revents) {
 			lines_read(&in, from_client, &b);
 			if (in.eof) {
-				ret = 0;   /* the client's end: closing the connection cancels the rest */
-				break;
+				ret = 0;
+				ending = true;
+			}
+		}
+		if (ending && !end_ms) {
+			/* As `turninit mcp` does at its end: each call still running is
+			 * cancelled and answered (SIGTERM, the grace, SIGKILL). */
+			end_ms = now_ms() + BRIDGE_END_MS;
+			for (struct running *r = b.running; r; r = r->next) {
+				r->ended = true;
+				call_send(b.fd, json_pack("{s:s, s:s}", "op", "cancel", "id", r->key));
 			}
 		}
 	}

@@ -151,8 +151,11 @@ void serve_end_turn(struct serve *s, int code)
 	}
 	queue_drop(s, NULL, "the turn ended before it started");
 	for (size_t i = 0; i < s->n_cmds; i++)
-		if (s->cmds[i].used)
+		if (s->cmds[i].used) {
+			if (!s->cmds[i].exited && !s->cmds[i].cancelled)
+				s->cmds[i].turn_ended = true;
 			cmd_cancel(&s->cmds[i]);
+		}
 }
 
 static void handle_signals(struct serve *s)

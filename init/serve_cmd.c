@@ -189,7 +189,8 @@ void cmd_finish(struct cmd *m)
 {
 	const struct ev_end end = {
 		.wait_status = m->wait_status, .timed_out = m->timed_out, .truncated = m->truncated,
-		.lost = m->lost, .oom_killed = m->oom_killed, .duration_ms = m->end_ms - m->start_ms,
+		.lost = m->lost, .oom_killed = m->oom_killed, .ended = m->turn_ended,
+		.duration_ms = m->end_ms - m->start_ms,
 	};
 
 	conn_emit(m->conn, m->conn->codec->exit(m->conn->codec_st, m->id, &end));

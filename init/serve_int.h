@@ -54,6 +54,7 @@ struct cmd {
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
 	bool lost;                   /* the keeper ended without reporting the end */
+	bool turn_ended;             /* cancelled by the end of the turn, nothing before */
 	bool oom_killed;             /* see cmd_message */
 	long oom_kills;              /* memcg_oom_kills() at the start; -1: unknown */
 	int wait_status;

@@ -33,6 +33,8 @@ struct ev_end {
 	bool lost;             /* its keeper ended without reporting the end: turninit
 				  killed every process of the command itself */
 	bool oom_killed;       /* SIGKILL while the memory cgroup counted an OOM kill */
+	bool ended;            /* cancelled by the end of the turn (MCP results say so;
+				  the exit event does not) */
 	uint64_t duration_ms;
 };
 

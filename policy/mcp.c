@@ -295,9 +295,9 @@ static int out_text(const struct mcp_out *o, struct buf *b)
 	}
 	r = buf_add_text(b, o->head, h);
 	if (r == 0 && cut > 0)
-		r = buf_addf(b, "%s[... %" PRIu64 " bytes of output cut here: a result keeps the first "
+		r = buf_addf(b, "%s[... %" PRIu64 " byte%s of output cut here: a result keeps the first "
 			     "%zu and the last %zu bytes ...]\n", h && o->head[h - 1] != '\n' ? "\n" : "",
-			     cut, o->head_max, o->tail_max);
+			     cut, cut == 1 ? "" : "s", o->head_max, o->tail_max);
 	if (r == 0)
 		r = buf_add_text(b, tail + skip, o->tail_len - skip);
 	free(tail);
@@ -421,15 +421,25 @@ char *mcp_tool_description(const struct mf_manifest *m)
 	r = r ? r : buf_addf(&b, "; set what else a command needs inside the command. ");
 	r = r ? r : buf_addf(&b, "A call is stopped after %" PRIu32 " seconds (SIGTERM, then SIGKILL) "
 			     "unless the argument `timeout` sets a shorter bound. ", m->limits.timeout_s);
-	r = r ? r : buf_addf(&b, "stdout and stderr come back together, in the order they were read. "
-			     "Output longer than %" PRIu64 " bytes keeps its first and last %" PRIu64
-			     " bytes with a line saying how much was cut between them; redirect long "
-			     "output to a file and read the part you need. ",
-			     m->limits.result_bytes, m->limits.result_bytes / 2);
+	r = r ? r : buf_addf(&b, "stdout and stderr come back together, in the order they were read. ");
+	if (m->limits.output_bytes <= m->limits.result_bytes)
+		r = r ? r : buf_addf(&b, "Only the first %" PRIu64 " bytes of output are kept, with a "
+				     "line saying when more was dropped; redirect long output to a file "
+				     "and read the part you need. ", m->limits.output_bytes);
+	else
+		r = r ? r : buf_addf(&b, "Output longer than %" PRIu64 " bytes keeps its first %" PRIu64
+				     " and last %" PRIu64 " bytes with a line saying how much was cut "
+				     "between them; redirect long output to a file and read the part "
+				     "you need. ", m->limits.result_bytes, m->limits.result_bytes / 2,
+				     m->limits.result_bytes - m->limits.result_bytes / 2);
 	r = r ? r : buf_addf(&b, "A non-zero exit code, a signal or a timeout is said on the last "
 			     "line and marks the result as an error. stdin is empty: nothing can be "
-			     "typed into a command. Up to %" PRIu32 " calls run at once.",
-			     m->limits.concurrency);
+			     "typed into a command. ");
+	if (m->limits.concurrency == 1)
+		r = r ? r : buf_addf(&b, "One call runs at a time; others wait.");
+	else
+		r = r ? r : buf_addf(&b, "Up to %" PRIu32 " calls run at once; others wait.",
+				     m->limits.concurrency);
 	if (r < 0) {
 		free(b.p);
 		return NULL;
@@ -513,6 +523,7 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 {
 	json_t *args, *cmd, *timeout, *meta;
 	const char *name, *unknown = NULL, *k;
+	json_int_t t = 0;
 	struct rq_request *rq;
 	struct mcp_call *c;
 	json_t *v;
@@ -531,7 +542,11 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 		return 0;
 	}
 	if (call_find(s, key)) {
-		*ret_reply = rpc_error(id, RPC_INVALID, "id %s is in use by a call not yet answered", key);
+		char *shown = mcp_dump(json_incref(id));
+
+		*ret_reply = rpc_error(id, RPC_INVALID, "Invalid Request: id %s is in use by a call not "
+				       "yet answered (a cancelled one may still be ending)", shown ? shown : "?");
+		free(shown);
 		return 0;
 	}
 	if (s->n_calls >= MCP_CALLS_MAX) {
@@ -553,9 +568,24 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 		*ret_reply = tool_refusal(id, "the argument \"command\" is required: a non-empty string");
 		return 0;
 	}
-	/* no NUL in it: sj_load refuses "\u0000" (a parse error) */
-	/* capped at limits.timeout_s (rq_command_of), as an exec's timeout_s is */
-	if (timeout && (!json_is_integer(timeout) || json_integer_value(timeout) < 1)) {
+	/* no NUL in it: sj_load refuses "\u0000" (an error of mcp_parse) */
+	if (json_string_length(cmd) > MCP_COMMAND_MAX) {
+		*ret_reply = tool_refusal(id, "the argument \"command\" is %zu bytes, more than the %d "
+					  "one argument of execve(2) may hold: write a long script to a file "
+					  "in smaller calls and run that", json_string_length(cmd), MCP_COMMAND_MAX);
+		return 0;
+	}
+	/* capped at limits.timeout_s (rq_command_of), as an exec's timeout_s is;
+	 * 5.0 is an integer to JSON Schema */
+	if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 1 &&
+	    json_real_value(timeout) <= 4294967295.0 &&
+	    json_real_value(timeout) == (double)(uint32_t)json_real_value(timeout))
+		t = (json_int_t)json_real_value(timeout);
+	else if (timeout && json_is_integer(timeout))
+		t = json_integer_value(timeout);
+	else if (timeout)
+		t = 0;
+	if (timeout && t < 1) {
 		*ret_reply = tool_refusal(id, "the argument \"timeout\" must be an integer of at least 1 "
 					  "(seconds; at most %" PRIu32 " are used)", s->m->limits.timeout_s);
 		return 0;
@@ -581,8 +611,7 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 	memcpy(rq->words[0], json_string_value(cmd), n + 1);
 	rq->words[1] = NULL;
 	rq->n_words = 1;
-	rq->timeout_s = !timeout ? 0 : json_integer_value(timeout) > UINT32_MAX ?
-			UINT32_MAX : (uint32_t)json_integer_value(timeout);
+	rq->timeout_s = !timeout ? 0 : t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 
 	snprintf(c->key, sizeof(c->key), "%s", key);
 	c->id = json_incref(id);
@@ -645,13 +674,19 @@ static int dispatch(struct mcp_session *s, json_t *msg, struct rq_request **ret,
 				       "Invalid Request: \"jsonrpc\" must be \"2.0\"");
 		return 0;
 	}
-	if (!method_v) {
+	if (!method_v && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
 		*ret_reply = mcp_nothing();   /* a response: turninit sends no request */
+		return 0;
+	}
+	if (!method_v) {
+		*ret_reply = rpc_error(id && id_key(id, key) == 0 ? id : NULL, RPC_INVALID,
+				       "Invalid Request: no method (and no result or error)");
 		return 0;
 	}
 	if (id && id_key(id, key) < 0) {
 		*ret_reply = rpc_error(NULL, RPC_INVALID, "Invalid Request: id must be an integer or a "
-				       "string of at most %d bytes", (RQ_ID_MAX - 2) / 2);
+				       "string of at most %d bytes of [A-Za-z0-9._:-] or %d of others",
+				       RQ_ID_MAX - 2, (RQ_ID_MAX - 2) / 2);
 		return 0;
 	}
 	if (!method) {
@@ -711,8 +746,26 @@ int mcp_parse(struct mcp_session *s, const char *line, size_t len, struct rq_req
 		return err_set(err, ENOMEM, "mcp: out of memory");
 	}
 	if (!msg) {
+		json_t *id = NULL;
+
 		sj_error(&je, &perr);
-		reply = rpc_error(NULL, RPC_PARSE, "Parse error: %s", perr.msg);
+		/* Valid JSON that the strict parser refuses ("\u0000", a number past
+		 * 64 bits) still has an id to answer, or its caller waits forever. */
+		sj_guard_begin();
+		msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+		if (!msg)
+			msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL |
+					 JSON_DECODE_INT_AS_REAL, &je);
+		id = json_object_get(msg, "id");
+		if (sj_guard_end() || !(json_is_integer(id) || json_is_string(id)) ||
+		    id_key(id, (char[RQ_ID_MAX + 1]){ 0 }) < 0)
+			id = NULL;
+		if (id && json_is_string(json_object_get(msg, "method")))
+			reply = rpc_error(id, RPC_PARAMS, "Invalid params: %s", perr.msg);
+		else if (id)
+			reply = rpc_error(id, RPC_INVALID, "Invalid Request: %s", perr.msg);
+		else
+			reply = rpc_error(NULL, RPC_PARSE, "Parse error: %s", perr.msg);
 	} else {
 		r = dispatch(s, msg, &rq, &reply);
 	}
@@ -760,7 +813,7 @@ static const char *sig_name(int sig)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].sig == sig)
 			return names[i].name;
-	return "a signal";
+	return NULL;
 }
 
 /* The line that says how a call ended, when not with exit 0 (else ""). */
@@ -783,19 +836,26 @@ static int end_line(const struct mcp_call *c, const struct ev_end *e, const stru
 	if (e->oom_killed)
 		return buf_addf(b, "[killed by the out-of-memory killer (signal 9, SIGKILL): the "
 				"container's memory limit was reached]\n");
-	if (WIFSIGNALED(st))
+	if (e->ended)
+		return buf_addf(b, "[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n");
+	if (WIFSIGNALED(st) && sig_name(WTERMSIG(st)))
 		return buf_addf(b, "[killed by signal %d (%s)]\n", WTERMSIG(st), sig_name(WTERMSIG(st)));
+	if (WIFSIGNALED(st))
+		return buf_addf(b, "[killed by signal %d]\n", WTERMSIG(st));
 	if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
 		return buf_addf(b, "[exit code %d]\n", WEXITSTATUS(st));
 	return 0;
 }
 
-char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e)
+/* The result of the call of key id, which ends it: its output, then the line
+ * of e (or "[why]" when why is not NULL: an end turninit does not know). */
+static char *call_result(struct mcp_session *s, const char *id, const struct ev_end *e,
+			 const char *why)
 {
 	struct mcp_call *c = call_take(s, id);
 	struct buf b = { 0 };
 	bool ok = WIFEXITED(e->wait_status) && WEXITSTATUS(e->wait_status) == 0 && !e->timed_out &&
-		  !e->lost;
+		  !e->ended && !e->lost && !why;
 	char *line = NULL;
 	int r;
 
@@ -809,7 +869,7 @@ char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e)
 	if (r == 0 && b.len && b.p[b.len - 1] != '\n' && (!ok || e->truncated))
 		r = buf_add(&b, "\n", 1);
 	if (r == 0)
-		r = end_line(c, e, s->m, &b);
+		r = why ? buf_addf(&b, "[%s]\n", why) : end_line(c, e, s->m, &b);
 	if (r == 0 && b.len == 0)
 		r = buf_addf(&b, "(no output)");
 	if (r == 0)
@@ -817,6 +877,16 @@ char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e)
 	free(b.p);
 	call_free(c);
 	return line;
+}
+
+char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e)
+{
+	return call_result(s, id, e, NULL);
+}
+
+char *mcp_abort(struct mcp_session *s, const char *id, const char *why)
+{
+	return call_result(s, id, &(struct ev_end){ 0 }, why);
 }
 
 char *mcp_error(struct mcp_session *s, const char *id, const char *msg)
@@ -868,9 +938,9 @@ char *mcp_progress(struct mcp_session *s, const char *id, uint64_t elapsed_ms)
 		return NULL;
 	}
 	c->progress++;
-	line = mcp_dump(json_pack("{s:s, s:s, s:{s:O, s:I, s:s}}", "jsonrpc", "2.0", "method",
+	line = mcp_dump(json_pack("{s:s, s:s, s:{s:O, s:I, s:s%}}", "jsonrpc", "2.0", "method",
 				  "notifications/progress", "params", "progressToken", c->token,
-				  "progress", (json_int_t)c->progress, "message", b.p));
+				  "progress", (json_int_t)c->progress, "message", b.p, b.len));
 	free(b.p);
 	free(tail);
 	return line;

@@ -21,6 +21,8 @@
 #define MCP_TOOL "bash"             /* the tool's name (clients show mcp__SERVER__bash) */
 #define MCP_PROGRESS_MS 2000        /* milliseconds between progress notifications */
 #define MCP_CALLS_MAX 2048          /* tools/call requests not yet answered */
+#define MCP_COMMAND_MAX 131071      /* bytes of a command: one execve(2) argument is at
+				       most MAX_ARG_STRLEN (131072) with its NUL */
 
 /* The protocol versions turninit speaks, newest first; initialize answers with
  * the client's when it is one of them, else with the first. */
@@ -75,6 +77,12 @@ char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e);
  * cancelled). id NULL: a JSON-RPC error -32600 with id null. NULL when out
  * of memory. */
 char *mcp_error(struct mcp_session *s, const char *id, const char *msg);
+
+/* mcp_abort - the result of the call of key id, which ends it, when how its
+ * command ended is not known (the sidecar's server went away): its output so
+ * far, then "[why]", isError true ("" for a cancelled call). NULL when out of
+ * memory. */
+char *mcp_abort(struct mcp_session *s, const char *id, const char *why);
 
 /* mcp_progress - a notifications/progress for the call of key id when its
  * request carried a progressToken ("" otherwise): progress counts the

@@ -113,6 +113,9 @@ test("r-errors: JSON-RPC error codes, and the session goes on", async () => {
 		[JSON.stringify(rpc(2, "resources/list")), 2, -32601],
 		[JSON.stringify(rpc(3, "tools/call", { arguments: {} })), 3, -32602],
 		[JSON.stringify(rpc(4, "tools/call", { name: "nope", arguments: {} })), 4, -32602],
+		// valid JSON the strict parser refuses: still answered under its id
+		[JSON.stringify(call(6, "a\u0000b")), 6, -32602],
+		[JSON.stringify({ jsonrpc: "2.0", id: 7 }), 7, -32600],
 	];
 	for (const [line, id, code] of cases) {
 		s.send(line);
@@ -206,7 +209,7 @@ test("r-sigint: SIGINT ends the turn: the running call is answered, exit 130", a
 	const r = await s.next();
 	assert.equal(r.id, 1);
 	assert.equal(r.result.isError, true);
-	assert.match(textOf(r.result), /^started\n\[killed by signal 15 \(SIGTERM\)\]\n$/);
+	assert.equal(textOf(r.result), "started\n[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n");
 	assert.equal(await s.exited, 130);
 });
 
@@ -326,6 +329,21 @@ test("b-cancel: a cancel through the bridge ends the command in the listen conta
 	assert.equal(textOf(r.result), "left=0\n");
 	s.end();
 	assert.equal(await s.exited, 0);
+});
+
+test("b-end-answers: at the end of stdin the bridge answers what still runs, as turninit mcp does", async () => {
+	for (const image of [E.MCPTEST_IMAGE, "bridge"]) {
+		const s = session(image);
+		s.send(call(1, "echo started; sleep 100"));
+		s.send(call(2, SLEEP_UP));
+		await s.next();
+		s.end();
+		const r = await s.next();
+		assert.equal(r.id, 1, image);
+		assert.deepEqual(r.result, { content: [{ type: "text",
+			text: "started\n[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n" }], isError: true }, image);
+		assert.equal(await s.exited, 0, image);
+	}
 });
 
 test("b-refused-server: the bridge refuses a server of another uid, and says so", async () => {

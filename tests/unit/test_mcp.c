@@ -420,8 +420,8 @@ static void tool_description_says_the_manifest(void **state)
 	expect_in(d, "holds only PATH, LANG, HOME and, when the container has them, TZ, LC_*; set what else");
 	expect_in(d, "A call is stopped after 120 seconds (SIGTERM, then SIGKILL) unless the argument "
 		  "`timeout` sets a shorter bound.");
-	expect_in(d, "Output longer than 4096 bytes keeps its first and last 2048 bytes");
-	expect_in(d, "Up to 3 calls run at once.");
+	expect_in(d, "Output longer than 4096 bytes keeps its first 2048 and last 2048 bytes");
+	expect_in(d, "Up to 3 calls run at once; others wait.");
 	assert_null(strchr(d, '\n'));
 	free(d);
 
@@ -430,8 +430,8 @@ static void tool_description_says_the_manifest(void **state)
 	expect_in(d, "Every call starts in /home/agent. HOME is /home/agent,");
 	expect_in(d, "holds only PATH, HOME; set what else");
 	expect_in(d, "stopped after 600 seconds");
-	expect_in(d, "Output longer than 30000 bytes keeps its first and last 15000 bytes");
-	expect_in(d, "Up to 8 calls run at once.");
+	expect_in(d, "Output longer than 30000 bytes keeps its first 15000 and last 15000 bytes");
+	expect_in(d, "Up to 8 calls run at once; others wait.");
 	free(d);
 	mf_free(m);
 }
@@ -456,7 +456,6 @@ static void notifications_and_responses_get_no_reply(void **state)
 		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
 		"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"error\":{\"code\":-32601,\"message\":\"m\"}}",
 		"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":{}}",
-		"{\"jsonrpc\":\"2.0\"}",
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
@@ -470,7 +469,7 @@ struct err_case {
 	const char *msg;  /* exact, or a prefix ending in '*' */
 };
 
-#define ID_TOO_LONG "Invalid Request: id must be an integer or a string of at most 63 bytes"
+#define ID_TOO_LONG "Invalid Request: id must be an integer or a string of at most 126 bytes of [A-Za-z0-9._:-] or 63 of others"
 
 static void json_rpc_errors(void **state)
 {
@@ -485,7 +484,17 @@ static void json_rpc_errors(void **state)
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}", "null", -32700,
 		  "Parse error: not valid UTF-8 *" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
-		  "\"arguments\":{\"command\":\"a\\u0000b\"}}}", "null", -32700, "Parse error: *" },
+		  "\"arguments\":{\"command\":\"a\\u0000b\"}}}", "1", -32602, "Invalid params: not valid JSON: *" },
+		/* valid JSON the strict parser refuses still has its id answered */
+		{ "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
+		  "\"arguments\":{\"command\":\"x\",\"timeout\":99999999999999999999}}}", "\"t\"", -32602,
+		  "Invalid params: number out of range*" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"ping\"}", "null", -32700,
+		  "Parse error: number out of range*" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":\"a\\u0000\"}", "4", -32600, "Invalid Request: not valid JSON: *" },
+		/* neither a request nor a response */
+		{ "{\"jsonrpc\":\"2.0\"}", "null", -32600, "Invalid Request: no method (and no result or error)" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":11}", "11", -32600, "Invalid Request: no method (and no result or error)" },
 		/* -32600: not a request */
 		{ "[]", "null", -32600,
 		  "Invalid Request: batches are not supported (MCP 2025-06-18 and later)" },
@@ -665,8 +674,8 @@ static void duplicate_id_of_an_open_call(void **state)
 
 	open_call(f->s, "7", "7");
 	open_call(f->s, "\"abc\"", "s:abc");
-	expect_error_of(f->s, line, "7", -32600, "id 7 is in use by a call not yet answered");
-	expect_error_of(f->s, sline, "\"abc\"", -32600, "id s:abc is in use by a call not yet answered");
+	expect_error_of(f->s, line, "7", -32600, "Invalid Request: id 7 is in use by a call not yet answered (a cancelled one may still be ending)");
+	expect_error_of(f->s, sline, "\"abc\"", -32600, "Invalid Request: id \"abc\" is in use by a call not yet answered (a cancelled one may still be ending)");
 	/* other methods may reuse it; "7" and 7 are different ids */
 	{
 		char *r = reply_of(f->s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
@@ -708,7 +717,6 @@ static void invalid_arguments_are_tool_errors(void **state)
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"timeout\":-1}}", "T" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"timeout\":\"5\"}}", "T" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"timeout\":1.5}}", "T" },
-		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"timeout\":5.0}}", "T" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"timeout\":true}}", "T" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"timeout\":null}}", "T" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"cwd\":\"/\"}}",
@@ -776,7 +784,7 @@ static void cancelled_calls_are_never_answered(void **state)
 	assert_non_null(l);
 	assert_string_equal(l, "");
 	free(l);
-	expect_error_of(f->s, line, "7", -32600, "id 7 is in use by a call not yet answered");
+	expect_error_of(f->s, line, "7", -32600, "Invalid Request: id 7 is in use by a call not yet answered (a cancelled one may still be ending)");
 	/* its end is not answered, and then the id is free */
 	l = mcp_exit(f->s, "7", &(struct ev_end){ .wait_status = 15 });
 	assert_non_null(l);
@@ -828,7 +836,7 @@ static void exit_results(void **state)
 		{ "SIGSEGV, core", "{\"command\":\"x\"}", "", { .wait_status = 11 | 0x80 },
 		  "[killed by signal 11 (SIGSEGV)]\n", true },
 		{ "signal 40", "{\"command\":\"x\"}", "", { .wait_status = 40 },
-		  "[killed by signal 40 (a signal)]\n", true },
+		  "[killed by signal 40]\n", true },
 		{ "timed out, the call's timeout", "{\"command\":\"x\",\"timeout\":5}", "partial",
 		  { .wait_status = 9, .timed_out = true },
 		  "partial\n[timed out after 5 s: the command was stopped (SIGTERM, then SIGKILL)]\n", true },
@@ -971,6 +979,7 @@ static void expect_cut(struct mcp_session *s, const char *buf, size_t len, const
 }
 
 #define CUT_LINE(n) "[... " #n " bytes of output cut here: a result keeps the first 128 and the last 128 bytes ...]\n"
+#define CUT_LINE1 "[... 1 byte of output cut here: a result keeps the first 128 and the last 128 bytes ...]\n"
 
 static void cut_keeps_head_and_tail(void **state)
 {
@@ -986,8 +995,8 @@ static void cut_keeps_head_and_tail(void **state)
 	*p++ = 'm';
 	p = repeat(p, 'z', 128);
 	w = repeat(want, 'a', 128);
-	memcpy(w, "\n" CUT_LINE(1), strlen("\n" CUT_LINE(1)));
-	w += strlen("\n" CUT_LINE(1));
+	memcpy(w, "\n" CUT_LINE1, strlen("\n" CUT_LINE1));
+	w += strlen("\n" CUT_LINE1);
 	w = repeat(w, 'z', 128);
 	expect_cut(f->s, in, (size_t)(p - in), want, (size_t)(w - want), &exit0, false);
 
@@ -1104,6 +1113,75 @@ static void cut_splits_no_character(void **state)
 }
 
 /* ---- mcp_error ---- */
+
+/* An end turninit does not know (the sidecar's server gone), and the end of
+ * the session: said in words after the output so far. */
+static void aborted_and_ended_calls(void **state)
+{
+	struct fx *f = *state;
+	char *l;
+
+	open_call(f->s, "7", "7");
+	feed(f->s, "7", "partial", 7, 7);
+	expect_tool_text(mcp_abort(f->s, "7", "the server went away"), "7",
+			 "partial\n[the server went away]\n", true);
+	l = mcp_abort(f->s, "7", "again");   /* it ended the call */
+	assert_string_equal(l, "");
+	free(l);
+	open_call(f->s, "8", "8");
+	feed(f->s, "8", "up\n", 3, 3);
+	expect_tool_text(mcp_exit(f->s, "8", &(struct ev_end){ .wait_status = 15, .ended = true }), "8",
+			 "up\n[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n", true);
+	/* a command that exits 0 on the session's SIGTERM was still stopped */
+	open_call(f->s, "9", "9");
+	expect_tool_text(mcp_exit(f->s, "9", &(struct ev_end){ .wait_status = 0, .ended = true }), "9",
+			 "[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n", true);
+}
+
+/* A timeout of 5.0 is the integer 5 (JSON Schema); a command longer than one
+ * execve(2) argument may be is a tool error. */
+static void timeout_real_and_command_length(void **state)
+{
+	struct fx *f = *state;
+	struct rq_request *rq = call(f->s, "3", "{\"command\":\"x\",\"timeout\":5.0}");
+	char *big = malloc(MCP_COMMAND_MAX + 64), *line;
+
+	assert_int_equal(rq->timeout_s, 5);
+	rq_free(rq);
+	assert_non_null(big);
+	memcpy(big, "{\"command\":\"", 12);
+	memset(big + 12, 'e', MCP_COMMAND_MAX + 1);
+	strcpy(big + 12 + MCP_COMMAND_MAX + 1, "\"}");
+	{
+		char *params;
+
+		assert_true(asprintf(&params, "{\"name\":\"bash\",\"arguments\":%s}", big) > 0);
+		line = call_line("4", params);
+		free(params);
+	}
+	expect_tool_text(reply_of(f->s, line), "4",
+			 "the argument \"command\" is 131072 bytes, more than the 131071 one argument of "
+			 "execve(2) may hold: write a long script to a file in smaller calls and run that", true);
+	free(line);
+	free(big);
+}
+
+/* One call at a time, and an output bound below the result's: said so. */
+static void tool_description_of_small_limits(void **state)
+{
+	struct mf_manifest *m = manifest_of("{\"turninit\":1,\"expires\":\"2027-06-01T00:00:00Z\","
+		"\"user\":{\"uid\":1000,\"gid\":1000},\"home\":\"/home/agent\",\"env\":{\"set\":"
+		"{\"PATH\":\"/bin\"}},\"limits\":{\"concurrency\":1,\"output_bytes\":300,\"result_bytes\":1000}}");
+	char *d = mcp_tool_description(m);
+
+	(void)state;
+	assert_non_null(d);
+	expect_in(d, "Only the first 300 bytes of output are kept, with a line saying when more was dropped;");
+	expect_in(d, "One call runs at a time; others wait.");
+	assert_null(strstr(d, "Output longer than"));
+	free(d);
+	mf_free(m);
+}
 
 static void errors_of_calls(void **state)
 {
@@ -1280,7 +1358,7 @@ static void calls_max_bound(void **state)
 	/* a duplicate is still a duplicate */
 	expect_error_of(f->s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
 			"{\"name\":\"bash\",\"arguments\":{\"command\":\"x\"}}}", "5", -32600,
-			"id 5 is in use by a call not yet answered");
+			"Invalid Request: id 5 is in use by a call not yet answered (a cancelled one may still be ending)");
 	/* a cancelled call still counts until it ends */
 	{
 		struct rq_request *rq = request_of(f->s, "{\"jsonrpc\":\"2.0\",\"method\":"
@@ -1436,6 +1514,9 @@ int main(void)
 		T_SMALL(cut_keeps_head_and_tail),
 		T_SMALL(cut_splits_no_character),
 		T(errors_of_calls),
+		T(aborted_and_ended_calls),
+		T(timeout_real_and_command_length),
+		cmocka_unit_test(tool_description_of_small_limits),
 		T(progress_of_calls),
 		T_SMALL(progress_reads_the_tail),
 		T(calls_max_bound),

@@ -245,7 +245,7 @@ def sigint(s):
     p1 = [g for c in kids.get(s.p.pid, []) for g in kids.get(c, [])]
     want("PID 1 of the namespace", len(p1), 1)
     os.kill(p1[0], signal.SIGINT)
-    tool("SIGINT", s.reply("SIGINT", 1), "started\n[killed by signal 15 (SIGTERM)]\n", True)
+    tool("SIGINT", s.reply("SIGINT", 1), "started\n[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n", True)
     return s.wait("after SIGINT")
 
 
