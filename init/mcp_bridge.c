@@ -83,8 +83,8 @@ static int out_line(char *line)
 	return r;
 }
 
-/* Read what fd has; call fn for each whole line. A line past EV_LINE_MAX is
- * dropped with one log line. At end of file, l->eof. */
+/* Read what fd has; call fn for each whole line, and fn(ctx, NULL, 0) once
+ * for each line longer than EV_LINE_MAX (dropped). At end of file, l->eof. */
 static void lines_read(struct lines *l, void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
 {
 	ssize_t n = read(l->fd, l->buf + l->len, EV_CHUNK);
@@ -102,6 +102,8 @@ static void lines_read(struct lines *l, void (*fn)(void *ctx, const char *line, 
 			continue;
 		if (l->discarding)
 			l->discarding = false;
+		else if (i - start > EV_LINE_MAX)
+			fn(ctx, NULL, 0);
 		else if (i > start)
 			fn(ctx, l->buf + start, i - start);
 		start = i + 1;
@@ -110,7 +112,7 @@ static void lines_read(struct lines *l, void (*fn)(void *ctx, const char *line, 
 	l->len -= start;
 	if (l->len > EV_LINE_MAX) {
 		if (!l->discarding)
-			log_line("mcp: a line longer than %d bytes: dropped", EV_LINE_MAX);
+			fn(ctx, NULL, 0);
 		l->discarding = true;
 		l->len = 0;
 	} else if (l->discarding) {
@@ -154,6 +156,11 @@ static void from_client(void *ctx, const char *line, size_t len)
 	char id[RQ_ID_MAX + 1], *reply = NULL;
 	json_t *req = NULL;
 
+	if (!line) {   /* as `turninit mcp` answers it (serve_conn.c) */
+		if (out_line(mcp_error(b->session, NULL, "request: line longer than 1048576 bytes")) < 0)
+			b->failed = true;
+		return;
+	}
 	if (mcp_parse(b->session, line, len, &rq, id, &reply, &err) < 0) {
 		log_line("%s", err.msg);
 		return;
@@ -199,6 +206,10 @@ static void from_server(void *ctx, const char *line, size_t len)
 	struct tn_error err = { 0 };
 	char *out = NULL;
 
+	if (!line) {
+		log_line("mcp: the server sent a line longer than %d bytes: dropped", EV_LINE_MAX);
+		return;
+	}
 	if (ev_parse(line, len, &ev, &err) < 0) {
 		log_line("mcp: the server sent a line that is not an event (%s)", err.msg);
 		return;
@@ -212,9 +223,14 @@ static void from_server(void *ctx, const char *line, size_t len)
 		return;
 	}
 	switch (ev.kind) {
-	case EV_STARTED:
-		(*running_find(b, ev.id))->started = true;
+	case EV_STARTED: {
+		struct running *r = *running_find(b, ev.id);
+
+		r->started = true;   /* progress counts from here, as in `turninit mcp` */
+		r->start_ms = now_ms();
+		r->progress_ms = r->start_ms + MCP_PROGRESS_MS;
 		break;
+	}
 	case EV_OUTPUT:
 		out = mcp_output(b->session, ev.id, ev.err_stream, ev.data, ev.len);
 		break;
@@ -231,7 +247,10 @@ static void from_server(void *ctx, const char *line, size_t len)
 		break;
 	}
 	case EV_ERROR:
-		out = mcp_error(b->session, ev.id, ev.message);
+		/* a call that waited, cancelled at the bridge's end: said as
+		 * `turninit mcp` says it */
+		out = mcp_error(b->session, ev.id, (*running_find(b, ev.id))->ended ?
+				"exec: the turn ended before it started" : ev.message);
 		running_end(b, ev.id);
 		break;
 	case EV_INFO:
@@ -298,6 +317,7 @@ int mcp_bridge_main(const struct cli_options *o)
 	sigset_t set;
 	int sfd, ret = EXIT_REFUSED;
 	bool ending = false;      /* stdin ended or a signal came: answer what runs, then go */
+	bool signalled = false;   /* a signal came: a second one ends the bridge at once */
 	uint64_t end_ms = 0;
 
 	sigemptyset(&set);
@@ -333,6 +353,8 @@ int mcp_bridge_main(const struct cli_options *o)
 		uint64_t t = now_ms(), next = ending ? end_ms : 0;
 
 		for (struct running *r = b.running; r; r = r->next) {
+			if (!r->started)
+				continue;   /* waiting on the server: no progress, as in `turninit mcp` */
 			if (t >= r->progress_ms) {
 				r->progress_ms = t + MCP_PROGRESS_MS;
 				if (out_line(mcp_progress(b.session, r->key, t - r->start_ms)) < 0)
@@ -348,17 +370,24 @@ int mcp_bridge_main(const struct cli_options *o)
 		}
 		if (ending && (!b.running || t >= end_ms)) {
 			if (b.running)
-				log_line("mcp: calls still unanswered %d ms after the end: the server may answer "
-					 "them on a closed connection", BRIDGE_END_MS);
+				log_line("mcp: calls still unanswered %d ms after the end", BRIDGE_END_MS);
+			while (b.running) {
+				out_line(mcp_abort(b.session, b.running->key, "the listen server did not "
+						   "answer within 7 s of the end of the session: how the "
+						   "command ended is not known"));
+				running_end(&b, b.running->key);
+			}
 			break;
 		}
 		if (poll(p, ending ? 2 : 3, next ? (int)(next > t ? next - t : 0) : -1) < 0 &&
 		    errno != EINTR)
 			break;
 		if (p[1].revents && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			if (ending)
+			if (signalled)
 				break;   /* a second signal: go now */
-			ret = 128 + (int)si.ssi_signo;
+			signalled = true;
+			if (!ending)   /* after the end of stdin, the status stays 0 */
+				ret = 128 + (int)si.ssi_signo;
 			ending = true;
 		}
 		if (p[0].revents) {

@@ -531,7 +531,7 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 
 	name = json_string_value(json_object_get(params, "name"));
 	if (!json_is_object(params) || !name) {
-		*ret_reply = rpc_error(id, RPC_PARAMS, "tools/call: params.name must be a string");
+		*ret_reply = rpc_error(id, RPC_PARAMS, "Invalid params: tools/call: params.name must be a string");
 		return 0;
 	}
 	if (strcmp(name, MCP_TOOL) != 0) {
@@ -577,9 +577,10 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 	}
 	/* capped at limits.timeout_s (rq_command_of), as an exec's timeout_s is;
 	 * 5.0 is an integer to JSON Schema */
-	if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 1 &&
-	    json_real_value(timeout) <= 4294967295.0 &&
-	    json_real_value(timeout) == (double)(uint32_t)json_real_value(timeout))
+	if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 4294967295.0)
+		t = UINT32_MAX;   /* capped below in any case */
+	else if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 1 &&
+		 json_real_value(timeout) == (double)(uint32_t)json_real_value(timeout))
 		t = (json_int_t)json_real_value(timeout);
 	else if (timeout && json_is_integer(timeout))
 		t = json_integer_value(timeout);
@@ -753,14 +754,25 @@ int mcp_parse(struct mcp_session *s, const char *line, size_t len, struct rq_req
 		 * 64 bits) still has an id to answer, or its caller waits forever. */
 		sj_guard_begin();
 		msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
-		if (!msg)
-			msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL |
-					 JSON_DECODE_INT_AS_REAL, &je);
+		if (msg) {
+			err_set(&perr, EINVAL, "a string holds \\u0000 (NUL), which turninit refuses");
+		} else if ((msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL |
+					     JSON_DECODE_INT_AS_REAL, &je))) {
+			/* every integer became a real: an id of 53 bits or less is exact */
+			double v = json_real_value(json_object_get(msg, "id"));
+
+			if (json_is_real(json_object_get(msg, "id")) && v == (double)(int64_t)v &&
+			    v <= 9007199254740992.0 && v >= -9007199254740992.0)
+				json_object_set_new(msg, "id", json_integer((json_int_t)v));
+		}
 		id = json_object_get(msg, "id");
 		if (sj_guard_end() || !(json_is_integer(id) || json_is_string(id)) ||
 		    id_key(id, (char[RQ_ID_MAX + 1]){ 0 }) < 0)
 			id = NULL;
-		if (id && json_is_string(json_object_get(msg, "method")))
+		if (!json_object_get(msg, "method") &&
+		    (json_object_get(msg, "result") || json_object_get(msg, "error")))
+			reply = mcp_nothing();   /* a response: never answered */
+		else if (id && json_is_string(json_object_get(msg, "method")))
 			reply = rpc_error(id, RPC_PARAMS, "Invalid params: %s", perr.msg);
 		else if (id)
 			reply = rpc_error(id, RPC_INVALID, "Invalid Request: %s", perr.msg);

@@ -346,6 +346,36 @@ test("b-end-answers: at the end of stdin the bridge answers what still runs, as 
 	}
 });
 
+test("b-end-then-signal: the end of stdin, then SIGTERM: the call is still answered, exit 0", async () => {
+	for (const image of [E.MCPTEST_IMAGE, "bridge"]) {
+		const s = session(image);
+		s.send(call(1, "trap '' TERM; echo started; sleep 100"));
+		s.send(call(2, SLEEP_UP));
+		await s.next();
+		s.end();
+		await new Promise((r) => setTimeout(r, 500));
+		s.p.kill("SIGTERM");
+		const r = await s.next(20000);
+		assert.equal(r.id, 1, image);
+		assert.equal(textOf(r.result), "started\n[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n", image);
+		assert.equal(await s.exited, 0, image);
+	}
+});
+
+test("b-long-line: a line past 1048576 bytes is an error with id null, in both modes", async () => {
+	for (const image of [E.MCPTEST_IMAGE, "bridge"]) {
+		const s = session(image);
+		s.send(call(1, "echo " + "x".repeat(1200000)));
+		const r = await s.next();
+		assert.equal(r.id, null, image);
+		assert.equal(r.error.code, -32600, image);
+		s.send(rpc(2, "ping"));
+		assert.equal((await s.next()).id, 2, image);
+		s.end();
+		assert.equal(await s.exited, 0, image);
+	}
+});
+
 test("b-refused-server: the bridge refuses a server of another uid, and says so", async () => {
 	const argv = bridge();
 	argv.splice(argv.indexOf("mcp") + 1, 0, "--server-uid", "4242");

@@ -456,6 +456,7 @@ static void notifications_and_responses_get_no_reply(void **state)
 		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
 		"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"error\":{\"code\":-32601,\"message\":\"m\"}}",
 		"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":{}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":\"a\\u0000\"}",
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
@@ -484,14 +485,16 @@ static void json_rpc_errors(void **state)
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}", "null", -32700,
 		  "Parse error: not valid UTF-8 *" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
-		  "\"arguments\":{\"command\":\"a\\u0000b\"}}}", "1", -32602, "Invalid params: not valid JSON: *" },
+		  "\"arguments\":{\"command\":\"a\\u0000b\"}}}", "1", -32602, "Invalid params: a string holds \\u0000 (NUL), which turninit refuses" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
+		  "\"arguments\":{\"command\":\"x\",\"timeout\":99999999999999999999}}}", "7", -32602,
+		  "Invalid params: number out of range*" },
 		/* valid JSON the strict parser refuses still has its id answered */
 		{ "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
 		  "\"arguments\":{\"command\":\"x\",\"timeout\":99999999999999999999}}}", "\"t\"", -32602,
 		  "Invalid params: number out of range*" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"ping\"}", "null", -32700,
 		  "Parse error: number out of range*" },
-		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":\"a\\u0000\"}", "4", -32600, "Invalid Request: not valid JSON: *" },
 		/* neither a request nor a response */
 		{ "{\"jsonrpc\":\"2.0\"}", "null", -32600, "Invalid Request: no method (and no result or error)" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":11}", "11", -32600, "Invalid Request: no method (and no result or error)" },
@@ -548,13 +551,13 @@ static void json_rpc_errors(void **state)
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"Bash\"}}",
 		  "4", -32602, "Unknown tool: Bash (this server has one tool, bash)" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{"
-		  "\"arguments\":{\"command\":\"x\"}}}", "4", -32602, "tools/call: params.name must be a string" },
+		  "\"arguments\":{\"command\":\"x\"}}}", "4", -32602, "Invalid params: tools/call: params.name must be a string" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":5}}", "4", -32602,
-		  "tools/call: params.name must be a string" },
+		  "Invalid params: tools/call: params.name must be a string" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\"}", "4", -32602,
-		  "tools/call: params.name must be a string" },
+		  "Invalid params: tools/call: params.name must be a string" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":[\"bash\"]}", "4", -32602,
-		  "tools/call: params.name must be a string" },
+		  "Invalid params: tools/call: params.name must be a string" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
