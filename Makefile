@@ -95,6 +95,14 @@ $(BUILD)/gen/trusted_keys.h: FORCE
 	@sh .ci/embed-keys.sh "$(TRUSTED_KEYS)" > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
+# The commit --version names (Docker's init-path parser wants "- git.COMMIT"):
+# regenerated only when HEAD changes, and only main.c includes it.
+$(BUILD)/gen/commit.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define TURNINIT_COMMIT "%s"\n' "$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/musl-obj/init/main.o: $(BUILD)/gen/commit.h
+
 MUSL_OBJ := $(patsubst %.c,$(BUILD)/musl-obj/%.o,$(SRC))
 $(BUILD)/musl-obj/%.o: %.c $(HDR) $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -117,7 +125,7 @@ unit: $(UNIT_TESTS)
 	@sh tests/run-unit.sh $(UNIT_TESTS)
 
 # The whole program for valgrind (host build; tests/integration/valgrind.sh).
-$(BUILD)/vg/turninit: $(SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
+$(BUILD)/vg/turninit: $(SRC) $(HDR) $(BUILD)/gen/trusted_keys.h $(BUILD)/gen/commit.h
 	@mkdir -p $(@D)
 	@echo "  CC    $@ (host, for valgrind)"
 	@$(HOST_CC) $(VG_CFLAGS) -o $@ $(SRC) -lseccomp -lcap -lsodium -ljansson

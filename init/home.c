@@ -118,7 +118,7 @@ static int home_mount(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 
 static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *err)
 {
-	char parent[PATH_MAX], hint[PATH_MAX + 64];
+	char parent[PATH_MAX], hint[PATH_MAX + 64], dhint[PATH_MAX + 64];
 	_cleanup_close_ int fd = -1;
 	struct statfs sfs;
 	struct stat st, pst;
@@ -126,13 +126,14 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	int r;
 
 	snprintf(hint, sizeof(hint), HOME_PODMAN_HINT, path);
+	snprintf(dhint, sizeof(dhint), HOME_DOCKER_HINT, path, (unsigned)uid, (unsigned)gid);
 	/* O_NOFOLLOW|O_DIRECTORY: a symlink planted at HOME is refused, and every
 	 * later check is made on this one open directory. */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(err, errno == ENOENT ? ENOTSUP : errno,
-			       "HOME %s: %s, and turninit lacks CAP_SYS_ADMIN to mount a tmpfs: add %s to podman run (Kubernetes: an emptyDir with medium: Memory)",
-			       path, strerror(errno), hint);
+			       "HOME %s: %s, and turninit lacks CAP_SYS_ADMIN to mount a tmpfs: add %s to podman run, %s to docker run (Kubernetes: an emptyDir with medium: Memory)",
+			       path, strerror(errno), hint, dhint);
 	if (fstatfs(fd, &sfs) != 0 || fstat(fd, &st) != 0)
 		return err_errno(err, errno, "HOME %s", path);
 	snprintf(parent, sizeof(parent), "%s", path);
@@ -146,8 +147,8 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	if ((unsigned long)sfs.f_type != TMPFS_MAGIC || st.st_dev == pst.st_dev ||
 	    !home_mount_is_whole_tmpfs(path, st.st_dev))
 		return err_set(err, ENOTSUP,
-			       "HOME %s is not a private tmpfs mount and turninit lacks CAP_SYS_ADMIN to mount one: add %s to podman run (Kubernetes: an emptyDir with medium: Memory)",
-			       path, hint);
+			       "HOME %s is not a private tmpfs mount and turninit lacks CAP_SYS_ADMIN to mount one: add %s to podman run, %s to docker run (Kubernetes: an emptyDir with medium: Memory)",
+			       path, hint, dhint);
 	r = dir_is_empty(fd);
 	if (r < 0)
 		return err_errno(err, r, "HOME %s", path);

@@ -10,6 +10,9 @@
 
 #define HOME_TMPFS_BYTES (64u << 20)   /* size of the tmpfs turninit mounts itself */
 #define HOME_PODMAN_HINT "--tmpfs %s:rw,mode=0700,size=64m,U"
+/* Docker refuses podman's U; it takes the owner itself (add exec when HOME
+ * must run programs: Docker mounts a --tmpfs noexec) */
+#define HOME_DOCKER_HINT "--tmpfs %s:mode=0700,uid=%u,gid=%u"
 #define HOME_OVERFLOW_UID 65534u       /* /proc/sys/kernel/overflowuid's default */
 
 /* home_setup - give the command a private, empty tmpfs at path, mode 0700,

@@ -13,6 +13,7 @@
 #include "call.h"
 #include "caps.h"
 #include "cli.h"
+#include "commit.h"
 #include "envfilter.h"
 #include "exit_codes.h"
 #include "load.h"
@@ -58,7 +59,8 @@ int main(int argc, char **argv, char **envp)
 		return 0;
 	}
 	if (opt.mode == CLI_VERSION) {
-		printf("turninit %s\n", TURNINIT_VERSION);
+		/* the form of tini's line, which Docker's init-path check parses */
+		printf("turninit version %s - git.%s\n", TURNINIT_VERSION, TURNINIT_COMMIT);
 		return 0;
 	}
 

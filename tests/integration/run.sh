@@ -769,6 +769,10 @@ if selected v-version; then
 	[[ $OUT == turninit* && $OUT == *$'\n' && $(printf '%s' "$OUT" | wc -l) -eq 1 ]] \
 		|| why "stdout is not one line starting 'turninit'"
 	expect_contains stdout "$OUT" "$VERSION"
+	# Docker's init-path check (parseInitVersion) takes the commit after " - git.";
+	# without it, docker info says "N/A" and dockerd logs a parse warning
+	[[ $OUT =~ ^turninit\ version\ [^\ ]+\ -\ git\.([0-9a-f]{12}|unknown)$'\n'$ ]] \
+		|| why "stdout is not 'turninit version V - git.COMMIT' (tini's form, which Docker parses)"
 	end
 fi
 if selected v-help; then
