@@ -22,8 +22,8 @@
 
 struct codec {
 	const char *name;
-	/* a connection's state; NULL when out of memory */
-	void *(*open)(const struct mf_manifest *m);
+	/* a connection's state (env: serve_ctx's caller_env); NULL when out of memory */
+	void *(*open)(const struct mf_manifest *m, char *const *env);
 	void (*close)(void *st);
 	/* one request line (without its newline): rq_parse's contract, or 0
 	 * with *ret NULL and *ret_reply a line that answers it itself */
@@ -33,11 +33,10 @@ struct codec {
 	char *(*output)(void *st, const char *id, bool err_stream, const uint8_t *data, size_t len);
 	char *(*exit)(void *st, const char *id, const struct ev_end *end);
 	char *(*error)(void *st, const char *id, const char *msg);
-	/* a running command's progress every CODEC_PROGRESS_MS; NULL: none */
+	/* a running command's progress every progress_ms milliseconds; NULL: none */
 	char *(*progress)(void *st, const char *id, uint64_t elapsed_ms);
+	uint64_t progress_ms;
 };
-
-#define CODEC_PROGRESS_MS 2000   /* milliseconds between progress calls */
 
 extern const struct codec codec_jsonl;   /* docs/protocol.md */
 extern const struct codec codec_mcp;     /* docs/mcp.md */

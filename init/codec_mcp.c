@@ -5,9 +5,9 @@
 
 #include "mcp.h"
 
-static void *mcp_open(const struct mf_manifest *m)
+static void *mcp_open(const struct mf_manifest *m, char *const *env)
 {
-	return mcp_session_new(m, TURNINIT_VERSION);
+	return mcp_session_new(m, TURNINIT_VERSION, env);
 }
 
 static void mcp_close(void *st)
@@ -57,4 +57,5 @@ const struct codec codec_mcp = {
 	.exit = mcp_exit_line,
 	.error = mcp_error_line,
 	.progress = mcp_progress_line,
+	.progress_ms = MCP_PROGRESS_MS,
 };

@@ -334,7 +334,7 @@ int mcp_bridge_main(const struct cli_options *o)
 	}
 	if (call_check_server(b.fd, o, "mcp") < 0 || bridge_info(&b, &sock) < 0)
 		goto out;
-	if (!(b.session = mcp_session_new(b.manifest, TURNINIT_VERSION))) {
+	if (!(b.session = mcp_session_new(b.manifest, TURNINIT_VERSION, NULL))) {
 		log_line("mcp: out of memory");
 		goto out;
 	}

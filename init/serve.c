@@ -39,26 +39,6 @@
 #include "request.h"
 #include "spawn.h"
 
-/* An exec that carries no env (an MCP call) takes what the manifest admits of
- * the container's own environment, as one-shot mode does: only those entries
- * are copied, so the audit log names them too. -ENOMEM. */
-static int exec_env(const struct serve *s, struct rq_request *rq)
-{
-	char *const *ce = s->ctx->caller_env;
-	size_t n = 0, k = 0;
-
-	if (rq->env || !ce)
-		return 0;
-	while (ce[n])
-		n++;
-	if (!(rq->env = calloc(n + 1, sizeof(*rq->env))))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (envf_admits(&s->ctx->manifest->env, ce[i]) && !(rq->env[k++] = strdup(ce[i])))
-			return -ENOMEM;
-	return 0;
-}
-
 void serve_request(struct serve *s, struct conn *c, const char *line, size_t len)
 {
 	struct rq_request *rq = NULL;
@@ -76,9 +56,7 @@ void serve_request(struct serve *s, struct conn *c, const char *line, size_t len
 		conn_emit(c, reply);
 		return;
 	}
-	if (rq->op == RQ_EXEC && exec_env(s, rq) < 0) {
-		conn_error(c, rq->id, "exec: out of memory");
-	} else if (rq->op == RQ_EXEC) {
+	if (rq->op == RQ_EXEC) {
 		cmd_take_exec(s, c, &rq, len);
 	} else if (rq->op == RQ_INFO) {
 		char *mf = mf_to_json(s->ctx->manifest);
@@ -103,11 +81,10 @@ void serve_request(struct serve *s, struct conn *c, const char *line, size_t len
 		const char *op = rq->op == RQ_CANCEL ? "cancel" : "signal";
 
 		m = find_cmd(s, c, rq->id);
-		if ((!m || m->exited) && !rq->quiet)
-			conn_error(c, rq->id, "%s: no running command %s", op, rq->id);
-		else if (!m || m->exited)
-			;   /* a cancel of what has ended: not answered */
-		else if (rq->op == RQ_SIGNAL)
+		if (!m || m->exited) {
+			if (!rq->quiet)   /* an MCP cancel of what has ended is not answered */
+				conn_error(c, rq->id, "%s: no running command %s", op, rq->id);
+		} else if (rq->op == RQ_SIGNAL)
 			keeper_forward(&m->k, rq->signo);
 		else
 			cmd_cancel(m);
@@ -244,7 +221,7 @@ int serve_run(const struct serve_ctx *ctx)
 		const struct codec *codec = ctx->mcp ? &codec_mcp : &codec_jsonl;
 
 		s.conns[0] = (struct conn){ .used = true, .codec = codec, .in_fd = 0, .out_fd = 1 };
-		if (codec->open && !(s.conns[0].codec_st = codec->open(ctx->manifest))) {
+		if (codec->open && !(s.conns[0].codec_st = codec->open(ctx->manifest, ctx->caller_env))) {
 			log_line("serve: out of memory");
 			return EXIT_REFUSED;
 		}
@@ -268,7 +245,7 @@ int serve_run(const struct serve_ctx *ctx)
 				cmd_cancel(m);
 			}
 			if (!m->exited && m->conn->codec->progress && t >= m->progress_ms) {
-				m->progress_ms = t + CODEC_PROGRESS_MS;
+				m->progress_ms = t + m->conn->codec->progress_ms;
 				conn_emit(m->conn, m->conn->codec->progress(m->conn->codec_st, m->id,
 									    t - m->start_ms));
 			}

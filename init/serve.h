@@ -21,9 +21,10 @@ struct serve_ctx {
 	int listen_fd;                /* listen mode: the listening socket; -1: serve */
 	bool mcp;                     /* serve mode speaks MCP (codec_mcp), and SIGINT
 					 ends the turn as SIGTERM does (exit 130) */
-	char *const *caller_env;      /* mcp: the container's own environment, where a
-					 call's allowed names come from (a tools/call
-					 carries none); NULL otherwise */
+	char *const *caller_env;      /* mcp: the container's own environment, given to
+					 the codec (a tools/call carries none, and the
+					 MCP session adds what the manifest admits of
+					 it); NULL otherwise */
 };
 
 /* serve_listen_socket - create, bind and listen on a unix stream socket at

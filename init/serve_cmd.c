@@ -313,7 +313,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	m->start_ms = reap_now_ms();
 	m->wall_start_ms = audit_wall_ms();
 	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
-	m->progress_ms = m->start_ms + CODEC_PROGRESS_MS;
+	m->progress_ms = m->start_ms + c->codec->progress_ms;
 	m->limit = mf->limits.output_bytes;
 	m->oom_kills = memcg_oom_kills();
 	m->out_fd = out_p[0];

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "envfilter.h"
 #include "sjson.h"
 
 const char *const mcp_versions[] = {
@@ -45,6 +46,9 @@ struct mcp_call {
 struct mcp_session {
 	const struct mf_manifest *m;
 	const char *version;
+	char **env;            /* the admitted entries of the container's environment,
+				  borrowed strings in a malloc'd array; NULL: none */
+	size_t n_env;
 	struct mcp_call *calls;
 	size_t n_calls;
 };
@@ -312,12 +316,25 @@ static void out_free(struct mcp_out *o)
 
 /* --- calls ------------------------------------------------------------------------ */
 
-struct mcp_session *mcp_session_new(const struct mf_manifest *m, const char *version)
+struct mcp_session *mcp_session_new(const struct mf_manifest *m, const char *version,
+				    char *const *env)
 {
 	struct mcp_session *s = calloc(1, sizeof(*s));
+	size_t n = 0;
 
-	if (s)
-		*s = (struct mcp_session){ .m = m, .version = version };
+	if (!s)
+		return NULL;
+	*s = (struct mcp_session){ .m = m, .version = version };
+	while (env && env[n])
+		n++;
+	if (env && !(s->env = calloc(n + 1, sizeof(*s->env)))) {
+		free(s);
+		return NULL;
+	}
+	/* decided once: the filter and the environment are the turn's */
+	for (size_t i = 0; i < n; i++)
+		if (envf_admits(&m->env, env[i]))
+			s->env[s->n_env++] = env[i];
 	return s;
 }
 
@@ -339,6 +356,7 @@ void mcp_session_free(struct mcp_session *s)
 		s->calls = c->next;
 		call_free(c);
 	}
+	free(s->env);
 	free(s);
 }
 
@@ -613,6 +631,17 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 	rq->words[1] = NULL;
 	rq->n_words = 1;
 	rq->timeout_s = !timeout ? 0 : t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+	if (s->env && !(rq->env = calloc(s->n_env + 1, sizeof(*rq->env)))) {
+		rq_free(rq);
+		free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->n_env; i++)
+		if (!(rq->env[i] = strdup(s->env[i]))) {
+			rq_free(rq);
+			free(c);
+			return -ENOMEM;
+		}
 
 	snprintf(c->key, sizeof(c->key), "%s", key);
 	c->id = json_incref(id);

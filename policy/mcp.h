@@ -32,8 +32,13 @@ struct mcp_session;
 
 /* mcp_session_new - a session under manifest m (borrowed: it must outlive the
  * session), whose tool description and limits come from m; version is
- * turninit's, for serverInfo. NULL when out of memory. */
-struct mcp_session *mcp_session_new(const struct mf_manifest *m, const char *version);
+ * turninit's, for serverInfo. env ("NAME=value", NULL-terminated, borrowed
+ * too; NULL: none) is the container's own environment: each call's exec
+ * request carries the entries of it that m's env filter admits
+ * (envf_admits), as one-shot mode takes them, since a tools/call carries no
+ * environment. NULL when out of memory. */
+struct mcp_session *mcp_session_new(const struct mf_manifest *m, const char *version,
+				    char *const *env);
 
 void mcp_session_free(struct mcp_session *s);
 

@@ -86,7 +86,7 @@ static void fuzz_init(void)
 	if (mf_parse((const uint8_t *)fuzz_manifest_json, strlen(fuzz_manifest_json), FUZZ_NOW, NULL,
 		     &fuzz_m, &err) != 0)
 		fuzz_fail("the manifest does not parse", err.msg);
-	fuzz_s = mcp_session_new(fuzz_m, "0.0.0-fuzz");
+	fuzz_s = mcp_session_new(fuzz_m, "0.0.0-fuzz", NULL);
 	if (!fuzz_s)
 		fuzz_fail("mcp_session_new", NULL);
 }

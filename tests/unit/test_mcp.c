@@ -65,7 +65,7 @@ static int fx_open(void **state, const char *manifest)
 
 	assert_non_null(f);
 	f->m = manifest_of(manifest);
-	f->s = mcp_session_new(f->m, VERSION);
+	f->s = mcp_session_new(f->m, VERSION, NULL);
 	assert_non_null(f->s);
 	*state = f;
 	return 0;
@@ -1169,6 +1169,30 @@ static void timeout_real_and_command_length(void **state)
 	free(big);
 }
 
+/* Each call carries what the manifest admits of the container's own
+ * environment (TZ and LC_* here), and nothing else of it. */
+static void calls_carry_the_admitted_environment(void **state)
+{
+	static char *const env[] = {
+		"TZ=Europe/Paris", "ANTHROPIC_API_KEY=secret", "LC_ALL=C", "BASH_ENV=/x", "PATH=/evil",
+		"HOME=/tmp", "LANG=fr", NULL,
+	};
+	struct mf_manifest *m = manifest_of(manifest_json);
+	struct mcp_session *s = mcp_session_new(m, VERSION, env);
+	struct rq_request *rq;
+
+	(void)state;
+	assert_non_null(s);
+	rq = call(s, "1", "{\"command\":\"env\"}");
+	assert_non_null(rq->env);
+	assert_string_equal(rq->env[0], "TZ=Europe/Paris");
+	assert_string_equal(rq->env[1], "LC_ALL=C");
+	assert_null(rq->env[2]);
+	rq_free(rq);
+	mcp_session_free(s);
+	mf_free(m);
+}
+
 /* One call at a time, and an output bound below the result's: said so. */
 static void tool_description_of_small_limits(void **state)
 {
@@ -1520,6 +1544,7 @@ int main(void)
 		T(aborted_and_ended_calls),
 		T(timeout_real_and_command_length),
 		cmocka_unit_test(tool_description_of_small_limits),
+		cmocka_unit_test(calls_carry_the_admitted_environment),
 		T(progress_of_calls),
 		T_SMALL(progress_reads_the_tail),
 		T(calls_max_bound),
