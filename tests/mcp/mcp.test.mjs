@@ -376,6 +376,15 @@ test("b-long-line: a line past 1048576 bytes is an error with id null, in both m
 	}
 });
 
+test("b-refused-caller: a bridge whose uid the server does not admit says why, exit 125", async () => {
+	const argv = bridge();
+	argv[argv.indexOf("1000:1000")] = "4242:4242";   // callers.uids is [1000]
+	const r = await run(argv[0], argv.slice(1), { timeout: 60000 });
+	assert.equal(r.code, 125);
+	assert.match(r.stderr, /^turninit: mcp: the server refused info: .*uid 4242.*callers\.uids/m);
+	assert.equal(r.stdout, "");
+});
+
 test("b-refused-server: the bridge refuses a server of another uid, and says so", async () => {
 	const argv = bridge();
 	argv.splice(argv.indexOf("mcp") + 1, 0, "--server-uid", "4242");
