@@ -13,6 +13,7 @@
 #                        (a developer session in a Debian image; first run ~2 min),
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
+#                        nonroot (non-root mode: restricted and OpenShift starts),
 #                        hostile (every class of bad input: docs/hostile-input.md),
 #                        valgrind (memcheck over a host build: one-shot, serve, mcp, listen),
 #                        audit (the audit container: host tree unchanged, the log),
@@ -74,7 +75,7 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 hostile fault valgrind audit pi mcp rootless
+SUITES := integration sandbox workload serve pid1 nonroot hostile fault valgrind audit pi mcp rootless
 # rootless writes one result per suite it runs as its user.
 RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
            rootless-serve rootless-keepid

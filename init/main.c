@@ -39,8 +39,9 @@ int main(int argc, char **argv, char **envp)
 	static struct cli_options opt;
 	static struct load_result pol;
 	static struct sandbox sb;
+	static struct caps_start start;
 	static char **caller_env, **cmd_env, **cmd_argv;
-	struct tn_error err = { 0 };
+	struct tn_error err = { 0 }, refusal = { 0 };
 	struct spawn_plan plan;
 	pid_t pid;
 	bool exec_failed;
@@ -75,12 +76,18 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	if (load_policy(&opt, caller_env, &pol, &err) < 0)
 		return refuse(&err);
+	/* 5. First that turninit can lock a command down at all, and how: as
+	 * root with capabilities, or in non-root mode as the commands' own uid;
+	 * then whose ids the commands get. verify says what a run would find. */
+	if (caps_start(&start, &err) < 0 ||
+	    mf_user_start(pol.manifest, start.mode == CAPS_NONROOT, start.uid, start.gid, &err) < 0) {
+		if (opt.mode != CLI_VERIFY)
+			return refuse(&err);
+		refusal = err;
+	}
 	if (opt.mode == CLI_VERIFY)
-		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
-
-	/* 5. First that turninit can lock a command down at all. */
-	if (caps_require_start(&err) < 0)
-		return refuse(&err);
+		return verify_print(&pol, &start, refusal.code ? refusal.msg : NULL, &err) < 0 ?
+		       refuse(&err) : 0;
 	/* The audit log, while turninit may still open any file, and before it
 	 * opens one of its own, so fd:N can only name an inherited fd. */
 	if (pol.manifest->audit_required && !opt.audit_log) {
@@ -109,8 +116,11 @@ int main(int argc, char **argv, char **envp)
 	/* 6. The sandbox of every command (init/sandbox.c): the seccomp program,
 	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
-	if (sandbox_prepare(&sb, pol.manifest, &err) < 0)
+	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
+	if (start.mode == CAPS_NONROOT)
+		log_line("non-root mode: running as %u:%u with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)",
+			 (unsigned)start.uid, (unsigned)start.gid);
 	if (sb.landlock.abi == 0)
 		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
 
