@@ -31,6 +31,17 @@ static int refuse(const struct tn_error *err)
 	return EXIT_REFUSED;
 }
 
+/* What the start or the platform leaves out, said once, after the last
+ * refusal (a refusal stays one line). */
+static void log_weakened(const struct sandbox *sb, const struct caps_start *start)
+{
+	if (start->mode == CAPS_NONROOT)
+		log_line("non-root mode: running as %u:%u with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)",
+			 (unsigned)start->uid, (unsigned)start->gid);
+	if (sb->landlock.abi == 0)
+		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	/* PID 1's state lives as long as the process, and main returns on many
@@ -118,11 +129,6 @@ int main(int argc, char **argv, char **envp)
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
 	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
-	if (start.mode == CAPS_NONROOT)
-		log_line("non-root mode: running as %u:%u with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)",
-			 (unsigned)start.uid, (unsigned)start.gid);
-	if (sb.landlock.abi == 0)
-		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
 
 	/* 7. Many commands (serve, mcp, listen) or one. */
 	if (opt.mode == CLI_SERVE || opt.mode == CLI_MCP || opt.mode == CLI_LISTEN) {
@@ -141,6 +147,7 @@ int main(int argc, char **argv, char **envp)
 		if (opt.mode == CLI_LISTEN &&
 		    serve_listen_socket(opt.socket_path, pol.manifest, &ctx.listen_fd, &err) < 0)
 			return refuse(&err);
+		log_weakened(&sb, &start);
 		/* Here stderr is turninit's own (events go to stdout or the socket),
 		 * so the layer in force is logged; in one-shot mode it would land in
 		 * the command's stderr. */
@@ -153,6 +160,7 @@ int main(int argc, char **argv, char **envp)
 		return status;
 	}
 	/* The command. */
+	log_weakened(&sb, &start);
 	plan = sandbox_plan(&sb, cmd_argv, cmd_env, NULL, -1, -1, -1);
 	if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0) {
 		log_line("%s", err.msg);

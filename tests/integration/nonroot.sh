@@ -341,6 +341,22 @@ run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" 
 	--tmpfs /var/log/turninit:rw,mode=0700,U "$IMG:main-optional" serve --audit-log /var/log/turninit/audit.jsonl
 expect_refusal "audit log /var/log/turninit/audit.jsonl: turninit runs as the commands' uid 1000 (non-root mode), and without Landlock nothing keeps a command from changing it"
 end
+# The listen socket's directory is turninit's own: the same rule.
+begin n-listen-without-landlock-refused
+run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" "${NR[@]}" \
+	--security-opt seccomp="$WORK/no-landlock.json" --tmpfs "$HOME_TMPFS" \
+	--tmpfs /run/turninit:rw,mode=0755,U "$IMG:main-optional" listen --socket /run/turninit/turninit.sock
+expect_refusal "listen: socket /run/turninit/turninit.sock: turninit runs as the commands' uid 1000 (non-root mode), and without Landlock nothing keeps a command from changing it"
+end
+# A FIFO handed in as fd:N (a path names only a regular file) that has a path
+# here is the commands' uid's too, and Landlock bounds writes only: a command
+# could open it for reading and take the log's lines.
+begin n-audit-fifo-refused
+run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" "${NR[@]}" \
+	--tmpfs "$HOME_TMPFS" --tmpfs /var/log/turninit:rw,mode=0700,U --entrypoint /bin/sh "$SEALED" -c \
+	'/bin/busybox mkfifo -m 0600 /var/log/turninit/audit && { /bin/busybox cat /var/log/turninit/audit > /dev/null & } && exec 3> /var/log/turninit/audit && exec /sbin/turninit serve --audit-log fd:3'
+expect_refusal "audit log fd:3: a FIFO, and turninit runs as the commands' uid 1000 (non-root mode): a command could open it and take lines from its reader"
+end
 
 # --- the restricted Kubernetes examples under podman kube play ------------------------------
 # kube_volume NAME OPTS...: a podman volume for an emptyDir of the YAML (podman
