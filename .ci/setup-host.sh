@@ -26,14 +26,16 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   checks of the serve and audit suites), valgrind for the memcheck suite; uidmap
 #   (newuidmap, newgidmap) for rootless podman, which tests/integration/rootless.sh
 #   runs as a user it makes; strace, whose syscall delay lets the hostile suite
-#   swap the listen socket for a symlink between bind(2) and what follows it.
+#   swap the listen socket for a symlink between bind(2) and what follows it;
+#   go-md2man, which renders man/turninit.1 from docs/turninit.1.md (the
+#   packaging suite checks the committed page against it), and man-db to read it.
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
-	python3-jsonschema strace"
+	python3-jsonschema strace go-md2man man-db"
 
 missing=
 for p in $PACKAGES; do
