@@ -1,6 +1,8 @@
 # turninit - static musl PID 1 for disposable per-turn agent containers.
 #
-#   make                 build/turninit (static, stripped, musl)
+#   make                 build/turninit (static, stripped, musl); CPPFLAGS, CFLAGS and
+#                        LDFLAGS are appended, V=1 shows the commands, WERROR=1 makes
+#                        warnings errors (make check sets it)
 #   make TRUSTED_KEYS=k.pub   ... with the minisign public key(s) in k.pub compiled in
 #   make setup           install the Debian packages, apply podman host fixes (idempotent)
 #   make unit            cmocka unit tests of policy/ (host build, ASan+UBSan)
@@ -42,8 +44,17 @@
 VERSION      := 0.1.0
 BUILD        := build
 MUSL_DIR     := $(BUILD)/musl
+# MUSL_PREFIX: the static musl builds of libseccomp, libcap, libsodium and
+# jansson (lib/, include/, share/licenses/, versions.txt), as make deps
+# (.ci/musl-deps.sh, which fetches Debian's source packages) makes them in
+# build/musl/prefix. Given on the command line or in the environment, it is
+# used as it is and nothing is fetched or built for it.
+ifeq ($(origin MUSL_PREFIX),undefined)
 MUSL_PREFIX  := $(MUSL_DIR)/prefix
 DEPS_STAMP   := $(MUSL_DIR)/.stamp
+else
+DEPS_STAMP   :=
+endif
 # Install directories, as GNU names them (DESTDIR is prepended to each).
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
@@ -60,7 +71,12 @@ INIT_SRC   := $(wildcard init/*.c)
 SRC        := $(POLICY_SRC) $(INIT_SRC)
 HDR        := $(wildcard policy/*.h init/*.h)
 
-WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 -Werror
+# Warnings are errors only when asked (WERROR=1; make check asks): a newer
+# compiler's new warning must not break a packager's build.
+WERROR ?= 0
+WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 $(if $(filter 1,$(WERROR)),-Werror)
+# V=1 shows each command.
+Q := $(if $(filter 1,$(V)),,@)
 COMMON_CFLAGS := -std=gnu11 $(WARN) -fstack-protector-strong \
                  -DTURNINIT_VERSION='"$(VERSION)"' -Ipolicy -Iinit -I$(BUILD)/gen
 
@@ -97,9 +113,11 @@ RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbo
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
+ifneq ($(DEPS_STAMP),)
 $(DEPS_STAMP): .ci/musl-deps.sh
 	sh .ci/musl-deps.sh $(MUSL_DIR)
 	touch $@
+endif
 deps: $(DEPS_STAMP)
 
 # Compiled-in trust roots: regenerated only when the key text changes.
@@ -109,10 +127,12 @@ $(BUILD)/gen/trusted_keys.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 # The commit --version names (Docker's init-path parser wants "- git.COMMIT"):
-# regenerated only when HEAD changes, and only main.c includes it.
+# regenerated only when HEAD changes, and only main.c includes it. COMMIT=
+# names it for a build outside a git checkout (a release tarball).
+COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 $(BUILD)/gen/commit.h: FORCE
 	@mkdir -p $(@D)
-	@printf '#define TURNINIT_COMMIT "%s"\n' "$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" > $@.tmp
+	@printf '#define TURNINIT_COMMIT "%s"\n' "$(COMMIT)" > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(BUILD)/musl-obj/init/main.o: $(BUILD)/gen/commit.h
 
@@ -120,11 +140,11 @@ MUSL_OBJ := $(patsubst %.c,$(BUILD)/musl-obj/%.o,$(SRC))
 $(BUILD)/musl-obj/%.o: %.c $(HDR) $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	@musl-gcc $(MUSL_CFLAGS) -c -o $@ $<
+	$(Q)musl-gcc $(MUSL_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/turninit: $(MUSL_OBJ)
 	@echo "  LD    $@"
-	@musl-gcc $(MUSL_CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) $(MUSL_LIBS)
+	$(Q)musl-gcc $(MUSL_CFLAGS) $(CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) $(LDFLAGS) $(MUSL_LIBS)
 	@file $@ | grep -q 'statically linked' || { echo "error: $@ is not static"; exit 1; }
 	@echo "built $@: $$(stat -c %s $@) bytes, static, stripped"
 
@@ -133,7 +153,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/te
 $(BUILD)/host/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(POLICY_SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
 	@mkdir -p $(@D)
 	@echo "  CC    $@ (host, ASan+UBSan)"
-	@$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(HOST_LIBS)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(HOST_LIBS)
 unit: $(UNIT_TESTS)
 	@sh tests/run-unit.sh $(UNIT_TESTS)
 
@@ -141,7 +161,7 @@ unit: $(UNIT_TESTS)
 $(BUILD)/vg/turninit: $(SRC) $(HDR) $(BUILD)/gen/trusted_keys.h $(BUILD)/gen/commit.h
 	@mkdir -p $(@D)
 	@echo "  CC    $@ (host, for valgrind)"
-	@$(HOST_CC) $(VG_CFLAGS) -o $@ $(SRC) -lseccomp -lcap -lsodium -ljansson
+	$(Q)$(HOST_CC) $(VG_CFLAGS) -o $@ $(SRC) -lseccomp -lcap -lsodium -ljansson
 
 setup:
 	@sh .ci/setup-host.sh
@@ -221,9 +241,9 @@ update-docs:
 # Every suite runs even when one fails; the last line counts them all.
 check: setup
 	@rm -rf $(BUILD)/test-results
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory unit; \
-	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory $$s; done; \
+	@$(MAKE) --no-print-directory WERROR=1 all
+	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory WERROR=1 unit; \
+	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory WERROR=1 $$s; done; \
 	 sh tests/summary.sh mutants-list unit fuzz $(RESULTS)
 
 # The man page, rendered from docs/turninit.1.md by go-md2man (Debian's
@@ -244,7 +264,7 @@ install: $(BUILD)/turninit
 	$(INSTALL) -D -m 0755 oci/seal.sh $(DESTDIR)$(BINDIR)/turninit-seal
 	$(INSTALL) -D -m 0644 man/turninit.1 $(DESTDIR)$(MANDIR)/man1/turninit.1
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/turninit/relink
-	$(INSTALL) -m 0644 $(MUSL_OBJ) $(MUSL_DIR)/versions.txt docs/relink.md $(DESTDIR)$(LIBDIR)/turninit/relink/
+	$(INSTALL) -m 0644 $(MUSL_OBJ) $(MUSL_PREFIX)/versions.txt docs/relink.md $(DESTDIR)$(LIBDIR)/turninit/relink/
 	$(INSTALL) -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	for d in $(MUSL_PREFIX)/share/licenses/*/; do \
 		$(INSTALL) -D -m 0644 $$d/copyright $(DESTDIR)$(DOCDIR)/third-party/$$(basename $$d)/copyright || exit 1; \

@@ -5,7 +5,8 @@
 #
 # usage: musl-deps.sh WORKDIR
 #   WORKDIR/prefix/{include,lib}  the result (lib*.a and headers)
-#   WORKDIR/versions.txt          the Debian source versions that were built
+#   WORKDIR/versions.txt          the Debian source versions that were built (also
+#                                 in prefix/, for a MUSL_PREFIX given to make)
 #   WORKDIR/prefix/share/licenses/NAME/copyright   each one's licence (debian/copyright)
 # Facts of Debian 12 this script relies on (docs/design.md, "Build"):
 # - musl-gcc's specs use -nostdinc: the kernel UAPI headers are exposed through
@@ -56,6 +57,7 @@ grep -h '^Version:' "$W"/src/*.dsc >/dev/null
 for d in "$W"/src/*.dsc; do
 	printf '%s %s\n' "$(sed -n 's/^Source: //p' "$d")" "$(sed -n 's/^Version: //p' "$d")"
 done > "$W/versions.txt"
+cp "$W/versions.txt" "$P/versions.txt"
 
 ln -sfn /usr/include/linux "$P/include/linux"
 ln -sfn /usr/include/x86_64-linux-gnu/asm "$P/include/asm"

@@ -3,7 +3,9 @@
 # part of make check; issue 17, Deliver 1): the layout under DESTDIR with the
 # GNU directory variables, the man page rendered by man(1) and matching its
 # source, the installed scripts runnable from PATH, the relink kit linking a
-# working turninit, install-strip, and uninstall leaving nothing behind. Runs
+# working turninit, install-strip, uninstall leaving nothing behind, and a
+# build in another folder, offline, with MUSL_PREFIX, byte for byte the
+# same (issue 17, Deliver 2 and 3). Runs
 # on the host (no container); writes only below build/.
 set -uo pipefail
 
@@ -11,7 +13,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open packaging pkgtest "make install as a packager runs it" make man go-md2man musl-gcc file
+suite_open packaging pkgtest "make install as a packager runs it; unshare -n" make man go-md2man musl-gcc file git unshare
 
 # make_install DEST ARGS...: make install (or ARGS' target) into DEST, quietly.
 make_install() {
@@ -106,6 +108,20 @@ begin p-uninstall-leaves-nothing
 make_install "$WORK/d1" uninstall PREFIX=/usr
 left=$(cd "$WORK/d1" && find . -type f | LC_ALL=C sort)
 eq "files left after uninstall" "$left" ""
+end
+
+# A packager's build: another folder, later, no network (a network namespace
+# of its own: unshare -n), the dependencies given as MUSL_PREFIX, the commit
+# as COMMIT (no .git there). It gives the same bytes as build/turninit.
+begin p-build-offline-reproducible
+S=$WORK/src
+mkdir -p "$S"
+(cd "$ROOT" && git ls-files -z | tar --null -T - -cf -) | tar -C "$S" -xf - || why "copying the tracked files"
+commit=$(sed -n 's/^#define TURNINIT_COMMIT "\(.*\)"$/\1/p' "$ROOT/build/gen/commit.h")
+run_cmd timeout 300 unshare -n make --no-print-directory -C "$S" MUSL_PREFIX="$ROOT/build/musl/prefix" COMMIT="$commit"
+expect_rc 0
+eq "sha256 of the two builds" "$(sha256sum < "$S/build/turninit")" "$(sha256sum < "$ROOT/build/turninit")"
+[[ ! -e $S/build/musl ]] || why "the build made build/musl although MUSL_PREFIX was given"
 end
 
 results
