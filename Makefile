@@ -61,6 +61,7 @@ BINDIR       ?= $(PREFIX)/bin
 SBINDIR      ?= $(PREFIX)/sbin
 LIBDIR       ?= $(PREFIX)/lib
 MANDIR       ?= $(PREFIX)/share/man
+DATADIR      ?= $(PREFIX)/share
 DOCDIR       ?= $(PREFIX)/share/doc/turninit
 INSTALL      ?= install
 INSTALL_PROGRAM ?= $(INSTALL)
@@ -256,13 +257,15 @@ man/turninit.1: docs/turninit.1.md
 # What `make install` puts where (docs/packaging.md): the binary in SBINDIR;
 # the image and seal scripts in BINDIR as turninit-build-image and
 # turninit-seal; the man page; the relink kit of LGPL-2.1 section 6 (object
-# files, versions, how) in LIBDIR/turninit/relink; LICENSE and the licences
-# of what is linked in under DOCDIR.
+# files, versions, how) in LIBDIR/turninit/relink; the Containerfiles in
+# DATADIR/turninit; LICENSE and the licences of what is linked in under DOCDIR.
 install: $(BUILD)/turninit
 	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(SBINDIR)/turninit
 	$(INSTALL) -D -m 0755 rootfs/build-image.sh $(DESTDIR)$(BINDIR)/turninit-build-image
 	$(INSTALL) -D -m 0755 oci/seal.sh $(DESTDIR)$(BINDIR)/turninit-seal
 	$(INSTALL) -D -m 0644 man/turninit.1 $(DESTDIR)$(MANDIR)/man1/turninit.1
+	$(INSTALL) -D -m 0644 oci/Containerfile $(DESTDIR)$(DATADIR)/turninit/Containerfile
+	$(INSTALL) -D -m 0644 oci/Containerfile.seal $(DESTDIR)$(DATADIR)/turninit/Containerfile.seal
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/turninit/relink
 	$(INSTALL) -m 0644 $(MUSL_OBJ) $(MUSL_PREFIX)/versions.txt docs/relink.md $(DESTDIR)$(LIBDIR)/turninit/relink/
 	$(INSTALL) -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
@@ -276,9 +279,11 @@ install-strip:
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/turninit $(DESTDIR)$(BINDIR)/turninit-build-image \
 	      $(DESTDIR)$(BINDIR)/turninit-seal $(DESTDIR)$(MANDIR)/man1/turninit.1 \
+	      $(DESTDIR)$(DATADIR)/turninit/Containerfile $(DESTDIR)$(DATADIR)/turninit/Containerfile.seal \
 	      $(DESTDIR)$(DOCDIR)/LICENSE $(DESTDIR)$(DOCDIR)/third-party/*/copyright \
 	      $(addprefix $(DESTDIR)$(LIBDIR)/turninit/relink/,$(notdir $(MUSL_OBJ)) versions.txt relink.md)
 	rmdir $(DESTDIR)$(DOCDIR)/third-party/* $(DESTDIR)$(DOCDIR)/third-party $(DESTDIR)$(DOCDIR) \
+	      $(DESTDIR)$(DATADIR)/turninit \
 	      $(DESTDIR)$(LIBDIR)/turninit/relink $(DESTDIR)$(LIBDIR)/turninit 2>/dev/null || true
 
 clean:

@@ -87,12 +87,11 @@ timeout 60 buildah config --env "TURNINIT_MANIFEST=$b64_manifest" \
 new_id=$(timeout 60 buildah commit --quiet --rm "$ctr" "$out") || die "buildah commit $out failed"
 ctr=
 new_id=${new_id#sha256:}
-# The image OUT named before, and untagged images of rootfs/build-image.sh (its
-# label), go; one still used by a container stays.
+# The image OUT named before goes, unless a container still uses it; nothing
+# else (another user's images, or this user's other builds, stay).
 if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
 	timeout 60 podman rmi "$old_id" >/dev/null 2>&1 || true
 fi
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1 || true
 
 # What podman will hand to the container must be exactly what was signed.
 env_seen=$(timeout 60 podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$out")

@@ -11,6 +11,8 @@
 #   --overlay DIR       copy DIR's tree over the root last (env IMAGE_OVERLAY; tests)
 #   --root DIR          where to assemble (env IMAGE_ROOT; default build/rootfs in a
 #                       checkout, else a temporary directory)
+#   --context DIR       no import: DIR/root and DIR/Containerfile (oci/Containerfile),
+#                       a build context for `podman build DIR` or `docker build DIR`
 #
 # The root:
 #   /bin/bash            static bash (Debian bash-static); /bin/sh -> bash
@@ -26,8 +28,8 @@
 #
 # Idempotent and fast: the tar stream is reproducible (sorted, fixed owners and
 # times); its sha256 is stored in the label org.turninit.root, and an existing image
-# with the same label is kept as is. A replaced image is removed when nothing uses it,
-# and so are untagged images carrying that label (never another project's images).
+# with the same label is kept as is. A replaced image is removed when nothing uses
+# it; nothing else is removed.
 set -eu
 
 ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,12 +40,13 @@ APPLETS="awk basename cat chmod cp cut date dd df diff dirname du echo env expr 
 
 die() { echo "build-image: $*" >&2; exit 1; }
 short() { printf '%.12s' "$1"; }
-usage() { sed -n '4,13s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,15s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 key=${IMAGE_TRUSTED_KEY:-${TRUSTED_KEYS:-}}
 no_key=0
 tag=${IMAGE_TAG:-localhost/turninit:latest}
 overlay=${IMAGE_OVERLAY:-}
+context=
 # From a checkout: build/rootfs; installed (turninit-build-image): a fresh
 # directory under TMPDIR, removed at exit.
 root=${IMAGE_ROOT:-}
@@ -55,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--tag) [ $# -ge 2 ] || usage; tag=$2; shift 2 ;;
 	--overlay) [ $# -ge 2 ] || usage; overlay=$2; shift 2 ;;
 	--root) [ $# -ge 2 ] || usage; root=$2; shift 2 ;;
+	--context) [ $# -ge 2 ] || usage; context=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	-*) die "unknown option $1" ;;
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 1 ] || usage
 binary=$1
+[ -z "$context" ] || root=$context/root
 if [ -z "$root" ]; then
 	root=$(mktemp -d "${TMPDIR:-/tmp}/turninit-rootfs.XXXXXX") || die "mktemp"
 	trap 'rm -rf "$root"' EXIT
@@ -87,7 +92,7 @@ busybox=
 for f in /bin/busybox /usr/bin/busybox; do [ -x "$f" ] && { busybox=$f; break; }; done
 [ -n "$busybox" ] || die "busybox not found (apt-get install busybox-static; make setup)"
 file -L "$busybox" | grep -q 'statically linked' || die "$busybox is not static (install busybox-static)"
-command -v podman >/dev/null || die "podman not found (make setup)"
+[ -n "$context" ] || command -v podman >/dev/null || die "podman not found (make setup)"
 
 # --- assemble -----------------------------------------------------------------
 case $root in /|"") die "refusing root directory '$root'" ;; esac
@@ -115,7 +120,15 @@ for f in etc/passwd etc/group etc/nsswitch.conf; do
 	[ ! -e "$f" ] || echo "build-image: warning: the overlay adds /$f; turninit never reads it" >&2
 done
 
-# --- import ---------------------------------------------------------------------
+# --- a build context, or import --------------------------------------------------
+if [ -n "$context" ]; then
+	# a checkout's oci/, or where make install put it (DATADIR/turninit)
+	cf=$ROOT_DIR/oci/Containerfile
+	[ -r "$cf" ] || cf=$ROOT_DIR/share/turninit/Containerfile
+	install -m 0644 "$cf" "$context/Containerfile" || die "Containerfile: not in $ROOT_DIR/oci or $ROOT_DIR/share/turninit"
+	echo "context: $context (podman build -t $tag $context; docker build -t $tag $context)"
+	exit 0
+fi
 tarball=$root.tar
 tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
 	--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
@@ -138,10 +151,9 @@ new_id=$(timeout 60 podman import -q \
 	"$tarball" "$tag") || die "podman import failed"
 rm -f "$tarball"
 new_id=${new_id#sha256:}
-# The replaced image, and earlier ones of these scripts left untagged (a parent
-# outlives its child by one build), go; one still used by a container stays.
+# The image this tag named before goes, unless a container still uses it:
+# nothing this run did not replace (another user's images stay).
 if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
 	timeout 60 podman rmi "$old_id" >/dev/null 2>&1 || true
 fi
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1 || true
 echo "image: $tag built ($(short "$new_id"), root sha256:$(short "$digest"), $(du -sk "$root" | cut -f1) KiB)"

@@ -13,7 +13,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open packaging pkgtest "make install as a packager runs it; unshare -n" make man go-md2man musl-gcc file git unshare
+suite_open packaging pkgtest "make install as a packager runs it; unshare -n; podman build" make man go-md2man musl-gcc file git unshare podman minisign
 
 # make_install DEST ARGS...: make install (or ARGS' target) into DEST, quietly.
 make_install() {
@@ -36,6 +36,7 @@ want=$(
 	printf '755 usr/lib\n755 usr/lib/turninit\n755 usr/lib/turninit/relink\n'
 	for o in $OBJS relink.md versions.txt; do printf '644 usr/lib/turninit/relink/%s\n' "$o"; done
 	printf '755 usr/sbin\n755 usr/sbin/turninit\n755 usr/share\n755 usr/share/doc\n755 usr/share/doc/turninit\n'
+	printf '755 usr/share/turninit\n644 usr/share/turninit/Containerfile\n644 usr/share/turninit/Containerfile.seal\n'
 	printf '644 usr/share/doc/turninit/LICENSE\n755 usr/share/doc/turninit/third-party\n'
 	for l in jansson libcap2 libseccomp libsodium musl; do
 		printf '755 usr/share/doc/turninit/third-party/%s\n644 usr/share/doc/turninit/third-party/%s/copyright\n' "$l" "$l"
@@ -49,10 +50,11 @@ end
 begin p-install-gnu-directories
 D=$WORK/d2
 make_install "$D" install PREFIX=/opt/t SBINDIR=/sbin BINDIR=/usr/bin LIBDIR=/usr/lib/x86_64-linux-gnu \
-	MANDIR=/usr/share/man DOCDIR=/usr/share/doc/turninit-bin
+	MANDIR=/usr/share/man DATADIR=/usr/share DOCDIR=/usr/share/doc/turninit-bin
 for f in sbin/turninit usr/bin/turninit-seal usr/bin/turninit-build-image \
 	usr/lib/x86_64-linux-gnu/turninit/relink/main.o usr/share/man/man1/turninit.1 \
-	usr/share/doc/turninit-bin/LICENSE usr/share/doc/turninit-bin/third-party/libseccomp/copyright; do
+	usr/share/doc/turninit-bin/LICENSE usr/share/doc/turninit-bin/third-party/libseccomp/copyright \
+	usr/share/turninit/Containerfile; do
 	[[ -f $D/$f ]] || why "$f not installed"
 done
 [[ ! -e $D/opt ]] || why "something went to PREFIX although every directory was given: $(cd "$D" && find opt | head -n 3)"
@@ -122,6 +124,39 @@ run_cmd timeout 300 unshare -n make --no-print-directory -C "$S" MUSL_PREFIX="$R
 expect_rc 0
 eq "sha256 of the two builds" "$(sha256sum < "$S/build/turninit")" "$(sha256sum < "$ROOT/build/turninit")"
 [[ ! -e $S/build/musl ]] || why "the build made build/musl although MUSL_PREFIX was given"
+end
+
+# --- images without buildah: oci/Containerfile and oci/Containerfile.seal -------------------
+# The installed script makes the context; podman build makes the base image and
+# seals a manifest signed with the minisign CLI; a turn runs in it.
+IMG=localhost/turninit-pkgtest
+LABEL=turninit-itest=$$
+cleanup() {
+	timeout 60 podman rmi -f "$IMG:base" "$IMG:sealed" >/dev/null 2>&1
+}
+trap cleanup EXIT
+begin p-containerfile-base-and-seal
+C=$WORK/context
+run_cmd env PATH="$WORK/d3/usr/bin:$PATH" turninit-build-image --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+	--context "$C" "$ROOT/build/turninit"
+expect_rc 0
+[[ -f $C/Containerfile && -x $C/root/sbin/turninit && -f $C/root/etc/turninit/trusted.pub ]] || why "the context lacks Containerfile, root/sbin/turninit or the key"
+run_cmd timeout 300 podman build --pull=never -q -t "$IMG:base" --build-arg VERSION=0.1.0 --build-arg REVISION=abc123 "$C"
+expect_rc 0
+run_cmd timeout 60 podman image inspect --format '{{index .Config.Labels "org.opencontainers.image.version"}} {{index .Config.Labels "org.opencontainers.image.revision"}} {{json .Config.Entrypoint}}' "$IMG:base"
+expect_out $'0.1.0 abc123 ["/sbin/turninit"]\n'
+HEAD_M='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+printf '{%s,"env":{"set":{"PATH":"/bin"}}}\n' "$HEAD_M" > "$WORK/m.json"
+minisign -S -s "$ROOT/tests/vectors/test-trusted.key" -m "$WORK/m.json" -t "packaging test" </dev/null >/dev/null || why "minisign -S"
+run_cmd timeout 300 podman build --pull=never -q -f "$WORK/d3/usr/share/turninit/Containerfile.seal" -t "$IMG:sealed" \
+	--build-arg BASE="$IMG:base" --build-arg TURNINIT_MANIFEST="$(base64 -w0 "$WORK/m.json")" \
+	--build-arg TURNINIT_MANIFEST_SIG="$(base64 -w0 "$WORK/m.json.minisig")" "$WORK"
+expect_rc 0
+run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" \
+	--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" 'echo "hello from $(id -u)"; env'
+expect_rc 0
+expect_out $'hello from 1000\nPWD=/work\nHOME=/home/agent\nSHLVL=0\nPATH=/bin\n_=/bin/env\n'
+expect_err ""
 end
 
 results
