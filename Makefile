@@ -1,6 +1,7 @@
 # turninit - static musl PID 1 for disposable per-turn agent containers.
 #
-#   make                 build/turninit (static, stripped, musl); CPPFLAGS, CFLAGS and
+#   make                 build/turninit (static, stripped, musl; with its symbols:
+#                        build/turninit.unstripped); CPPFLAGS, CFLAGS and
 #                        LDFLAGS are appended, V=1 shows the commands, WERROR=1 makes
 #                        warnings errors (make check sets it)
 #   make TRUSTED_KEYS=k.pub   ... with the minisign public key(s) in k.pub compiled in
@@ -89,7 +90,7 @@ MUSL_CFLAGS  := $(COMMON_CFLAGS) -Os -ffunction-sections -fdata-sections \
                 -flto -ffat-lto-objects \
                 -fno-asynchronous-unwind-tables -fno-unwind-tables \
                 -isystem $(MUSL_PREFIX)/include
-MUSL_LDFLAGS := -static -s -Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--build-id=none \
+MUSL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--build-id \
                 -L$(MUSL_PREFIX)/lib
 MUSL_LIBS    := -lseccomp -lcap -lsodium -ljansson
 
@@ -143,10 +144,15 @@ $(BUILD)/musl-obj/%.o: %.c $(HDR) $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
 	@echo "  CC    $<"
 	$(Q)musl-gcc $(MUSL_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/turninit: $(MUSL_OBJ)
+# Linked with its symbols and a build id (build/turninit.unstripped: what make
+# install installs, for a distribution's debug-symbol split); build/turninit,
+# what the images and suites use, is that stripped, the build id kept.
+$(BUILD)/turninit.unstripped: $(MUSL_OBJ)
 	@echo "  LD    $@"
 	$(Q)musl-gcc $(MUSL_CFLAGS) $(CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) $(LDFLAGS) $(MUSL_LIBS)
 	@file $@ | grep -q 'statically linked' || { echo "error: $@ is not static"; exit 1; }
+$(BUILD)/turninit: $(BUILD)/turninit.unstripped
+	$(Q)strip --strip-all -o $@ $<
 	@echo "built $@: $$(stat -c %s $@) bytes, static, stripped"
 
 # Unit tests: tests/unit/test_X.c against the policy sources.
@@ -260,7 +266,7 @@ man/turninit.1: docs/turninit.1.md
 # files, versions, how) in LIBDIR/turninit/relink; the Containerfiles in
 # DATADIR/turninit; LICENSE and the licences of what is linked in under DOCDIR.
 install: $(BUILD)/turninit
-	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(SBINDIR)/turninit
+	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit.unstripped $(DESTDIR)$(SBINDIR)/turninit
 	$(INSTALL) -D -m 0755 rootfs/build-image.sh $(DESTDIR)$(BINDIR)/turninit-build-image
 	$(INSTALL) -D -m 0755 oci/seal.sh $(DESTDIR)$(BINDIR)/turninit-seal
 	$(INSTALL) -D -m 0644 man/turninit.1 $(DESTDIR)$(MANDIR)/man1/turninit.1
@@ -287,6 +293,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/turninit/relink $(DESTDIR)$(LIBDIR)/turninit 2>/dev/null || true
 
 clean:
-	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/vg $(BUILD)/gen $(BUILD)/turninit $(BUILD)/helpers
+	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/vg $(BUILD)/gen $(BUILD)/turninit \
+	       $(BUILD)/turninit.unstripped $(BUILD)/helpers
 
 FORCE:

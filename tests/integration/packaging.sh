@@ -43,7 +43,10 @@ want=$(
 	done
 	printf '755 usr/share/man\n755 usr/share/man/man1\n644 usr/share/man/man1/turninit.1\n')
 eq "installed files" "$(listing "$D")" "$(printf '%s\n' "$want" | LC_ALL=C sort)"
-cmp -s "$D/usr/sbin/turninit" "$ROOT/build/turninit" || why "usr/sbin/turninit is not build/turninit"
+cmp -s "$D/usr/sbin/turninit" "$ROOT/build/turninit.unstripped" || why "usr/sbin/turninit is not build/turninit.unstripped"
+run_cmd file "$D/usr/sbin/turninit"
+expect_contains "file" "$OUT" "not stripped"
+expect_contains "file" "$OUT" "BuildID[sha1]="
 end
 
 # Each directory variable on its own, as a distribution sets them.
@@ -104,6 +107,9 @@ make_install "$D" install-strip PREFIX=/usr
 run_cmd file "$D/usr/sbin/turninit"
 expect_contains "file" "$OUT" "statically linked"
 expect_contains "file" "$OUT" ", stripped"
+# the build id stays: a debug-symbol package finds its binary by it
+[[ $OUT == *"BuildID[sha1]=$(file "$ROOT/build/turninit.unstripped" | sed -n 's/.*BuildID\[sha1\]=\([0-9a-f]*\).*/\1/p')"* ]] \
+	|| why "the stripped binary lost the build id"
 end
 
 begin p-uninstall-leaves-nothing
