@@ -116,7 +116,7 @@ all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
 ifneq ($(DEPS_STAMP),)
-$(DEPS_STAMP): .ci/musl-deps.sh
+$(DEPS_STAMP): .ci/musl-deps.sh .ci/deps.lock
 	sh .ci/musl-deps.sh $(MUSL_DIR)
 	touch $@
 endif

@@ -50,9 +50,19 @@ Dir::Cache "$A/cache";
 EOC
 APT_CONFIG=$A/apt.conf apt-get update >"$W/apt-update.log" 2>&1 || fail_log "apt-get update (deb-src)" "$W/apt-update.log"
 
-say "apt-get source libseccomp libcap2 libsodium jansson"
-( cd "$W/src" && APT_CONFIG=$A/apt.conf apt-get source libseccomp libcap2 libsodium jansson ) \
-	>"$W/apt-source.log" 2>&1 || fail_log "apt-get source" "$W/apt-source.log"
+# The versions of .ci/deps.lock; the archive's own where it has dropped one.
+LOCK=$(dirname "$0")/deps.lock
+: > "$W/apt-source.log"
+for name in libseccomp libcap2 libsodium jansson; do
+	want=$(awk -v n="$name" '$1 == n { print $2 }' "$LOCK")
+	[ -n "$want" ] || { echo "deps: FAILED: $name is not in $LOCK"; exit 1; }
+	say "apt-get source $name=$want"
+	if ! ( cd "$W/src" && APT_CONFIG=$A/apt.conf apt-get source "$name=$want" ) >>"$W/apt-source.log" 2>&1; then
+		say "WARNING: $name $want (.ci/deps.lock) is not in the archive any more: building the archive's version"
+		( cd "$W/src" && APT_CONFIG=$A/apt.conf apt-get source "$name" ) >>"$W/apt-source.log" 2>&1 \
+			|| fail_log "apt-get source $name" "$W/apt-source.log"
+	fi
+done
 grep -h '^Version:' "$W"/src/*.dsc >/dev/null
 for d in "$W"/src/*.dsc; do
 	printf '%s %s\n' "$(sed -n 's/^Source: //p' "$d")" "$(sed -n 's/^Version: //p' "$d")"
