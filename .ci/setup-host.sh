@@ -26,10 +26,11 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   checks of the serve and audit suites), valgrind for the memcheck suite; uidmap
 #   (newuidmap, newgidmap) for rootless podman, which tests/integration/rootless.sh
 #   runs as a user it makes; strace, whose syscall delay lets the hostile suite
-#   swap the listen socket for a symlink between bind(2) and what follows it.
+#   swap the listen socket for a symlink between bind(2) and what follows it;
+#   runsc (gVisor), the OCI runtime of the gvisor suite (podman --runtime).
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
-	libsodium-dev libjansson-dev podman crun catatonit uidmap conmon buildah
+	libsodium-dev libjansson-dev podman crun runsc catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
