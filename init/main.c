@@ -2,6 +2,7 @@
  * before the command starts any failure refuses with exit 125 and one line. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <seccomp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,12 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	if (sb.landlock.abi == 0)
 		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
+	/* What this platform weakens, said at start as the Landlock line is
+	 * (verify lists the same under "platform"). */
+	if (sb.filter.kill_action != SCMP_ACT_KILL_PROCESS)
+		log_line("seccomp: a syscall of another architecture kills the calling thread, not the whole process (SECCOMP_RET_KILL_THREAD): the platform refuses SECCOMP_RET_KILL_PROCESS (SECCOMP_GET_ACTION_AVAIL: EINVAL)");
+	if (sb.no_securebits)
+		log_line("securebits: not available on this platform (gVisor: PR_SET_SECUREBITS is EINVAL); commands run without them, with every capability set empty and no_new_privs");
 
 	/* 7. Many commands (serve, mcp, listen) or one. */
 	if (opt.mode == CLI_SERVE || opt.mode == CLI_MCP || opt.mode == CLI_LISTEN) {
