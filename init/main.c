@@ -20,6 +20,7 @@
 #include "load.h"
 #include "log.h"
 #include "mcp_bridge.h"
+#include "plat.h"
 #include "reap.h"
 #include "sandbox.h"
 #include "serve.h"
@@ -78,6 +79,10 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	if (opt.mode == CLI_VERIFY)
 		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
+	/* listen trusts SO_PEERCRED for who connects: where it does not name the
+	 * peer (gVisor), refuse before anything is set up or said. */
+	if (opt.mode == CLI_LISTEN && plat_peercred_check("listen", &err) < 0)
+		return refuse(&err);
 
 	/* 5. First that turninit can lock a command down at all. */
 	if (caps_require_start(&err) < 0)
