@@ -20,7 +20,9 @@
 #                        >= 20.6), mcp (turninit mcp with the real MCP Inspector
 #                        and Claude Code from npm, a fake model), rootless (integration, sandbox and serve again
 #                        under rootless podman as a user it makes, and
-#                        --userns=keep-id), and the fuzz corpora replayed under
+#                        --userns=keep-id), gvisor (one-shot and serve under
+#                        podman with runsc, the layers gVisor weakens, the
+#                        refusals of listen and call), and the fuzz corpora replayed under
 #                        ASan and UBSan
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
