@@ -42,7 +42,7 @@ bool plat_is_gvisor(void)
 }
 
 /* The child's end: connect, and exit 0 when SO_PEERCRED names the parent
- * (the listener), 1 when it names something else (itself, under gVisor), 2
+ * (the listener), 1 when it names another process (itself, under gVisor), 2
  * when a call failed. */
 static void __attribute__((noreturn)) peercred_child(const struct sockaddr_un *a, socklen_t al,
 						    pid_t parent)
@@ -104,7 +104,7 @@ int plat_peercred_check(const char *who, struct tn_error *err)
 		return err_set(err, ENOTSUP,
 			       "%s: SO_PEERCRED here does not name the peer (the listener saw pid %d, not its client %d; the client %s)%s, so turninit cannot tell who is at the other end of the socket: refusing; use serve over the runtime's stdin (podman run -i) instead",
 			       who, (int)cr.pid, (int)pid,
-			       WEXITSTATUS(status) == 0 ? "saw its server" : "saw itself",
+			       WEXITSTATUS(status) == 0 ? "saw its server" : "did not see its server",
 			       plat_is_gvisor() ? " (gVisor: this runsc answers SO_PEERCRED with the caller's own credentials)" : "");
 	return 0;
 }
