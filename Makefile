@@ -13,6 +13,8 @@
 #                        (a developer session in a Debian image; first run ~2 min),
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
 #                        (signals, reaping, exit codes as PID 1 and as a subreaper),
+#                        nonroot (non-root mode: restricted and OpenShift starts),
+#                        packaging (make install into a DESTDIR, the man page),
 #                        hostile (every class of bad input: docs/hostile-input.md),
 #                        valgrind (memcheck over a host build: one-shot, serve, mcp, listen),
 #                        audit (the audit container: host tree unchanged, the log),
@@ -34,14 +36,25 @@
 #                        the suites that must catch it; fails if one survives
 #                        (not in check; docs/testing.md). MUTANTS=REGEX: some of them
 #   make update-docs     copy the probe table of the last sandbox run into docs/security.md
-#   make install         install the binary and the relink kit (LGPL-2.1, docs/design.md)
+#   make install         install the binary, the image and seal scripts, the man page, the
+#                        relink kit (LGPL-2.1) and the licences; PREFIX, DESTDIR, BINDIR,
+#                        SBINDIR, LIBDIR, MANDIR, DOCDIR (docs/packaging.md); also
+#                        install-strip and uninstall
 
 VERSION      := 0.1.0
 BUILD        := build
 MUSL_DIR     := $(BUILD)/musl
 MUSL_PREFIX  := $(MUSL_DIR)/prefix
 DEPS_STAMP   := $(MUSL_DIR)/.stamp
+# Install directories, as GNU names them (DESTDIR is prepended to each).
 PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+SBINDIR      ?= $(PREFIX)/sbin
+LIBDIR       ?= $(PREFIX)/lib
+MANDIR       ?= $(PREFIX)/share/man
+DOCDIR       ?= $(PREFIX)/share/doc/turninit
+INSTALL      ?= install
+INSTALL_PROGRAM ?= $(INSTALL)
 TRUSTED_KEYS ?=
 
 POLICY_SRC := $(wildcard policy/*.c)
@@ -76,13 +89,13 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 hostile fault valgrind audit pi mcp rootless gvisor
+SUITES := integration sandbox workload serve pid1 nonroot hostile packaging fault valgrind audit pi mcp rootless gvisor
 # rootless writes one result per suite it runs as its user.
 RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
            rootless-serve rootless-keepid
 
 .PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) fuzz fuzz-replay bench mutants \
-        mutants-list update-docs install clean FORCE
+        mutants-list update-docs install install-strip uninstall clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -215,11 +228,40 @@ check: setup
 	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory $$s; done; \
 	 sh tests/summary.sh mutants-list unit fuzz $(RESULTS)
 
+# The man page, rendered from docs/turninit.1.md by go-md2man (Debian's
+# go-md2man) and committed, so that a build needs no generator; make check's
+# install suite checks that it matches its source. The first line becomes .TH.
+man/turninit.1: docs/turninit.1.md
+	@mkdir -p $(@D)
+	sed '1s/^# turninit(1)$$/# turninit 1 "" "turninit $(VERSION)" "User Commands"/' $< | go-md2man > $@
+
+# What `make install` puts where (docs/packaging.md): the binary in SBINDIR;
+# the image and seal scripts in BINDIR as turninit-build-image and
+# turninit-seal; the man page; the relink kit of LGPL-2.1 section 6 (object
+# files, versions, how) in LIBDIR/turninit/relink; LICENSE and the licences
+# of what is linked in under DOCDIR.
 install: $(BUILD)/turninit
-	install -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(PREFIX)/sbin/turninit
-	install -d $(DESTDIR)$(PREFIX)/share/turninit/relink
-	cp $(MUSL_OBJ) $(DESTDIR)$(PREFIX)/share/turninit/relink/
-	cp $(MUSL_DIR)/versions.txt docs/relink.md $(DESTDIR)$(PREFIX)/share/turninit/relink/
+	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit $(DESTDIR)$(SBINDIR)/turninit
+	$(INSTALL) -D -m 0755 rootfs/build-image.sh $(DESTDIR)$(BINDIR)/turninit-build-image
+	$(INSTALL) -D -m 0755 oci/seal.sh $(DESTDIR)$(BINDIR)/turninit-seal
+	$(INSTALL) -D -m 0644 man/turninit.1 $(DESTDIR)$(MANDIR)/man1/turninit.1
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/turninit/relink
+	$(INSTALL) -m 0644 $(MUSL_OBJ) $(MUSL_DIR)/versions.txt docs/relink.md $(DESTDIR)$(LIBDIR)/turninit/relink/
+	$(INSTALL) -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
+	for d in $(MUSL_PREFIX)/share/licenses/*/; do \
+		$(INSTALL) -D -m 0644 $$d/copyright $(DESTDIR)$(DOCDIR)/third-party/$$(basename $$d)/copyright || exit 1; \
+	done
+install-strip:
+	@$(MAKE) --no-print-directory install INSTALL_PROGRAM='$(INSTALL) -s'
+# Only what install put there, file by file; the directories it made go when
+# they are empty.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/turninit $(DESTDIR)$(BINDIR)/turninit-build-image \
+	      $(DESTDIR)$(BINDIR)/turninit-seal $(DESTDIR)$(MANDIR)/man1/turninit.1 \
+	      $(DESTDIR)$(DOCDIR)/LICENSE $(DESTDIR)$(DOCDIR)/third-party/*/copyright \
+	      $(addprefix $(DESTDIR)$(LIBDIR)/turninit/relink/,$(notdir $(MUSL_OBJ)) versions.txt relink.md)
+	rmdir $(DESTDIR)$(DOCDIR)/third-party/* $(DESTDIR)$(DOCDIR)/third-party $(DESTDIR)$(DOCDIR) \
+	      $(DESTDIR)$(LIBDIR)/turninit/relink $(DESTDIR)$(LIBDIR)/turninit 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/vg $(BUILD)/gen $(BUILD)/turninit $(BUILD)/helpers

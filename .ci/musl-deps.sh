@@ -6,6 +6,7 @@
 # usage: musl-deps.sh WORKDIR
 #   WORKDIR/prefix/{include,lib}  the result (lib*.a and headers)
 #   WORKDIR/versions.txt          the Debian source versions that were built
+#   WORKDIR/prefix/share/licenses/NAME/copyright   each one's licence (debian/copyright)
 # Facts of Debian 12 this script relies on (docs/design.md, "Build"):
 # - musl-gcc's specs use -nostdinc: the kernel UAPI headers are exposed through
 #   the prefix by symlinks; -L/usr/lib/x86_64-linux-gnu must never be added.
@@ -89,6 +90,15 @@ make -C "$(echo "$W"/src/libcap2-[0-9]*)/libcap" CC=musl-gcc BUILD_CC=gcc \
 	COPTS="$CFLAGS_DEPS" SHARED=no PAM_CAP=no GOLANG=no PTHREADS=no \
 	prefix="$P" lib=lib libcap.a install-static-cap >"$W/build/libcap.log" 2>&1 \
 	|| fail_log "libcap" "$W/build/libcap.log"
+
+# The licences of what is linked in (debian/copyright of each source), which
+# make install puts under DOCDIR; musl's comes from the musl-dev package.
+for c in "$W"/src/*/debian/copyright; do
+	d=$(basename "$(dirname "$(dirname "$c")")")
+	install -D -m 0644 "$c" "$P/share/licenses/${d%%-[0-9]*}/copyright" || { echo "deps: FAILED: copying $c"; exit 1; }
+done
+install -D -m 0644 /usr/share/doc/musl-dev/copyright "$P/share/licenses/musl/copyright" \
+	|| { echo "deps: FAILED: copying musl's copyright (the musl-dev package)"; exit 1; }
 
 rm -rf "$W/src" "$W/build"
 say "done: $(cat "$W/versions.txt" | tr '\n' ' ')"

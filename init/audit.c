@@ -43,6 +43,13 @@ static int check_file(const char *spec, int fd, const struct stat *st, const str
 	int r;
 
 	snprintf(what, sizeof(what), "audit log %s", spec);
+	if ((r = place_need_landlock(what, m, err)) < 0)
+		return r;
+	/* Landlock bounds writes only: a FIFO of the commands' own uid could be
+	 * opened for reading by any command. */
+	if (S_ISFIFO(st->st_mode) && geteuid() == m->uid)
+		return err_set(err, EPERM, "audit log %s: a FIFO, and turninit runs as the commands' uid %u (non-root mode): a command could open it and take lines from its reader",
+			       spec, m->uid);
 	r = place_resolve(what, fd, st, "give a path in the container, a pipe or a socket", real, err);
 	if (r < 0)
 		return r;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <linux/securebits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -29,30 +30,89 @@ bool caps_have(cap_value_t cap)
 	return v == CAP_SET;
 }
 
-int caps_require_start(struct tn_error *err)
+/* The start that is neither privileged nor non-root: which sets hold what,
+ * in words, for the refusal (what, at most size bytes). */
+static void caps_left(char *what, size_t size, bool bounding, bool ambient, bool nnp)
+{
+	cap_t c = cap_get_proc();
+	cap_t empty = cap_init();
+
+	what[0] = '\0';
+	if (c && empty) {
+		static const struct { cap_flag_t flag; const char *name; } sets[] = {
+			{ CAP_EFFECTIVE, "effective" }, { CAP_PERMITTED, "permitted" },
+			{ CAP_INHERITABLE, "inheritable" },
+		};
+
+		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+			if (CAP_DIFFERS(cap_compare(c, empty), sets[i].flag))
+				snprintf(what + strlen(what), size - strlen(what), "%sits %s set is not empty",
+					 what[0] ? ", " : "", sets[i].name);
+	}
+	if (ambient)
+		snprintf(what + strlen(what), size - strlen(what), "%sits ambient set is not empty",
+			 what[0] ? ", " : "");
+	if (bounding && !nnp)
+		snprintf(what + strlen(what), size - strlen(what),
+			 "%sits bounding set is not empty and no_new_privs is not set", what[0] ? ", " : "");
+	if (!what[0])
+		snprintf(what, size, "its real, effective and saved ids differ");
+	cap_free(c);
+	cap_free(empty);
+}
+
+int caps_start(struct caps_start *ret, struct tn_error *err)
 {
 	static const struct { cap_value_t cap; const char *name; } need[] = {
 		{ CAP_SETPCAP, "CAP_SETPCAP" }, { CAP_SETUID, "CAP_SETUID" }, { CAP_SETGID, "CAP_SETGID" },
 		{ CAP_KILL, "CAP_KILL" },
 	};
-	char missing[64] = "";
+	struct caps_start st = { .mode = CAPS_PRIVILEGED };
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	char missing[64] = "", left[192];
+	cap_t c, empty;
+	bool none = false, ambient = false, bounding = false;
 
+	if (getresuid(&ru, &eu, &su) != 0 || getresgid(&rg, &eg, &sg) != 0)
+		return err_errno(err, errno, "capabilities: reading its ids");
+	st.uid = eu;
+	st.gid = eg;
+	st.nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		if (!caps_have(need[i].cap))
 			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
 				 missing[0] ? ", " : "", need[i].name);
-	if (!missing[0])
+	if (!missing[0]) {
+		*ret = st;
 		return 0;
-	/* Not root in the container: typically podman --userns=keep-id without
-	 * --user 0:0 (turninit is then the host user, with no capabilities), or
-	 * --user UID. Root without them: a capability list that left them out. */
-	if (geteuid() != 0)
+	}
+	/* Root without them: a capability list that left them out. */
+	if (eu == 0)
 		return err_set(err, EPERM,
-			       "capabilities: running as uid %u without %s, turninit cannot lock a command down or end it (securebits, bounding set, uid change, signals): start it as root in the container (podman --userns=keep-id: add --user 0:0; never --user UID)",
-			       (unsigned)geteuid(), missing);
+			       "capabilities: running without %s, turninit cannot lock a command down or end it (securebits, bounding set, uid change, signals): keep them in the container's capabilities (Kubernetes: add SETPCAP, SETUID, SETGID, KILL)",
+			       missing);
+	c = cap_get_proc();
+	empty = cap_init();
+	none = c && empty && cap_compare(c, empty) == 0;
+	cap_free(c);
+	cap_free(empty);
+	for (cap_value_t cap = 0; cap < (cap_value_t)cap_max_bits(); cap++) {
+		bounding |= prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1;
+		ambient |= prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1;
+	}
+	if (none && !ambient && (!bounding || st.nnp) && ru == eu && eu == su && rg == eg &&
+	    eg == sg) {
+		st.mode = CAPS_NONROOT;
+		*ret = st;
+		return 0;
+	}
+	/* Typically podman --userns=keep-id without --user 0:0, or --user UID
+	 * with the runtime's default bounding set. */
+	caps_left(left, sizeof(left), bounding, ambient, st.nnp);
 	return err_set(err, EPERM,
-		       "capabilities: running without %s, turninit cannot lock a command down or end it (securebits, bounding set, uid change, signals): keep them in the container's capabilities (Kubernetes: add SETPCAP, SETUID, SETGID, KILL)",
-		       missing);
+		       "capabilities: running as uid %u without %s, and not in non-root mode (%s): start turninit as root in the container (podman --userns=keep-id: add --user 0:0), or as the commands' uid with no capability in any set (--cap-drop ALL --security-opt no-new-privileges; Kubernetes: capabilities drop ALL, allowPrivilegeEscalation: false)",
+		       (unsigned)eu, missing, left);
 }
 
 int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err)
@@ -114,7 +174,7 @@ int caps_lock_down_before_setuid(struct tn_error *err)
 	return 0;
 }
 
-int caps_clear_all(struct tn_error *err)
+int caps_clear_all(bool bounding_may_stay, struct tn_error *err)
 {
 	cap_t empty = cap_init();
 	cap_t now = NULL;
@@ -136,7 +196,7 @@ int caps_clear_all(struct tn_error *err)
 		goto out;
 	}
 	for (cap_value_t cap = 0; cap < (cap_value_t)cap_max_bits(); cap++)
-		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 ||
+		if ((!bounding_may_stay && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1) ||
 		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1) {
 			r = err_set(err, EPERM, "capabilities: capability %d still in the bounding or ambient set",
 				    (int)cap);

@@ -6,23 +6,43 @@
 
 #include <stdbool.h>
 #include <sys/capability.h>
+#include <sys/types.h>
 
 #include "error.h"
 
 /* caps_have - true when cap (CAP_SYS_ADMIN, ...) is in turninit's effective set. */
 bool caps_have(cap_value_t cap);
 
-/* caps_require_start - refuse unless turninit's effective set holds what each
- * command's lock-down needs: CAP_SETPCAP (securebits, bounding set), CAP_SETUID
- * and CAP_SETGID (the uid change), and what ending it needs: CAP_KILL (the
- * commands run as another uid; without it a timeout, a cancel or the end of
- * the turn could not signal them). Called once before anything is set up, so
- * that serve and listen refuse at start instead of failing every command. In a
- * user namespace (rootless podman) these are capabilities over that namespace,
- * which is all the lock-down needs. Errors: -EPERM, with a message naming the
- * missing capabilities and what fixes it: for a uid other than 0, turninit's
- * uid and podman's --user 0:0 (capabilities(7), user_namespaces(7)). */
-int caps_require_start(struct tn_error *err);
+/* The two ways turninit may be started (docs/security.md, "Non-root mode"). */
+enum caps_mode {
+	CAPS_PRIVILEGED = 0,   /* CAP_SETPCAP, CAP_SETUID, CAP_SETGID and CAP_KILL held */
+	CAPS_NONROOT,          /* an unprivileged uid with no capability in any set */
+};
+
+/* What turninit found at start: the mode, its ids (getresuid/getresgid, real =
+ * effective = saved in non-root mode) and whether no_new_privs was already set. */
+struct caps_start {
+	enum caps_mode mode;
+	uid_t uid;
+	gid_t gid;
+	bool nnp;
+};
+
+/* caps_start - how turninit may run, from what it holds now: privileged when
+ * its effective set holds what each command's lock-down needs (CAP_SETPCAP:
+ * securebits, bounding set; CAP_SETUID, CAP_SETGID: the uid change) and what
+ * ending it needs (CAP_KILL: the commands run as another uid); non-root when
+ * it runs as a uid other than 0 (real, effective and saved alike, and so the
+ * gids) with its effective, permitted, inheritable and ambient sets empty and
+ * its bounding set empty or no_new_privs set, so that nothing it or a command
+ * execs can gain a capability. Called once before anything is set up, so that
+ * serve and listen refuse at start instead of failing every command. In a user
+ * namespace (rootless podman) the capabilities are over that namespace, which
+ * is all the lock-down needs. ret is written only on success.
+ * Errors: -EPERM, any other start (half-privileged), with a message naming
+ * what is missing or left and the two ways to start (capabilities(7),
+ * prctl(2) PR_GET_NO_NEW_PRIVS, PR_CAPBSET_READ, PR_CAP_AMBIENT). */
+int caps_start(struct caps_start *ret, struct tn_error *err);
 
 /* caps_keep_only - drop every capability of turninit except the n in keep, from
  * the effective, permitted and inheritable sets (the bounding set is cleared in
@@ -46,8 +66,10 @@ int caps_lock_down_before_setuid(struct tn_error *err);
 
 /* caps_clear_all - in a command process, after the uid change: empty the
  * effective, permitted, inheritable and ambient sets, then check that all five
- * sets read back as empty. Errors: -errno of capset(2) or prctl(2), -EPERM if a
- * set is not empty afterwards. */
-int caps_clear_all(struct tn_error *err);
+ * sets read back as empty; bounding_may_stay (non-root mode with no_new_privs
+ * set, where nothing can drop it and nothing can gain from it): the bounding
+ * set is not checked. Errors: -errno of capset(2) or prctl(2), -EPERM if a set
+ * is not empty afterwards. */
+int caps_clear_all(bool bounding_may_stay, struct tn_error *err);
 
 #endif

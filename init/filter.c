@@ -45,6 +45,35 @@ static int sc_add_entry(scmp_filter_ctx ctx, const struct scg_entry *e, struct t
 	return 0;
 }
 
+/* The signals a command may not send to turninit when it shares its uid
+ * (filter.h, guard): EPERM, as the kernel answers a signal it may not send. */
+static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
+{
+	static const char *const by_pid[] = {
+		"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+	};
+	const uint32_t targets[] = { (uint32_t)guard, (uint32_t)-1, (uint32_t)-getpgid(guard) };
+	int r;
+
+	for (size_t i = 0; i < sizeof(by_pid) / sizeof(by_pid[0]); i++) {
+		int nr = seccomp_syscall_resolve_name(by_pid[i]);
+		/* -1 and the process group mean more than one process only to kill */
+		size_t n = strcmp(by_pid[i], "kill") == 0 ? 3 : 1;
+
+		for (size_t t = 0; t < n; t++) {
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+					     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, targets[t]));
+			if (r < 0 && r != -EEXIST)
+				return err_errno(err, r, "seccomp: the guard of pid %d (%s)", (int)guard,
+						 by_pid[i]);
+		}
+	}
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), seccomp_syscall_resolve_name("pidfd_send_signal"), 0);
+	if (r < 0 && r != -EEXIST)
+		return err_errno(err, r, "seccomp: the guard of pid %d (pidfd_send_signal)", (int)guard);
+	return 0;
+}
+
 int sc_kill_action(uint32_t *ret, struct tn_error *err)
 {
 	uint32_t action = SECCOMP_RET_KILL_PROCESS;
@@ -83,7 +112,8 @@ int sc_kill_action(uint32_t *ret, struct tn_error *err)
 	return 0;
 }
 
-int sc_build(const struct mf_seccomp *sc, struct sc_program *ret, struct tn_error *err)
+int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
+	     struct tn_error *err)
 {
 	scmp_filter_ctx ctx;
 	_cleanup_close_ int fd = -1;
@@ -119,6 +149,8 @@ int sc_build(const struct mf_seccomp *sc, struct sc_program *ret, struct tn_erro
 	for (size_t i = 0; r >= 0 && i < set.n; i++)
 		r = sc_add_entry(ctx, &set.v[i], err);
 	scg_set_free(&set);
+	if (r >= 0 && guard > 0)
+		r = sc_add_guard(ctx, guard, err);
 	if (r < 0)
 		goto out;
 	fd = memfd_create("turninit-seccomp", MFD_CLOEXEC);

@@ -9,6 +9,7 @@
 
 #include <linux/filter.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "manifest.h"
@@ -40,11 +41,17 @@ int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error 
 
 /* sc_build - build the filter for the manifest's seccomp section and export it. Non-native architectures
  * (i386 via int 0x80, x32) are killed (sc_kill_action as the bad-arch
- * action, recorded in ret->kill_action). ret is written only on success;
- * free with sc_program_free().
+ * action, recorded in ret->kill_action). guard: 0, or turninit's pid, which the commands may then not
+ * signal (non-root mode, where they share its uid): kill(2) of guard, of -1
+ * and of guard's process group, tkill(2), tgkill(2), rt_sigqueueinfo(2) and
+ * rt_tgsigqueueinfo(2) of guard (each compared on the low 32 bits, as the
+ * kernel reads a pid_t) get EPERM, and so does every pidfd_send_signal(2),
+ * whose pidfd may name it. ret is written only on success; free with
+ * sc_program_free().
  * Errors: those of sc_kill_action; -errno from libseccomp (-EINVAL unknown
  * syscall, -ENOMEM, ...). */
-int sc_build(const struct mf_seccomp *sc, struct sc_program *ret, struct tn_error *err);
+int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
+	     struct tn_error *err);
 
 /* sc_load - install p in the calling process (needs no_new_privs set first).
  * Returns 0 or -errno of prctl(PR_SET_SECCOMP). Async-signal-safe. */

@@ -116,13 +116,67 @@ static int home_mount(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	return 0;
 }
 
-static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *err)
+/* The parent directory of path, in buf (PATH_MAX bytes). */
+static void home_parent(const char *path, char *buf)
+{
+	char *slash;
+
+	snprintf(buf, PATH_MAX, "%s", path);
+	slash = strrchr(buf, '/');
+	if (slash == buf)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+}
+
+/* Non-root mode, HOME missing: a kubelet's memory emptyDir (root's, 1777, or
+ * with fsGroup root:GROUP 2777) mounted at HOME's parent, which turninit
+ * cannot chown; it makes HOME there itself, mode 0700, its own. */
+static int home_make(const char *path, uid_t uid, struct tn_error *err)
+{
+	char parent[PATH_MAX];
+	_cleanup_close_ int pfd = -1, fd = -1;
+	struct statfs sfs;
+	struct stat st;
+	int r;
+
+	home_parent(path, parent);
+	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return err_errno(err, errno, "HOME %s is missing, and its parent %s", path, parent);
+	if (fstatfs(pfd, &sfs) != 0 || fstat(pfd, &st) != 0)
+		return err_errno(err, errno, "HOME %s: parent %s", path, parent);
+	if ((unsigned long)sfs.f_type != TMPFS_MAGIC || !home_mount_is_whole_tmpfs(parent, st.st_dev))
+		return err_set(err, ENOTSUP,
+			       "HOME %s is missing and turninit runs unprivileged (non-root mode), so it cannot mount one: mount a tmpfs of uid %u at %s, or a memory emptyDir at its parent %s (turninit then makes %s in it)",
+			       path, (unsigned)uid, path, parent, path);
+	r = dir_is_empty(pfd);
+	if (r < 0)
+		return err_errno(err, r, "HOME %s: parent %s", path, parent);
+	if (r == 0)
+		return err_set(err, ENOTEMPTY,
+			       "HOME %s is missing and its parent %s, a tmpfs, is not empty: it must be a fresh emptyDir of this container only",
+			       path, parent);
+	if (mkdirat(pfd, strrchr(path, '/') + 1, 0700) != 0)
+		return err_errno(err, errno, "HOME %s: making it in %s", path, parent);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return err_errno(err, errno, "HOME %s", path);
+	if (st.st_uid != uid)
+		return err_set(err, EPERM, "HOME %s: made owned by uid %u, not %u", path,
+			       (unsigned)st.st_uid, (unsigned)uid);
+	/* 0700 whatever the umask; clears a setgid bit of an fsGroup parent */
+	if (fchmod(fd, 0700) != 0)
+		return err_errno(err, errno, "HOME %s: chmod 0700", path);
+	return 0;
+}
+
+static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, struct tn_error *err)
 {
 	char parent[PATH_MAX], hint[PATH_MAX + 64], dhint[PATH_MAX + 64];
 	_cleanup_close_ int fd = -1;
 	struct statfs sfs;
 	struct stat st, pst;
-	char *slash;
 	int r;
 
 	snprintf(hint, sizeof(hint), HOME_PODMAN_HINT, path);
@@ -130,18 +184,15 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	/* O_NOFOLLOW|O_DIRECTORY: a symlink planted at HOME is refused, and every
 	 * later check is made on this one open directory. */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && nonroot)
+		return home_make(path, uid, err);
 	if (fd < 0)
 		return err_set(err, errno == ENOENT ? ENOTSUP : errno,
 			       "HOME %s: %s, and turninit lacks CAP_SYS_ADMIN to mount a tmpfs: add %s to podman run, %s to docker run (Kubernetes: an emptyDir with medium: Memory)",
 			       path, strerror(errno), hint, dhint);
 	if (fstatfs(fd, &sfs) != 0 || fstat(fd, &st) != 0)
 		return err_errno(err, errno, "HOME %s", path);
-	snprintf(parent, sizeof(parent), "%s", path);
-	slash = strrchr(parent, '/');
-	if (slash == parent)
-		slash[1] = '\0';
-	else if (slash)
-		*slash = '\0';
+	home_parent(path, parent);
 	if (stat(parent, &pst) != 0)
 		return err_errno(err, errno, "HOME %s: parent", path);
 	if ((unsigned long)sfs.f_type != TMPFS_MAGIC || st.st_dev == pst.st_dev ||
@@ -159,6 +210,11 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	if (st.st_uid != uid || st.st_gid != gid) {
 		/* In a user namespace (rootless podman) an owner outside it, such
 		 * as host root, shows as the overflow uid and is refused here. */
+		if (nonroot)
+			return err_set(err, EPERM,
+				       "HOME %s is a tmpfs of %u:%u and turninit runs unprivileged as %u:%u (non-root mode), so it cannot take it: mount it owned by %u:%u (%s), or mount a memory emptyDir at its parent directory, where turninit makes HOME itself",
+				       path, (unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)uid,
+				       (unsigned)gid, (unsigned)uid, (unsigned)gid, dhint);
 		if (st.st_uid != 0 && st.st_uid != geteuid())
 			return err_set(err, EPERM, "HOME %s is owned by uid %u, not %u%s", path,
 				       (unsigned)st.st_uid, (unsigned)uid,
@@ -174,7 +230,8 @@ static int home_check(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	return 0;
 }
 
-int home_setup(const char *path, uid_t uid, gid_t gid, bool can_mount, struct tn_error *err)
+int home_setup(const char *path, uid_t uid, gid_t gid, enum home_how how, struct tn_error *err)
 {
-	return can_mount ? home_mount(path, uid, gid, err) : home_check(path, uid, gid, err);
+	return how == HOME_MOUNT ? home_mount(path, uid, gid, err) :
+	       home_check(path, uid, gid, how == HOME_OWN, err);
 }

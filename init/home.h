@@ -15,20 +15,33 @@
 #define HOME_DOCKER_HINT "--tmpfs %s:mode=0700,uid=%u,gid=%u"
 #define HOME_OVERFLOW_UID 65534u       /* /proc/sys/kernel/overflowuid's default */
 
+/* How turninit comes by HOME (home_setup). */
+enum home_how {
+	HOME_MOUNT,   /* it holds CAP_SYS_ADMIN: it mounts a fresh tmpfs */
+	HOME_CHECK,   /* privileged without it: it checks and takes the runtime's */
+	HOME_OWN,     /* non-root mode (caps.h): it checks its own, or makes one */
+};
+
 /* home_setup - give the command a private, empty tmpfs at path, mode 0700,
  * owned by uid:gid.
- * can_mount: turninit holds CAP_SYS_ADMIN: it mounts a fresh tmpfs (nosuid,
- * nodev) on path, creating the directory if needed.
- * Otherwise path must already be a tmpfs mount point (statfs f_type TMPFS_MAGIC,
- * on another device than its parent, and in /proc/self/mountinfo a tmpfs whose
- * root is "/": not a bind of a directory inside another tmpfs) and empty; one
- * owned by root (as podman's `U` makes it when the container user is root) is
- * chowned to uid:gid (a Kubernetes emptyDir with medium Memory is a root-owned
- * tmpfs of mode 1777), one owned by anybody else is refused (in a user
- * namespace, root means the namespace's root: a tmpfs of host root's shows as
- * the overflow uid and is refused); the mode is set to 0700.
- * Errors: -errno with a message naming the podman flag to add (-ENOTSUP not a
- * tmpfs or not a mount point, -ENOTEMPTY not empty, -EPERM wrong owner). */
-int home_setup(const char *path, uid_t uid, gid_t gid, bool can_mount, struct tn_error *err);
+ * HOME_MOUNT: turninit mounts a fresh tmpfs (nosuid, nodev) on path, creating
+ * the directory if needed.
+ * HOME_CHECK: path must already be a tmpfs mount point (statfs f_type
+ * TMPFS_MAGIC, on another device than its parent, and in /proc/self/mountinfo
+ * a tmpfs whose root is "/": not a bind of a directory inside another tmpfs)
+ * and empty; one owned by root (as podman's `U` makes it when the container
+ * user is root) is chowned to uid:gid (a Kubernetes emptyDir with medium
+ * Memory is a root-owned tmpfs of mode 1777), one owned by anybody else is
+ * refused (in a user namespace, root means the namespace's root: a tmpfs of
+ * host root's shows as the overflow uid and is refused); the mode is set to
+ * 0700.
+ * HOME_OWN (turninit is uid:gid with no capability): as HOME_CHECK, but the
+ * tmpfs must already be uid:gid's; or path is missing and its parent is a
+ * whole, empty tmpfs mount (a memory emptyDir, 1777 or with an fsGroup): path
+ * is made there, mode 0700 (its group may be the parent's, an fsGroup).
+ * Errors: -errno with a message naming the podman and docker flags to add
+ * (-ENOTSUP not a tmpfs or not a mount point, -ENOTEMPTY not empty, -EPERM
+ * wrong owner). */
+int home_setup(const char *path, uid_t uid, gid_t gid, enum home_how how, struct tn_error *err);
 
 #endif

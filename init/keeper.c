@@ -32,7 +32,7 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 	sigset_t set;
 	struct reap_term term = { .root = getpid() };
 	bool exec_failed = false;
-	pid_t main_pid;
+	pid_t main_pid, parent = getppid();
 	int sfd, status = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -70,6 +70,10 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 
 		poll(&p, 1, reap_term_tick(&term, reap_now_ms()));
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			/* Only turninit cancels or forwards: in non-root mode a
+			 * command shares the keeper's uid and could signal it. */
+			if ((pid_t)si.ssi_pid != parent)
+				continue;
 			if (si.ssi_signo == SIGTERM) {
 				reap_term_start(&term, reap_now_ms());
 			} else if ((int)si.ssi_signo == REAP_SIG_FORWARD) {

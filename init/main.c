@@ -33,6 +33,22 @@ static int refuse(const struct tn_error *err)
 	return EXIT_REFUSED;
 }
 
+/* What the start or the platform leaves out, said once, after the last
+ * refusal (a refusal stays one line). */
+static void log_weakened(const struct sandbox *sb, const struct caps_start *start)
+{
+	if (start->mode == CAPS_NONROOT)
+		log_line("non-root mode: running as %u:%u with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)",
+			 (unsigned)start->uid, (unsigned)start->gid);
+	if (sb->landlock.abi == 0)
+		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
+	/* what this platform weakens (verify lists the same under "platform") */
+	if (sb->filter.kill_action != SCMP_ACT_KILL_PROCESS)
+		log_line("seccomp: a syscall of another architecture kills the calling thread, not the whole process (SECCOMP_RET_KILL_THREAD): the platform refuses SECCOMP_RET_KILL_PROCESS (SECCOMP_GET_ACTION_AVAIL: EINVAL)");
+	if (sb->no_securebits)
+		log_line("securebits: not available on this platform (gVisor: PR_SET_SECUREBITS is EINVAL); commands run without them, with every capability set empty and no_new_privs");
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	/* PID 1's state lives as long as the process, and main returns on many
@@ -41,8 +57,9 @@ int main(int argc, char **argv, char **envp)
 	static struct cli_options opt;
 	static struct load_result pol;
 	static struct sandbox sb;
+	static struct caps_start start;
 	static char **caller_env, **cmd_env, **cmd_argv;
-	struct tn_error err = { 0 };
+	struct tn_error err = { 0 }, refusal = { 0 };
 	struct spawn_plan plan;
 	pid_t pid;
 	bool exec_failed;
@@ -77,15 +94,21 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	if (load_policy(&opt, caller_env, &pol, &err) < 0)
 		return refuse(&err);
+	/* 5. First that turninit can lock a command down at all, and how: as
+	 * root with capabilities, or in non-root mode as the commands' own uid;
+	 * then whose ids the commands get. verify says what a run would find. */
+	if (caps_start(&start, &err) < 0 ||
+	    mf_user_start(pol.manifest, start.mode == CAPS_NONROOT, start.uid, start.gid, &err) < 0) {
+		if (opt.mode != CLI_VERIFY)
+			return refuse(&err);
+		refusal = err;
+	}
 	if (opt.mode == CLI_VERIFY)
-		return verify_print(&pol, &err) < 0 ? refuse(&err) : 0;
+		return verify_print(&pol, &start, refusal.code ? refusal.msg : NULL, &err) < 0 ?
+		       refuse(&err) : 0;
 	/* listen trusts SO_PEERCRED for who connects: where it does not name the
 	 * peer (gVisor), refuse before anything is set up or said. */
 	if (opt.mode == CLI_LISTEN && plat_peercred_check("listen", &err) < 0)
-		return refuse(&err);
-
-	/* 5. First that turninit can lock a command down at all. */
-	if (caps_require_start(&err) < 0)
 		return refuse(&err);
 	/* The audit log, while turninit may still open any file, and before it
 	 * opens one of its own, so fd:N can only name an inherited fd. */
@@ -115,16 +138,8 @@ int main(int argc, char **argv, char **envp)
 	/* 6. The sandbox of every command (init/sandbox.c): the seccomp program,
 	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
-	if (sandbox_prepare(&sb, pol.manifest, &err) < 0)
+	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
-	if (sb.landlock.abi == 0)
-		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
-	/* What this platform weakens, said at start as the Landlock line is
-	 * (verify lists the same under "platform"). */
-	if (sb.filter.kill_action != SCMP_ACT_KILL_PROCESS)
-		log_line("seccomp: a syscall of another architecture kills the calling thread, not the whole process (SECCOMP_RET_KILL_THREAD): the platform refuses SECCOMP_RET_KILL_PROCESS (SECCOMP_GET_ACTION_AVAIL: EINVAL)");
-	if (sb.no_securebits)
-		log_line("securebits: not available on this platform (gVisor: PR_SET_SECUREBITS is EINVAL); commands run without them, with every capability set empty and no_new_privs");
 
 	/* 7. Many commands (serve, mcp, listen) or one. */
 	if (opt.mode == CLI_SERVE || opt.mode == CLI_MCP || opt.mode == CLI_LISTEN) {
@@ -143,6 +158,7 @@ int main(int argc, char **argv, char **envp)
 		if (opt.mode == CLI_LISTEN &&
 		    serve_listen_socket(opt.socket_path, pol.manifest, &ctx.listen_fd, &err) < 0)
 			return refuse(&err);
+		log_weakened(&sb, &start);
 		/* Here stderr is turninit's own (events go to stdout or the socket),
 		 * so the layer in force is logged; in one-shot mode it would land in
 		 * the command's stderr. */
@@ -155,6 +171,7 @@ int main(int argc, char **argv, char **envp)
 		return status;
 	}
 	/* The command. */
+	log_weakened(&sb, &start);
 	plan = sandbox_plan(&sb, cmd_argv, cmd_env, NULL, -1, -1, -1);
 	if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0) {
 		log_line("%s", err.msg);

@@ -36,7 +36,18 @@ const char *place_writable_holder(const char *path, const struct mf_manifest *m)
 
 bool place_open_to_uid(const struct stat *st, const struct mf_manifest *m)
 {
-	return st->st_uid == m->uid || (st->st_mode & 0022) != 0;
+	/* Non-root mode: turninit is m->uid itself, so what it owns is its own;
+	 * Landlock keeps the commands off it (place_need_landlock). */
+	return (st->st_uid == m->uid && geteuid() != m->uid) || (st->st_mode & 0022) != 0;
+}
+
+int place_need_landlock(const char *what, const struct mf_manifest *m, struct tn_error *err)
+{
+	if (geteuid() != m->uid || ll_abi() > 0)
+		return 0;
+	return err_set(err, EPERM,
+		       "%s: turninit runs as the commands' uid %u (non-root mode), and without Landlock nothing keeps a command from changing it",
+		       what, m->uid);
 }
 
 int place_resolve(const char *what, int fd, const struct stat *st, const char *hint,

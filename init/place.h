@@ -20,8 +20,16 @@
 const char *place_writable_holder(const char *path, const struct mf_manifest *m);
 
 /* place_open_to_uid - st (a file or directory) is owned by m->uid, or
- * writable by group or others: the command's uid could change it. */
+ * writable by group or others: the command's uid could change it. In non-root
+ * mode (turninit's euid is m->uid) owning it is not counted: turninit's files
+ * are the commands' uid's too, and place_need_landlock is the guard. */
 bool place_open_to_uid(const struct stat *st, const struct mf_manifest *m);
+
+/* place_need_landlock - in non-root mode, a place turninit keeps for itself
+ * (what: "audit log PATH", ...) needs Landlock, which alone keeps a command of
+ * the same uid from writing, removing or replacing it (outside the writable
+ * set). Errors: -EPERM when turninit's euid is m->uid and ll_abi() is 0. */
+int place_need_landlock(const char *what, const struct mf_manifest *m, struct tn_error *err);
 
 /* place_resolve - where fd is, as turninit sees it: the path /proc/self/fd/N
  * names, checked to be that very inode now (stat(2) of the path gives st's

@@ -20,7 +20,9 @@ static int step_platform(struct sandbox *sb, struct tn_error *err)
 
 static int step_filter(struct sandbox *sb, struct tn_error *err)
 {
-	return sc_build(&sb->m->seccomp, &sb->filter, err);
+	/* Non-root mode: the commands share turninit's uid, so the kernel would
+	 * let them signal it; the filter keeps them from it (filter.h). */
+	return sc_build(&sb->m->seccomp, sb->nonroot ? getpid() : 0, &sb->filter, err);
 }
 
 static void undo_filter(struct sandbox *sb)
@@ -30,7 +32,9 @@ static void undo_filter(struct sandbox *sb)
 
 static int step_home(struct sandbox *sb, struct tn_error *err)
 {
-	return home_setup(sb->m->home, sb->m->uid, sb->m->gid, caps_have(CAP_SYS_ADMIN), err);
+	return home_setup(sb->m->home, sb->m->uid, sb->m->gid,
+			  sb->nonroot ? HOME_OWN : caps_have(CAP_SYS_ADMIN) ? HOME_MOUNT : HOME_CHECK,
+			  err);
 }
 
 static int step_landlock(struct sandbox *sb, struct tn_error *err)
@@ -61,9 +65,11 @@ const struct sandbox_step sandbox_steps[] = {
 	{ NULL, NULL, NULL, false },
 };
 
-int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, struct tn_error *err)
+int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, bool nonroot,
+		    struct tn_error *err)
 {
 	ret->m = m;
+	ret->nonroot = nonroot;
 	ret->landlock.fd = -1;
 	for (const struct sandbox_step *s = sandbox_steps; s->name; s++) {
 		int r = s->run(ret, err);
@@ -77,6 +83,9 @@ int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, struct tn_
 struct spawn_plan sandbox_plan(const struct sandbox *sb, char *const *argv, char *const *envp,
 			       const char *workdir, int in_fd, int out_fd, int err_fd)
 {
-	return spawn_plan_of(sb->m, argv, envp, workdir, &sb->landlock, &sb->filter,
-			     in_fd, out_fd, err_fd);
+	struct spawn_plan p = spawn_plan_of(sb->m, argv, envp, workdir, &sb->landlock, &sb->filter,
+					    in_fd, out_fd, err_fd);
+
+	p.nonroot = sb->nonroot;
+	return p;
 }

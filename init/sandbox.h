@@ -20,6 +20,7 @@
 
 struct sandbox {
 	const struct mf_manifest *m;
+	bool nonroot;                  /* non-root mode (caps.h): set before the steps */
 	struct sc_program filter;      /* step "filter" */
 	struct ll_ruleset landlock;    /* step "landlock"; fd -1 without Landlock */
 	bool no_securebits;            /* step "platform": the platform has none (gVisor) */
@@ -34,10 +35,11 @@ struct sandbox_step {
 
 extern const struct sandbox_step sandbox_steps[];   /* in order; ends with a NULL name */
 
-/* sandbox_prepare - every step of sandbox_steps for manifest m, in order.
- * ret->m is set first; on an error the steps done so far are not undone (the
+/* sandbox_prepare - every step of sandbox_steps for manifest m, in order, in
+ * the mode caps_start found (nonroot). ret->m and ret->nonroot are set first; on an error the steps done so far are not undone (the
  * caller refuses and exits). Errors: the failing step's. */
-int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, struct tn_error *err);
+int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, bool nonroot,
+		    struct tn_error *err);
 
 /* sandbox_plan - the spawn plan of one command under sb: argv, envp, workdir
  * (NULL: the manifest's) and its stdin, stdout, stderr (-1: inherited). */

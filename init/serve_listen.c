@@ -152,6 +152,8 @@ static int listen_check_dir(const char *path, const struct mf_manifest *m, struc
 	int dfd, r;
 
 	snprintf(what, sizeof(what), "listen: socket %s", path);
+	if ((r = place_need_landlock(what, m, err)) < 0)
+		return r;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash == dir)

@@ -163,11 +163,20 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 	 * it runs as a uid of its own), before the uid change. Landlock keeps the
 	 * command from writing it back. */
 	{
-		uid_t fsuid = (uid_t)setfsuid(0);
-		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-		int e = fd < 0 ? errno : 0;
+		/* Non-root mode has no CAP_SETUID: the file is the process's own
+		 * while it is dumpable, for the open only (a command of the turn
+		 * shares the uid, and this process is not locked down yet). */
+		uid_t fsuid = p->nonroot ? 0 : (uid_t)setfsuid(0);
+		int fd, e;
 
-		setfsuid(fsuid);
+		if (p->nonroot && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+			return err_errno(err, errno, "PR_SET_DUMPABLE");
+		fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+		e = fd < 0 ? errno : 0;
+		if (p->nonroot)
+			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		else
+			setfsuid(fsuid);
 		if (fd >= 0 && write(fd, "1000", 4) != 4)
 			e = errno;
 		if (fd >= 0)
@@ -181,18 +190,33 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 	    (r = set_limit(RLIMIT_FSIZE, p->limits->fsize_bytes)) < 0)
 		return err_errno(err, r, "rlimits");
 
-	/* securebits and the bounding set need CAP_SETPCAP: before the uid change. */
-	r = caps_lock_down_before_setuid(err);
-	if (r < 0)
-		return r;
-	/* Numeric ids only: no /etc/passwd, /etc/group or NSS, ever. */
-	if (setgroups(0, NULL) != 0)
-		return err_errno(err, errno, "setgroups");
-	if (setresgid(p->gid, p->gid, p->gid) != 0)
-		return err_errno(err, errno, "setresgid %u", (unsigned)p->gid);
-	if (setresuid(p->uid, p->uid, p->uid) != 0)
-		return err_errno(err, errno, "setresuid %u", (unsigned)p->uid);
-	r = caps_clear_all(err);
+	if (p->nonroot) {
+		/* No capability to lock securebits, drop the bounding set or the
+		 * groups, or change ids: turninit's own are the command's, as
+		 * mf_user_start checked; no_new_privs (set below, before
+		 * anything is exec'd) keeps an exec from gaining anything. */
+		uid_t ru, eu, su;
+		gid_t rg, eg, sg;
+
+		if (getresuid(&ru, &eu, &su) != 0 || getresgid(&rg, &eg, &sg) != 0 ||
+		    ru != p->uid || eu != p->uid || su != p->uid || rg != p->gid || eg != p->gid ||
+		    sg != p->gid)
+			return err_set(err, EPERM, "non-root mode: the ids are not %u:%u",
+				       (unsigned)p->uid, (unsigned)p->gid);
+	} else {
+		/* securebits and the bounding set need CAP_SETPCAP: before the uid change. */
+		r = caps_lock_down_before_setuid(err);
+		if (r < 0)
+			return r;
+		/* Numeric ids only: no /etc/passwd, /etc/group or NSS, ever. */
+		if (setgroups(0, NULL) != 0)
+			return err_errno(err, errno, "setgroups");
+		if (setresgid(p->gid, p->gid, p->gid) != 0)
+			return err_errno(err, errno, "setresgid %u", (unsigned)p->gid);
+		if (setresuid(p->uid, p->uid, p->uid) != 0)
+			return err_errno(err, errno, "setresuid %u", (unsigned)p->uid);
+	}
+	r = caps_clear_all(p->nonroot, err);
 	if (r < 0)
 		return r;
 	/* If turninit dies (when not PID 1: a SIGKILL), the command dies with it.

@@ -26,6 +26,9 @@ struct spawn_plan {
 	const struct ll_ruleset *landlock;
 	const struct sc_program *filter;
 	int stdio[3];                   /* fds for 0, 1, 2; -1: inherit turninit's */
+	bool nonroot;                   /* turninit runs as uid:gid with no capability
+					   (caps.h): no securebits, bounding set, group
+					   or uid change; false in spawn_plan_of */
 };
 
 /* spawn_plan_of - the plan of one command under manifest m: its shell, uid,

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "caps.h"
 #include "envfilter.h"
@@ -69,6 +71,46 @@ static json_t *landlock_json(const struct mf_manifest *m)
 	return json_pack("{s:i, s:s, s:o*}", "abi", abi, "status", status, "always_writable", dev);
 }
 
+/* What non-root mode cannot apply (docs/security.md, "Non-root mode"). */
+static json_t *nonroot_json(void)
+{
+	bool bounding = false;
+	gid_t groups[64];
+	int n = getgroups(64, groups);
+	json_t *list = json_array(), *g = json_array();
+
+	for (cap_value_t cap = 0; cap < (cap_value_t)cap_max_bits(); cap++)
+		bounding |= prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1;
+	for (int i = 0; list && g && i < n; i++)
+		if (json_array_append_new(g, json_integer(groups[i])) != 0)
+			goto fail;
+	if (!list || !g ||
+	    json_array_append_new(list, json_string("securebits: not locked (needs CAP_SETPCAP); with no capability in any set and no_new_privs there is nothing for them to guard")) != 0 ||
+	    json_array_append_new(list, json_string("uid change: commands run as turninit's own uid and gid, and may signal each other")) != 0 ||
+	    json_array_append_new(list, json_pack("{s:s, s:O}", "supplementary groups",
+						  "kept, as the runtime gave them", "groups", g)) != 0 ||
+	    (bounding && json_array_append_new(list, json_string("bounding set: not empty and cannot be dropped; no_new_privs keeps an exec from gaining from it")) != 0))
+		goto fail;
+	json_decref(g);
+	return list;
+fail:
+	json_decref(g);
+	json_decref(list);
+	return NULL;
+}
+
+static json_t *start_json(const struct caps_start *start, const char *refusal)
+{
+	if (refusal)
+		return json_pack("{s:s, s:s}", "mode", "refused", "refusal", refusal);
+	if (start->mode == CAPS_PRIVILEGED)
+		return json_pack("{s:s, s:I, s:I}", "mode", "privileged", "uid", (json_int_t)start->uid,
+				 "gid", (json_int_t)start->gid);
+	return json_pack("{s:s, s:I, s:I, s:b, s:o*}", "mode", "non-root", "uid",
+			 (json_int_t)start->uid, "gid", (json_int_t)start->gid, "no_new_privs_at_start",
+			 start->nnp, "not_applied", nonroot_json());
+}
+
 /* {"gvisor": B, "weakened": [...], "listen": "..."}: what this platform
  * offers of the layers, found as a start finds it (sc_kill_action,
  * caps_securebits_probe, ll_abi, plat_peercred_check). weakened names each
@@ -96,7 +138,8 @@ static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no
 			 "listen", listen_ok ? "available" : perr.msg);
 }
 
-int verify_print(const struct load_result *r, struct tn_error *err)
+int verify_print(const struct load_result *r, const struct caps_start *start,
+		 const char *refusal, struct tn_error *err)
 {
 	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL;
 	json_t *root = NULL, *mf = NULL, *names = NULL, *denied = NULL;
@@ -131,7 +174,7 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 	scg_set_free(&set);
 	if (!denied)
 		goto out;
-	root = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:o}",
+	root = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:o, s:o*}",
 			 "turninit", TURNINIT_VERSION,
 			 "source", r->source,
 			 "trust", r->trust,
@@ -148,7 +191,8 @@ int verify_print(const struct load_result *r, struct tn_error *err)
 			 "landlock", landlock_json(r->manifest),
 			 "securebits", no_securebits ? "not available on this platform (gVisor): commands run without them" :
 			 "locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED)",
-			 "platform", platform_json(r->manifest, kill, no_securebits));
+			 "platform", platform_json(r->manifest, kill, no_securebits),
+			 "start", start_json(start, refusal));
 	if (!root)
 		goto out;
 	out = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2));

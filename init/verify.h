@@ -3,6 +3,7 @@
 #ifndef TURNINIT_VERIFY_H
 #define TURNINIT_VERIFY_H
 
+#include "caps.h"
 #include "load.h"
 
 /* verify_print - write the effective policy of r as one JSON object and a
@@ -10,10 +11,15 @@
  * key id, trusted comment), the manifest with defaults filled in, the names of
  * the environment a one-shot command would get from this environment (names
  * only: values may be secrets), the seccomp rules and bad-arch action, the
- * Landlock ABI in use with what a run does about it, securebits, and the
- * platform's weakened layers (docs/security.md, "gVisor"). Forks one child
- * (plat_peercred_check) and reaps it.
+ * Landlock ABI in use with what a run does about it, securebits, the
+ * platform's weakened layers (docs/security.md, "gVisor (runsc)": forks one
+ * child, plat_peercred_check, and reaps it); and "start": how a run started as this
+ * process is would go (start: what caps_start found, NULL when it refused;
+ * refusal: the start's refusal, or NULL): {"mode": "privileged" | "non-root" |
+ * "refused", "uid", "gid", "refusal", "not_applied": [what non-root mode
+ * cannot do]}. A refused start is information here: the exit status is 0.
  * Errors: -ENOMEM, -EIO (stdout), with err set. */
-int verify_print(const struct load_result *r, struct tn_error *err);
+int verify_print(const struct load_result *r, const struct caps_start *start,
+		 const char *refusal, struct tn_error *err);
 
 #endif

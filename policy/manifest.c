@@ -206,7 +206,7 @@ static const char *const mf_keys_root[] = {
 	"turninit", "expires", "user", "home", "workdir", "shell",
 	"env", "limits", "seccomp", "landlock", "callers", "audit", NULL,
 };
-static const char *const mf_keys_user[] = { "uid", "gid", NULL };
+static const char *const mf_keys_user[] = { "uid", "gid", "uid_range", "gid_range", NULL };
 static const char *const mf_keys_env[] = { "set", "allow", NULL };
 static const char *const mf_keys_limits[] = {
 	"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency",
@@ -277,6 +277,40 @@ static int mf_parse_id(const json_t *obj, const char *key, const char *path, uin
 	return 0;
 }
 
+/* "uid_range" or "gid_range": [LOW, HIGH], LOW <= HIGH, min <= LOW. */
+static int mf_parse_range(const json_t *user, const char *key, json_int_t min, uint32_t ret[2],
+			  struct tn_error *err)
+{
+	json_t *v = json_object_get(user, key);
+	char path[32];
+	json_int_t x[2] = { 0, 0 };
+	int r;
+
+	if (!v)
+		return err_set(err, EINVAL, "user.%s: required with user.%s", key,
+			       key[0] == 'u' ? "gid_range" : "uid_range");
+	if (!json_is_array(v) || json_array_size(v) != 2)
+		return err_set(err, EINVAL, "user.%s: expected [LOW, HIGH], got %s", key,
+			       json_is_array(v) ? "another number of items" : mf_type_name(v));
+	for (size_t i = 0; i < 2; i++) {
+		json_t *e = json_array_get(v, i);
+
+		snprintf(path, sizeof(path), "user.%s[%zu]", key, i);
+		if (min > 0 && json_is_integer(e) && json_integer_value(e) == 0)
+			return err_set(err, EINVAL, "%s: 0 (root) is refused: commands never run as root",
+				       path);
+		r = mf_int(e, path, min, MF_UID_MAX, &x[i], err);
+		if (r < 0)
+			return r;
+	}
+	if (x[0] > x[1])
+		return err_set(err, EINVAL, "user.%s: [%lld, %lld] is empty (LOW above HIGH)", key,
+			       (long long)x[0], (long long)x[1]);
+	ret[0] = (uint32_t)x[0];
+	ret[1] = (uint32_t)x[1];
+	return 0;
+}
+
 static int mf_parse_user(const json_t *root, struct mf_manifest *m, struct tn_error *err)
 {
 	json_t *user = NULL;
@@ -288,10 +322,53 @@ static int mf_parse_user(const json_t *root, struct mf_manifest *m, struct tn_er
 	r = mf_check_keys(user, "user", mf_keys_user, err);
 	if (r < 0)
 		return r;
+	if (json_object_get(user, "uid_range") || json_object_get(user, "gid_range")) {
+		/* "the uid I am started as", bounded: resolved by mf_user_start */
+		if (json_object_get(user, "uid") || json_object_get(user, "gid"))
+			return err_set(err, EINVAL,
+				       "user: give uid and gid, or uid_range and gid_range, not both");
+		m->as_started = true;
+		r = mf_parse_range(user, "uid_range", 1, m->uid_range, err);
+		if (r < 0)
+			return r;
+		/* gid 0 is OpenShift's: its arbitrary uids run with group 0 */
+		return mf_parse_range(user, "gid_range", 0, m->gid_range, err);
+	}
 	r = mf_parse_id(user, "uid", "user.uid", &m->uid, err);
 	if (r < 0)
 		return r;
 	return mf_parse_id(user, "gid", "user.gid", &m->gid, err);
+}
+
+int mf_user_start(struct mf_manifest *m, bool nonroot, uint32_t uid, uint32_t gid,
+		  struct tn_error *err)
+{
+	if (!m->as_started) {
+		if (nonroot && (uid != m->uid || gid != m->gid))
+			return err_set(err, EPERM,
+				       "user: turninit runs unprivileged as %u:%u, so commands run as %u:%u, but the manifest names user.uid %u, user.gid %u: start it as %u:%u (Kubernetes: runAsUser, runAsGroup), or seal user.uid_range and user.gid_range",
+				       uid, gid, uid, gid, m->uid, m->gid, m->uid, m->gid);
+		return 0;
+	}
+	if (!nonroot)
+		return err_set(err, EPERM,
+			       "user.uid_range: commands run as the uid turninit is started as, but it started privileged (uid %u): start it as an unprivileged uid in [%u, %u] with no capability in any set",
+			       uid, m->uid_range[0], m->uid_range[1]);
+	if (uid < m->uid_range[0] || uid > m->uid_range[1])
+		return err_set(err, EPERM, "user.uid_range: turninit runs as uid %u, outside [%u, %u]",
+			       uid, m->uid_range[0], m->uid_range[1]);
+	if (gid < m->gid_range[0] || gid > m->gid_range[1])
+		return err_set(err, EPERM, "user.gid_range: turninit runs as gid %u, outside [%u, %u]",
+			       gid, m->gid_range[0], m->gid_range[1]);
+	if (m->n_caller_uids == 0) {
+		m->caller_uids = calloc(1, sizeof(*m->caller_uids));
+		if (!m->caller_uids)
+			return err_set(err, ENOMEM, "out of memory");
+		m->caller_uids[m->n_caller_uids++] = uid;
+	}
+	m->uid = uid;
+	m->gid = gid;
+	return 0;
 }
 
 static int mf_parse_paths(const json_t *root, struct mf_manifest *m, struct tn_error *err)
@@ -745,6 +822,8 @@ static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn
 		if (r < 0)
 			return r;
 	}
+	if (!list && m->as_started)
+		return 0;   /* the started uid, set by mf_user_start */
 	if (!list) {
 		m->caller_uids = calloc(1, sizeof(*m->caller_uids));
 		if (!m->caller_uids)
@@ -927,8 +1006,17 @@ static json_t *mf_render(const struct mf_manifest *m)
 	MF_SET(root, "expires", json_string(expires));
 
 	MF_SET(root, "user", user = json_object());
-	MF_SET(user, "uid", json_integer(m->uid));
-	MF_SET(user, "gid", json_integer(m->gid));
+	if (m->as_started) {
+		/* as sealed, resolved or not (mf_user_start): it parses back, and
+		 * the ids themselves are turninit's (verify's "start") */
+		MF_SET(user, "uid_range", json_pack("[I, I]", (json_int_t)m->uid_range[0],
+						    (json_int_t)m->uid_range[1]));
+		MF_SET(user, "gid_range", json_pack("[I, I]", (json_int_t)m->gid_range[0],
+						    (json_int_t)m->gid_range[1]));
+	} else {
+		MF_SET(user, "uid", json_integer(m->uid));
+		MF_SET(user, "gid", json_integer(m->gid));
+	}
 	MF_SET(root, "home", json_string(m->home));
 	MF_SET(root, "workdir", json_string(m->workdir));
 	MF_SET(root, "shell", json_string(m->shell));

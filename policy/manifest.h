@@ -63,7 +63,12 @@ struct mf_landlock {
 struct mf_manifest {
 	int version;               /* "turninit": always MF_VERSION */
 	int64_t expires;           /* "expires": seconds since the epoch (UTC) */
-	uint32_t uid, gid;         /* "user": numeric, never 0, never 4294967295 */
+	uint32_t uid, gid;         /* "user": numeric, never 0, never 4294967295; with
+				      as_started 0 until mf_user_start sets them */
+	bool as_started;           /* "user.uid_range" and "gid_range" were given:
+				      commands run as the ids turninit is started as */
+	uint32_t uid_range[2];     /* [LOW, HIGH], 1 <= LOW <= HIGH (with as_started) */
+	uint32_t gid_range[2];     /* [LOW, HIGH], 0 <= LOW <= HIGH (with as_started) */
 	char *home;                /* absolute, normalised, not "/" */
 	char *workdir;             /* absolute, normalised; default: home */
 	char *shell;               /* absolute, normalised; default "/bin/bash" */
@@ -71,7 +76,8 @@ struct mf_manifest {
 	struct mf_limits limits;
 	struct mf_seccomp seccomp;
 	struct mf_landlock landlock;
-	uint32_t *caller_uids;     /* "callers.uids", 0..4294967294; default {uid} */
+	uint32_t *caller_uids;     /* "callers.uids", 0..4294967294; default {uid} (with
+				      as_started and none given: empty until mf_user_start) */
 	size_t n_caller_uids;
 	bool audit_required;       /* "audit.required", default false: serve and listen
 				      refuse to start without --audit-log, one-shot refuses */
@@ -101,6 +107,16 @@ void mf_free(struct mf_manifest *m);
 /* mf_to_json - render the manifest with defaults filled in, as a JSON object
  * text with the same keys as the input format (compact, keys in schema order).
  * Returns a malloc'd NUL-terminated string, or NULL on ENOMEM. */
+/* mf_user_start - the commands' ids, from how turninit was started (uid, gid:
+ * its own ids; nonroot: it runs with no capability, so commands share them).
+ * A manifest with user.uid and user.gid: in non-root mode they must be uid and
+ * gid. One with user.uid_range and user.gid_range: only in non-root mode, with
+ * uid and gid inside them; m->uid, m->gid and an unset callers.uids become
+ * uid, gid and {uid}. Errors: -EPERM naming the field and the way to start,
+ * -ENOMEM. */
+int mf_user_start(struct mf_manifest *m, bool nonroot, uint32_t uid, uint32_t gid,
+		  struct tn_error *err);
+
 char *mf_to_json(const struct mf_manifest *m);
 
 #endif

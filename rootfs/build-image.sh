@@ -9,7 +9,8 @@
 #   --no-trusted-key    no trusted.pub: the binary has its keys compiled in
 #   --tag TAG           image name (env IMAGE_TAG; default localhost/turninit:latest)
 #   --overlay DIR       copy DIR's tree over the root last (env IMAGE_OVERLAY; tests)
-#   --root DIR          where to assemble (env IMAGE_ROOT; default build/rootfs)
+#   --root DIR          where to assemble (env IMAGE_ROOT; default build/rootfs in a
+#                       checkout, else a temporary directory)
 #
 # The root:
 #   /bin/bash            static bash (Debian bash-static); /bin/sh -> bash
@@ -37,13 +38,16 @@ APPLETS="awk basename cat chmod cp cut date dd df diff dirname du echo env expr 
 
 die() { echo "build-image: $*" >&2; exit 1; }
 short() { printf '%.12s' "$1"; }
-usage() { sed -n '4,12s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,13s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 key=${IMAGE_TRUSTED_KEY:-${TRUSTED_KEYS:-}}
 no_key=0
 tag=${IMAGE_TAG:-localhost/turninit:latest}
 overlay=${IMAGE_OVERLAY:-}
-root=${IMAGE_ROOT:-$ROOT_DIR/build/rootfs}
+# From a checkout: build/rootfs; installed (turninit-build-image): a fresh
+# directory under TMPDIR, removed at exit.
+root=${IMAGE_ROOT:-}
+[ -n "$root" ] || [ ! -f "$ROOT_DIR/Makefile" ] || root=$ROOT_DIR/build/rootfs
 while [ $# -gt 0 ]; do
 	case $1 in
 	--trusted-key) [ $# -ge 2 ] || usage; key=$2; shift 2 ;;
@@ -59,6 +63,10 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 1 ] || usage
 binary=$1
+if [ -z "$root" ]; then
+	root=$(mktemp -d "${TMPDIR:-/tmp}/turninit-rootfs.XXXXXX") || die "mktemp"
+	trap 'rm -rf "$root"' EXIT
+fi
 
 [ -x "$binary" ] || die "$binary: not an executable (run make first)"
 if [ "$no_key" -eq 1 ]; then

@@ -228,6 +228,21 @@ static const struct mod_case mod_cases[] = {
 	BAD("user.gid", "4294967295", "user.gid: 4294967295 is out of range"),
 	BAD("user.uid", "99999999999", "out of range"),
 	GOOD("user.uid", "1"),
+	/* user.uid_range and gid_range: the ids turninit is started as (non-root mode) */
+	BAD("user", "{\"uid_range\":[1000,2000]}", "user.gid_range: required with user.uid_range"),
+	BAD("user", "{\"gid_range\":[0,0]}", "user.uid_range: required with user.gid_range"),
+	BAD("user", "{\"uid_range\":[0,10],\"gid_range\":[0,0]}",
+	    "user.uid_range[0]: 0 (root) is refused: commands never run as root"),
+	BAD("user", "{\"uid_range\":[5,4],\"gid_range\":[0,0]}", "user.uid_range: [5, 4] is empty"),
+	BAD("user", "{\"uid_range\":[1],\"gid_range\":[0,0]}", "user.uid_range: expected [LOW, HIGH], got another number of items"),
+	BAD("user", "{\"uid_range\":1000,\"gid_range\":[0,0]}", "user.uid_range: expected [LOW, HIGH], got an integer"),
+	BAD("user", "{\"uid_range\":[1,2],\"gid_range\":[0,4294967295]}", "user.gid_range[1]: 4294967295 is out of range 0..4294967294"),
+	BAD("user", "{\"uid_range\":[1,2],\"gid_range\":[-1,0]}", "user.gid_range[0]: -1 is out of range"),
+	BAD("user", "{\"uid\":1000,\"gid\":1000,\"uid_range\":[1,2],\"gid_range\":[0,0]}",
+	    "user: give uid and gid, or uid_range and gid_range, not both"),
+	BAD("user", "{\"gid\":1000,\"uid_range\":[1,2],\"gid_range\":[0,0]}", "not both"),
+	GOOD("user", "{\"uid_range\":[1000680000,1000689999],\"gid_range\":[0,0]}"),
+	GOOD("user", "{\"uid_range\":[1,4294967294],\"gid_range\":[0,4294967294]}"),
 	GOOD("user.uid", "4294967294"),
 	GOOD("user.gid", "1"),
 	GOOD("user.gid", "4294967294"),
@@ -535,6 +550,110 @@ static void test_default_callers(void **state)
 	assert_int_equal(m->caller_uids[0], 1000);
 	mf_free(m);
 	free(text);
+}
+
+/* mf_user_start: who the commands are, from how turninit was started. */
+static const char range_json[] =
+	"{\"turninit\":1,\"expires\":\"2027-06-01T00:00:00Z\","
+	"\"user\":{\"uid_range\":[1000680000,1000689999],\"gid_range\":[0,0]},"
+	"\"home\":\"/home/agent\",\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\"}}}";
+
+static void assert_start_refused(const char *text, bool nonroot, uint32_t uid, uint32_t gid,
+				 const char *want)
+{
+	struct mf_manifest *m = NULL;
+	struct tn_error err = { 0 };
+
+	assert_int_equal(parse_str(text, &m, NULL), 0);
+	assert_int_equal(mf_user_start(m, nonroot, uid, gid, &err), -EPERM);
+	assert_int_equal(err.code, EPERM);
+	if (strcmp(err.msg, want) != 0)
+		fail_msg("message \"%s\", want \"%s\"", err.msg, want);
+	mf_free(m);
+}
+
+static void test_user_start_fixed(void **state)
+{
+	struct mf_manifest *m = NULL;
+	char *json;
+
+	(void)state;
+	assert_int_equal(parse_str(minimal_json, &m, NULL), 0);
+	assert_false(m->as_started);
+	/* privileged: the manifest's ids whoever turninit is */
+	assert_int_equal(mf_user_start(m, false, 0, 0, NULL), 0);
+	/* non-root: they must be turninit's own */
+	assert_int_equal(mf_user_start(m, true, 1000, 1000, NULL), 0);
+	assert_int_equal(m->uid, 1000);
+	assert_int_equal(m->gid, 1000);
+	json = mf_to_json(m);
+	assert_non_null(strstr(json, "\"user\":{\"uid\":1000,\"gid\":1000}"));
+	free(json);
+	mf_free(m);
+	assert_start_refused(minimal_json, true, 1001, 1000,
+			     "user: turninit runs unprivileged as 1001:1000, so commands run as 1001:1000, but the manifest names user.uid 1000, user.gid 1000: start it as 1000:1000 (Kubernetes: runAsUser, runAsGroup), or seal user.uid_range and user.gid_range");
+	assert_start_refused(minimal_json, true, 1000, 0,
+			     "user: turninit runs unprivileged as 1000:0, so commands run as 1000:0, but the manifest names user.uid 1000, user.gid 1000: start it as 1000:1000 (Kubernetes: runAsUser, runAsGroup), or seal user.uid_range and user.gid_range");
+}
+
+static void test_user_start_range(void **state)
+{
+	struct mf_manifest *m = NULL, *again = NULL;
+	char *json;
+
+	(void)state;
+	assert_int_equal(parse_str(range_json, &m, NULL), 0);
+	assert_true(m->as_started);
+	assert_int_equal(m->n_caller_uids, 0);
+	/* unresolved, it renders as sealed, and parses back */
+	json = mf_to_json(m);
+	assert_non_null(strstr(json, "\"user\":{\"uid_range\":[1000680000,1000689999],\"gid_range\":[0,0]}"));
+	assert_int_equal(parse_str(json, &again, NULL), 0);
+	assert_true(again->as_started);
+	mf_free(again);
+	free(json);
+	assert_int_equal(mf_user_start(m, true, 1000680123, 0, NULL), 0);
+	assert_int_equal(m->uid, 1000680123);
+	assert_int_equal(m->gid, 0);
+	assert_int_equal(m->n_caller_uids, 1);
+	assert_int_equal(m->caller_uids[0], 1000680123);
+	/* resolved, it still renders as sealed: a fixed gid 0 would not parse
+	 * back (the bridge parses what info sends) */
+	json = mf_to_json(m);
+	assert_non_null(strstr(json, "\"user\":{\"uid_range\":[1000680000,1000689999],\"gid_range\":[0,0]}"));
+	assert_int_equal(parse_str(json, &again, NULL), 0);
+	mf_free(again);
+	free(json);
+	mf_free(m);
+	/* the ends of the ranges are inside */
+	assert_int_equal(parse_str(range_json, &m, NULL), 0);
+	assert_int_equal(mf_user_start(m, true, 1000689999, 0, NULL), 0);
+	mf_free(m);
+	assert_start_refused(range_json, false, 0, 0,
+			     "user.uid_range: commands run as the uid turninit is started as, but it started privileged (uid 0): start it as an unprivileged uid in [1000680000, 1000689999] with no capability in any set");
+	assert_start_refused(range_json, true, 1000679999, 0,
+			     "user.uid_range: turninit runs as uid 1000679999, outside [1000680000, 1000689999]");
+	assert_start_refused(range_json, true, 1000690000, 0,
+			     "user.uid_range: turninit runs as uid 1000690000, outside [1000680000, 1000689999]");
+	assert_start_refused(range_json, true, 1000680000, 1,
+			     "user.gid_range: turninit runs as gid 1, outside [0, 0]");
+}
+
+/* callers.uids given with a range stays as given */
+static void test_user_start_range_callers(void **state)
+{
+	static const char text[] =
+		"{\"turninit\":1,\"expires\":\"2027-06-01T00:00:00Z\","
+		"\"user\":{\"uid_range\":[1000,2000],\"gid_range\":[1000,2000]},\"callers\":{\"uids\":[3000]},"
+		"\"home\":\"/home/agent\",\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\"}}}";
+	struct mf_manifest *m = NULL;
+
+	(void)state;
+	assert_int_equal(parse_str(text, &m, NULL), 0);
+	assert_int_equal(mf_user_start(m, true, 1500, 1500, NULL), 0);
+	assert_int_equal(m->n_caller_uids, 1);
+	assert_int_equal(m->caller_uids[0], 3000);
+	mf_free(m);
 }
 
 /* An empty env object is allowed by the header, but PATH must be set. */
@@ -1226,6 +1345,9 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_default_landlock_with_workdir),
 		cmocka_unit_test(test_default_callers),
+		cmocka_unit_test(test_user_start_fixed),
+		cmocka_unit_test(test_user_start_range),
+		cmocka_unit_test(test_user_start_range_callers),
 		cmocka_unit_test(test_env_empty_object),
 		cmocka_unit_test(test_duplicate_keys),
 		cmocka_unit_test(test_size_limit),

@@ -1,0 +1,443 @@
+#!/bin/bash
+# nonroot.sh - turninit's non-root mode (`make nonroot`; issue 16, Deliver 1):
+# started as the unprivileged uid its commands run as, with no capability in
+# any set, as Kubernetes' "restricted" Pod Security Standard and OpenShift's
+# arbitrary uids start a container. Root, rootful podman set up by `make
+# setup`. Asserted:
+#   - the start that enters non-root mode (--user U:G --cap-drop ALL, with or
+#     without no-new-privileges) runs the command with the exact environment,
+#     every capability set empty, NoNewPrivs 1, the seccomp filter and
+#     Landlock, as its own ids; the log line says which mode, verify's "start"
+#     says what is not applied;
+#   - every half-privileged start is refused, naming the two ways to start;
+#   - the manifest's user: fixed ids that must be turninit's own, or
+#     user.uid_range and gid_range (OpenShift: --user 1000680000:0), each
+#     refusal with its one line;
+#   - a command cannot signal turninit (kill 1, kill -1, a process group of
+#     turninit's) nor another command's keeper, and the turn goes on;
+#   - HOME: a tmpfs of the uid, or a memory emptyDir at HOME's parent in which
+#     turninit makes HOME; a root-owned HOME tmpfs is refused;
+#   - serve, and the audit log and listen socket placement under Landlock;
+#   - oci/k8s/job-restricted.yaml and sidecar-restricted.yaml under podman
+#     kube play, and the Job's OpenShift variant with an arbitrary uid.
+# Every podman call has a hard timeout and runs with --pull never --network
+# none; containers are labelled and removed at exit. Prints TAP and ends with
+# "N passed, N failed"; exits 1 on any failure.
+# shellcheck disable=SC2016 # '$X' is literal: it runs in the container
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+VECTORS=$ROOT/tests/vectors
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+suite_open nonroot nrtest "rootful podman" podman buildah minisign timeout python3
+
+IMG=localhost/turninit-nrtest
+trap cleanup_containers EXIT
+T0=$(now_ms)
+
+# --- manifests and images ------------------------------------------------------------------
+KEY_SEC=$VECTORS/test-trusted.key KEY_PUB=$VECTORS/test-trusted.pub
+[[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
+MANIFEST_KEY=$KEY_SEC
+M=$WORK/m
+# OpenShift: the uid range of a project (openshift.io/sa.scc.uid-range), gid 0.
+RANGE='"user":{"uid_range":[1000680000,1000689999],"gid_range":[0,0]}'
+RHEAD=${HEAD/'"user":{"uid":1000,"gid":1000}'/$RANGE}
+[[ $RHEAD == *uid_range* ]] || abort "lib.sh HEAD has no user 1000:1000 to replace"
+manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"concurrency\":2}}"
+manifest range "{$RHEAD,\"env\":{$SET,\"allow\":[]}}"
+manifest range-callers "{$RHEAD,\"env\":{$SET,\"allow\":[]},\"callers\":{\"uids\":[1001]}}"
+manifest sidecar "{$HEAD,\"env\":{$SET,\"allow\":[]},\"callers\":{\"uids\":[1001]}}"
+manifest main-optional "{$HEAD,\"env\":{$SET,\"allow\":[]},\"landlock\":{\"optional\":true}}"
+mkdir -p "$WORK/overlay/bin"
+need_helpers probe
+install -m 0755 "$HELPERS/probe" "$WORK/overlay/bin/probe"
+ln -sf busybox "$WORK/overlay/bin/setsid"
+sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
+	--root "$WORK/root-base" --overlay "$WORK/overlay" "$BIN" >"$WORK/build-base.log" 2>&1 \
+	|| { cat "$WORK/build-base.log"; abort "rootfs/build-image.sh"; }
+# nohome: the base image without /home/agent and with /home 1777. podman
+# copies an image's files at a volume's mount point into a new volume, and
+# gives the volume that directory's mode, which a kubelet does not: for the
+# kube play tests HOME's parent must be in the image as a kubelet's memory
+# emptyDir is, empty and mode 1777.
+ctr=$(timeout 60 buildah from --pull-never --quiet "$IMG:base") || abort "buildah from"
+if ! timeout 60 buildah run "$ctr" -- /bin/rmdir /home/agent ||
+	! timeout 60 buildah run "$ctr" -- /bin/busybox chmod 1777 /home ||
+	! timeout 60 buildah commit --quiet --rm "$ctr" "$IMG:nohome" >/dev/null; then
+	timeout 60 buildah rm "$ctr" >/dev/null 2>&1
+	abort "buildah run/commit nohome"
+fi
+seal() { # seal IMAGE MANIFEST TAG
+	sh "$ROOT/oci/seal.sh" --image "$IMG:$1" --tag "$IMG:$3" --manifest "$M/$2.json" \
+		--key "$KEY_SEC" --trusted-comment "turninit non-root test: $3" >"$WORK/seal-$3.log" 2>&1 \
+		|| { cat "$WORK/seal-$3.log"; abort "oci/seal.sh $3"; }
+}
+for t in main range range-callers main-optional; do
+	seal base "$t" "$t"
+done
+seal nohome main job
+seal nohome range job-openshift
+seal nohome sidecar sidecar
+timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+echo "# images built in $(( $(now_ms) - T0 )) ms"
+
+SEALED=$IMG:main
+# The restricted start, as a kubelet makes it: a uid, every capability dropped
+# (the bounding set too), no_new_privs.
+NR=(--user 1000:1000 --cap-drop ALL --security-opt no-new-privileges)
+NR_LOG=$'turninit: non-root mode: running as 1000:1000 with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)\n'
+ENV_MAIN=$'HOME=/home/agent\nLANG=C.UTF-8\nPATH=/usr/local/bin:/usr/bin:/bin\nPWD=/work\nSHLVL=0\nTERM=dumb\n_=/bin/env\n'
+stat_of() { # stat_of KEY: the value of "KEY VALUE..." in $OUT (probe status)
+	printf '%s\n' "$OUT" | sed -n "s/^$1 //p" | head -n 1
+}
+
+# --- the start that enters non-root mode ---------------------------------------------------
+begin n-exact-environment
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" -e TZ=UTC -e GH_TOKEN=secret -e BASH_ENV=/etc/x "$SEALED" env
+expect_rc 0
+eq "env (sorted)" "$(printf '%s' "$OUT" | LC_ALL=C sort)" "$(printf '%sTZ=UTC\n' "$ENV_MAIN" | LC_ALL=C sort)"
+expect_err "$NR_LOG"
+end
+
+begin n-process-locked-down
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
+expect_rc 0
+for k in CapInh CapPrm CapEff CapBnd CapAmb; do
+	eq "$k" "$(stat_of "$k")" 0000000000000000
+done
+eq uid "$(stat_of uid)" "1000 1000 1000"
+eq gid "$(stat_of gid)" "1000 1000 1000"
+eq NoNewPrivs "$(stat_of NoNewPrivs)" 1
+eq Seccomp "$(stat_of Seccomp)" 2
+eq securebits "$(stat_of securebits)" 0x0
+eq proc1_environ "$(stat_of proc1_environ)" EACCES
+eq proc1_mem "$(stat_of proc1_mem)" EACCES
+end
+
+# Landlock holds as in the privileged mode: writes only in HOME, the workdir
+# and /tmp (the default writable set).
+begin n-landlock-enforced
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" --tmpfs /work:rw,mode=0777 --tmpfs /srv:rw,mode=0777 "$SEALED" \
+	'for d in /srv /work /home/agent; do (: > $d/x) 2>/dev/null && echo "$d ok" || echo "$d denied"; done'
+expect_rc 0
+expect_out $'/srv denied\n/work ok\n/home/agent ok\n'
+expect_err "$NR_LOG"
+end
+
+# --cap-drop ALL without no-new-privileges: the bounding set is empty, which
+# is enough; turninit sets no_new_privs in every command all the same.
+begin n-bounding-empty-without-nnp
+prun --user 1000:1000 --cap-drop ALL --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
+expect_rc 0
+eq CapBnd "$(stat_of CapBnd)" 0000000000000000
+eq NoNewPrivs "$(stat_of NoNewPrivs)" 1
+eq Seccomp "$(stat_of Seccomp)" 2
+end
+
+begin n-exit-status-kept
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'exit 7'
+expect_rc 7
+expect_out ""
+expect_err "$NR_LOG"
+end
+
+# verify states the mode and what it cannot apply.
+begin n-verify-states-mode
+prun "${NR[@]}" "$SEALED" verify
+expect_rc 0
+got=$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["start"]
+print(s["mode"], s["uid"], s["gid"], s["no_new_privs_at_start"])
+for x in s["not_applied"]:
+    print(x if isinstance(x, str) else json.dumps(x, sort_keys=True))' 2>&1)
+eq "verify start" "$got" "non-root 1000 1000 True
+securebits: not locked (needs CAP_SETPCAP); with no capability in any set and no_new_privs there is nothing for them to guard
+uid change: commands run as turninit's own uid and gid, and may signal each other
+{\"groups\": [1000], \"supplementary groups\": \"kept, as the runtime gave them\"}"
+end
+begin n-verify-privileged-and-refused
+prun "$SEALED" verify
+got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; s=json.load(sys.stdin)["start"]; print(s["mode"], s["uid"])' 2>&1)
+eq "verify start, root" "$got" "privileged 0"
+prun --user 1000:1000 "$SEALED" verify
+expect_rc 0
+got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; s=json.load(sys.stdin)["start"]; print(s["mode"]); print(s["refusal"])' 2>&1)
+expect_contains "verify start, half-privileged" "$got" $'refused\ncapabilities: running as uid 1000 without'
+end
+
+# --- half-privileged starts are refused ----------------------------------------------------
+BOTH_WAYS="start turninit as root in the container (podman --userns=keep-id: add --user 0:0), or as the commands' uid with no capability in any set (--cap-drop ALL --security-opt no-new-privileges; Kubernetes: capabilities drop ALL, allowPrivilegeEscalation: false)"
+begin n-half-privileged-bounding-refused
+prun --user 1000:1000 --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+expect_refusal "capabilities: running as uid 1000 without CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL, and not in non-root mode (its bounding set is not empty and no_new_privs is not set): $BOTH_WAYS"
+end
+# podman gives a capability added for a non-root --user as ambient, so effective
+begin n-half-privileged-one-capability-refused
+prun --user 1000:1000 --cap-drop ALL --cap-add KILL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+expect_refusal "capabilities: running as uid 1000 without CAP_SETPCAP, CAP_SETUID, CAP_SETGID, and not in non-root mode (its effective set is not empty, its permitted set is not empty, its inheritable set is not empty, its ambient set is not empty): $BOTH_WAYS"
+end
+begin n-half-privileged-serve-refused
+prun --user 1000:1000 --tmpfs "$HOME_TMPFS" "$SEALED" serve
+expect_refusal "and not in non-root mode"
+end
+
+# --- whose ids: the manifest's user -------------------------------------------------------
+begin n-fixed-user-other-uid-refused
+prun --user 1001:1001 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+expect_refusal "user: turninit runs unprivileged as 1001:1001, so commands run as 1001:1001, but the manifest names user.uid 1000, user.gid 1000: start it as 1000:1000 (Kubernetes: runAsUser, runAsGroup), or seal user.uid_range and user.gid_range"
+end
+begin n-fixed-user-other-gid-refused
+prun --user 1000:0 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
+expect_refusal "user: turninit runs unprivileged as 1000:0, so commands run as 1000:0"
+end
+# OpenShift: an arbitrary uid of the project's range, group 0.
+OS=(--user 1000680123:0 --cap-drop ALL --security-opt no-new-privileges)
+begin n-openshift-arbitrary-uid
+prun "${OS[@]}" --tmpfs "$HOME_TMPFS" "$IMG:range" 'id -u; id -g; stat -c "%a %u %g" "$HOME"; exec /bin/probe status'
+expect_rc 0
+[[ $OUT == $'1000680123\n0\n700 1000680123 0\n'* ]] || why "ids and HOME: got $(printf '%q' "${OUT:0:40}")"
+eq CapEff "$(stat_of CapEff)" 0000000000000000
+eq NoNewPrivs "$(stat_of NoNewPrivs)" 1
+eq Seccomp "$(stat_of Seccomp)" 2
+expect_err $'turninit: non-root mode: running as 1000680123:0 with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)\n'
+end
+begin n-range-uid-outside-refused
+prun --user 1000690000:0 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$IMG:range" 'echo COMMAND-RAN'
+expect_refusal "user.uid_range: turninit runs as uid 1000690000, outside [1000680000, 1000689999]"
+end
+begin n-range-gid-outside-refused
+prun --user 1000680000:1000 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$IMG:range" 'echo COMMAND-RAN'
+expect_refusal "user.gid_range: turninit runs as gid 1000, outside [0, 0]"
+end
+begin n-range-privileged-refused
+prun --tmpfs "$HOME_TMPFS" "$IMG:range" 'echo COMMAND-RAN'
+expect_refusal "user.uid_range: commands run as the uid turninit is started as, but it started privileged (uid 0): start it as an unprivileged uid in [1000680000, 1000689999] with no capability in any set"
+end
+
+# --- signals: a command cannot reach turninit --------------------------------------------
+# In non-root mode the kernel would let a command signal turninit (same uid);
+# the seccomp filter answers EPERM, and the turn goes on.
+begin n-kill-turninit-denied
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" \
+	'kill -TERM 1 2>&1; kill -KILL -1 2>&1; kill -TERM -1 2>&1; echo still here'
+expect_rc 0
+expect_out $'bash: line 1: kill: (1) - Operation not permitted\nbash: line 1: kill: (-1) - Operation not permitted\nbash: line 1: kill: (-1) - Operation not permitted\nstill here\n'
+expect_err "$NR_LOG"
+end
+# A command's own process group, and its children, it still signals.
+begin n-kill-own-children-allowed
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'sleep 100 & kill -TERM $!; wait $!; echo "status $?"'
+expect_rc 0
+expect_out $'status 143\n'
+end
+
+# serve: one command tries to end the turn, and to cancel the other through
+# its keeper (a fork of turninit, named so, of the same uid); the other runs
+# on to its end. The driver keeps stdin open until both have exited.
+# serve_session FIRST [MARK SECOND] -- PODMAN_RUN...: a serve session over the
+# pipes of PODMAN_RUN: the request FIRST, then (when a command's output holds
+# MARK) SECOND; stdin stays open until every command sent has exited. Prints
+# "ID STREAM TEXT" (output, decoded) and "ID exit CODE SIGNAL" lines, sorted.
+cat > "$WORK/session.py" <<'PYEOF'
+import base64, json, subprocess, sys
+first, rest = sys.argv[1], sys.argv[2:]
+second = mark = None
+if rest[0] != "--":
+    mark, second, rest = rest[0], rest[1], rest[2:]
+p = subprocess.Popen(rest[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def send(line):
+    p.stdin.write(line + "\n"); p.stdin.flush()
+send(first)
+sent, exited, out = 1, 0, []
+for line in p.stdout:
+    e = json.loads(line)
+    if e.get("event") == "output":
+        text = base64.b64decode(e["data"]).decode(errors="replace")
+        out += ["%s %s %s" % (e["id"], e["stream"], t) for t in text.splitlines()]
+        if mark and mark in text:
+            send(second); sent += 1; mark = None
+    elif e.get("event") == "exit":
+        out.append("%s exit %s %s" % (e["id"], e["code"], e["signal"]))
+        exited += 1
+        if exited == sent and mark is None:
+            break
+    elif e.get("event") == "error":
+        out.append("error " + json.dumps(e, sort_keys=True))
+        break
+p.stdin.close()
+print("\n".join(sorted(out)))
+sys.exit(p.wait(timeout=30))
+PYEOF
+serve_session() {
+	run_cmd timeout 120 python3 "$WORK/session.py" "$@"
+}
+begin n-serve-command-cannot-end-turn
+EVIL='kill -TERM 1; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" != 1 ] && [ "$(cat $d/comm 2>/dev/null)" = turninit ] && kill -TERM $p && kill -USR1 $p && echo "signalled a keeper"; done; echo evil done'
+serve_session '{"op":"exec","id":"long","command":"echo long started; sleep 2; echo long done"}' \
+	'long started' "$(python3 -c 'import json,sys; print(json.dumps({"op":"exec","id":"evil","command":sys.argv[1]}))' "$EVIL")" \
+	-- podman run -i --rm --pull never --network none --label "$LABEL" "${NR[@]}" --tmpfs "$HOME_TMPFS" "$IMG:main" serve
+expect_rc 0
+expect_out "evil exit 0 None
+evil stderr bash: line 1: kill: (1) - Operation not permitted
+evil stdout evil done
+evil stdout signalled a keeper
+evil stdout signalled a keeper
+long exit 0 None
+long stdout long done
+long stdout long started
+"
+end
+
+# --- HOME ---------------------------------------------------------------------------------
+# A kubelet's memory emptyDir is root's, mode 1777: mounted at HOME's parent,
+# turninit makes HOME in it, its own, 0700.
+begin n-home-made-in-emptydir-parent
+prun "${NR[@]}" --tmpfs /home:rw,mode=1777,notmpcopyup "$SEALED" 'stat -c "%a %u %g" "$HOME"; ls -a /home'
+expect_rc 0
+expect_out $'700 1000 1000\n.\n..\nagent\n'
+end
+begin n-home-root-tmpfs-refused
+prun "${NR[@]}" --tmpfs /home/agent:rw,mode=1777 "$SEALED" 'echo COMMAND-RAN'
+expect_refusal "HOME /home/agent is a tmpfs of 0:0 and turninit runs unprivileged as 1000:1000 (non-root mode), so it cannot take it"
+end
+begin n-home-missing-parent-not-tmpfs-refused
+prun "${NR[@]}" "$SEALED" 'echo COMMAND-RAN'
+expect_refusal "HOME /home/agent is not a private tmpfs mount"
+end
+
+# --- what turninit keeps for itself -------------------------------------------------------
+# The audit log in a directory of turninit's own uid: in non-root mode Landlock
+# is what keeps commands off it. A command cannot write it.
+begin n-audit-log-kept-from-commands
+serve_session '{"op":"exec","id":"a","command":"echo x >> /var/log/turninit/audit.jsonl && echo WROTE; rm -f /var/log/turninit/audit.jsonl && echo REMOVED; mv /var/log/turninit/audit.jsonl /tmp/ && echo MOVED; true"}' \
+	-- podman run -i --rm --pull never --network none --label "$LABEL" "${NR[@]}" --tmpfs "$HOME_TMPFS" \
+	--tmpfs /var/log/turninit:rw,mode=0700,U "$SEALED" serve --audit-log /var/log/turninit/audit.jsonl
+expect_rc 0
+expect_out "a exit 0 None
+a stderr bash: line 1: /var/log/turninit/audit.jsonl: Permission denied
+a stderr mv: can't remove '/var/log/turninit/audit.jsonl': Permission denied
+a stderr rm: can't remove '/var/log/turninit/audit.jsonl': Permission denied
+"
+end
+# Without Landlock (landlock.optional where the kernel has none) nothing would
+# keep a command of the same uid off the log: refused. This kernel has
+# Landlock, so the refusal is seen where the runtime's seccomp profile hides
+# it: podman's profile with the landlock syscalls answering ENOSYS.
+begin n-audit-log-without-landlock-refused
+python3 - "$WORK/no-landlock.json" <<'EOF' || why "writing the seccomp profile"
+import json, sys
+d = json.load(open("/usr/share/containers/seccomp.json"))
+for s in d["syscalls"]:
+    s["names"] = [n for n in s["names"] if not n.startswith("landlock_")]
+d["syscalls"] = [s for s in d["syscalls"] if s["names"]]
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" "${NR[@]}" \
+	--security-opt seccomp="$WORK/no-landlock.json" --tmpfs "$HOME_TMPFS" \
+	--tmpfs /var/log/turninit:rw,mode=0700,U "$IMG:main-optional" serve --audit-log /var/log/turninit/audit.jsonl
+expect_refusal "audit log /var/log/turninit/audit.jsonl: turninit runs as the commands' uid 1000 (non-root mode), and without Landlock nothing keeps a command from changing it"
+end
+# The listen socket's directory is turninit's own: the same rule.
+begin n-listen-without-landlock-refused
+run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" "${NR[@]}" \
+	--security-opt seccomp="$WORK/no-landlock.json" --tmpfs "$HOME_TMPFS" \
+	--tmpfs /run/turninit:rw,mode=0755,U "$IMG:main-optional" listen --socket /run/turninit/turninit.sock
+expect_refusal "listen: socket /run/turninit/turninit.sock: turninit runs as the commands' uid 1000 (non-root mode), and without Landlock nothing keeps a command from changing it"
+end
+# A FIFO handed in as fd:N (a path names only a regular file) that has a path
+# here is the commands' uid's too, and Landlock bounds writes only: a command
+# could open it for reading and take the log's lines.
+begin n-audit-fifo-refused
+run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" "${NR[@]}" \
+	--tmpfs "$HOME_TMPFS" --tmpfs /var/log/turninit:rw,mode=0700,U --entrypoint /bin/sh "$SEALED" -c \
+	'/bin/busybox mkfifo -m 0600 /var/log/turninit/audit && { /bin/busybox cat /var/log/turninit/audit > /dev/null & } && exec 3> /var/log/turninit/audit && exec /sbin/turninit serve --audit-log fd:3'
+expect_refusal "audit log fd:3: a FIFO, and turninit runs as the commands' uid 1000 (non-root mode): a command could open it and take lines from its reader"
+end
+
+# --- the restricted Kubernetes examples under podman kube play ------------------------------
+# kube_volume NAME OPTS...: a podman volume for an emptyDir of the YAML (podman
+# kube play makes an emptyDir a plain volume on disk, ignoring medium: Memory).
+VOLS=()
+kube_volume() {
+	local name=$1
+	shift
+	timeout 60 podman volume create --label "$LABEL" "$@" "$name" >/dev/null || why "podman volume create $name"
+	VOLS+=("$name")
+}
+kube_down() { # kube_down YAML: the pod and the volumes gone
+	timeout 120 podman kube down "$1" >/dev/null 2>&1
+	((${#VOLS[@]} == 0)) || timeout 60 podman volume rm -f "${VOLS[@]}" >/dev/null 2>&1
+	VOLS=()
+}
+# job_pod IMAGE NAME [SED...]: oci/k8s/job-restricted.yaml's pod template as a
+# Pod named NAME (podman kube play has no Job kind) with IMAGE, in $WORK/NAME.yaml.
+job_pod() {
+	local image=$1 pod=$2
+	shift 2
+	awk -v pod="$pod" '
+		/^  template:$/ { on = 1; print "apiVersion: v1"; print "kind: Pod"; next }
+		on { sub(/^    /, ""); print; if ($0 == "metadata:") print "  name: " pod }' \
+		"$ROOT/oci/k8s/job-restricted.yaml" | sed -e "s|localhost/agent-turn:1|$image|" \
+		-e "s|turninit-home|$pod-home|; s|name: workspace|name: $pod-ws|" "$@" > "$WORK/$pod.yaml"
+}
+# kube_job NAME WANT_OUT WANT_ERR: play $WORK/NAME.yaml, wait for the turn, check
+# its status (3) and log.
+kube_job() {
+	local pod=$1
+	kube_volume "$pod-home" --opt type=tmpfs --opt device=tmpfs --opt o=mode=1777
+	VOLS+=("$pod-ws")   # made by kube play
+	run_cmd timeout 120 podman kube play --network none "$WORK/$pod.yaml"
+	if [[ $RC -ne 0 ]]; then
+		why "podman kube play failed"
+	else
+		run_cmd timeout 60 podman wait "$pod-turn"
+		eq "container status" "${OUT%$'\n'}" 3
+		run_cmd timeout 60 podman logs "$pod-turn"
+		expect_out "$2"
+		expect_err "$3"
+	fi
+	kube_down "$WORK/$pod.yaml"
+}
+begin k-restricted-job
+job_pod "$IMG:job" "turninit-nrtest-$$-job"
+kube_job "turninit-nrtest-$$-job" $'hello from uid 1000 gid 1000 in /work, HOME /home/agent\n' "$NR_LOG"
+end
+# OpenShift: the uid assigned from the project's range, group 0; the manifest
+# has user.uid_range and gid_range. runAsUser as OpenShift's admission sets it.
+begin k-restricted-job-openshift-uid
+job_pod "$IMG:job-openshift" "turninit-nrtest-$$-ocp" -e 's|runAsUser: 1000$|runAsUser: 1000680123|; s|runAsGroup: 1000$|runAsGroup: 0|'
+grep -q 'runAsUser: 1000680123' "$WORK/turninit-nrtest-$$-ocp.yaml" || why "the YAML has no runAsUser to change"
+kube_job "turninit-nrtest-$$-ocp" $'hello from uid 1000680123 gid 0 in /work, HOME /home/agent\n' \
+	$'turninit: non-root mode: running as 1000680123:0 with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)\n'
+end
+
+begin k-restricted-sidecar
+pod=turninit-nrtest-$$-side
+sed -e "s|localhost/agent-turn:1|$IMG:sidecar|; s|localhost/agent-base:1|$IMG:base|" \
+	-e "s|name: agent-turn\$|name: $pod|; s|turninit-home|$pod-home|; s|turninit-socket|$pod-sock|" \
+	"$ROOT/oci/k8s/sidecar-restricted.yaml" > "$WORK/sidecar.yaml"
+# as the YAML's comment says
+kube_volume "$pod-home" --opt type=tmpfs --opt device=tmpfs --opt o=mode=1777
+kube_volume "$pod-sock" --opt o=uid=1000,gid=1000
+run_cmd timeout 120 podman kube play --network none "$WORK/sidecar.yaml"
+if [[ $RC -ne 0 ]]; then
+	why "podman kube play failed"
+else
+	run_cmd timeout 60 podman wait "$pod-agent"
+	eq "agent status" "${OUT%$'\n'}" 0
+	run_cmd timeout 60 podman logs "$pod-agent"
+	expect_out $'hello from uid 1000 in /work, HOME /home/agent\nturninit cannot be signalled\nstatus 0\n[a b]\n[$HOME]\nstatus 0\nto stderr\nstatus 3\n'
+	expect_err ""
+	side_logs=$(timeout 60 podman logs "$pod-turninit" 2>&1)
+	expect_contains "the sidecar's log" "$side_logs" "turninit: non-root mode: running as 1000:1000"
+	run_cmd timeout 60 podman pod stop -t 10 "$pod"
+	eq "sidecar exit code" "$(timeout 60 podman inspect --format '{{.State.ExitCode}}' "$pod-turninit" 2>&1)" 143
+fi
+kube_down "$WORK/sidecar.yaml"
+end
+
+results

@@ -1,0 +1,111 @@
+#!/bin/bash
+# packaging.sh - what a packager gets from `make install` (`make packaging`,
+# part of make check; issue 17, Deliver 1): the layout under DESTDIR with the
+# GNU directory variables, the man page rendered by man(1) and matching its
+# source, the installed scripts runnable from PATH, the relink kit linking a
+# working turninit, install-strip, and uninstall leaving nothing behind. Runs
+# on the host (no container); writes only below build/.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+suite_open packaging pkgtest "make install as a packager runs it" make man go-md2man musl-gcc file
+
+# make_install DEST ARGS...: make install (or ARGS' target) into DEST, quietly.
+make_install() {
+	local dest=$1
+	shift
+	run_cmd timeout 300 make --no-print-directory -C "$ROOT" DESTDIR="$dest" "$@"
+	[[ $RC -eq 0 ]] || why "make $* failed: $(printf '%s' "$ERR" | tail -n 3)"
+}
+# listing DIR: every file and directory below DIR, "MODE PATH", sorted.
+listing() {
+	(cd "$1" && find . -mindepth 1 -printf '%m %P\n' | LC_ALL=C sort)
+}
+OBJS=$(cd "$ROOT" && for f in policy/*.c init/*.c; do basename "${f%.c}.o"; done | LC_ALL=C sort)
+
+begin p-install-layout
+D=$WORK/d1
+make_install "$D" install PREFIX=/usr
+want=$(
+	printf '755 usr\n755 usr/bin\n755 usr/bin/turninit-build-image\n755 usr/bin/turninit-seal\n'
+	printf '755 usr/lib\n755 usr/lib/turninit\n755 usr/lib/turninit/relink\n'
+	for o in $OBJS relink.md versions.txt; do printf '644 usr/lib/turninit/relink/%s\n' "$o"; done
+	printf '755 usr/sbin\n755 usr/sbin/turninit\n755 usr/share\n755 usr/share/doc\n755 usr/share/doc/turninit\n'
+	printf '644 usr/share/doc/turninit/LICENSE\n755 usr/share/doc/turninit/third-party\n'
+	for l in jansson libcap2 libseccomp libsodium musl; do
+		printf '755 usr/share/doc/turninit/third-party/%s\n644 usr/share/doc/turninit/third-party/%s/copyright\n' "$l" "$l"
+	done
+	printf '755 usr/share/man\n755 usr/share/man/man1\n644 usr/share/man/man1/turninit.1\n')
+eq "installed files" "$(listing "$D")" "$(printf '%s\n' "$want" | LC_ALL=C sort)"
+cmp -s "$D/usr/sbin/turninit" "$ROOT/build/turninit" || why "usr/sbin/turninit is not build/turninit"
+end
+
+# Each directory variable on its own, as a distribution sets them.
+begin p-install-gnu-directories
+D=$WORK/d2
+make_install "$D" install PREFIX=/opt/t SBINDIR=/sbin BINDIR=/usr/bin LIBDIR=/usr/lib/x86_64-linux-gnu \
+	MANDIR=/usr/share/man DOCDIR=/usr/share/doc/turninit-bin
+for f in sbin/turninit usr/bin/turninit-seal usr/bin/turninit-build-image \
+	usr/lib/x86_64-linux-gnu/turninit/relink/main.o usr/share/man/man1/turninit.1 \
+	usr/share/doc/turninit-bin/LICENSE usr/share/doc/turninit-bin/third-party/libseccomp/copyright; do
+	[[ -f $D/$f ]] || why "$f not installed"
+done
+[[ ! -e $D/opt ]] || why "something went to PREFIX although every directory was given: $(cd "$D" && find opt | head -n 3)"
+end
+
+# The man page: what man(1) shows, with no warning from groff.
+begin p-man-page-renders
+run_cmd env MANWIDTH=80 man --warnings -l "$WORK/d1/usr/share/man/man1/turninit.1"
+expect_rc 0
+expect_err ""
+expect_contains "man" "$OUT" "turninit(1)                      User Commands                     turninit(1)"
+expect_contains "man" "$OUT" $'NAME\n       turninit  -  PID  1  for  disposable per-turn containers'
+expect_contains "man" "$OUT" $'SYNOPSIS\n'
+expect_contains "man" "$OUT" "turninit 0.1.0"
+end
+# The committed page is what go-md2man makes of docs/turninit.1.md now.
+begin p-man-page-matches-source
+run_cmd bash -c "sed '1s/^# turninit(1)\$/# turninit 1 \"\" \"turninit $(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")\" \"User Commands\"/' '$ROOT/docs/turninit.1.md' | go-md2man > '$WORK/turninit.1'"
+expect_rc 0
+cmp -s "$WORK/turninit.1" "$ROOT/man/turninit.1" || why "man/turninit.1 is stale: run make man/turninit.1 after changing docs/turninit.1.md ($(diff "$ROOT/man/turninit.1" "$WORK/turninit.1" | head -n 4 | tr '\n' ' '))"
+end
+
+# The scripts under their installed names, from PATH, outside the checkout.
+begin p-installed-scripts-run
+run_cmd env -C / PATH="$WORK/d1/usr/bin:/usr/bin:/bin" turninit-seal --help
+expect_rc 2
+expect_contains "turninit-seal --help" "$ERR" "usage: seal.sh"
+run_cmd env -C / PATH="$WORK/d1/usr/bin:/usr/bin:/bin" turninit-build-image --help
+expect_rc 2
+expect_contains "turninit-build-image --help" "$ERR" "--root DIR"
+end
+
+# LGPL-2.1 section 6: the kit relinks into a turninit that runs.
+begin p-relink-kit-links
+K=$WORK/d1/usr/lib/turninit/relink
+run_cmd musl-gcc -static -Wl,--gc-sections -o "$WORK/relinked" "$K"/*.o -L"$ROOT/build/musl/prefix/lib" \
+	-lseccomp -lcap -lsodium -ljansson
+expect_rc 0
+run_cmd "$WORK/relinked" --version
+expect_rc 0
+expect_contains "relinked --version" "$OUT" "turninit version 0.1.0 - git."
+end
+
+begin p-install-strip
+D=$WORK/d3
+make_install "$D" install-strip PREFIX=/usr
+run_cmd file "$D/usr/sbin/turninit"
+expect_contains "file" "$OUT" "statically linked"
+expect_contains "file" "$OUT" ", stripped"
+end
+
+begin p-uninstall-leaves-nothing
+make_install "$WORK/d1" uninstall PREFIX=/usr
+left=$(cd "$WORK/d1" && find . -type f | LC_ALL=C sort)
+eq "files left after uninstall" "$left" ""
+end
+
+results
