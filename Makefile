@@ -25,7 +25,9 @@
 #                        >= 20.6), mcp (turninit mcp with the real MCP Inspector
 #                        and Claude Code from npm, a fake model), rootless (integration, sandbox and serve again
 #                        under rootless podman as a user it makes, and
-#                        --userns=keep-id), and the fuzz corpora replayed under
+#                        --userns=keep-id), gvisor (one-shot and serve under
+#                        podman with runsc, the layers gVisor weakens, the
+#                        refusals of listen and call), and the fuzz corpora replayed under
 #                        ASan and UBSan
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
@@ -105,7 +107,7 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 nonroot hostile packaging fault valgrind audit pi mcp rootless
+SUITES := integration sandbox workload serve pid1 nonroot hostile packaging fault valgrind audit pi mcp rootless gvisor
 # rootless writes one result per suite it runs as its user.
 RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
            rootless-serve rootless-keepid

@@ -28,10 +28,11 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   runs as a user it makes; strace, whose syscall delay lets the hostile suite
 #   swap the listen socket for a symlink between bind(2) and what follows it;
 #   go-md2man, which renders man/turninit.1 from docs/turninit.1.md (the
-#   packaging suite checks the committed page against it), and man-db to read it.
+#   packaging suite checks the committed page against it), and man-db to read it;
+#   runsc (gVisor), the OCI runtime of the gvisor suite (podman --runtime).
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
-	libsodium-dev libjansson-dev podman crun catatonit uidmap conmon buildah
+	libsodium-dev libjansson-dev podman crun runsc catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind

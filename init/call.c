@@ -18,6 +18,7 @@
 #include "events.h"
 #include "exit_codes.h"
 #include "log.h"
+#include "plat.h"
 
 #define CALL_ID "call"
 
@@ -85,7 +86,8 @@ int call_connect(const char *path)
  * read the request (command, env values, stdin) and answer with made-up
  * output and status. So the server's uid must be o->server_uid: 0 unless
  * --server-uid names the uid turninit runs as from where call runs (another
- * user namespace). Returns 0, or -1 after one line on stderr. */
+ * user namespace). Its callers ran call_check_peercred first. Returns 0, or
+ * -1 after one line on stderr. */
 int call_check_server(int fd, const struct cli_options *o, const char *who)
 {
 	struct ucred cr;
@@ -100,6 +102,17 @@ int call_check_server(int fd, const struct cli_options *o, const char *who)
 			 "which runs as %s, and may be a command's own server (--server-uid names another uid)",
 			 who, o->socket_path, (unsigned)cr.uid, o->server_uid,
 			 o->server_uid_given ? "that uid" : "root");
+		return -1;
+	}
+	return 0;
+}
+
+int call_check_peercred(const char *who)
+{
+	struct tn_error err = { 0 };
+
+	if (plat_peercred_check(who, &err) < 0) {
+		log_line("%s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -264,6 +277,10 @@ int call_main(const struct cli_options *o, char **envp)
 	req = call_request(o, envp);
 	if (!req)
 		return EXIT_REFUSED;
+	if (call_check_peercred("call") < 0) {
+		json_decref(req);
+		return EXIT_REFUSED;
+	}
 	fd = call_connect(o->socket_path);
 	if (fd < 0) {
 		log_line("call: %s: %s", o->socket_path, strerror(errno));

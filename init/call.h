@@ -31,6 +31,14 @@ int call_main(const struct cli_options *o, char **envp);
  * errno set (ENAMETOOLONG past sun_path, socket(2), connect(2)). */
 int call_connect(const char *path);
 
+/* call_check_peercred - before connecting: that SO_PEERCRED names the peer
+ * here (plat_peercred_check), as call_check_server needs. Where it names the
+ * caller itself (gVisor, runsc 0.0~20221219), a call running as root would
+ * take any server, a command's own among them, for turninit listen. who
+ * prefixes the message ("call", "mcp"). Returns 0, or -1 after one line on
+ * stderr. */
+int call_check_peercred(const char *who);
+
 /* call_check_server - the peer of fd runs as o->server_uid (SO_PEERCRED,
  * unix(7)); else one line on stderr, "WHO: ...", naming the uid found, and -1. */
 int call_check_server(int fd, const struct cli_options *o, const char *who);

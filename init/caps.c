@@ -8,7 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include "plat.h"
+
+/* Set once at start by caps_securebits_probe (and then read-only): the
+ * platform has no securebits (gVisor). */
+static bool caps_no_securebits;
 
 bool caps_have(cap_value_t cap)
 {
@@ -131,6 +138,16 @@ out:
 	return r;
 }
 
+bool caps_securebits_probe(void)
+{
+	struct utsname u;
+	struct pf_facts f;
+
+	plat_facts(&f, &u);
+	caps_no_securebits = pf_securebits_absent(&f);
+	return caps_no_securebits;
+}
+
 int caps_lock_down_before_setuid(struct tn_error *err)
 {
 	/* NO_SETUID_FIXUP: the uid change must not silently keep or drop sets
@@ -140,7 +157,11 @@ int caps_lock_down_before_setuid(struct tn_error *err)
 		SECBIT_KEEP_CAPS_LOCKED;
 	cap_value_t max = (cap_value_t)cap_max_bits();
 
-	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0)
+	/* gVisor's prctl(2) knows no PR_SET_SECUREBITS (EINVAL): what the bits
+	 * would hold is covered there by the empty bounding set, no_new_privs
+	 * and gVisor's own exec, which grants no privilege (docs/security.md,
+	 * "gVisor"). Any other failure, or EINVAL elsewhere, refuses. */
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0 && !(errno == EINVAL && caps_no_securebits))
 		return err_set(err, errno, "securebits: %s (turninit needs CAP_SETPCAP)",
 			       strerror(errno));
 	for (cap_value_t cap = 0; cap < max; cap++) {

@@ -49,10 +49,19 @@ int caps_start(struct caps_start *ret, struct tn_error *err);
  * each command). Errors: -errno of cap_set_proc(3) (EPERM). */
 int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err);
 
+/* caps_securebits_probe - once at start, before the first command: whether
+ * this platform has no securebits at all (pf_securebits_absent: gVisor,
+ * recognised by uname(2) and PR_GET_SECUREBITS's EINVAL). Remembered for
+ * caps_lock_down_before_setuid in every command process (they are forked
+ * from turninit, so they inherit it). Anywhere else it returns false and
+ * securebits stay required. Never fails. */
+bool caps_securebits_probe(void);
+
 /* caps_lock_down_before_setuid - in a command process, before the uid change:
  * lock securebits (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED) and
- * clear the bounding set. Needs CAP_SETPCAP. Errors: -EPERM and other -errno
- * of prctl(2). */
+ * clear the bounding set. Needs CAP_SETPCAP. Where caps_securebits_probe
+ * found no securebits, PR_SET_SECUREBITS's EINVAL is passed over (and only
+ * that errno). Errors: -EPERM and other -errno of prctl(2). */
 int caps_lock_down_before_setuid(struct tn_error *err);
 
 /* caps_clear_all - in a command process, after the uid change: empty the

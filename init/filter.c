@@ -9,9 +9,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "platform.h"
 #include "seccomp_groups.h"
 
 /* The filter's architecture checks (x32 and i386 killed), SPAWN_NSIG
@@ -78,15 +80,11 @@ static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
 	return 0;
 }
 
-int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
-	     struct tn_error *err)
+int sc_kill_action(uint32_t *ret, struct tn_error *err)
 {
+	uint32_t action = SECCOMP_RET_KILL_PROCESS;
 	scmp_filter_ctx ctx;
-	_cleanup_close_ int fd = -1;
-	struct sock_filter *buf = NULL;
-	struct scg_set set = { 0 };
-	off_t size;
-	int r;
+	int r, e;
 
 #ifdef TURNINIT_VALGRIND
 	/* Only the build that `make valgrind` runs: valgrind 3.19 has no wrapper
@@ -100,6 +98,44 @@ int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 	if (!ctx)
 		return err_set(err, ENOMEM, "seccomp: out of memory");
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	seccomp_release(ctx);
+	if (r == 0) {
+		*ret = SCMP_ACT_KILL_PROCESS;
+		return 0;
+	}
+	if (r != -EINVAL)
+		return err_errno(err, r, "seccomp: bad-arch action");
+	/* libseccomp refused the action because its probe did not confirm it:
+	 * ask the same question to learn the platform's answer. gVisor knows no
+	 * SECCOMP_GET_ACTION_AVAIL (EINVAL); that alone falls back. */
+	e = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0 ? 0 : errno;
+	if (!pf_kill_thread_fallback(e)) {
+		if (e == 0)
+			return err_set(err, EINVAL, "seccomp: libseccomp refuses SECCOMP_RET_KILL_PROCESS as the bad-arch action, though the platform offers it: refusing");
+		return err_errno(err, e, "seccomp: libseccomp refuses SECCOMP_RET_KILL_PROCESS as the bad-arch action, and only EINVAL from the platform's SECCOMP_GET_ACTION_AVAIL falls back to SECCOMP_RET_KILL_THREAD: refusing; the platform answered");
+	}
+	*ret = SCMP_ACT_KILL_THREAD;
+	return 0;
+}
+
+int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
+	     struct tn_error *err)
+{
+	scmp_filter_ctx ctx;
+	_cleanup_close_ int fd = -1;
+	struct sock_filter *buf = NULL;
+	struct scg_set set = { 0 };
+	off_t size;
+	uint32_t kill = SCMP_ACT_KILL_PROCESS;   /* gcc -flto sees no set on the failure path */
+	int r;
+
+	r = sc_kill_action(&kill, err);
+	if (r < 0)
+		return r;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return err_set(err, ENOMEM, "seccomp: out of memory");
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, kill);
 	if (r < 0) {
 		err_errno(err, r, "seccomp: bad-arch action");
 		goto out;
@@ -147,6 +183,7 @@ int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 	}
 	ret->prog.len = (unsigned short)(size / sizeof(struct sock_filter));
 	ret->prog.filter = buf;
+	ret->kill_action = kill;
 	r = 0;
 out:
 	seccomp_release(ctx);

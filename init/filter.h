@@ -8,6 +8,7 @@
 #define TURNINIT_FILTER_H
 
 #include <linux/filter.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -16,7 +17,22 @@
 
 struct sc_program {
 	struct sock_fprog prog;   /* prog.filter is malloc'd */
+	uint32_t kill_action;     /* of other architectures: SCMP_ACT_KILL_PROCESS or
+				   * SCMP_ACT_KILL_THREAD (sc_kill_action) */
 };
+
+/* sc_kill_action - the filter's action for syscalls of other architectures
+ * (i386 through int 0x80, x32): SCMP_ACT_KILL_PROCESS, the whole process.
+ * SCMP_ACT_KILL_THREAD (the calling thread only) only where libseccomp
+ * refuses KILL_PROCESS (seccomp_attr_set(3): -EINVAL) because the platform
+ * answered its probe, seccomp(SECCOMP_GET_ACTION_AVAIL) of
+ * SECCOMP_RET_KILL_PROCESS, with EINVAL (pf_kill_thread_fallback): gVisor,
+ * which runs KILL_PROCESS as KILL_THREAD anyway (its kernel/seccomp.go),
+ * and Linux before 4.14. ret is written only on success.
+ * Errors: when libseccomp refuses, the platform's answer if it is another
+ * -errno (-EOPNOTSUPP, -EPERM, -ENOSYS, ...), or -EINVAL if the platform
+ * offers the action; other -errno of seccomp_attr_set(3); -ENOMEM. */
+int sc_kill_action(uint32_t *ret, struct tn_error *err);
 
 /* sc_denied - the rules of the manifest's seccomp.deny less seccomp.allow, expanded
  * through the group table (scg_resolve). ret is written only on success;
@@ -24,15 +40,16 @@ struct sc_program {
 int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error *err);
 
 /* sc_build - build the filter for the manifest's seccomp section and export it. Non-native architectures
- * (i386 via int 0x80, x32) are killed (SCMP_ACT_KILL_PROCESS as the bad-arch
- * action). guard: 0, or turninit's pid, which the commands may then not
+ * (i386 via int 0x80, x32) are killed (sc_kill_action as the bad-arch
+ * action, recorded in ret->kill_action). guard: 0, or turninit's pid, which the commands may then not
  * signal (non-root mode, where they share its uid): kill(2) of guard, of -1
  * and of guard's process group, tkill(2), tgkill(2), rt_sigqueueinfo(2) and
  * rt_tgsigqueueinfo(2) of guard (each compared on the low 32 bits, as the
  * kernel reads a pid_t) get EPERM, and so does every pidfd_send_signal(2),
  * whose pidfd may name it. ret is written only on success; free with
  * sc_program_free().
- * Errors: -errno from libseccomp (-EINVAL unknown syscall, -ENOMEM, ...). */
+ * Errors: those of sc_kill_action; -errno from libseccomp (-EINVAL unknown
+ * syscall, -ENOMEM, ...). */
 int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 	     struct tn_error *err);
 

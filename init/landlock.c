@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "plat.h"
 
 /* Rights newer than this system's UAPI header (Debian 12: ABI 2). */
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
@@ -122,9 +123,20 @@ int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_er
 	int r;
 
 	if (abi == 0) {
-		if (!l->optional)
+		if (!l->optional) {
+			/* the probe again, for its errno: ENOSYS under gVisor, which
+			 * implements no Landlock; EOPNOTSUPP where Linux has it off */
+			long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+			int e = v < 0 ? errno : 0;
+			char why[96];
+
+			snprintf(why, sizeof(why), "%s%s", e == ENOSYS ? "ENOSYS" : e == EOPNOTSUPP ? "EOPNOTSUPP" :
+				 e == EPERM ? "EPERM" : strerror(e),
+				 e == ENOSYS && plat_is_gvisor() ? ": gVisor implements no Landlock" : "");
 			return err_set(err, EOPNOTSUPP,
-				       "landlock: the kernel offers no Landlock ABI (or the runtime's seccomp profile refuses it), and the manifest requires it (landlock.optional is false)");
+				       "landlock: not available (landlock_create_ruleset: %s; or the runtime's seccomp profile refuses it), and the manifest requires it (landlock.optional is false): a manifest with landlock.optional true runs without it",
+				       why);
+		}
 		ret->fd = -1;
 		ret->abi = 0;
 		return 0;

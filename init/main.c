@@ -2,6 +2,7 @@
  * before the command starts any failure refuses with exit 125 and one line. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <seccomp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "load.h"
 #include "log.h"
 #include "mcp_bridge.h"
+#include "plat.h"
 #include "reap.h"
 #include "sandbox.h"
 #include "serve.h"
@@ -40,6 +42,11 @@ static void log_weakened(const struct sandbox *sb, const struct caps_start *star
 			 (unsigned)start->uid, (unsigned)start->gid);
 	if (sb->landlock.abi == 0)
 		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
+	/* what this platform weakens (verify lists the same under "platform") */
+	if (sb->filter.kill_action != SCMP_ACT_KILL_PROCESS)
+		log_line("seccomp: a syscall of another architecture kills the calling thread, not the whole process (SECCOMP_RET_KILL_THREAD): the platform refuses SECCOMP_RET_KILL_PROCESS (SECCOMP_GET_ACTION_AVAIL: EINVAL)");
+	if (sb->no_securebits)
+		log_line("securebits: not available on this platform (gVisor: PR_SET_SECUREBITS is EINVAL); commands run without them, with every capability set empty and no_new_privs");
 }
 
 int main(int argc, char **argv, char **envp)
@@ -99,6 +106,10 @@ int main(int argc, char **argv, char **envp)
 	if (opt.mode == CLI_VERIFY)
 		return verify_print(&pol, &start, refusal.code ? refusal.msg : NULL, &err) < 0 ?
 		       refuse(&err) : 0;
+	/* listen trusts SO_PEERCRED for who connects: where it does not name the
+	 * peer (gVisor), refuse before anything is set up or said. */
+	if (opt.mode == CLI_LISTEN && plat_peercred_check("listen", &err) < 0)
+		return refuse(&err);
 	/* The audit log, while turninit may still open any file, and before it
 	 * opens one of its own, so fd:N can only name an inherited fd. */
 	if (pol.manifest->audit_required && !opt.audit_log) {

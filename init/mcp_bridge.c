@@ -327,6 +327,8 @@ int mcp_bridge_main(const struct cli_options *o)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (call_check_peercred("mcp") < 0)
+		return EXIT_REFUSED;
 	b.fd = sock.fd = call_connect(o->socket_path);
 	if (b.fd < 0) {
 		log_line("mcp: %s: %s", o->socket_path, strerror(errno));

@@ -11,6 +11,13 @@
  * (signalling commands that run as another uid). */
 static const cap_value_t sandbox_keep_caps[] = { CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL };
 
+static int step_platform(struct sandbox *sb, struct tn_error *err)
+{
+	(void)err;
+	sb->no_securebits = caps_securebits_probe();
+	return 0;
+}
+
 static int step_filter(struct sandbox *sb, struct tn_error *err)
 {
 	/* Non-root mode: the commands share turninit's uid, so the kernel would
@@ -50,6 +57,7 @@ static int step_caps(struct sandbox *sb, struct tn_error *err)
 }
 
 const struct sandbox_step sandbox_steps[] = {
+	{ "platform", step_platform, NULL, false },
 	{ "filter", step_filter, undo_filter, false },
 	{ "home", step_home, NULL, false },
 	{ "landlock", step_landlock, undo_landlock, false },

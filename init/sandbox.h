@@ -1,5 +1,6 @@
 /* sandbox.h - what every command of a turn is locked down with, prepared once
- * per turn from the manifest, in the one order that works: the seccomp program
+ * per turn from the manifest, in the one order that works: what the platform
+ * offers (securebits or none: caps_securebits_probe), the seccomp program
  * (libseccomp, exported as BPF), HOME (a tmpfs turninit mounts or checks), the
  * Landlock ruleset (its rules bind to the inodes there, so after HOME), then
  * turninit drops every capability but those the commands' lock-down and end
@@ -22,10 +23,11 @@ struct sandbox {
 	bool nonroot;                  /* non-root mode (caps.h): set before the steps */
 	struct sc_program filter;      /* step "filter" */
 	struct ll_ruleset landlock;    /* step "landlock"; fd -1 without Landlock */
+	bool no_securebits;            /* step "platform": the platform has none (gVisor) */
 };
 
 struct sandbox_step {
-	const char *name;                                   /* "filter", "home", "landlock", "caps" */
+	const char *name;                                   /* "platform", "filter", "home", "landlock", "caps" */
 	int (*run)(struct sandbox *sb, struct tn_error *err);   /* -errno, err filled */
 	void (*undo)(struct sandbox *sb);                  /* frees what run made (NULL: nothing) */
 	bool once;                                         /* cannot run twice in one process */

@@ -3,15 +3,18 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <seccomp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "envfilter.h"
 #include "filter.h"
 #include "landlock.h"
+#include "plat.h"
 
 /* [{"name": "mount", "action": "EPERM", "whole": true}, {"name": "ioctl",
  *   "action": "EPERM", "whole": false, "when": ["ioctl with request ..."]}]:
@@ -108,12 +111,41 @@ static json_t *start_json(const struct caps_start *start, const char *refusal)
 			 start->nnp, "not_applied", nonroot_json());
 }
 
+/* {"gvisor": B, "weakened": [...], "listen": "..."}: what this platform
+ * offers of the layers, found as a start finds it (sc_kill_action,
+ * caps_securebits_probe, ll_abi, plat_peercred_check). weakened names each
+ * layer that is weaker here than on Linux, in this order: "seccomp" (other
+ * architectures kill the calling thread only), "securebits" (none),
+ * "landlock" (none, and the manifest allows that), "listen" (refused);
+ * empty on a Linux kernel with Landlock. A Landlock a run refuses for is not
+ * weakened but a refusal, said in "landlock". */
+static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no_securebits)
+{
+	struct tn_error perr = { 0 };
+	bool listen_ok = plat_peercred_check("listen", &perr) == 0;
+	json_t *weak = json_array();
+
+	if (!weak ||
+	    (kill != SCMP_ACT_KILL_PROCESS && json_array_append_new(weak, json_string("seccomp")) != 0) ||
+	    (no_securebits && json_array_append_new(weak, json_string("securebits")) != 0) ||
+	    (ll_abi() == 0 && m->landlock.optional &&
+	     json_array_append_new(weak, json_string("landlock")) != 0) ||
+	    (!listen_ok && json_array_append_new(weak, json_string("listen")) != 0)) {
+		json_decref(weak);
+		return NULL;
+	}
+	return json_pack("{s:b, s:o, s:s}", "gvisor", plat_is_gvisor(), "weakened", weak,
+			 "listen", listen_ok ? "available" : perr.msg);
+}
+
 int verify_print(const struct load_result *r, const struct caps_start *start,
 		 const char *refusal, struct tn_error *err)
 {
 	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL;
 	json_t *root = NULL, *mf = NULL, *names = NULL, *denied = NULL;
 	struct scg_set set = { 0 };
+	uint32_t kill = SCMP_ACT_KILL_PROCESS;
+	bool no_securebits;
 	int ret = -ENOMEM;
 
 	sig_key_id_hex(r->sig.key_id, kid);
@@ -131,13 +163,18 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 		if (json_array_append_new(names, json_stringn(envp[i], (size_t)(eq - envp[i]))) != 0)
 			goto out;
 	}
+	if (sc_kill_action(&kill, err) < 0) {
+		ret = -err->code;
+		goto out;
+	}
+	no_securebits = caps_securebits_probe();
 	if (sc_denied(&r->manifest->seccomp, &set, err) < 0)
 		goto out;
 	denied = denied_json(&set);
 	scg_set_free(&set);
 	if (!denied)
 		goto out;
-	root = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:O}, s:o*, s:o*}",
+	root = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:o, s:o*}",
 			 "turninit", TURNINIT_VERSION,
 			 "source", r->source,
 			 "trust", r->trust,
@@ -145,9 +182,16 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 			 "trusted_comment", r->sig.trusted_comment,
 			 "manifest", mf,
 			 "environment", names,
-			 "seccomp", "architecture", "x86_64", "other_architectures", "killed",
+			 "seccomp", "architecture", "x86_64",
+			 "other_architectures", kill == SCMP_ACT_KILL_PROCESS ? "killed" :
+			 "the calling thread killed, not the process (the platform refuses SECCOMP_RET_KILL_PROCESS)",
+			 "bad_arch_action", kill == SCMP_ACT_KILL_PROCESS ? "SECCOMP_RET_KILL_PROCESS" :
+			 "SECCOMP_RET_KILL_THREAD",
 			 "denied", denied,
 			 "landlock", landlock_json(r->manifest),
+			 "securebits", no_securebits ? "not available on this platform (gVisor): commands run without them" :
+			 "locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED)",
+			 "platform", platform_json(r->manifest, kill, no_securebits),
 			 "start", start_json(start, refusal));
 	if (!root)
 		goto out;

@@ -10,8 +10,10 @@
  * newline on stdout: version, manifest source, trust root, signature (algorithm,
  * key id, trusted comment), the manifest with defaults filled in, the names of
  * the environment a one-shot command would get from this environment (names
- * only: values may be secrets), the seccomp rules, and the Landlock ABI in
- * use with what a run does about it; and "start": how a run started as this
+ * only: values may be secrets), the seccomp rules and bad-arch action, the
+ * Landlock ABI in use with what a run does about it, securebits, the
+ * platform's weakened layers (docs/security.md, "gVisor (runsc)": forks one
+ * child, plat_peercred_check, and reaps it); and "start": how a run started as this
  * process is would go (start: what caps_start found, NULL when it refused;
  * refusal: the start's refusal, or NULL): {"mode": "privileged" | "non-root" |
  * "refused", "uid", "gid", "refusal", "not_applied": [what non-root mode

@@ -859,6 +859,8 @@ static int pr_status(void)
 	printf("\n");
 	pr_status_lines();
 	printf("securebits 0x%x\n", sb);
+	/* gVisor's /proc/self/status has no NoNewPrivs line: prctl says it too */
+	printf("no_new_privs %d\n", prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 	printf("dumpable %d\n", prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
 	pr_status_fds();
 	pr_status_tty();

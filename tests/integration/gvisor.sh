@@ -1,0 +1,260 @@
+#!/bin/bash
+# gvisor.sh - turninit under gVisor (`make gvisor`; issue 16, Deliver 3): podman
+# with Debian's runsc as the OCI runtime, `--runtime-flag network=none` (this
+# runsc misjudges the network namespace here and fails to start otherwise).
+# Root, `make setup` (which installs runsc), `make helpers` (the escape probe).
+#
+# What it holds (docs/security.md, "gVisor"): a one-shot turn has the exact
+# environment and exit codes, every capability set empty, no_new_privs,
+# seccomp mode 2, a denied syscall gets EPERM, an x32 syscall kills; the three
+# weakened layers (the bad-arch action kills the thread, no securebits, no
+# Landlock) are said on stderr at start and by verify, which names exactly
+# those and listen; serve answers two requests over `podman run -i`; and each
+# refusal (listen, call and mcp --socket, which trust SO_PEERCRED; Landlock
+# required by the manifest) is exit 125, one line, no command run. Under
+# podman's default runtime verify names no weakened layer.
+#
+# Every podman call has a hard timeout (60 s); containers are labelled and
+# removed at exit. ITEST_ONLY=REGEX, ITEST_BINARY=PATH as in every suite.
+# shellcheck disable=SC2016 # '$X' is literal: it runs in the container
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+VECTORS=$ROOT/tests/vectors
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+suite_open gvisor gvtest "rootful podman with runsc" podman buildah minisign python3 timeout runsc
+RUNSC=$(command -v runsc)
+IMG=localhost/turninit-gvtest
+trap cleanup_containers EXIT
+T0=$(now_ms)
+
+# --- keys, manifests, image ----------------------------------------------------------
+KEY_SEC=$VECTORS/test-trusted.key
+KEY_PUB=$VECTORS/test-trusted.pub
+[[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
+M=$WORK/m
+MANIFEST_KEY=$KEY_SEC
+# main: what runs under gVisor (landlock.optional: there is no Landlock there);
+# strict: the same with Landlock required, the default.
+manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"landlock\":{\"optional\":true}}"
+manifest strict "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
+mapfile -t ENV_STRICT < <(manifest_env "$M/strict.json")
+overlay_image "$IMG" gvisor probe
+timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+echo "# images built in $(( $(now_ms) - T0 )) ms"
+
+# gvrun ARGS...: podman run under runsc with the suite's flags, and ARGS.
+GV=(timeout 60 podman --runtime "$RUNSC" run --rm --pull never --runtime-flag network=none
+	--network none --label "$LABEL")
+gvrun() {
+	run_cmd "${GV[@]}" "$@"
+}
+
+# Is runsc working here at all? One clear line instead of twenty failures.
+run_cmd "${GV[@]}" --entrypoint /bin/busybox "$SEALED" uname -r
+[[ $RC -eq 0 && $OUT == $'4.4.0\n' ]] || abort "runsc does not run a container here (status $RC): ${ERR:-$OUT}"
+
+# What a one-shot command writes to stderr before its own output under runsc
+# with main.json: one line per weakened layer (init/main.c).
+WEAK_LOG="turninit: landlock: not available; running without it, as the manifest allows (landlock.optional)
+turninit: seccomp: a syscall of another architecture kills the calling thread, not the whole process (SECCOMP_RET_KILL_THREAD): the platform refuses SECCOMP_RET_KILL_PROCESS (SECCOMP_GET_ACTION_AVAIL: EINVAL)
+turninit: securebits: not available on this platform (gVisor: PR_SET_SECUREBITS is EINVAL); commands run without them, with every capability set empty and no_new_privs
+"
+# The exact environment of `env` under main.json with TZ given (as in run.sh).
+ENV_MAIN=$'HOME=/home/agent\nLANG=C.UTF-8\nPATH=/usr/local/bin:/usr/bin:/bin\nPWD=/work\nSHLVL=0\nTERM=dumb\nTZ=UTC\n_=/bin/env\n'
+ATTACK=(-e GH_TOKEN=x -e BASH_ENV=/etc/profile -e 'BASH_FUNC_ls%%=() { echo pwned; }'
+	-e SHELLOPTS=xtrace -e LD_PRELOAD=/x.so)
+
+# --- one-shot ----------------------------------------------------------------------
+if selected gv-oneshot-exact-env; then
+	begin gv-oneshot-exact-env
+	gvrun --tmpfs "$HOME_TMPFS" -e TZ=UTC "${ATTACK[@]}" "$SEALED" env
+	expect_rc 0
+	eq "environment (sorted)" "$(printf '%s' "$OUT" | LC_ALL=C sort)"$'\n' "$ENV_MAIN"
+	expect_err "$WEAK_LOG"
+	end
+fi
+
+for c in "7:exit 7" "143:kill -TERM \$\$" "127:no-such-command-here" "0:true"; do
+	name=gv-oneshot-exit-${c%%:*}
+	selected "$name" || continue
+	begin "$name"
+	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" "${c#*:}"
+	expect_rc "${c%%:*}"
+	expect_out ""
+	expect_contains stderr "$ERR" "$WEAK_LOG"
+	end
+done
+
+# /proc/self/status under gVisor has no CapAmb and no NoNewPrivs line:
+# prctl(PR_GET_NO_NEW_PRIVS) says the latter (gVisor answers 1 always), and
+# PR_GET_SECUREBITS fails (-1: none).
+if selected gv-status-caps-nnp-seccomp; then
+	begin gv-status-caps-nnp-seccomp
+	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
+	expect_rc 0
+	expect_err "$WEAK_LOG"
+	got=$(printf '%s\n' "$OUT" | grep -E '^(uid|gid|groups|CapInh|CapPrm|CapEff|CapBnd|Seccomp|no_new_privs|securebits) ')
+	eq "status" "$got" "uid 1000 1000 1000
+gid 1000 1000 1000
+groups none
+CapInh 0000000000000000
+CapPrm 0000000000000000
+CapEff 0000000000000000
+CapBnd 0000000000000000
+Seccomp 2
+securebits 0xffffffff
+no_new_privs 1"
+	end
+fi
+
+# The filter's answer to syscalls it denies, and the controls allowed.
+if selected gv-filter-denies-eperm; then
+	begin gv-filter-denies-eperm
+	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe ptrace mount unshare_newuser setns keyctl ctl_getppid ctl_fork'
+	expect_rc 0
+	expect_out "ptrace blocked EPERM
+mount blocked EPERM
+unshare_newuser blocked EPERM
+setns blocked EPERM
+keyctl blocked EPERM
+ctl_getppid allowed success
+ctl_fork allowed success
+"
+	end
+fi
+
+# The same probes without turninit, as uid 1000 under runsc: gVisor itself
+# answers them otherwise, so the EPERMs above are the filter's.
+if selected gv-filter-control-without-turninit; then
+	begin gv-filter-control-without-turninit
+	gvrun --user 1000:1000 --entrypoint /bin/probe "$SEALED" ptrace mount keyctl
+	expect_rc 0
+	[[ $OUT == *"ptrace allowed "* ]] || why "ptrace is not allowed without turninit"
+	[[ $OUT == *"mount allowed "* || $OUT == *"mount blocked EPERM"* ]] || why "mount: unexpected"
+	[[ $OUT != *"keyctl blocked EPERM"* ]] || why "keyctl is EPERM without turninit too"
+	end
+fi
+
+# An x32 syscall: the bad-arch action kills (the thread, which is the probe's
+# only one): 128 + SIGSYS.
+if selected gv-x32-killed; then
+	begin gv-x32-killed
+	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe x32_getpid'
+	expect_rc 159
+	expect_out ""
+	end
+fi
+
+# --- verify: exactly the weakened layers ----------------------------------------------
+verify_facts() { # the fields of verify's JSON on stdin the tests compare, one line each
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = d["platform"]
+print("gvisor", p["gvisor"])
+print("weakened", " ".join(p["weakened"]) or "-")
+print("bad_arch_action", d["seccomp"]["bad_arch_action"])
+print("other_architectures", d["seccomp"]["other_architectures"])
+print("securebits", d["securebits"])
+print("landlock", d["landlock"]["abi"], d["landlock"]["status"])
+print("listen", p["listen"].split(" (")[0])' 2>&1
+}
+if selected gv-verify-states-weakened-layers; then
+	begin gv-verify-states-weakened-layers
+	gvrun "$SEALED" verify
+	expect_rc 0
+	expect_err ""
+	eq "verify" "$(printf '%s' "$OUT" | verify_facts)" "gvisor True
+weakened seccomp securebits landlock listen
+bad_arch_action SECCOMP_RET_KILL_THREAD
+other_architectures the calling thread killed, not the process (the platform refuses SECCOMP_RET_KILL_PROCESS)
+securebits not available on this platform (gVisor): commands run without them
+landlock 0 unavailable: not enforced (landlock.optional)
+listen listen: SO_PEERCRED here does not name the peer"
+	end
+fi
+if selected gv-verify-strict-says-landlock-refuses; then
+	begin gv-verify-strict-says-landlock-refuses
+	gvrun "${ENV_STRICT[@]}" "$SEALED" verify
+	expect_rc 0
+	eq "verify" "$(printf '%s' "$OUT" | verify_facts | sed -n 2p\;6p)" "weakened seccomp securebits listen
+landlock 0 unavailable: a run refuses (landlock.optional is false)"
+	end
+fi
+# The control: podman's default runtime (crun, Linux) weakens nothing.
+if selected gv-verify-linux-weakens-nothing; then
+	begin gv-verify-linux-weakens-nothing
+	prun "$SEALED" verify
+	expect_rc 0
+	eq "verify" "$(printf '%s' "$OUT" | verify_facts | sed '6s/^landlock [0-9]* /landlock N /')" "gvisor False
+weakened -
+bad_arch_action SECCOMP_RET_KILL_PROCESS
+other_architectures killed
+securebits locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED)
+landlock N enforced
+listen available"
+	end
+fi
+
+# --- serve over podman run -i ----------------------------------------------------------
+if selected gv-serve-two-requests; then
+	begin gv-serve-two-requests
+	run_input '{"op":"exec","id":"a","command":"echo A; id -u"}
+{"op":"exec","id":"b","command":"echo B >&2; exit 3"}
+' "${GV[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" serve
+	expect_rc 0
+	expect_err "$WEAK_LOG"
+	got=$(printf '%s' "$OUT" | python3 -c '
+import base64, json, sys
+ev = [json.loads(l) for l in sys.stdin]
+for i in ("a", "b"):
+    out = b"".join(base64.b64decode(e["data"]) for e in ev if e["id"] == i and e["event"] == "output")
+    ex = [e for e in ev if e["id"] == i and e["event"] == "exit"]
+    st = [e for e in ev if e["id"] == i and e["event"] == "started"]
+    print(i, len(st), repr(out.decode()), [(e["code"], e["signal"], e["timed_out"]) for e in ex])' 2>&1)
+	eq "events" "$got" "a 1 'A\\n1000\\n' [(0, None, False)]
+b 1 'B\\n' [(3, None, False)]"
+	end
+fi
+
+# --- refusals: exit 125, one line, nothing ran --------------------------------------
+if selected gv-listen-refused; then
+	begin gv-listen-refused
+	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" listen --socket /run/turninit.sock
+	expect_refusal "listen: SO_PEERCRED here does not name the peer"
+	expect_contains stderr "$ERR" "gVisor: this runsc answers SO_PEERCRED with the caller's own credentials"
+	end
+fi
+if selected gv-call-refused; then
+	begin gv-call-refused
+	gvrun --entrypoint /sbin/turninit "$SEALED" call --socket /run/turninit.sock -- 'echo COMMAND-RAN'
+	expect_refusal "call: SO_PEERCRED here does not name the peer"
+	expect_contains stderr "$ERR" "gVisor"
+	end
+fi
+if selected gv-mcp-bridge-refused; then
+	begin gv-mcp-bridge-refused
+	gvrun --entrypoint /sbin/turninit "$SEALED" mcp --socket /run/turninit.sock
+	expect_refusal "mcp: SO_PEERCRED here does not name the peer"
+	end
+fi
+if selected gv-landlock-required-refused; then
+	begin gv-landlock-required-refused
+	gvrun --tmpfs "$HOME_TMPFS" "${ENV_STRICT[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "landlock: not available (landlock_create_ruleset: ENOSYS: gVisor implements no Landlock"
+	expect_contains stderr "$ERR" "landlock.optional is false"
+	end
+fi
+if selected gv-home-refusal-one-line; then
+	begin gv-home-refusal-one-line
+	gvrun "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "--tmpfs"
+	end
+fi
+
+no_container_left
+echo "# suite ran in $(( $(now_ms) - T0 )) ms"
+results
