@@ -131,14 +131,14 @@ $(BUILD)/gen/trusted_keys.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 # The commit --version names (Docker's init-path parser wants "- git.COMMIT"):
-# regenerated only when HEAD changes, and only main.c includes it. COMMIT=
+# regenerated only when HEAD changes; main.c and verify.c include it. COMMIT=
 # names it for a build outside a git checkout (a release tarball).
 COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 $(BUILD)/gen/commit.h: FORCE
 	@mkdir -p $(@D)
 	@printf '#define TURNINIT_COMMIT "%s"\n' "$(COMMIT)" > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/musl-obj/init/main.o: $(BUILD)/gen/commit.h
+$(BUILD)/musl-obj/init/main.o $(BUILD)/musl-obj/init/verify.o: $(BUILD)/gen/commit.h
 
 MUSL_OBJ := $(patsubst %.c,$(BUILD)/musl-obj/%.o,$(SRC))
 $(BUILD)/musl-obj/%.o: %.c $(HDR) $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)

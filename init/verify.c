@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "commit.h"
 #include "envfilter.h"
 #include "filter.h"
 #include "landlock.h"
@@ -174,8 +175,9 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	scg_set_free(&set);
 	if (!denied)
 		goto out;
-	root = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:o, s:o*}",
+	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:o, s:o*}",
 			 "turninit", TURNINIT_VERSION,
+			 "commit", TURNINIT_COMMIT,
 			 "source", r->source,
 			 "trust", r->trust,
 			 "signature", "algorithm", r->sig.alg, "key_id", kid,

@@ -752,8 +752,10 @@ if selected v-verify-prints-policy-json; then
 import json, sys
 d = json.load(sys.stdin)
 m = d["manifest"]
-print(d["source"], "|", m["user"]["uid"], m["user"]["gid"], m["home"], m["workdir"], m["env"]["set"]["PATH"], m["env"]["allow"])' 2>&1)
-	eq "parsed policy" "$got" "image config Env (TURNINIT_MANIFEST) | 1000 1000 /home/agent /work /usr/local/bin:/usr/bin:/bin ['TZ']"
+print(d["turninit"], d["commit"], "|", d["source"], "|", m["user"]["uid"], m["user"]["gid"], m["home"], m["workdir"], m["env"]["set"]["PATH"], m["env"]["allow"])' 2>&1)
+	# version and commit as --version names them
+	commit=$("$BIN" --version | sed -n 's/^turninit version .* - git\.//p')
+	eq "parsed policy" "$got" "$VERSION $commit | image config Env (TURNINIT_MANIFEST) | 1000 1000 /home/agent /work /usr/local/bin:/usr/bin:/bin ['TZ']"
 	end
 fi
 if selected v-verify-refuses-forgery; then
