@@ -27,7 +27,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
 from client import Client, Closed  # noqa: E402
-import cases as sv  # noqa: E402  (tests/serve/cases.py: shapes, podman, connect_as)
+import cases as sv  # noqa: E402  (tests/serve/cases.py: shapes, engine, connect_as)
 
 say, note, js, within, ms_since = sv.say, sv.note, sv.js, sv.within, sv.ms_since
 
@@ -221,7 +221,7 @@ def case_nofile(c, a):
 def case_killed(c, a):
     c.exec("echo begun; sleep 100", id="k")
     c.wait("k", timeout=30, until=lambda r: r.stdout)
-    sv.podman("kill", "--signal", "KILL", a.name, check=True)
+    sv.engine("kill", "--signal", "KILL", a.name, check=True)
     try:
         c.drain(30)
     except Closed:
@@ -340,7 +340,7 @@ def main(argv):
         sv.run_case(CASES[case], c, a)
     finally:
         if bg is not None:
-            sv.podman("kill", "--signal", "TERM", a.name)
+            sv.engine("kill", "--signal", "TERM", a.name)
             try:
                 bg.wait(30)
             except subprocess.TimeoutExpired:

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# lib.sh - helpers of the podman integration suite (sourced by run.sh; bash).
+# lib.sh - helpers of the integration suites (sourced by each suite; bash): podman,
+# or Docker under ITEST_ENGINE=docker.
 #
 # A test is  begin NAME; <run something>; <expect ...>...; end
 # Each run_* sets RC, OUT and ERR (stdout and stderr byte-exact, trailing newlines
@@ -53,12 +54,43 @@ rootless() {
 	[[ ${ITEST_ROOTLESS:-0} == 1 ]]
 }
 
+# ITEST_ENGINE=docker: the suite's containers run under Docker instead of
+# podman (tests/integration/docker.sh starts a dockerd of its own, sets
+# DOCKER_HOST to its socket and ITEST_DOCKER to its client, and runs run.sh,
+# sandbox.sh and serve.sh so; the other suites are podman's only). Images are
+# still built with buildah and podman (rootfs/build-image.sh, oci/seal.sh) and
+# handed over with `podman save | docker load` (engine_images). ENGINE is the
+# client, ENGINE_NAME its name in test names and messages; SUITE and WORK get
+# the prefix docker- (build/test-results/docker-integration, build/docker-itest).
+docker_engine() {
+	[[ ${ITEST_ENGINE:-podman} == docker ]]
+}
+# shellcheck disable=SC2034 # ENGINE_NAME: used by the suites
+if docker_engine; then
+	ENGINE=${ITEST_DOCKER:-docker}
+	ENGINE_NAME=docker
+else
+	ENGINE=podman
+	ENGINE_NAME=podman
+fi
+# tests/serve/cases.py calls the same client
+export ITEST_ENGINE_BIN=$ENGINE
+
 # skip NAME WHY: the test NAME is not made in this setup: a TAP skip line that
 # says why, counted apart from passes and failures.
 skip() {
 	TAP_N=$((TAP_N + 1))
 	SKIPPED=$((SKIPPED + 1))
 	echo "ok $TAP_N - $1 # SKIP $2"
+}
+
+# podman_test NAME WHY: like selected NAME, for a test of what only podman has:
+# under Docker it is skipped (skip NAME WHY) and false.
+podman_test() {
+	selected "$1" || return 1
+	docker_engine || return 0
+	skip "$1" "$2"
+	return 1
 }
 
 # userns CMD...: CMD as root of rootless podman's user namespace (podman
@@ -77,12 +109,20 @@ userns() {
 # build/DIR (WORK), made empty; BIN: the binary under test, ITEST_BINARY or
 # build/turninit unless the suite set BIN; the preflight (WHY: what it needs
 # root for; the binary; the tools TOOL...); INT and TERM end it with status
-# 130. The suite sets its own EXIT trap.
+# 130. The suite sets its own EXIT trap. A suite written for both engines sets
+# ENGINES="podman docker" first; under ITEST_ENGINE=docker NAME and DIR get
+# the prefix docker-, and any other suite aborts.
 suite_open() {
 	SUITE=$1
 	WORK=$ROOT/build/$2
 	local why=$3
 	shift 3
+	if docker_engine; then
+		SUITE=docker-$SUITE
+		WORK=$ROOT/build/docker-$2
+		[[ " ${ENGINES:-podman} " == *" docker "* ]] \
+			|| abort "this suite runs under podman only (ITEST_ENGINE=docker: run.sh, sandbox.sh, serve.sh)"
+	fi
 	BIN=${BIN:-${ITEST_BINARY:-$ROOT/build/turninit}}
 	preflight "$why" "$BIN" "$@"
 	rm -rf "$WORK"
@@ -103,6 +143,12 @@ preflight() {
 		[[ $(id -u) -eq 0 ]] || abort "run as root ($why)"
 	fi
 	[[ -x $bin ]] || abort "$bin missing: run make first"
+	if docker_engine; then
+		[[ -n ${DOCKER_HOST:-} ]] || abort "ITEST_ENGINE=docker wants DOCKER_HOST (tests/integration/docker.sh starts a dockerd and sets it)"
+		command -v "$ENGINE" >/dev/null || abort "$ENGINE not found: run make setup (docker.io)"
+		timeout 60 "$ENGINE" version >/dev/null 2>&1 \
+			|| abort "no dockerd answers at $DOCKER_HOST: $(timeout 60 "$ENGINE" version 2>&1 | tail -n 1)"
+	fi
 	for c in "$@"; do
 		command -v "$c" >/dev/null || abort "$c not found: run make setup"
 	done
@@ -129,12 +175,26 @@ T_NAME=
 T_WHY=()
 RC=0 OUT='' ERR='' CMD=''
 
-# The suite's podman flags: never pull, no network, a label for cleanup, and the
-# hard timeout of every podman call.
+# The suite's run flags: never pull, no network, a label for cleanup, and the
+# hard timeout of every podman (or docker) call. ENGINE_RUN is the engine's;
+# PODMAN_RUN, which prun runs, is the same unless a podman-only suite sets its own.
 LABEL=turninit-itest=$$
-PODMAN_RUN=(timeout 60 podman run --rm --pull never --network none --label "$LABEL")
-# shellcheck disable=SC2034 # used by run.sh
-HOME_TMPFS=/home/agent:rw,mode=0700,size=64m,U
+ENGINE_RUN=(timeout 60 "$ENGINE" run --rm --pull never --network none --label "$LABEL")
+PODMAN_RUN=("${ENGINE_RUN[@]}")
+# HOME_TMPFS: the --tmpfs of the manifest's HOME. podman's U gives it to the
+# container's user (root); Docker refuses U and takes the owner itself (the
+# flag turninit's refusal names for docker run: init/home.h, HOME_DOCKER_HINT;
+# Docker mounts it noexec, which no test needs lifted). NOCOPYUP: what the
+# --tmpfs options of an image with files in HOME need: podman copies them in
+# unless told notmpcopyup; Docker never copies, and refuses the option.
+# shellcheck disable=SC2034 # used by the suites
+if docker_engine; then
+	HOME_TMPFS=/home/agent:mode=0700,uid=1000,gid=1000
+	NOCOPYUP=
+else
+	HOME_TMPFS=/home/agent:rw,mode=0700,size=64m,U
+	NOCOPYUP=,notmpcopyup
+fi
 
 # slurp FILE: print FILE's bytes into the variable named by $2, trailing newlines kept.
 slurp() {
@@ -163,7 +223,7 @@ run_input() {
 	slurp "$WORK/stderr" ERR
 }
 
-# prun ARGS...: podman run with the suite's flags (see PODMAN_RUN) and ARGS.
+# prun ARGS...: the engine's run with the suite's flags (PODMAN_RUN) and ARGS.
 prun() {
 	run_cmd "${PODMAN_RUN[@]}" "$@"
 }
@@ -275,12 +335,42 @@ overlay_image() {
 	SEALED=$img:sealed
 }
 
+# engine_rm NAME...: remove the containers NAME... at once, killed if they
+# run (docker rm -f kills without a grace; podman's wants -t 0 for that).
+engine_rm() {
+	if docker_engine; then
+		timeout 60 "$ENGINE" rm -f "$@" >/dev/null 2>&1
+	else
+		timeout 60 podman rm -f -t 0 "$@" >/dev/null 2>&1
+	fi
+}
+
 # cleanup: remove every container this run labelled (after a timeout or a failure).
 cleanup_containers() {
 	local ids
-	ids=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null) || return 0
+	ids=$(timeout 60 "$ENGINE" ps -aq --filter "label=$LABEL" 2>/dev/null) || return 0
 	# shellcheck disable=SC2086 # one id a word
-	[[ -z $ids ]] || timeout 60 podman rm -f -t 0 $ids >/dev/null 2>&1 || true
+	[[ -z $ids ]] || engine_rm $ids || true
+}
+
+# engine_images IMAGE...: under Docker, the podman images IMAGE... handed to
+# dockerd (`podman save -m | docker load`), each checked to keep its config
+# Env (where oci/seal.sh puts TURNINIT_MANIFEST) and Entrypoint, and the
+# images they replace removed; under podman nothing. Aborts the suite on a
+# failure.
+engine_images() {
+	docker_engine || return 0
+	local img want got
+	timeout 300 podman save -m "$@" 2>"$WORK/save.log" | timeout 300 "$ENGINE" load >"$WORK/load.log" 2>&1
+	[[ ${PIPESTATUS[0]} -eq 0 && ${PIPESTATUS[1]} -eq 0 ]] \
+		|| { cat "$WORK/save.log" "$WORK/load.log"; abort "podman save -m $* | docker load"; }
+	for img in "$@"; do
+		want=$(timeout 60 podman image inspect --format '{{json .Config.Env}} {{json .Config.Entrypoint}}' "$img" 2>&1)
+		got=$(timeout 60 "$ENGINE" image inspect --format '{{json .Config.Env}} {{json .Config.Entrypoint}}' "$img" 2>&1)
+		[[ $got == "$want" ]] || abort "docker load of $img: config Env and Entrypoint $got, want podman's $want"
+	done
+	timeout 60 "$ENGINE" image prune -f >/dev/null 2>&1
+	return 0
 }
 
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds; false on timeout.
@@ -341,7 +431,7 @@ node_tap_report() {
 # whatever the tests did.
 no_container_left() {
 	local left
-	left=$(timeout 60 podman ps -aq --filter "label=$LABEL" 2>/dev/null | wc -l)
+	left=$(timeout 60 "$ENGINE" ps -aq --filter "label=$LABEL" 2>/dev/null | wc -l)
 	if [[ $left -eq 0 ]]; then
 		tap_ok "no container left after the suite"
 	else

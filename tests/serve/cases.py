@@ -6,6 +6,10 @@ reference client (client.py). Standard library only; runs on the host.
         SERVER_ARGV (`podman run -i ... IMAGE serve`) on pipes
     cases.py CASE [--name CONTAINER] --socket PATH       listen mode
 
+The container CONTAINER is inspected, signalled and stopped with the client
+ITEST_ENGINE_BIN names (tests/integration/lib.sh: podman, or the docker client
+under ITEST_ENGINE=docker; default podman).
+
 Each case prints facts, one a line, on stdout; serve.sh compares them with the
 exact text it expects. Measured times go to stderr as "# ..." lines (the bounds
 themselves are facts on stdout). Every event seen is also checked against the
@@ -27,6 +31,8 @@ from client import Client, Closed, Result  # noqa: E402
 
 MiB = 1 << 20
 PODMAN_TIMEOUT = 60
+ENGINE = os.environ.get("ITEST_ENGINE_BIN") or "podman"
+ENGINE_NAME = os.path.basename(ENGINE)
 
 
 def say(*words):
@@ -58,16 +64,17 @@ def ms_since(t0):
     return int((time.monotonic() - t0) * 1000)
 
 
-def podman(*args, check=False):
-    p = subprocess.run(("podman",) + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+def engine(*args, check=False):
+    """The container engine's client (ENGINE) with args; its stdout, stripped."""
+    p = subprocess.run((ENGINE,) + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=PODMAN_TIMEOUT, text=True)
     if check and p.returncode != 0:
-        raise RuntimeError("podman %s: %s" % (" ".join(args), p.stderr.strip()))
+        raise RuntimeError("%s %s: %s" % (ENGINE_NAME, " ".join(args), p.stderr.strip()))
     return p.stdout.strip()
 
 
 def host_pid(name):
-    return int(podman("inspect", "--format", "{{.State.Pid}}", name, check=True))
+    return int(engine("inspect", "--format", "{{.State.Pid}}", name, check=True))
 
 
 def pid1_figures(pid):
@@ -605,9 +612,9 @@ def case_sigkill_client(c, a):
     note("turninit (host pid %d) gone %d ms after SIGKILL of the client" % (pid, ms))
     say("turninit ended within 2 s:", within(ms, 2000) if container_gone(pid) else "no (still running)")
     deadline = time.monotonic() + 10
-    while podman("ps", "-q", "--filter", "name=^%s$" % a.name) and time.monotonic() < deadline:
+    while engine("ps", "-q", "--filter", "name=^%s$" % a.name) and time.monotonic() < deadline:
         time.sleep(0.1)
-    say("podman ps lists it:", "yes" if podman("ps", "-q", "--filter", "name=^%s$" % a.name) else "no")
+    say(ENGINE_NAME + " ps lists it:", "yes" if engine("ps", "-q", "--filter", "name=^%s$" % a.name) else "no")
 
 
 def case_end_of_stdin(c, a):
@@ -632,7 +639,7 @@ def case_sigterm(c, a):
     c.exec("sleep 100", id="t1")
     c.wait("t1", timeout=30, until=lambda r: r.pid is not None)
     t0 = time.monotonic()
-    podman("kill", "--signal", "TERM", a.name, check=True)
+    engine("kill", "--signal", "TERM", a.name, check=True)
     evs = c.drain(30)
     status = c.proc.wait(30) if c.proc else None
     note("SIGTERM to the end of the turn: %d ms" % ms_since(t0))
@@ -689,7 +696,7 @@ def connect_as(path, uid):
     """A Client on the listen socket whose peer credentials are uid's: a child
     process takes uid (and gid) and connects, then hands the connection back
     (SCM_RIGHTS). SO_PEERCRED keeps what it was at connect(2), so this process
-    can stay root for podman."""
+    can stay root for the engine's calls."""
     if uid is None:
         return Client.connect(path)
     uid = int(uid)
@@ -804,13 +811,13 @@ def case_listen_sigterm(c, a):
     c.exec("sleep 100", id="t1")
     c.wait("t1", timeout=30, until=lambda r: r.pid is not None)
     t0 = time.monotonic()
-    p = subprocess.Popen(["podman", "stop", "-t", "10", a.name], stdout=subprocess.DEVNULL)
+    p = subprocess.Popen([ENGINE, "stop", "-t", "10", a.name], stdout=subprocess.DEVNULL)
     evs = c.drain(30)
     p.wait(PODMAN_TIMEOUT)
-    note("podman stop of listen: %d ms" % ms_since(t0))
+    note("%s stop of listen: %d ms" % (ENGINE_NAME, ms_since(t0)))
     say("events", " ".join("%s:%s" % (e["event"], e["id"]) for e in evs))
     say("t1", exit_fields(c.results["t1"]))
-    say("container exit code", podman("inspect", "--format", "{{.State.ExitCode}}", a.name))
+    say("container exit code", engine("inspect", "--format", "{{.State.ExitCode}}", a.name))
 
 
 def case_hardening(c, a):
