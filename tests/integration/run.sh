@@ -2,11 +2,13 @@
 # run.sh - integration tests of build/turninit in real podman containers
 # (`make integration`; issue 2, "Deliver" 8 a-h). Root, podman set up by
 # `make setup`; or, with ITEST_ROOTLESS=1, an unprivileged user under rootless
-# podman (tests/integration/rootless.sh). Builds its own images
+# podman (tests/integration/rootless.sh); or, with ITEST_ENGINE=docker, under
+# the dockerd of tests/integration/docker.sh, where the tests of what only
+# podman has are skipped, each saying why. Builds its own images
 # (localhost/turninit-itest:*) with rootfs/build-image.sh and oci/seal.sh,
-# trusting tests/vectors/test-trusted.pub.
+# trusting tests/vectors/test-trusted.pub (under Docker: podman save | docker load).
 #
-# Every podman call has a hard timeout (60 s) and runs with --pull never
+# Every podman (or docker) call has a hard timeout (60 s) and runs with --pull never
 # --network none; containers are labelled and removed at exit. Prints TAP ("ok N - NAME", "not ok N - NAME") with the evidence, then "N passed, N failed"; exits 1 on any failure.
 #
 # Environment: ITEST_ONLY=REGEX runs only the tests whose name matches (the images
@@ -20,7 +22,8 @@ ROOT=$(cd "$HERE/../.." && pwd)
 VECTORS=$ROOT/tests/vectors
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open integration itest "rootful podman" podman buildah minisign python3 timeout pgrep
+ENGINES="podman docker"
+suite_open integration itest "rootful $ENGINE_NAME" podman buildah minisign python3 timeout pgrep
 
 IMG=localhost/turninit-itest
 VERSION=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
@@ -133,6 +136,7 @@ if ! timeout 60 buildah config --env "TURNINIT_MANIFEST=$(b64 "$M/tampered.json"
 	abort "buildah config/commit tampered"
 fi
 timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+engine_images "$IMG:base" "$IMG:dotfiles" "$IMG:filemf" "$IMG:sealed" "$IMG:legacy" "$IMG:tampered"
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 
 SEALED=$IMG:sealed
@@ -150,6 +154,7 @@ mapfile -t ENV_LL_SHM_LINK < <(manifest_env "$M/ll-shm-link.json")
 mapfile -t ENV_LL_PROC_LINK < <(manifest_env "$M/ll-proc-link.json")
 # podman's own default seccomp profile without the landlock syscalls: to turninit
 # that is a kernel without Landlock (they fail with the profile's ENOSYS).
+# Docker takes the same file (one format).
 NO_LANDLOCK=$WORK/seccomp-no-landlock.json
 python3 - "$NO_LANDLOCK" <<'PYEOF' || abort "making $NO_LANDLOCK"
 import json, sys
@@ -167,27 +172,51 @@ ATTACK=(-e GH_TOKEN=x -e BASH_ENV=/etc/startup.sh -e ENV=/etc/startup.sh
 sorted() { LC_ALL=C sort; }
 
 # --- g. no passwd, group or nsswitch.conf in any image ---------------------------
+# root_problems DIR: what is wrong with the image root at DIR, one line each.
+root_problems() {
+	local f
+	for f in passwd group nsswitch.conf; do
+		[[ ! -e $1/etc/$f && ! -L $1/etc/$f ]] || echo "the image has /etc/$f"
+	done
+	[[ -x $1/sbin/turninit && -x $1/bin/bash && -L $1/bin/sh ]] || echo "the image lacks /sbin/turninit, /bin/bash or /bin/sh"
+}
 # image_problems IMAGE: mount IMAGE and print what is wrong with its files, one
 # line each. Rootless podman mounts images only in its user namespace: there
 # the function runs whole (userns).
 image_problems() {
-	local mnt f
+	local mnt
 	mnt=$(timeout 60 podman image mount "$1")
 	if [[ $? -ne 0 || ! -d $mnt/etc ]]; then
 		echo "podman image mount failed"
 	else
-		for f in passwd group nsswitch.conf; do
-			[[ ! -e $mnt/etc/$f && ! -L $mnt/etc/$f ]] || echo "the image has /etc/$f"
-		done
-		[[ -x $mnt/sbin/turninit && -x $mnt/bin/bash && -L $mnt/bin/sh ]] || echo "the image lacks /sbin/turninit, /bin/bash or /bin/sh"
+		root_problems "$mnt"
 	fi
 	timeout 60 podman image unmount "$1" >/dev/null 2>&1
 	return 0
 }
+# docker_image_problems IMAGE DIR: the same of the image docker loaded, whose
+# root a created container's `docker export` unpacks into DIR (Docker mounts
+# no image on the host).
+docker_image_problems() {
+	local id
+	rm -rf "$2"
+	mkdir -p "$2"
+	if ! id=$(timeout 60 "$ENGINE" create --label "$LABEL" "$1"); then
+		echo "docker create failed"
+		return 0
+	fi
+	timeout 60 "$ENGINE" export "$id" | tar -C "$2" -xf - || echo "docker export failed"
+	engine_rm "$id"
+	root_problems "$2"
+}
 for tag in base dotfiles filemf sealed legacy; do
 	selected "g-image-has-no-passwd-$tag" || continue
 	begin "g-image-has-no-passwd-$tag"
-	run_cmd userns bash -c "$(declare -f image_problems)"'; image_problems "$1"' bash "$IMG:$tag"
+	if docker_engine; then
+		run_cmd docker_image_problems "$IMG:$tag" "$WORK/export-$tag"
+	else
+		run_cmd userns bash -c "$(declare -f root_problems image_problems)"'; image_problems "$1"' bash "$IMG:$tag"
+	fi
 	[[ $RC -eq 0 ]] || why "the image check failed"
 	while IFS= read -r line; do
 		why "$line"
@@ -207,8 +236,9 @@ fi
 
 # --- a. login-shell startup files and the home skeleton never run ----------------
 # The dotfiles image has a home skeleton, which podman's --tmpfs would copy up into
-# HOME (tmpcopyup is its default); turninit wants an empty HOME, so: notmpcopyup.
-DOT_TMPFS=$HOME_TMPFS,notmpcopyup
+# HOME (tmpcopyup is its default); turninit wants an empty HOME, so: notmpcopyup
+# (NOCOPYUP; Docker never copies).
+DOT_TMPFS=$HOME_TMPFS$NOCOPYUP
 if selected a-control-login-shell-runs-them; then
 	# Control: the fixture works; `bash -lc` in the same image prints and exports.
 	begin a-control-login-shell-runs-them
@@ -251,7 +281,7 @@ if selected a-nested-bash-runs-no-startup-file; then
 	expect_err ""
 	end
 fi
-if selected a-tmpcopyup-refused-naming-notmpcopyup; then
+if podman_test a-tmpcopyup-refused-naming-notmpcopyup "Docker's --tmpfs never copies the image's files in; the a- tests above run the image with a home skeleton under a plain --tmpfs"; then
 	# Without notmpcopyup podman copies the skeleton into the tmpfs: HOME is not empty.
 	begin a-tmpcopyup-refused-naming-notmpcopyup
 	prun --tmpfs "$HOME_TMPFS" "$DOT" 'echo COMMAND-RAN'
@@ -298,13 +328,13 @@ if selected b-pid1-environ-wiped-seen-from-host; then
 	begin b-pid1-environ-wiped-seen-from-host
 	secret=turninit-test-secret-$$-$RANDOM
 	name=turninit-itest-$$-environ
-	run_cmd "${PODMAN_RUN[@]}" -d --name "$name" --tmpfs "$HOME_TMPFS" -e "GH_TOKEN=$secret" \
+	run_cmd "${ENGINE_RUN[@]}" -d --name "$name" --tmpfs "$HOME_TMPFS" -e "GH_TOKEN=$secret" \
 		"$SEALED" 'sleep 60'
 	expect_rc 0
-	pid=$(timeout 60 podman inspect --format '{{.State.Pid}}' "$name" 2>/dev/null)
+	pid=$(timeout 60 "$ENGINE" inspect --format '{{.State.Pid}}' "$name" 2>/dev/null)
 	has_child() { [[ -n $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) ]]; }
 	if [[ ! $pid =~ ^[1-9][0-9]*$ ]]; then
-		why "podman inspect: no pid ($(printf '%q' "$pid"))"
+		why "$ENGINE_NAME inspect: no pid ($(printf '%q' "$pid"))"
 	elif ! wait_for 30 has_child; then
 		why "turninit (host pid $pid) started no command within 30 s"
 	else
@@ -317,7 +347,7 @@ if selected b-pid1-environ-wiped-seen-from-host; then
 		grep -qaF "$secret" "$WORK/pid1-environ" && why "PID 1's environ holds the secret"
 		grep -qaF "${secret:0:12}" "$WORK/pid1-environ" && why "PID 1's environ holds part of the secret"
 	fi
-	timeout 60 podman rm -f -t 0 "$name" >/dev/null 2>&1
+	engine_rm "$name"
 	end
 fi
 
@@ -342,7 +372,7 @@ if selected c-one-byte-changed-in-image-config-refused; then
 	expect_refusal signature
 	end
 fi
-if selected c-seal-refuses-unprintable-trusted-comment; then
+if podman_test c-seal-refuses-unprintable-trusted-comment "oci/seal.sh makes podman images whatever the engine: make integration runs it"; then
 	# turninit refuses such a signature at run time; oci/seal.sh refuses to
 	# make the image at all, and says why.
 	begin c-seal-refuses-unprintable-trusted-comment
@@ -435,6 +465,26 @@ if selected e-no-tmpfs-refused-naming-flag; then
 	expect_refusal "--tmpfs /home/agent"
 	end
 fi
+if selected "e-refusal-names-working-$ENGINE_NAME-flag"; then
+	# What a user of this engine reads without a HOME tmpfs: the one line
+	# names the flag of podman run and of docker run (init/home.h); this
+	# engine's, added as written, gives a turn.
+	begin "e-refusal-names-working-$ENGINE_NAME-flag"
+	prun "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "to $ENGINE_NAME run"
+	expect_err "turninit: HOME /home/agent is not a private tmpfs mount and turninit lacks CAP_SYS_ADMIN to mount one: add --tmpfs /home/agent:rw,mode=0700,size=64m,U to podman run, --tmpfs /home/agent:mode=0700,uid=1000,gid=1000 to docker run (Kubernetes: an emptyDir with medium: Memory)"$'\n'
+	flag=$(printf '%s' "$ERR" | sed -n "s/.* --tmpfs \([^ ]*\) to $ENGINE_NAME run.*/\1/p")
+	if [[ -z $flag ]]; then
+		why "the refusal names no --tmpfs for $ENGINE_NAME run"
+	else
+		echo "# the flag it names for $ENGINE_NAME run: --tmpfs $flag"
+		prun --tmpfs "$flag" "$SEALED" 'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"'
+		expect_rc 0
+		expect_out $'tmpfs\n700 1000 1000\n'
+		expect_err ""
+	fi
+	end
+fi
 if selected e-sys-admin-mounts-home-itself; then
 	begin e-sys-admin-mounts-home-itself
 	prun --cap-add SYS_ADMIN "$SEALED" \
@@ -448,11 +498,15 @@ fi
 # --- hardening found by review: HOME that is not private, launcher-chosen inputs ----
 if selected e-home-owned-by-another-uid-refused; then
 	# An empty tmpfs of the container's own (a podman tmpfs volume: --tmpfs
-	# takes no uid=), but owned by uid 4242, neither root nor turninit nor
-	# the manifest's uid: refused, not given to the manifest's uid.
+	# takes no uid=; Docker's --tmpfs does), but owned by uid 4242, neither
+	# root nor turninit nor the manifest's uid: refused, not given to the
+	# manifest's uid.
 	begin e-home-owned-by-another-uid-refused
 	vol=itest-$$-home4242
-	if timeout 60 podman volume create --label "$LABEL" --opt type=tmpfs --opt device=tmpfs \
+	if docker_engine; then
+		prun --tmpfs /home/agent:mode=0700,uid=4242,gid=4242 "$SEALED" 'echo COMMAND-RAN'
+		expect_refusal "HOME /home/agent is owned by uid 4242, not 1000"
+	elif timeout 60 podman volume create --label "$LABEL" --opt type=tmpfs --opt device=tmpfs \
 		--opt o=uid=4242,gid=4242,mode=0700 "$vol" >/dev/null; then
 		prun -v "$vol:/home/agent" "$SEALED" 'echo COMMAND-RAN'
 		expect_refusal "HOME /home/agent is owned by uid 4242, not 1000"
@@ -478,7 +532,7 @@ if selected e-memory-emptydir-home-taken; then
 	# What a kubelet mounts for an emptyDir with medium: Memory: a root-owned
 	# tmpfs of mode 1777. turninit takes it for the manifest's uid.
 	begin e-memory-emptydir-home-taken
-	prun --tmpfs /home/agent:rw,mode=1777,size=64m,notmpcopyup "$SEALED" 'stat -c "%a %u %g" "$HOME"'
+	prun --tmpfs "/home/agent:rw,mode=1777,size=64m$NOCOPYUP" "$SEALED" 'stat -c "%a %u %g" "$HOME"'
 	expect_rc 0
 	expect_out $'700 1000 1000\n'
 	expect_err ""
@@ -509,8 +563,10 @@ if selected c-manifest-not-a-regular-file; then
 	t0=$(now_ms)
 	# /dev/stdin is /dev/null here; a pipe (podman run -i) is refused the same way,
 	# but podman's -i attach can lose the stderr of a container this quick.
-	prun --unsetenv TURNINIT_MANIFEST --unsetenv TURNINIT_MANIFEST_SIG \
-		--tmpfs "$HOME_TMPFS" "$SEALED" --manifest /dev/stdin 'echo COMMAND-RAN'
+	# docker run has no --unsetenv: the image without a manifest in its Env.
+	unsealed=(--unsetenv TURNINIT_MANIFEST --unsetenv TURNINIT_MANIFEST_SIG "$SEALED")
+	docker_engine && unsealed=("$IMG:base")
+	prun --tmpfs "$HOME_TMPFS" "${unsealed[@]}" --manifest /dev/stdin 'echo COMMAND-RAN'
 	expect_refusal "not a regular file"
 	(( $(now_ms) - t0 < 10000 )) || why "took $(( $(now_ms) - t0 )) ms"
 	end
@@ -618,7 +674,7 @@ if selected l-landlock-shm-false-link-refused; then
 	# A writable path that leads to /dev/shm through a symbolic link is
 	# refused at start: the manifest's names alone cannot tell.
 	begin l-landlock-shm-false-link-refused
-	prun --tmpfs "$HOME_TMPFS,notmpcopyup" "${ENV_LL_SHM_LINK[@]}" "$IMG:dotfiles" 'echo COMMAND-RAN'
+	prun --tmpfs "$HOME_TMPFS$NOCOPYUP" "${ENV_LL_SHM_LINK[@]}" "$IMG:dotfiles" 'echo COMMAND-RAN'
 	expect_refusal "landlock.writable: /shmlink leads to /dev/shm, which makes /dev/shm writable, and landlock.shm is false"
 	end
 fi
@@ -626,7 +682,7 @@ if selected l-landlock-proc-link-refused; then
 	# /proc writable would let a command lower its oom_score_adj: the
 	# manifest refuses the name, and turninit a path that leads there.
 	begin l-landlock-proc-link-refused
-	prun --tmpfs "$HOME_TMPFS,notmpcopyup" "${ENV_LL_PROC_LINK[@]}" "$IMG:dotfiles" 'echo COMMAND-RAN'
+	prun --tmpfs "$HOME_TMPFS$NOCOPYUP" "${ENV_LL_PROC_LINK[@]}" "$IMG:dotfiles" 'echo COMMAND-RAN'
 	expect_refusal "landlock.writable: /proclink leads into /proc, which commands may not write"
 	end
 fi
@@ -698,43 +754,51 @@ if selected f-argv-env-exact; then
 fi
 if selected f-stdin-passes-through; then
 	begin f-stdin-passes-through
-	run_input $'x\ny\n' "${PODMAN_RUN[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" cat
+	run_input $'x\ny\n' "${ENGINE_RUN[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" cat
 	expect_rc 0
 	expect_out $'x\ny\n'
 	expect_err ""
 	end
 fi
-if selected f-podman-stop-143-within-2s; then
-	begin f-podman-stop-143-within-2s
+if selected "f-$ENGINE_NAME-stop-143-within-2s"; then
+	begin "f-$ENGINE_NAME-stop-143-within-2s"
 	name=turninit-itest-$$-stop
-	run_cmd timeout 60 podman run -d --pull never --network none --label "$LABEL" \
+	run_cmd timeout 60 "$ENGINE" run -d --pull never --network none --label "$LABEL" \
 		--name "$name" --tmpfs "$HOME_TMPFS" "$SEALED" 'sleep 100'
 	if [[ $RC -ne 0 ]]; then
-		why "podman run -d failed"
+		why "$ENGINE_NAME run -d failed"
 	else
-		pid1=$(timeout 60 podman inspect --format '{{.State.Pid}}' "$name")
+		pid1=$(timeout 60 "$ENGINE" inspect --format '{{.State.Pid}}' "$name")
 		if ! wait_for 10 pgrep -x -P "$pid1" sleep >/dev/null; then
 			why "the command (sleep) did not start under PID 1 ($pid1) within 10 s"
 		else
 			t0=$(now_ms)
-			run_cmd timeout 60 podman stop -t 10 "$name"
+			run_cmd timeout 60 "$ENGINE" stop -t 10 "$name"
 			ms=$(( $(now_ms) - t0 ))
 			expect_rc 0
-			((ms < 2000)) || why "podman stop took $ms ms (want < 2000)"
-			code=$(timeout 60 podman inspect --format '{{.State.ExitCode}}' "$name")
+			((ms < 2000)) || why "$ENGINE_NAME stop took $ms ms (want < 2000)"
+			code=$(timeout 60 "$ENGINE" inspect --format '{{.State.ExitCode}}' "$name")
 			eq "container exit code" "$code" 143
-			echo "# podman stop returned in $ms ms"
+			echo "# $ENGINE_NAME stop returned in $ms ms"
 		fi
 	fi
-	timeout 60 podman rm -f -t 0 "$name" >/dev/null 2>&1
+	engine_rm "$name"
 	end
 fi
 
-# --- h. podman's --init-path -------------------------------------------------------------
+# --- h. turninit as the engine's init: podman's --init-path, dockerd's ---------------------
 if selected h-init-path; then
-	# podman runs /run/podman-init -- CMD...; the image's own ENTRYPOINT is cleared.
+	# podman runs /run/podman-init -- CMD...; the image's own ENTRYPOINT is
+	# cleared. Docker runs /sbin/docker-init -- CMD..., the binary of the
+	# daemon's --init-path, which tests/integration/docker.sh sets to $BIN
+	# (it checks that docker info shows turninit's commit).
 	begin h-init-path
-	prun --init --init-path "$BIN" --entrypoint '[]' --tmpfs "$HOME_TMPFS" "$SEALED" \
+	if docker_engine; then
+		init=(--init --entrypoint '')
+	else
+		init=(--init --init-path "$BIN" --entrypoint '[]')
+	fi
+	prun "${init[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" \
 		'echo hi; echo "$LANG"; grep -E "^CapEff:" /proc/self/status; echo "${GH_TOKEN-unset}"'
 	expect_rc 0
 	expect_out $'hi\nC.UTF-8\nCapEff:\t0000000000000000\nunset\n'
@@ -786,7 +850,7 @@ if selected v-help; then
 fi
 
 # --- the Kubernetes Job example: its pod template under podman kube play ------------------
-if selected k-job-pod-template; then
+if podman_test k-job-pod-template "podman kube play: Docker runs no Kubernetes YAML"; then
 	# podman kube play has no Job kind: the Job's pod template becomes a Pod of
 	# this run's name, with this suite's image and a tmpfs volume for the HOME
 	# emptyDir (podman ignores medium: Memory; see oci/k8s/job.yaml).
