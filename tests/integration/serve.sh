@@ -6,6 +6,9 @@
 # `bash tests/integration/serve.sh`. With ITEST_ROOTLESS=1, an unprivileged
 # user under rootless podman (tests/integration/rootless.sh): the host-side
 # clients that take a container uid run in podman's user namespace (userns).
+# With ITEST_ENGINE=docker, the same under the dockerd of
+# tests/integration/docker.sh (serve over `docker run -i`, listen and call in
+# two containers); the sidecar under podman kube play is skipped, saying why.
 #
 # The client runs on the host: tests/serve/cases.py drives the reference client
 # tests/serve/client.py over the pipes of `podman run -i ... IMAGE serve`, or over
@@ -15,7 +18,7 @@
 # static bash: no python in it), sealed with oci/seal.sh and the committed test
 # key tests/vectors/test-trusted.{key,pub}.
 #
-# Every podman call has a hard timeout (and runs with --pull never --network
+# Every podman (or docker) call has a hard timeout (and runs with --pull never --network
 # none); containers are labelled and removed at exit, and so are the pod and the
 # volumes of the sidecar test. Prints TAP ("ok N - NAME", "not ok N - NAME") with the evidence
 # (measured times as "# ..." lines), writes "PASS FAIL" to
@@ -43,7 +46,8 @@ SOCK_IN=/run/turninit/turninit.sock
 # may live in root's home, which other uids cannot enter.
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
-suite_open serve svtest "rootful podman" podman buildah minisign timeout setpriv "$PY"
+ENGINES="podman docker"
+suite_open serve svtest "rootful $ENGINE_NAME" podman buildah minisign timeout setpriv "$PY"
 export PYTHONDONTWRITEBYTECODE=1
 POD=turninit-svtest-$$
 VOL_HOME=svtest-$$-home
@@ -52,8 +56,10 @@ TMPDIRS=()
 
 
 cleanup() {
-	timeout 60 podman pod rm -f -t 0 "$POD" >/dev/null 2>&1
-	timeout 60 podman volume rm -f "$VOL_HOME" "$VOL_SOCK" >/dev/null 2>&1
+	if ! docker_engine; then
+		timeout 60 podman pod rm -f -t 0 "$POD" >/dev/null 2>&1
+		timeout 60 podman volume rm -f "$VOL_HOME" "$VOL_SOCK" >/dev/null 2>&1
+	fi
 	cleanup_containers
 	local d
 	for d in "${TMPDIRS[@]}"; do
@@ -101,21 +107,23 @@ mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
 # (make helpers) and setsid.
 overlay_image "$IMG" serve peerrace fdpass
 timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+engine_images "$IMG:base" "$SEALED"
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 
 # Is serve there at all? One clear line instead of thirty failures.
-run_cmd timeout 60 podman run --rm -i --pull never --network none --tmpfs "$HOME_TMPFS" "$SEALED" serve
+run_cmd "${ENGINE_RUN[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" serve
 if [[ $RC -eq 125 && $ERR == *"not available in this version"* ]]; then
 	abort "$BIN has no serve mode: $ERR"
 fi
 
 # serve_case NAME CASE [PODMAN_RUN_OPTIONS...]: run cases.py CASE against
-# `podman run -i ... $SEALED serve` (container name turninit-svtest-PID-NAME).
+# `podman run -i ... $SEALED serve` (or docker run; container name
+# turninit-svtest-PID-NAME).
 serve_case() {
 	local name=turninit-svtest-$$-$1 case=$2
 	shift 2
 	run_cmd timeout 300 "$PY" "$CASES" "$case" --name "$name" -- \
-		podman run -i --rm --pull never --network none --label "$LABEL" --name "$name" \
+		"$ENGINE" run -i --rm --pull never --network none --label "$LABEL" --name "$name" \
 		--tmpfs "$HOME_TMPFS" "$@" "$SEALED" serve
 	show_notes
 }
@@ -342,7 +350,7 @@ if selected s-sigkill-client-ends-turn; then
 	begin s-sigkill-client-ends-turn
 	serve_case kill sigkill_client
 	expect_out "turninit ended within 2 s: yes
-podman ps lists it: no
+$ENGINE_NAME ps lists it: no
 "
 	end
 fi
@@ -419,13 +427,13 @@ fi
 sockdir
 LSOCK=$SOCKDIR
 LNAME=turninit-svtest-$$-listen
-run_cmd timeout 60 podman run -d --pull never --network none --label "$LABEL" --name "$LNAME" \
+run_cmd timeout 60 "$ENGINE" run -d --pull never --network none --label "$LABEL" --name "$LNAME" \
 	--tmpfs "$HOME_TMPFS" -v "$LSOCK:/run/turninit" "$SEALED" listen --socket "$SOCK_IN"
 LISTEN_UP=0
 if [[ $RC -eq 0 ]] && wait_for 10 test -S "$LSOCK/turninit.sock"; then
 	LISTEN_UP=1
 else
-	echo "# the listen container did not make its socket: $(timeout 60 podman logs "$LNAME" 2>&1 | head -n 5)"
+	echo "# the listen container did not make its socket: $(timeout 60 "$ENGINE" logs "$LNAME" 2>&1 | head -n 5)"
 fi
 # as_uid UID CASE: cases.py CASE on the listen socket, connecting as UID from
 # the host (the connection is made by a child that takes UID; cases.py stays root
@@ -436,7 +444,7 @@ as_uid() {
 	show_notes
 }
 # call ARGS...: `turninit call` in a second container, as uid 1000, sharing the socket.
-CALL=(timeout 60 podman run --rm --pull never --network none --label "$LABEL"
+CALL=(timeout 60 "$ENGINE" run --rm --pull never --network none --label "$LABEL"
 	-v "$LSOCK:/run/turninit" --entrypoint /sbin/turninit)
 call() {
 	run_cmd "${CALL[@]}" --user 1000:1000 "$IMG:base" call --socket "$SOCK_IN" "$@"
@@ -587,7 +595,7 @@ if listen_test c-call-no-socket-125; then
 	end
 fi
 if listen_test l-sigterm-143; then
-	# Last of the listen tests: podman stop ends the listener.
+	# Last of the listen tests: podman (or docker) stop ends the listener.
 	as_uid 1000 listen_sigterm
 	expect_out "events exit:t1
 t1 $EXIT_TERM
@@ -595,7 +603,7 @@ container exit code 143
 "
 	end
 fi
-timeout 60 podman rm -f -t 0 "$LNAME" >/dev/null 2>&1
+engine_rm "$LNAME"
 
 # --- listen: the socket path --------------------------------------------------------------
 if selected l-stale-socket-replaced; then
@@ -603,9 +611,9 @@ if selected l-stale-socket-replaced; then
 	sockdir
 	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$SOCKDIR/turninit.sock"
 	name=turninit-svtest-$$-stale
-	run_cmd timeout 60 podman run -d --pull never --network none --label "$LABEL" --name "$name" \
+	run_cmd timeout 60 "$ENGINE" run -d --pull never --network none --label "$LABEL" --name "$name" \
 		--tmpfs "$HOME_TMPFS" -v "$SOCKDIR:/run/turninit" "$SEALED" listen --socket "$SOCK_IN"
-	[[ $RC -eq 0 ]] || why "podman run -d failed"
+	[[ $RC -eq 0 ]] || why "$ENGINE_NAME run -d failed"
 	# uid 1000 runs a copy: the checkout may sit below a folder only root can
 	# enter (a clone in a mktemp -d folder, as CI may make).
 	install -m 0644 "$ROOT/tests/serve/client.py" "$SOCKDIR/client.py"
@@ -616,7 +624,7 @@ if selected l-stale-socket-replaced; then
 		"$SOCKDIR/client.py" --socket "$SOCKDIR/turninit.sock" 'echo fresh'
 	expect_rc 0
 	expect_out $'fresh\n'
-	timeout 60 podman rm -f -t 0 "$name" >/dev/null 2>&1
+	engine_rm "$name"
 	end
 fi
 if selected l-other-file-refused; then
@@ -636,14 +644,14 @@ if selected k-kubelet-memory-emptydir-home; then
 	# setupTmpfs mounts it after setupDir; podman kube play cannot show this: it
 	# chmods a volume to the image directory's mode). turninit must take it.
 	begin k-kubelet-memory-emptydir-home
-	prun --tmpfs /home/agent:rw,mode=1777,notmpcopyup "$SEALED" \
+	prun --tmpfs "/home/agent:rw,mode=1777$NOCOPYUP" "$SEALED" \
 		'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"'
 	expect_rc 0
 	expect_out $'tmpfs\n700 1000 1000\n'
 	expect_err ""
 	end
 fi
-if selected k-sidecar-kube-play; then
+if podman_test k-sidecar-kube-play "podman kube play: Docker runs no Kubernetes YAML; listen and call between two docker containers are the l- and c- tests"; then
 	begin k-sidecar-kube-play
 	# The example as written, with this run's images, pod and volume names.
 	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:sidecar" --manifest "$M/main.json" \
