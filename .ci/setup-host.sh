@@ -5,11 +5,13 @@
 # them. Prints one line per thing it did or found already done; exits non-zero with a
 # "setup: FAILED: ..." line on failure. A second run installs nothing and needs no network.
 # It also says whether node >= 20.6 and npm are there (section 4), which only the pi
-# and mcp suites need; it does not install them.
+# and mcp suites need; it does not install them. docker.io and containerd are
+# installed for the docker suite, and their system services are not started (1b).
 #
 # Environment, for testing this script only: SETUP_CONTAINERS_CONF (default
 # /etc/containers/containers.conf), the file the ulimit fix edits; SETUP_CGROUP_ROOT
-# (default /sys/fs/cgroup), where the cgroup fix looks and mounts.
+# (default /sys/fs/cgroup), where the cgroup fix looks and mounts; SETUP_POLICY_RC
+# (default /usr/sbin/policy-rc.d), the file of section 1b.
 set -eu
 
 say() { echo "setup: $*"; }
@@ -29,14 +31,64 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   swap the listen socket for a symlink between bind(2) and what follows it;
 #   go-md2man, which renders man/turninit.1 from docs/turninit.1.md (the
 #   packaging suite checks the committed page against it), and man-db to read it;
-#   runsc (gVisor), the OCI runtime of the gvisor suite (podman --runtime).
+#   runsc (gVisor), the OCI runtime of the gvisor suite (podman --runtime);
+#   docker.io (dockerd and its client, 20.10; it pulls in tini), containerd (and
+#   its ctr) and runc, which tests/integration/docker.sh starts as its own daemons.
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun runsc catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
-	python3-jsonschema strace go-md2man man-db"
+	python3-jsonschema strace go-md2man man-db docker.io containerd runc"
+
+# --- 1b. docker.io and containerd: installed, never started ------------------------
+# Their maintainer scripts start the system services: docker.io's postinst runs
+# `invoke-rc.d docker start` (its /etc/init.d/docker, where systemd does not
+# run; a failure there fails the install) and, under systemd, deb-systemd-invoke
+# starts docker.service, docker.socket and containerd.service. Both ask
+# policy-rc.d first, and exit status 101 forbids. The docker suite starts a
+# dockerd and a containerd of its own and wants no system one (nor a
+# root-equivalent /run/docker.sock): while apt-get installs the packages, a
+# policy-rc.d that forbids starting docker and containerd (and allows the
+# rest) is put in place, and removed after. A host's own policy-rc.d (a
+# container image's forbids everything) is kept and decides. Under systemd the
+# units are still enabled, as Debian ships them, and start at the next boot:
+# `systemctl disable docker.service docker.socket containerd.service` if they
+# should not.
+POLICY_RC=${SETUP_POLICY_RC:-/usr/sbin/policy-rc.d}
+POLICY_OURS=0
+services_guard() { # services_guard "PACKAGE...": the policy, when docker.io or containerd is among them
+	case " $1 " in
+	*" docker.io "*|*" containerd "*) ;;
+	*) return 0 ;;
+	esac
+	if [ -e "$POLICY_RC" ]; then
+		say "services: $POLICY_RC is the host's: kept (it decides whether docker and containerd start)"
+		return 0
+	fi
+	cat > "$POLICY_RC" <<'EOF' || die "services: cannot write $POLICY_RC"
+#!/bin/sh
+# Written by turninit's .ci/setup-host.sh for one apt-get install, and removed
+# after it: docker and containerd are not started (101), the rest may be (0).
+for a; do
+	case $a in
+	docker|docker.service|docker.socket|containerd|containerd.service) exit 101 ;;
+	esac
+done
+exit 0
+EOF
+	chmod 0755 "$POLICY_RC"
+	POLICY_OURS=1
+	trap 'rm -f "$POLICY_RC"' EXIT
+}
+services_unguard() {
+	[ "$POLICY_OURS" -eq 1 ] || return 0
+	rm -f "$POLICY_RC"
+	trap - EXIT
+	POLICY_OURS=0
+	say "services: docker and containerd installed, not started ($POLICY_RC for the install only)"
+}
 
 missing=
 for p in $PACKAGES; do
@@ -49,10 +101,15 @@ else
 	say "packages: installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >/dev/null || die "apt-get update"
+	services_guard "$missing"
 	# shellcheck disable=SC2086 # word splitting of the package list is intended
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null \
 		|| die "apt-get install$missing"
+	services_unguard
 	say "packages: installed$missing"
+fi
+if [ -S /run/docker.sock ] || [ -S /run/containerd/containerd.sock ]; then
+	say "services: a system dockerd or containerd listens (/run/docker.sock, /run/containerd/containerd.sock); the docker suite uses neither and starts its own"
 fi
 
 # --- 2. cgroup: hybrid layout ------------------------------------------------------
