@@ -11,7 +11,7 @@
 #   make demo            setup, build, seal a demo image, run a real turn
 #   make audit-demo      setup, build, an audit session on a copy-on-write view of a
 #                        sample tree: the session's diff, the audit log (docs/audit.md)
-#   make check           setup, build, unit tests and the podman suites:
+#   make check           setup, build, unit tests and the podman and Docker suites:
 #                        integration (one-shot), sandbox (escape probes), workload
 #                        (a developer session in a Debian image; first run ~2 min),
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
@@ -27,8 +27,10 @@
 #                        under rootless podman as a user it makes, and
 #                        --userns=keep-id), gvisor (one-shot and serve under
 #                        podman with runsc, the layers gVisor weakens, the
-#                        refusals of listen and call), and the fuzz corpora replayed under
-#                        ASan and UBSan
+#                        refusals of listen and call), docker (integration,
+#                        sandbox and serve again under a dockerd of its own,
+#                        turninit as Docker's init, a turn by containerd's ctr),
+#                        and the fuzz corpora replayed under ASan and UBSan
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
 #   make helpers         the static test helpers (build/helpers/) the suites use
@@ -107,10 +109,12 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 nonroot hostile packaging fault valgrind audit pi mcp rootless gvisor
-# rootless writes one result per suite it runs as its user.
-RESULTS := $(filter-out rootless,$(SUITES)) rootless-integration rootless-sandbox \
-           rootless-serve rootless-keepid
+SUITES := integration sandbox workload serve pid1 nonroot hostile packaging fault valgrind audit pi mcp rootless gvisor docker
+# rootless writes one result per suite it runs as its user; docker one for its
+# own tests, one for containerd's ctr and one per suite it runs under dockerd.
+RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless-sandbox \
+           rootless-serve rootless-keepid docker-engine docker-containerd docker-integration \
+           docker-sandbox docker-serve
 
 .PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) fuzz fuzz-replay bench mutants \
         mutants-list update-docs install install-strip uninstall clean FORCE
@@ -211,7 +215,8 @@ helpers: $(HELPERS)
 
 # Each suite is tests/integration/NAME.sh (integration: run.sh), run against
 # build/turninit; valgrind runs its own host build. rootless, as root, makes
-# the user turninit-rootless and runs suites as it.
+# the user turninit-rootless and runs suites as it; docker starts its own
+# containerd and dockerd and runs suites under them.
 $(filter-out valgrind,$(SUITES)): $(BUILD)/turninit $(HELPERS)
 	@bash tests/integration/$(if $(filter integration,$@),run,$@).sh
 
