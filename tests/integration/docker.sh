@@ -25,9 +25,9 @@
 #     version with no parse warning in dockerd's log, and what the
 #     daemon-wide init means: every `--init` container gets turninit, and an
 #     image whose ENTRYPOINT is turninit must have it cleared;
-#   - docker-containerd: `ctr image import` of the sealed image, one turn by
+#   - docker-containerd: `ctr image import` of sealed images, one turn by
 #     `ctr run` with the HOME tmpfs as a --mount (exact output, environment,
-#     status), and the refusal without it;
+#     status), Landlock under ctr, SIGTERM, and the refusal without the mount;
 #   - run.sh, sandbox.sh and serve.sh with ITEST_ENGINE=docker and
 #     DOCKER_HOST that socket (tests/integration/lib.sh): docker-integration,
 #     docker-sandbox, docker-serve.
@@ -182,9 +182,11 @@ mv "$WORK/test-trusted.key" "$WORK/key.key"
 mv "$WORK/test-trusted.pub" "$WORK/key.pub"
 MANIFEST_KEY=$WORK/key.key
 manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
-seal_images "$IMG" docker main
+# narrow: Landlock lets commands write HOME only (/work is world-writable)
+manifest narrow "{$HEAD,\"env\":{$SET},\"landlock\":{\"writable\":[\"/home/agent\"]}}"
+seal_images "$IMG" docker main narrow
 engine_images "$IMG:base" "$IMG:main"
-COMMIT=$("$BIN" --version | sed -n 's/^turninit version [^ ]* - git\.\([^ ]*\)$/\1/p')
+COMMIT=$(timeout 10 "$BIN" --version | sed -n 's/^turninit version [^ ]* - git\.\([^ ]*\)$/\1/p')
 
 if selected docker-load-keeps-manifest-env; then
 	# oci/seal.sh puts the signed manifest in the image config Env: after
@@ -254,11 +256,14 @@ CTR_HOME=type=tmpfs,src=tmpfs,dst=/home/agent,options=rw:nosuid:nodev:mode=0700:
 IMPORTED=0
 if selected ctr-image-import; then
 	begin ctr-image-import
-	timeout 120 podman save -o "$WORK/main.tar" "$IMG:main" >/dev/null 2>&1 || why "podman save -o main.tar $IMG:main failed"
-	run_cmd "${CTR[@]}" image import "$WORK/main.tar"
+	timeout 120 podman save -m -o "$WORK/images.tar" "$IMG:main" "$IMG:narrow" >/dev/null 2>&1 \
+		|| why "podman save -m -o images.tar $IMG:main $IMG:narrow failed"
+	run_cmd "${CTR[@]}" image import "$WORK/images.tar"
 	expect_rc 0
 	refs=$("${CTR[@]}" image ls -q 2>&1)
-	[[ $'\n'$refs$'\n' == *$'\n'"$IMG:main"$'\n'* ]] || why "ctr image ls -q does not list $IMG:main: $refs"
+	for ref in "$IMG:main" "$IMG:narrow"; do
+		[[ $'\n'$refs$'\n' == *$'\n'"$ref"$'\n'* ]] || why "ctr image ls -q does not list $ref: $refs"
+	done
 	[[ ${#T_WHY[@]} -eq 0 ]] && IMPORTED=1
 	end
 fi
@@ -302,6 +307,14 @@ tmpfs
 1000
 lo
 '
+	expect_err ""
+	end
+fi
+if ctr_test ctr-run-landlock-writes-home-only; then
+	run_cmd "${CTR_RUN[@]}" --mount "$CTR_HOME" "$IMG:narrow" "turninit-ctr-$$-narrow" /sbin/turninit -- \
+		'for p in /work/x /tmp/x "$HOME/x"; do touch "$p" 2>/dev/null && echo "$p ok" || echo "$p denied"; done'
+	expect_rc 0
+	expect_out $'/work/x denied\n/tmp/x denied\n/home/agent/x ok\n'
 	expect_err ""
 	end
 fi
