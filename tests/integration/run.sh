@@ -67,6 +67,7 @@ manifest ll-proc-link "{$HEAD,\"env\":{$SET},\"landlock\":{\"writable\":[\"/home
 manifest ll-shm-link "{$HEAD,\"env\":{$SET},\"landlock\":{\"shm\":false,\"writable\":[\"/home/agent\",\"/shmlink\"]}}"
 manifest shell-noexec "{$HEAD,\"shell\":\"/etc/turninit/trusted.pub\",\"env\":{$SET,\"allow\":[]}}"
 manifest shell-missing "{$HEAD,\"shell\":\"/bin/no-such-shell\",\"env\":{$SET,\"allow\":[]}}"
+manifest home-missing "{${HEAD/\/home\/agent/\/home\/missing},\"env\":{$SET}}"
 manifest file "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"FROM\":\"file\"},\"allow\":[]}}"
 # One byte changed after signing ("dumb" -> "dumc"); the signature is the good one.
 cp "$M/main.json" "$M/tampered.json"
@@ -165,6 +166,7 @@ d["syscalls"] = [s for s in d["syscalls"] if s["names"]]
 json.dump(d, open(sys.argv[1], "w"))
 PYEOF
 mapfile -t ENV_SHELL_NOEXEC < <(manifest_env "$M/shell-noexec.json")
+mapfile -t ENV_HOME_MISSING < <(manifest_env "$M/home-missing.json")
 mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
 ATTACK=(-e GH_TOKEN=x -e BASH_ENV=/etc/startup.sh -e ENV=/etc/startup.sh
 	-e 'BASH_FUNC_ls%%=() { echo pwned; }' -e SHELLOPTS=xtrace
@@ -463,6 +465,15 @@ if selected e-no-tmpfs-refused-naming-flag; then
 	begin e-no-tmpfs-refused-naming-flag
 	prun "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "--tmpfs /home/agent"
+	end
+fi
+if selected e-home-missing-refused-naming-flags; then
+	# A HOME the image does not have at all: the refusal names the flags of
+	# both engines for that path.
+	begin e-home-missing-refused-naming-flags
+	prun "${ENV_HOME_MISSING[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "HOME /home/missing: No such file or directory"
+	expect_contains stderr "$ERR" "add --tmpfs /home/missing:rw,mode=0700,size=64m,U to podman run, --tmpfs /home/missing:mode=0700,uid=1000,gid=1000 to docker run"
 	end
 fi
 if selected "e-refusal-names-working-$ENGINE_NAME-flag"; then
