@@ -193,9 +193,11 @@ audit-demo: setup
 # The static programs the suites put in their images or run beside turninit
 # (build/helpers/NAME from tests/*/NAME.c): the escape probe, the listen
 # socket's race and fd-passing peers, the hostile launcher, the raw-environment
-# launcher, the memory hog of the fault suite; and valgrind's control.
+# launcher, the memory hog of the fault suite, the signal sender of the nonroot
+# suite; and valgrind's control.
 HELPER_SRC := tests/probe/probe.c tests/serve/peerrace.c tests/serve/fdpass.c \
-              tests/pid1/hostile-launcher.c tests/hostile/rawenv.c tests/fault/memhog.c
+              tests/pid1/hostile-launcher.c tests/hostile/rawenv.c tests/fault/memhog.c \
+              tests/nonroot/sig.c
 HELPERS    := $(patsubst %.c,$(BUILD)/helpers/%,$(notdir $(HELPER_SRC)))
 define helper_rule
 $(BUILD)/helpers/$(basename $(notdir $(1))): $(1)

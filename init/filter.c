@@ -3,6 +3,7 @@
 #include "filter.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -55,8 +56,11 @@ static int sc_add_entry(scmp_filter_ctx ctx, const struct scg_entry *e, struct t
  * (filter.h, guard): EPERM, as the kernel answers a signal it may not send. */
 static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
 {
-	static const char *const by_pid[] = {
-		"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+	static const char *const by_pid[] = { "kill", "tkill", "tgkill" };
+	/* whole: sigqueue's two take a siginfo whose si_pid the sender chooses
+	 * (a keeper trusts ssi_pid), and a pidfd may name turninit */
+	static const char *const whole[] = {
+		"rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
 	};
 	const uint32_t targets[] = { (uint32_t)guard, (uint32_t)-1, (uint32_t)-getpgid(guard) };
 	int r;
@@ -74,9 +78,18 @@ static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
 						 by_pid[i]);
 		}
 	}
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), seccomp_syscall_resolve_name("pidfd_send_signal"), 0);
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), seccomp_syscall_resolve_name(whole[i]), 0);
+		if (r < 0 && r != -EEXIST)
+			return err_errno(err, r, "seccomp: the guard of pid %d (%s)", (int)guard, whole[i]);
+	}
+	/* F_SETSIG: a file's owner signal (F_SETOWN, FIOSETOWN, a lease) could
+	 * then be any signal, SIGKILL too, sent to an owner the command names;
+	 * without it that signal is SIGIO, which turninit keeps blocked. */
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), seccomp_syscall_resolve_name("fcntl"), 1,
+			     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, F_SETSIG));
 	if (r < 0 && r != -EEXIST)
-		return err_errno(err, r, "seccomp: the guard of pid %d (pidfd_send_signal)", (int)guard);
+		return err_errno(err, r, "seccomp: the guard of pid %d (fcntl F_SETSIG)", (int)guard);
 	return 0;
 }
 

@@ -41,12 +41,14 @@ int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error 
 
 /* sc_build - build the filter for the manifest's seccomp section and export it. Non-native architectures
  * (i386 via int 0x80, x32) are killed (sc_kill_action as the bad-arch
- * action, recorded in ret->kill_action). guard: 0, or turninit's pid, which the commands may then not
- * signal (non-root mode, where they share its uid): kill(2) of guard, of -1
- * and of guard's process group, tkill(2), tgkill(2), rt_sigqueueinfo(2) and
- * rt_tgsigqueueinfo(2) of guard (each compared on the low 32 bits, as the
- * kernel reads a pid_t) get EPERM, and so does every pidfd_send_signal(2),
- * whose pidfd may name it. ret is written only on success; free with
+ * action, recorded in ret->kill_action). guard: 0, or turninit's pid, when
+ * the commands share its uid and the kernel would let them signal it: kill(2)
+ * of guard, of -1 and of guard's process group, tkill(2) and tgkill(2) of
+ * guard (each compared on the low 32 bits, as the kernel reads a pid_t) get
+ * EPERM; so do every rt_sigqueueinfo(2) and rt_tgsigqueueinfo(2) (their
+ * si_pid is the sender's to forge), pidfd_send_signal(2) (a pidfd may name
+ * guard) and fcntl(2) F_SETSIG (a file's owner signal would otherwise be any
+ * signal to any owner; without it, SIGIO). ret is written only on success; free with
  * sc_program_free().
  * Errors: those of sc_kill_action; -errno from libseccomp (-EINVAL unknown
  * syscall, -ENOMEM, ...). */

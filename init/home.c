@@ -205,7 +205,7 @@ static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, stru
 		return err_errno(err, r, "HOME %s", path);
 	if (r == 0)
 		return err_set(err, ENOTEMPTY,
-			       "HOME %s is a tmpfs but not empty: podman copies the image's %s into a --tmpfs unless told not to (add notmpcopyup to the --tmpfs options), and nothing may be mounted below it (no -v into HOME)",
+			       "HOME %s is a tmpfs but not empty: nothing may be mounted below it (no -v into HOME), and podman copies the image's %s into a --tmpfs unless told not to (add notmpcopyup to its options; Docker never copies)",
 			       path, path);
 	if (st.st_uid != uid || st.st_gid != gid) {
 		/* In a user namespace (rootless podman) an owner outside it, such

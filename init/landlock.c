@@ -114,11 +114,21 @@ static int ll_allow(int ruleset, const char *path, uint64_t handled,
 	return 0;
 }
 
-int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_error *err)
+/* struct landlock_ruleset_attr as of ABI 6 (Linux 6.12), which Debian 12's
+ * headers predate: scoped follows handled_access_net (ABI 4). */
+struct ll_attr_v6 {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+#define LL_SCOPE_SIGNAL (1ULL << 1)   /* LANDLOCK_SCOPE_SIGNAL */
+
+int ll_prepare(const struct mf_landlock *l, bool scope_signals, struct ll_ruleset *ret,
+	       struct tn_error *err)
 {
 	static const char *const devices[] = LL_DEVICE_PATHS;
 	int abi = ll_abi();
-	struct landlock_ruleset_attr attr;
+	struct ll_attr_v6 attr;
 	_cleanup_close_ int fd = -1;
 	int r;
 
@@ -139,11 +149,17 @@ int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_er
 		}
 		ret->fd = -1;
 		ret->abi = 0;
+		ret->scoped_signals = false;
 		return 0;
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.handled_access_fs = ll_write_rights(abi);
-	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (scope_signals && abi >= 6)
+		attr.scoped = LL_SCOPE_SIGNAL;
+	/* the v1 size unless scoping is asked: older kernels refuse a larger
+	 * attr with unknown fields non-zero, and need not see them at all */
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr,
+			  attr.scoped ? sizeof(attr) : sizeof(attr.handled_access_fs), 0);
 	if (fd < 0)
 		return err_errno(err, errno, "landlock: creating the ruleset (ABI %d)", abi);
 	for (size_t i = 0; i < l->n_writable; i++) {
@@ -160,6 +176,7 @@ int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_er
 	}
 	ret->fd = steal_fd(&fd);
 	ret->abi = abi;
+	ret->scoped_signals = attr.scoped != 0;
 	return 0;
 }
 

@@ -20,6 +20,8 @@
 struct ll_ruleset {
 	int fd;     /* the ruleset, close-on-exec; -1 when Landlock is not applied */
 	int abi;    /* the Landlock ABI version in use; 0: none */
+	bool scoped_signals;   /* LANDLOCK_SCOPE_SIGNAL (ABI 6): a command signals
+				  only processes of its own domain */
 };
 
 /* ll_abi - the best Landlock ABI the kernel offers (1..), or 0 when it has none
@@ -32,11 +34,17 @@ int ll_abi(void);
  * TRUNCATE from 3, IOCTL_DEV from 5); each existing writable path (and each
  * existing LL_DEVICE_PATHS entry) gets them all (a non-directory only the
  * file rights); reading and executing are not handled, so stay allowed.
- * A path that does not exist is skipped.
+ * A path that does not exist is skipped. scope_signals (the commands share
+ * turninit's uid): from ABI 6 the ruleset also scopes signals
+ * (LANDLOCK_SCOPE_SIGNAL), so a command can signal only processes of its own
+ * domain, its own descendants: not turninit, a keeper or another command,
+ * by kill(2) and its kin or by a file's owner signal (F_SETOWN); below ABI 6
+ * only the seccomp guard holds (filter.h), ret->scoped_signals false.
  * Without Landlock: ret->fd = -1 and success when l->optional, else
  * -EOPNOTSUPP naming the manifest key. Errors: -errno of open(2) or the
  * landlock syscalls. ret is written only on success. */
-int ll_prepare(const struct mf_landlock *l, struct ll_ruleset *ret, struct tn_error *err);
+int ll_prepare(const struct mf_landlock *l, bool scope_signals, struct ll_ruleset *ret,
+	       struct tn_error *err);
 
 /* ll_restrict - in a command process, after no_new_privs: enforce r (nothing
  * when r->fd is -1) and close its fd. Returns 0 or -errno of

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -31,6 +32,22 @@ static int refuse(const struct tn_error *err)
 {
 	log_line("%s", err->msg);
 	return EXIT_REFUSED;
+}
+
+/* path names turninit: this very program (the inode of /proc/self/exe), or
+ * a program called turninit (Docker's init-path binds the host's copy at
+ * /sbin/docker-init; the image's /sbin/turninit is another file). */
+static bool is_self(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct stat a, b;
+
+	if (!base)
+		return false;
+	if (strcmp(base + 1, "turninit") == 0)
+		return true;
+	return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
 /* What the start or the platform leaves out, said once, after the last
@@ -83,6 +100,12 @@ int main(int argc, char **argv, char **envp)
 		return 0;
 	}
 
+	/* A runtime's init (docker run --init, podman --init-path) given the
+	 * image's ENTRYPOINT, turninit itself, as the command: the inner one
+	 * would get no manifest (the environment filter never admits it). */
+	if (opt.mode == CLI_RUN && opt.n_command > 1 && is_self(opt.command[0]))
+		return refuse(&(struct tn_error){ .msg =
+			"the command is turninit itself: a runtime's init (docker run --init) runs the image's ENTRYPOINT as its command; clear it (--entrypoint '')" });
 	/* The clients of listen mode hold no policy: the server applies it. */
 	if (opt.mode == CLI_CALL)
 		return call_main(&opt, envp);

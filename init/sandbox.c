@@ -20,9 +20,12 @@ static int step_platform(struct sandbox *sb, struct tn_error *err)
 
 static int step_filter(struct sandbox *sb, struct tn_error *err)
 {
-	/* Non-root mode: the commands share turninit's uid, so the kernel would
-	 * let them signal it; the filter keeps them from it (filter.h). */
-	return sc_build(&sb->m->seccomp, sb->nonroot ? getpid() : 0, &sb->filter, err);
+	/* The commands share turninit's uid (non-root mode, or turninit started
+	 * as the manifest's uid with capabilities), so the kernel would let them
+	 * signal it: the filter and Landlock's signal scope keep them from it
+	 * (filter.h, landlock.h). */
+	sb->guard = sb->nonroot || geteuid() == sb->m->uid ? getpid() : 0;
+	return sc_build(&sb->m->seccomp, sb->guard, &sb->filter, err);
 }
 
 static void undo_filter(struct sandbox *sb)
@@ -39,7 +42,7 @@ static int step_home(struct sandbox *sb, struct tn_error *err)
 
 static int step_landlock(struct sandbox *sb, struct tn_error *err)
 {
-	return ll_prepare(&sb->m->landlock, &sb->landlock, err);
+	return ll_prepare(&sb->m->landlock, sb->guard > 0, &sb->landlock, err);
 }
 
 static void undo_landlock(struct sandbox *sb)

@@ -21,6 +21,8 @@
 struct sandbox {
 	const struct mf_manifest *m;
 	bool nonroot;                  /* non-root mode (caps.h): set before the steps */
+	pid_t guard;                   /* turninit's pid when the commands share its uid
+					  (the signal guard, filter.h), else 0; step "filter" */
 	struct sc_program filter;      /* step "filter" */
 	struct ll_ruleset landlock;    /* step "landlock"; fd -1 without Landlock */
 	bool no_securebits;            /* step "platform": the platform has none (gVisor) */

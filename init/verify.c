@@ -100,6 +100,24 @@ fail:
 	return NULL;
 }
 
+/* {"applied": B, "seccomp": [...], "landlock_signal_scope": B}: whether the
+ * commands would share turninit's uid (non-root mode, or started as the
+ * manifest's uid), and then what keeps them from signalling it (filter.h's
+ * guard, landlock.h's signal scope from ABI 6). */
+static json_t *guard_json(const struct caps_start *start, const struct mf_manifest *m)
+{
+	bool applied = start && (start->mode == CAPS_NONROOT || start->uid == m->uid);
+
+	if (!applied)
+		return json_pack("{s:b}", "applied", false);
+	return json_pack("{s:b, s:[s, s, s, s, s, s], s:b}", "applied", true, "seccomp",
+			 "kill of turninit's pid, of -1 and of its process group: EPERM",
+			 "tkill and tgkill of turninit's pid: EPERM",
+			 "rt_sigqueueinfo: EPERM", "rt_tgsigqueueinfo: EPERM",
+			 "pidfd_send_signal: EPERM", "fcntl F_SETSIG: EPERM",
+			 "landlock_signal_scope", ll_abi() >= 6);
+}
+
 static json_t *start_json(const struct caps_start *start, const char *refusal)
 {
 	if (refusal)
@@ -175,7 +193,7 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	scg_set_free(&set);
 	if (!denied)
 		goto out;
-	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:o, s:o*}",
+	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:o, s:o*, s:o*}",
 			 "turninit", TURNINIT_VERSION,
 			 "commit", TURNINIT_COMMIT,
 			 "source", r->source,
@@ -191,10 +209,13 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 			 "SECCOMP_RET_KILL_THREAD",
 			 "denied", denied,
 			 "landlock", landlock_json(r->manifest),
-			 "securebits", no_securebits ? "not available on this platform (gVisor): commands run without them" :
+			 "securebits", !refusal && start->mode == CAPS_NONROOT ?
+			 "not locked: non-root mode (needs CAP_SETPCAP; see start.not_applied)" :
+			 no_securebits ? "not available on this platform (gVisor): commands run without them" :
 			 "locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED)",
 			 "platform", platform_json(r->manifest, kill, no_securebits),
-			 "start", start_json(start, refusal));
+			 "start", start_json(start, refusal),
+			 "signal_guard", guard_json(refusal ? NULL : start, r->manifest));
 	if (!root)
 		goto out;
 	out = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2));

@@ -17,7 +17,9 @@
  * process is would go (start: what caps_start found, NULL when it refused;
  * refusal: the start's refusal, or NULL): {"mode": "privileged" | "non-root" |
  * "refused", "uid", "gid", "refusal", "not_applied": [what non-root mode
- * cannot do]}. A refused start is information here: the exit status is 0.
+ * cannot do]}, and "signal_guard": whether the commands would share
+ * turninit's uid and what then keeps them from signalling it. A refused start
+ * is information here: the exit status is 0.
  * Errors: -ENOMEM, -EIO (stdout), with err set. */
 int verify_print(const struct load_result *r, const struct caps_start *start,
 		 const char *refusal, struct tn_error *err);

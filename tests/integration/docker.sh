@@ -235,12 +235,11 @@ if selected docker-init-of-every-init-container; then
 fi
 if selected docker-init-entrypoint-not-cleared; then
 	# Without --entrypoint '' docker-init runs the image's ENTRYPOINT, a second
-	# turninit, as the command, with the command's environment, which holds
-	# no TURNINIT_MANIFEST (never admitted): it finds no manifest and refuses,
-	# and the turn's status is its 125.
+	# turninit, as the command (with the command's environment, which holds no
+	# TURNINIT_MANIFEST): the outer one refuses it, naming the flag.
 	begin docker-init-entrypoint-not-cleared
 	prun --init --tmpfs "$HOME_TMPFS" "$IMG:main" 'echo COMMAND-RAN'
-	expect_refusal "manifest: /etc/turninit/manifest.json: No such file or directory"
+	expect_refusal "turninit: the command is turninit itself: a runtime's init (docker run --init) runs the image's ENTRYPOINT as its command; clear it (--entrypoint '')"
 	end
 fi
 results

@@ -52,8 +52,8 @@ manifest range-callers "{$RHEAD,\"env\":{$SET,\"allow\":[]},\"callers\":{\"uids\
 manifest sidecar "{$HEAD,\"env\":{$SET,\"allow\":[]},\"callers\":{\"uids\":[1001]}}"
 manifest main-optional "{$HEAD,\"env\":{$SET,\"allow\":[]},\"landlock\":{\"optional\":true}}"
 mkdir -p "$WORK/overlay/bin"
-need_helpers probe
-install -m 0755 "$HELPERS/probe" "$WORK/overlay/bin/probe"
+need_helpers probe sig
+install -m 0755 "$HELPERS/probe" "$HELPERS/sig" "$WORK/overlay/bin/"
 ln -sf busybox "$WORK/overlay/bin/setsid"
 sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \
 	--root "$WORK/root-base" --overlay "$WORK/overlay" "$BIN" >"$WORK/build-base.log" 2>&1 \
@@ -90,6 +90,9 @@ SEALED=$IMG:main
 NR=(--user 1000:1000 --cap-drop ALL --security-opt no-new-privileges)
 NR_LOG=$'turninit: non-root mode: running as 1000:1000 with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)\n'
 ENV_MAIN=$'HOME=/home/agent\nLANG=C.UTF-8\nPATH=/usr/local/bin:/usr/bin:/bin\nPWD=/work\nSHLVL=0\nTERM=dumb\n_=/bin/env\n'
+# The Landlock ABI here, as verify reports it (signal scoping needs 6).
+LL_ABI=$(timeout 60 podman run --rm --pull never --network none "${NR[@]}" "$SEALED" verify 2>/dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["landlock"]["abi"])' 2>/dev/null)
 stat_of() { # stat_of KEY: the value of "KEY VALUE..." in $OUT (probe status)
 	printf '%s\n' "$OUT" | sed -n "s/^$1 //p" | head -n 1
 }
@@ -150,19 +153,26 @@ prun "${NR[@]}" "$SEALED" verify
 expect_rc 0
 got=$(printf '%s' "$OUT" | python3 -c '
 import json, sys
-s = json.load(sys.stdin)["start"]
+d = json.load(sys.stdin)
+s = d["start"]
+print(d["securebits"])
+g = d["signal_guard"]
+print("guard", g["applied"], len(g["seccomp"]), g["landlock_signal_scope"])
 print(s["mode"], s["uid"], s["gid"], s["no_new_privs_at_start"])
 for x in s["not_applied"]:
     print(x if isinstance(x, str) else json.dumps(x, sort_keys=True))' 2>&1)
-eq "verify start" "$got" "non-root 1000 1000 True
+scope=$([[ ${LL_ABI:-0} -ge 6 ]] && echo True || echo False)
+eq "verify start" "$got" "not locked: non-root mode (needs CAP_SETPCAP; see start.not_applied)
+guard True 6 $scope
+non-root 1000 1000 True
 securebits: not locked (needs CAP_SETPCAP); with no capability in any set and no_new_privs there is nothing for them to guard
 uid change: commands run as turninit's own uid and gid, and may signal each other
 {\"groups\": [1000], \"supplementary groups\": \"kept, as the runtime gave them\"}"
 end
 begin n-verify-privileged-and-refused
 prun "$SEALED" verify
-got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; s=json.load(sys.stdin)["start"]; print(s["mode"], s["uid"])' 2>&1)
-eq "verify start, root" "$got" "privileged 0"
+got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["start"]; print(s["mode"], s["uid"], d["signal_guard"]["applied"])' 2>&1)
+eq "verify start, root" "$got" "privileged 0 False"
 prun --user 1000:1000 "$SEALED" verify
 expect_rc 0
 got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; s=json.load(sys.stdin)["start"]; print(s["mode"]); print(s["refusal"])' 2>&1)
@@ -228,6 +238,32 @@ expect_rc 0
 expect_out $'bash: line 1: kill: (1) - Operation not permitted\nbash: line 1: kill: (-1) - Operation not permitted\nbash: line 1: kill: (-1) - Operation not permitted\nstill here\n'
 expect_err "$NR_LOG"
 end
+# A file's owner signal: with F_SETSIG it could be SIGTERM or SIGKILL to any
+# owner; the filter refuses F_SETSIG (the owner signal stays SIGIO, which
+# turninit keeps blocked). A forged sender (rt_sigqueueinfo's si_pid) too.
+begin n-owner-signal-and-sigqueue-denied
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'sig setown 1 15; sig setown 1 9; sig queue 1 15 1; echo still here'
+expect_rc 0
+expect_out $'F_SETOWN: ok\nF_SETSIG: EPERM\nO_ASYNC: ok\nwrite: ok\nF_SETOWN: ok\nF_SETSIG: EPERM\nO_ASYNC: ok\nwrite: ok\nrt_sigqueueinfo: EPERM\nstill here\n'
+expect_err "$NR_LOG"
+end
+# As a subreaper below the runtime's init (podman --init: catatonit is PID 1),
+# turninit is not PID 1: the kernel would deliver even SIGKILL and SIGSTOP.
+begin n-subreaper-cannot-be-signalled
+prun --init "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" \
+	'sig kill $PPID 9; sig kill $PPID 19; sig setown $PPID 9; kill -STOP $PPID 2>&1; echo "turninit is pid $PPID"'
+expect_rc 0
+expect_out $'kill: EPERM\nkill: EPERM\nF_SETOWN: ok\nF_SETSIG: EPERM\nO_ASYNC: ok\nwrite: ok\nbash: line 1: kill: (2) - Operation not permitted\nturninit is pid 2\n'
+end
+# turninit started as the manifest's uid with the four capabilities: its
+# commands share its uid as in non-root mode, and get the same guard.
+begin n-privileged-same-uid-guarded
+prun --user 1000:1000 --cap-drop ALL --cap-add SETPCAP,SETUID,SETGID,KILL --tmpfs "$HOME_TMPFS" "$SEALED" \
+	'kill -TERM 1 2>&1; sig setown 1 15; echo still here'
+expect_rc 0
+expect_out $'bash: line 1: kill: (1) - Operation not permitted\nF_SETOWN: ok\nF_SETSIG: EPERM\nO_ASYNC: ok\nwrite: ok\nstill here\n'
+end
+
 # A command's own process group, and its children, it still signals.
 begin n-kill-own-children-allowed
 prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'sleep 100 & kill -TERM $!; wait $!; echo "status $?"'
@@ -276,21 +312,45 @@ serve_session() {
 	run_cmd timeout 120 python3 "$WORK/session.py" "$@"
 }
 begin n-serve-command-cannot-end-turn
-EVIL='kill -TERM 1; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" != 1 ] && [ "$(cat $d/comm 2>/dev/null)" = turninit ] && kill -TERM $p && kill -USR1 $p && echo "signalled a keeper"; done; echo evil done'
+EVIL='kill -TERM 1; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" != 1 ] && [ "$(cat $d/comm 2>/dev/null)" = turninit ] && { kill -TERM $p 2>/dev/null && kill -USR1 $p 2>/dev/null && echo "signalled a keeper" || echo "a keeper refused"; }; done; echo evil done'
 serve_session '{"op":"exec","id":"long","command":"echo long started; sleep 2; echo long done"}' \
 	'long started' "$(python3 -c 'import json,sys; print(json.dumps({"op":"exec","id":"evil","command":sys.argv[1]}))' "$EVIL")" \
 	-- podman run -i --rm --pull never --network none --label "$LABEL" "${NR[@]}" --tmpfs "$HOME_TMPFS" "$IMG:main" serve
 expect_rc 0
+# Where Landlock scopes signals (ABI 6) the keepers refuse them; below it
+# they are signalled and ignore what does not come from turninit.
+if [[ ${LL_ABI:-0} -ge 6 ]]; then keeper="a keeper refused"; else keeper="signalled a keeper"; fi
 expect_out "evil exit 0 None
 evil stderr bash: line 1: kill: (1) - Operation not permitted
+evil stdout $keeper
+evil stdout $keeper
 evil stdout evil done
-evil stdout signalled a keeper
-evil stdout signalled a keeper
 long exit 0 None
 long stdout long done
 long stdout long started
 "
 end
+
+# Landlock's signal scope (ABI 6): a command cannot signal another command's
+# processes either, though they share its uid.
+if [[ ${LL_ABI:-0} -ge 6 ]]; then
+	begin n-serve-sibling-signal-scoped
+	SIBLING='for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = sleep ] && sig kill ${d#/proc/} 15; done; echo sibling done'
+	serve_session '{"op":"exec","id":"long","command":"echo long started; sleep 2; echo long done"}' \
+		'long started' "$(python3 -c 'import json,sys; print(json.dumps({"op":"exec","id":"sib","command":sys.argv[1]}))' "$SIBLING")" \
+		-- podman run -i --rm --pull never --network none --label "$LABEL" "${NR[@]}" --tmpfs "$HOME_TMPFS" "$IMG:main" serve
+	expect_rc 0
+	expect_out "long exit 0 None
+long stdout long done
+long stdout long started
+sib exit 0 None
+sib stdout kill: EPERM
+sib stdout sibling done
+"
+	end
+else
+	skip n-serve-sibling-signal-scoped "Landlock ABI ${LL_ABI:-0} here: signal scoping needs ABI 6"
+fi
 
 # --- HOME ---------------------------------------------------------------------------------
 # A kubelet's memory emptyDir is root's, mode 1777: mounted at HOME's parent,
