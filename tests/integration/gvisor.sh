@@ -21,7 +21,6 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-VECTORS=$ROOT/tests/vectors
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
 suite_open gvisor gvtest "rootful podman with runsc" podman buildah minisign python3 timeout runsc
@@ -31,11 +30,7 @@ trap cleanup_containers EXIT
 T0=$(now_ms)
 
 # --- keys, manifests, image ----------------------------------------------------------
-KEY_SEC=$VECTORS/test-trusted.key
-KEY_PUB=$VECTORS/test-trusted.pub
-[[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
-M=$WORK/m
-MANIFEST_KEY=$KEY_SEC
+trusted_keys
 # main: what runs under gVisor (landlock.optional: there is no Landlock there);
 # strict: the same with Landlock required, the default.
 manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"landlock\":{\"optional\":true}}"

@@ -32,7 +32,6 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-VECTORS=$ROOT/tests/vectors
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
 suite_open keepid kidtest "rootless podman" podman buildah minisign timeout file
@@ -66,10 +65,7 @@ done < <("$PROBE" list)
 [[ ${#NAMES[@]} -gt 0 ]] || abort "probe list printed nothing"
 
 # --- manifests and images ----------------------------------------------------------------
-KEY_SEC=$VECTORS/test-trusted.key KEY_PUB=$VECTORS/test-trusted.pub
-[[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
-MANIFEST_KEY=$KEY_SEC
-M=$WORK/m
+trusted_keys
 KHEAD=${HEAD/'"uid":1000,"gid":1000'/"\"uid\":$U,\"gid\":$G"}
 [[ $KHEAD == *"\"uid\":$U,\"gid\":$G"* ]] || abort "lib.sh HEAD has no uid 1000, gid 1000 to replace"
 manifest main "{$KHEAD,\"env\":{$SET,\"allow\":[]},\"limits\":{\"nproc\":64}}"

@@ -306,6 +306,30 @@ manifest() {
 	sign "$WORK/m/$1.json" "$MANIFEST_KEY" || abort "minisign -S $1.json"
 }
 
+# trusted_keys: the committed test key pair (tests/vectors, made by
+# make-vectors.sh) as KEY_SEC and KEY_PUB, MANIFEST_KEY for manifest, and M,
+# the suite's manifest directory ($WORK/m); aborts when the pair is missing.
+trusted_keys() {
+	KEY_SEC=$ROOT/tests/vectors/test-trusted.key KEY_PUB=$ROOT/tests/vectors/test-trusted.pub
+	[[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
+	# shellcheck disable=SC2034 # used by the suites and manifest
+	MANIFEST_KEY=$KEY_SEC M=$WORK/m
+}
+
+# no_landlock_profile FILE: podman's own default seccomp profile without the
+# landlock syscalls, written to FILE: to turninit that is a kernel without
+# Landlock (they fail with the profile's ENOSYS).
+no_landlock_profile() {
+	python3 - "$1" <<'PYEOF'
+import json, sys
+d = json.load(open("/usr/share/containers/seccomp.json"))
+for s in d["syscalls"]:
+    s["names"] = [n for n in s["names"] if not n.startswith("landlock_")]
+d["syscalls"] = [s for s in d["syscalls"] if s["names"]]
+json.dump(d, open(sys.argv[1], "w"))
+PYEOF
+}
+
 # manifest_env FILE: the -e options that hand FILE and FILE.minisig to PID 1, the
 # way a caller who controls the container's environment can.
 manifest_env() {

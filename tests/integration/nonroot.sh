@@ -28,7 +28,6 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-VECTORS=$ROOT/tests/vectors
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
 suite_open nonroot nrtest "rootful podman" podman buildah minisign timeout python3
@@ -38,10 +37,7 @@ trap cleanup_containers EXIT
 T0=$(now_ms)
 
 # --- manifests and images ------------------------------------------------------------------
-KEY_SEC=$VECTORS/test-trusted.key KEY_PUB=$VECTORS/test-trusted.pub
-[[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
-MANIFEST_KEY=$KEY_SEC
-M=$WORK/m
+trusted_keys
 # OpenShift: the uid range of a project (openshift.io/sa.scc.uid-range), gid 0.
 RANGE='"user":{"uid_range":[1000680000,1000689999],"gid_range":[0,0]}'
 RHEAD=${HEAD/'"user":{"uid":1000,"gid":1000}'/$RANGE}
@@ -388,14 +384,7 @@ end
 # Landlock, so the refusal is seen where the runtime's seccomp profile hides
 # it: podman's profile with the landlock syscalls answering ENOSYS.
 begin n-audit-log-without-landlock-refused
-python3 - "$WORK/no-landlock.json" <<'EOF' || why "writing the seccomp profile"
-import json, sys
-d = json.load(open("/usr/share/containers/seccomp.json"))
-for s in d["syscalls"]:
-    s["names"] = [n for n in s["names"] if not n.startswith("landlock_")]
-d["syscalls"] = [s for s in d["syscalls"] if s["names"]]
-json.dump(d, open(sys.argv[1], "w"))
-EOF
+no_landlock_profile "$WORK/no-landlock.json" || why "writing the seccomp profile"
 run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" "${NR[@]}" \
 	--security-opt seccomp="$WORK/no-landlock.json" --tmpfs "$HOME_TMPFS" \
 	--tmpfs /var/log/turninit:rw,mode=0700,U "$IMG:main-optional" serve --audit-log /var/log/turninit/audit.jsonl

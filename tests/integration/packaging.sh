@@ -7,6 +7,7 @@
 # build in another folder, offline, with MUSL_PREFIX, byte for byte the
 # same (issue 17, Deliver 2 and 3). Runs
 # on the host (no container); writes only below build/.
+# shellcheck disable=SC2016 # '$X' is literal: it runs in the container
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

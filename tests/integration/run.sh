@@ -157,14 +157,7 @@ mapfile -t ENV_LL_PROC_LINK < <(manifest_env "$M/ll-proc-link.json")
 # that is a kernel without Landlock (they fail with the profile's ENOSYS).
 # Docker takes the same file (one format).
 NO_LANDLOCK=$WORK/seccomp-no-landlock.json
-python3 - "$NO_LANDLOCK" <<'PYEOF' || abort "making $NO_LANDLOCK"
-import json, sys
-d = json.load(open("/usr/share/containers/seccomp.json"))
-for s in d["syscalls"]:
-    s["names"] = [n for n in s["names"] if not n.startswith("landlock_")]
-d["syscalls"] = [s for s in d["syscalls"] if s["names"]]
-json.dump(d, open(sys.argv[1], "w"))
-PYEOF
+no_landlock_profile "$NO_LANDLOCK" || abort "making $NO_LANDLOCK"
 mapfile -t ENV_SHELL_NOEXEC < <(manifest_env "$M/shell-noexec.json")
 mapfile -t ENV_HOME_MISSING < <(manifest_env "$M/home-missing.json")
 mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")

@@ -33,7 +33,6 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-VECTORS=$ROOT/tests/vectors
 CASES=$ROOT/tests/serve/cases.py
 YAML=$ROOT/oci/k8s/sidecar.yaml
 RESULTS=$ROOT/build/test-results
@@ -87,11 +86,7 @@ show_notes() {
 T0=$(now_ms)
 
 # --- keys, manifests, images -------------------------------------------------------
-KEY_SEC=$VECTORS/test-trusted.key
-KEY_PUB=$VECTORS/test-trusted.pub
-[[ -r $KEY_SEC && -r $KEY_PUB ]] || abort "tests/vectors/test-trusted.{key,pub} missing"
-M=$WORK/m
-MANIFEST_KEY=$KEY_SEC
+trusted_keys
 # main: the default limits (timeout_s 600, output_bytes 16 MiB, concurrency 8) and
 # callers.uids defaulting to [1000]; small: output_bytes 1 MiB and timeout_s 2.
 manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
