@@ -24,7 +24,8 @@
 #     docker load`, `docker info` showing turninit's commit as the init
 #     version with no parse warning in dockerd's log, and what the
 #     daemon-wide init means: every `--init` container gets turninit, and an
-#     image whose ENTRYPOINT is turninit must have it cleared;
+#     image whose ENTRYPOINT is turninit must have it cleared; and the
+#     Containerfiles of docs/packaging.md under docker build;
 #   - docker-containerd: `ctr image import` of sealed images, one turn by
 #     `ctr run` with the HOME tmpfs as a --mount (exact output, environment,
 #     status), Landlock under ctr, SIGTERM, and the refusal without the mount;
@@ -231,6 +232,29 @@ if selected docker-init-of-every-init-container; then
 	begin docker-init-of-every-init-container
 	prun --init --entrypoint '' --tmpfs "$HOME_TMPFS" "$IMG:base" 'echo COMMAND-RAN'
 	expect_refusal "manifest"
+	end
+fi
+if selected docker-build-containerfile; then
+	# docs/packaging.md's recipe with docker build: the context of
+	# build-image.sh --context, oci/Containerfile, then the seal by
+	# oci/Containerfile.seal; a turn runs in the result.
+	begin docker-build-containerfile
+	ctx=$WORK/context
+	run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --context "$ctx" "$BIN"
+	expect_rc 0
+	run_cmd timeout 300 "$ENGINE" build -q -t "$IMG:cf-base" --build-arg VERSION=0.1.0 --build-arg REVISION="$COMMIT" "$ctx"
+	expect_rc 0
+	run_cmd timeout 300 "$ENGINE" build -q -f "$ROOT/oci/Containerfile.seal" -t "$IMG:cf-sealed" \
+		--build-arg BASE="$IMG:cf-base" --build-arg TURNINIT_MANIFEST="$(base64 -w0 "$WORK/m/main.json")" \
+		--build-arg TURNINIT_MANIFEST_SIG="$(base64 -w0 "$WORK/m/main.json.minisig")" "$ROOT/oci"
+	expect_rc 0
+	run_cmd timeout 60 "$ENGINE" image inspect --format '{{index .Config.Labels "org.opencontainers.image.revision"}}' "$IMG:cf-sealed"
+	expect_out "$COMMIT"$'\n'
+	prun --tmpfs "$HOME_TMPFS" "$IMG:cf-sealed" 'echo "hello from $(id -u)"'
+	expect_rc 0
+	expect_out $'hello from 1000\n'
+	expect_err ""
+	timeout 60 "$ENGINE" rmi -f "$IMG:cf-sealed" "$IMG:cf-base" >/dev/null 2>&1
 	end
 fi
 if selected docker-init-entrypoint-not-cleared; then
