@@ -137,7 +137,9 @@ $(BUILD)/gen/trusted_keys.h: FORCE
 # The commit --version names (Docker's init-path parser wants "- git.COMMIT"):
 # regenerated only when HEAD changes; main.c and verify.c include it. COMMIT=
 # names it for a build outside a git checkout (a release tarball).
-COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+COMMIT ?= $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
+                   [ -z "$$(git rev-parse --show-prefix)" ] && \
+                   git rev-parse --short=12 HEAD || echo unknown)
 $(BUILD)/gen/commit.h: FORCE
 	@mkdir -p $(@D)
 	@printf '#define TURNINIT_COMMIT "%s"\n' "$(COMMIT)" > $@.tmp
@@ -276,7 +278,9 @@ man/turninit.1: docs/turninit.1.md
 # DATADIR/turninit; LICENSE and the licences of what is linked in under DOCDIR.
 install: $(BUILD)/turninit
 	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit.unstripped $(DESTDIR)$(SBINDIR)/turninit
-	$(INSTALL) -D -m 0755 rootfs/build-image.sh $(DESTDIR)$(BINDIR)/turninit-build-image
+	@mkdir -p $(BUILD)/gen
+	sed 's|^INSTALLED_DATADIR=.*|INSTALLED_DATADIR=$(DATADIR)/turninit|' rootfs/build-image.sh > $(BUILD)/gen/turninit-build-image
+	$(INSTALL) -D -m 0755 $(BUILD)/gen/turninit-build-image $(DESTDIR)$(BINDIR)/turninit-build-image
 	$(INSTALL) -D -m 0755 oci/seal.sh $(DESTDIR)$(BINDIR)/turninit-seal
 	$(INSTALL) -D -m 0644 man/turninit.1 $(DESTDIR)$(MANDIR)/man1/turninit.1
 	$(INSTALL) -D -m 0644 oci/Containerfile $(DESTDIR)$(DATADIR)/turninit/Containerfile
@@ -289,15 +293,18 @@ install: $(BUILD)/turninit
 	done
 install-strip:
 	@$(MAKE) --no-print-directory install INSTALL_PROGRAM='$(INSTALL) -s'
-# Only what install put there, file by file; the directories it made go when
-# they are empty.
+# Only what install put there, file by file; its own directories (under
+# DOCDIR, DATADIR/turninit, LIBDIR/turninit) go when they are empty, the
+# shared ones (BINDIR, MANDIR/man1, ...) stay.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/turninit $(DESTDIR)$(BINDIR)/turninit-build-image \
 	      $(DESTDIR)$(BINDIR)/turninit-seal $(DESTDIR)$(MANDIR)/man1/turninit.1 \
 	      $(DESTDIR)$(DATADIR)/turninit/Containerfile $(DESTDIR)$(DATADIR)/turninit/Containerfile.seal \
-	      $(DESTDIR)$(DOCDIR)/LICENSE $(DESTDIR)$(DOCDIR)/third-party/*/copyright \
+	      $(DESTDIR)$(DOCDIR)/LICENSE \
+	      $(foreach d,$(notdir $(wildcard $(MUSL_PREFIX)/share/licenses/*)),$(DESTDIR)$(DOCDIR)/third-party/$(d)/copyright) \
 	      $(addprefix $(DESTDIR)$(LIBDIR)/turninit/relink/,$(notdir $(MUSL_OBJ)) versions.txt relink.md)
-	rmdir $(DESTDIR)$(DOCDIR)/third-party/* $(DESTDIR)$(DOCDIR)/third-party $(DESTDIR)$(DOCDIR) \
+	rmdir $(foreach d,$(notdir $(wildcard $(MUSL_PREFIX)/share/licenses/*)),$(DESTDIR)$(DOCDIR)/third-party/$(d)) \
+	      $(DESTDIR)$(DOCDIR)/third-party $(DESTDIR)$(DOCDIR) \
 	      $(DESTDIR)$(DATADIR)/turninit \
 	      $(DESTDIR)$(LIBDIR)/turninit/relink $(DESTDIR)$(LIBDIR)/turninit 2>/dev/null || true
 

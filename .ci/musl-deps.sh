@@ -58,7 +58,7 @@ for name in libseccomp libcap2 libsodium jansson; do
 	[ -n "$want" ] || { echo "deps: FAILED: $name is not in $LOCK"; exit 1; }
 	say "apt-get source $name=$want"
 	if ! ( cd "$W/src" && APT_CONFIG=$A/apt.conf apt-get source "$name=$want" ) >>"$W/apt-source.log" 2>&1; then
-		say "WARNING: $name $want (.ci/deps.lock) is not in the archive any more: building the archive's version"
+		say "WARNING: apt-get source $name=$want (.ci/deps.lock) failed (a security update replaced it, or the archive is not reachable): trying the archive's version"
 		( cd "$W/src" && APT_CONFIG=$A/apt.conf apt-get source "$name" ) >>"$W/apt-source.log" 2>&1 \
 			|| fail_log "apt-get source $name" "$W/apt-source.log"
 	fi

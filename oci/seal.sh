@@ -87,9 +87,11 @@ timeout 60 buildah config --env "TURNINIT_MANIFEST=$b64_manifest" \
 new_id=$(timeout 60 buildah commit --quiet --rm "$ctr" "$out") || die "buildah commit $out failed"
 ctr=
 new_id=${new_id#sha256:}
-# The image OUT named before goes, unless a container still uses it; nothing
-# else (another user's images, or this user's other builds, stay).
-if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
+# The image OUT named before goes when OUT was its only name and no container
+# uses it; nothing else (another name of the user's keeps it, and another
+# user's images stay).
+if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ] &&
+   [ -z "$(timeout 60 podman image inspect --format '{{range .RepoTags}}{{.}} {{end}}' "$old_id" 2>/dev/null | tr -d ' ')" ]; then
 	timeout 60 podman rmi "$old_id" >/dev/null 2>&1 || true
 fi
 

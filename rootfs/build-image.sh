@@ -33,6 +33,7 @@
 set -eu
 
 ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
+INSTALLED_DATADIR=$ROOT_DIR/share/turninit   # make install writes DATADIR/turninit here
 APPLETS="awk basename cat chmod cp cut date dd df diff dirname du echo env expr false find
 	grep head hostname id kill ln ls mkdir mktemp mv nproc od printf ps pwd readlink
 	realpath rm rmdir sed seq sleep sort stat tac tail tee test timeout touch tr true truncate
@@ -67,6 +68,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 1 ] || usage
 binary=$1
+case $context in ""|/*) ;; *) context=$PWD/$context ;; esac
 [ -z "$context" ] || root=$context/root
 if [ -z "$root" ]; then
 	root=$(mktemp -d "${TMPDIR:-/tmp}/turninit-rootfs.XXXXXX") || die "mktemp"
@@ -96,6 +98,12 @@ file -L "$busybox" | grep -q 'statically linked' || die "$busybox is not static 
 
 # --- assemble -----------------------------------------------------------------
 case $root in /|"") die "refusing root directory '$root'" ;; esac
+# Emptied first: only an image root this script made (it has sbin/turninit
+# and bin/busybox), or an empty or missing directory, never anything else.
+if [ -d "$root" ] && [ -n "$(ls -A "$root")" ] &&
+   { [ ! -e "$root/sbin/turninit" ] || [ ! -e "$root/bin/busybox" ]; }; then
+	die "refusing to empty $root: it is not an image root this script made (no sbin/turninit and bin/busybox); give an empty or new directory"
+fi
 rm -rf "$root"
 mkdir -p "$root"
 cd "$root"
@@ -122,11 +130,13 @@ done
 
 # --- a build context, or import --------------------------------------------------
 if [ -n "$context" ]; then
-	# a checkout's oci/, or where make install put it (DATADIR/turninit)
+	# a checkout's oci/, or where make install put it (DATADIR/turninit,
+	# written into the installed copy of this script)
 	cf=$ROOT_DIR/oci/Containerfile
-	[ -r "$cf" ] || cf=$ROOT_DIR/share/turninit/Containerfile
-	install -m 0644 "$cf" "$context/Containerfile" || die "Containerfile: not in $ROOT_DIR/oci or $ROOT_DIR/share/turninit"
-	echo "context: $context (podman build -t $tag $context; docker build -t $tag $context)"
+	[ -r "$cf" ] || cf=$INSTALLED_DATADIR/Containerfile
+	[ -r "$cf" ] || die "Containerfile: not in $ROOT_DIR/oci or $INSTALLED_DATADIR"
+	install -m 0644 "$cf" "$context/Containerfile" || die "writing $context/Containerfile"
+	echo "context: $context (podman build -t $tag $context; docker build -t $tag -f $context/Containerfile $context)"
 	exit 0
 fi
 tarball=$root.tar
@@ -151,9 +161,11 @@ new_id=$(timeout 60 podman import -q \
 	"$tarball" "$tag") || die "podman import failed"
 rm -f "$tarball"
 new_id=${new_id#sha256:}
-# The image this tag named before goes, unless a container still uses it:
-# nothing this run did not replace (another user's images stay).
-if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
+# The image this tag named before goes when the tag was its only name and no
+# container uses it: nothing this run did not replace (another name of the
+# user's keeps it, and another user's images stay).
+if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ] &&
+   [ -z "$(timeout 60 podman image inspect --format '{{range .RepoTags}}{{.}} {{end}}' "$old_id" 2>/dev/null | tr -d ' ')" ]; then
 	timeout 60 podman rmi "$old_id" >/dev/null 2>&1 || true
 fi
 echo "image: $tag built ($(short "$new_id"), root sha256:$(short "$digest"), $(du -sk "$root" | cut -f1) KiB)"

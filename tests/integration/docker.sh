@@ -242,7 +242,8 @@ if selected docker-build-containerfile; then
 	ctx=$WORK/context
 	run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --context "$ctx" "$BIN"
 	expect_rc 0
-	run_cmd timeout 300 "$ENGINE" build -q -t "$IMG:cf-base" --build-arg VERSION=0.1.0 --build-arg REVISION="$COMMIT" "$ctx"
+	run_cmd timeout 300 "$ENGINE" build -q -t "$IMG:cf-base" -f "$ctx/Containerfile" \
+		--build-arg VERSION=0.1.0 --build-arg REVISION="$COMMIT" "$ctx"
 	expect_rc 0
 	run_cmd timeout 300 "$ENGINE" build -q -f "$ROOT/oci/Containerfile.seal" -t "$IMG:cf-sealed" \
 		--build-arg BASE="$IMG:cf-base" --build-arg TURNINIT_MANIFEST="$(base64 -w0 "$WORK/m/main.json")" \

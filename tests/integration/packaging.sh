@@ -91,6 +91,33 @@ expect_rc 2
 expect_contains "turninit-build-image --help" "$ERR" "--root DIR"
 end
 
+# The installed build-image finds its Containerfile in a DATADIR that is not
+# beside BINDIR, and takes a relative --context.
+begin p-build-image-context-datadir-apart
+D=$WORK/d4
+make_install "$D" install PREFIX=/opt/t BINDIR=/opt/b DATADIR=/opt/d
+run_cmd env -C "$WORK" sh "$D/opt/b/turninit-build-image" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+	--context rel-ctx "$ROOT/build/turninit"
+expect_rc 1
+# installed under DESTDIR it names the real DATADIR, which is not there yet
+expect_contains "stderr" "$ERR" "Containerfile: not in $D/opt/oci or /opt/d/turninit"
+sed -i "s|^INSTALLED_DATADIR=.*|INSTALLED_DATADIR=$D/opt/d/turninit|" "$D/opt/b/turninit-build-image"
+run_cmd env -C "$WORK" sh "$D/opt/b/turninit-build-image" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+	--context rel-ctx "$ROOT/build/turninit"
+expect_rc 0
+[[ -f $WORK/rel-ctx/Containerfile && -x $WORK/rel-ctx/root/sbin/turninit ]] || why "no context in $WORK/rel-ctx"
+end
+# --root or --context naming a directory with other files: refused, nothing removed.
+begin p-build-image-refuses-foreign-root
+mkdir -p "$WORK/foreign/root"
+echo precious > "$WORK/foreign/root/keep.txt"
+run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+	--context "$WORK/foreign" "$ROOT/build/turninit"
+expect_rc 1
+expect_contains "stderr" "$ERR" "refusing to empty $WORK/foreign/root: it is not an image root this script made"
+[[ $(cat "$WORK/foreign/root/keep.txt" 2>&1) == precious ]] || why "keep.txt was removed"
+end
+
 # LGPL-2.1 section 6: the kit relinks into a turninit that runs.
 begin p-relink-kit-links
 K=$WORK/d1/usr/lib/turninit/relink
@@ -114,9 +141,12 @@ expect_contains "file" "$OUT" ", stripped"
 end
 
 begin p-uninstall-leaves-nothing
+mkdir -p "$WORK/d1/usr/share/doc/turninit/third-party/other"
+echo theirs > "$WORK/d1/usr/share/doc/turninit/third-party/other/copyright"
 make_install "$WORK/d1" uninstall PREFIX=/usr
 left=$(cd "$WORK/d1" && find . -type f | LC_ALL=C sort)
-eq "files left after uninstall" "$left" ""
+# what install did not put there stays
+eq "files left after uninstall" "$left" "./usr/share/doc/turninit/third-party/other/copyright"
 end
 
 # A packager's build: another folder, later, no network (a network namespace
@@ -134,7 +164,7 @@ eq "sha256 of the two builds" "$(sha256sum < "$S/build/turninit")" "$(sha256sum 
 end
 
 # --- images without buildah: oci/Containerfile and oci/Containerfile.seal -------------------
-# The installed script makes the context; podman build makes the base image and
+# build-image.sh makes the context; podman build makes the base image and
 # seals a manifest signed with the minisign CLI; a turn runs in it.
 IMG=localhost/turninit-pkgtest
 LABEL=turninit-itest=$$
@@ -144,18 +174,19 @@ cleanup() {
 trap cleanup EXIT
 begin p-containerfile-base-and-seal
 C=$WORK/context
-run_cmd env PATH="$WORK/d3/usr/bin:$PATH" turninit-build-image --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
 	--context "$C" "$ROOT/build/turninit"
 expect_rc 0
 [[ -f $C/Containerfile && -x $C/root/sbin/turninit && -f $C/root/etc/turninit/trusted.pub ]] || why "the context lacks Containerfile, root/sbin/turninit or the key"
-run_cmd timeout 300 podman build --pull=never -q -t "$IMG:base" --build-arg VERSION=0.1.0 --build-arg REVISION=abc123 "$C"
+run_cmd timeout 300 podman build --pull=never -q -t "$IMG:base" -f "$C/Containerfile" \
+	--build-arg VERSION=0.1.0 --build-arg REVISION=abc123 "$C"
 expect_rc 0
 run_cmd timeout 60 podman image inspect --format '{{index .Config.Labels "org.opencontainers.image.version"}} {{index .Config.Labels "org.opencontainers.image.revision"}} {{json .Config.Entrypoint}}' "$IMG:base"
 expect_out $'0.1.0 abc123 ["/sbin/turninit"]\n'
 HEAD_M='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
 printf '{%s,"env":{"set":{"PATH":"/bin"}}}\n' "$HEAD_M" > "$WORK/m.json"
 minisign -S -s "$ROOT/tests/vectors/test-trusted.key" -m "$WORK/m.json" -t "packaging test" </dev/null >/dev/null || why "minisign -S"
-run_cmd timeout 300 podman build --pull=never -q -f "$WORK/d3/usr/share/turninit/Containerfile.seal" -t "$IMG:sealed" \
+run_cmd timeout 300 podman build --pull=never -q -f "$ROOT/oci/Containerfile.seal" -t "$IMG:sealed" \
 	--build-arg BASE="$IMG:base" --build-arg TURNINIT_MANIFEST="$(base64 -w0 "$WORK/m.json")" \
 	--build-arg TURNINIT_MANIFEST_SIG="$(base64 -w0 "$WORK/m.json.minisig")" "$WORK"
 expect_rc 0
@@ -164,6 +195,18 @@ run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" 
 expect_rc 0
 expect_out $'hello from 1000\nPWD=/work\nHOME=/home/agent\nSHLVL=0\nPATH=/bin\n_=/bin/env\n'
 expect_err ""
+end
+# Sealing again under the same tag removes the image it replaced only where
+# that tag was its one name: another name the user gave it keeps it.
+begin p-seal-keeps-an-image-the-user-named
+run_cmd timeout 60 podman tag "$IMG:sealed" "$IMG:users-own"
+expect_rc 0
+printf '{%s,"env":{"set":{"PATH":"/bin:/usr/bin"}}}\n' "$HEAD_M" > "$WORK/m2.json"
+run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --manifest "$WORK/m2.json" \
+	--key "$ROOT/tests/vectors/test-trusted.key" --tag "$IMG:sealed" --trusted-comment "packaging test 2"
+expect_rc 0
+timeout 60 podman image exists "$IMG:users-own" || why "seal.sh removed $IMG:users-own, the image its tag named before"
+timeout 60 podman rmi -f "$IMG:users-own" >/dev/null 2>&1
 end
 
 results
