@@ -197,21 +197,17 @@ fi
 # --- serve over podman run -i ----------------------------------------------------------
 if selected gv-serve-two-requests; then
 	begin gv-serve-two-requests
-	run_input '{"op":"exec","id":"a","command":"echo A; id -u"}
-{"op":"exec","id":"b","command":"echo B >&2; exit 3"}
-' "${GV[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" serve
+	# the second request once the first has answered; stdin open until both exit
+	serve_session '{"op":"exec","id":"a","command":"echo A; id -u"}' A \
+		'{"op":"exec","id":"b","command":"echo B >&2; exit 3"}' -- "${GV[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" serve
 	expect_rc 0
 	expect_err "$WEAK_LOG"
-	got=$(printf '%s' "$OUT" | python3 -c '
-import base64, json, sys
-ev = [json.loads(l) for l in sys.stdin]
-for i in ("a", "b"):
-    out = b"".join(base64.b64decode(e["data"]) for e in ev if e["id"] == i and e["event"] == "output")
-    ex = [e for e in ev if e["id"] == i and e["event"] == "exit"]
-    st = [e for e in ev if e["id"] == i and e["event"] == "started"]
-    print(i, len(st), repr(out.decode()), [(e["code"], e["signal"], e["timed_out"]) for e in ex])' 2>&1)
-	eq "events" "$got" "a 1 'A\\n1000\\n' [(0, None, False)]
-b 1 'B\\n' [(3, None, False)]"
+	expect_out "a exit 0 None
+a stdout 1000
+a stdout A
+b exit 3 None
+b stderr B
+"
 	end
 fi
 

@@ -306,6 +306,15 @@ manifest() {
 	sign "$WORK/m/$1.json" "$MANIFEST_KEY" || abort "minisign -S $1.json"
 }
 
+# serve_session FIRST [MARK SECOND] -- COMMAND...: a serve session over the
+# pipes of COMMAND (tests/integration/session.py): the request FIRST, then
+# (when a command's output holds MARK) SECOND; stdin stays open until every
+# command sent has exited. Sets RC, OUT ("ID STREAM LINE" and "ID exit CODE
+# SIGNAL" lines, sorted) and ERR.
+serve_session() {
+	run_cmd timeout 120 python3 "$ROOT/tests/integration/session.py" "$@"
+}
+
 # trusted_keys: the committed test key pair (tests/vectors, made by
 # make-vectors.sh) as KEY_SEC and KEY_PUB, MANIFEST_KEY for manifest, and M,
 # the suite's manifest directory ($WORK/m); aborts when the pair is missing.

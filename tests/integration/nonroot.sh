@@ -270,43 +270,6 @@ end
 # serve: one command tries to end the turn, and to cancel the other through
 # its keeper (a fork of turninit, named so, of the same uid); the other runs
 # on to its end. The driver keeps stdin open until both have exited.
-# serve_session FIRST [MARK SECOND] -- PODMAN_RUN...: a serve session over the
-# pipes of PODMAN_RUN: the request FIRST, then (when a command's output holds
-# MARK) SECOND; stdin stays open until every command sent has exited. Prints
-# "ID STREAM TEXT" (output, decoded) and "ID exit CODE SIGNAL" lines, sorted.
-cat > "$WORK/session.py" <<'PYEOF'
-import base64, json, subprocess, sys
-first, rest = sys.argv[1], sys.argv[2:]
-second = mark = None
-if rest[0] != "--":
-    mark, second, rest = rest[0], rest[1], rest[2:]
-p = subprocess.Popen(rest[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-def send(line):
-    p.stdin.write(line + "\n"); p.stdin.flush()
-send(first)
-sent, exited, out = 1, 0, []
-for line in p.stdout:
-    e = json.loads(line)
-    if e.get("event") == "output":
-        text = base64.b64decode(e["data"]).decode(errors="replace")
-        out += ["%s %s %s" % (e["id"], e["stream"], t) for t in text.splitlines()]
-        if mark and mark in text:
-            send(second); sent += 1; mark = None
-    elif e.get("event") == "exit":
-        out.append("%s exit %s %s" % (e["id"], e["code"], e["signal"]))
-        exited += 1
-        if exited == sent and mark is None:
-            break
-    elif e.get("event") == "error":
-        out.append("error " + json.dumps(e, sort_keys=True))
-        break
-p.stdin.close()
-print("\n".join(sorted(out)))
-sys.exit(p.wait(timeout=30))
-PYEOF
-serve_session() {
-	run_cmd timeout 120 python3 "$WORK/session.py" "$@"
-}
 begin n-serve-command-cannot-end-turn
 EVIL='kill -TERM 1; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" != 1 ] && [ "$(cat $d/comm 2>/dev/null)" = turninit ] && { kill -TERM $p 2>/dev/null && kill -USR1 $p 2>/dev/null && echo "signalled a keeper" || echo "a keeper refused"; }; done; echo evil done'
 serve_session '{"op":"exec","id":"long","command":"echo long started; sleep 2; echo long done"}' \
