@@ -315,6 +315,52 @@ serve_session() {
 	run_cmd timeout 120 python3 "$ROOT/tests/integration/session.py" "$@"
 }
 
+# --- Kubernetes examples under podman kube play (run.sh, nonroot.sh) ---
+# kube_volume NAME OPTS...: a podman volume for an emptyDir of the YAML (podman
+# kube play makes an emptyDir a plain volume on disk, ignoring medium: Memory).
+VOLS=()
+kube_volume() {
+	local name=$1
+	shift
+	timeout 60 podman volume create --label "$LABEL" "$@" "$name" >/dev/null || why "podman volume create $name"
+	VOLS+=("$name")
+}
+kube_down() { # kube_down YAML: the pod and the volumes gone
+	timeout 120 podman kube down "$1" >/dev/null 2>&1
+	((${#VOLS[@]} == 0)) || timeout 60 podman volume rm -f "${VOLS[@]}" >/dev/null 2>&1
+	VOLS=()
+}
+# job_pod YAML IMAGE NAME [SED...]: the pod template of the Job in YAML
+# (oci/k8s/) as a Pod named NAME (podman kube play has no Job kind) with
+# IMAGE, its volumes NAME-home and NAME-ws, in $WORK/NAME.yaml.
+job_pod() {
+	local yaml=$1 image=$2 pod=$3
+	shift 3
+	awk -v pod="$pod" '
+		/^  template:$/ { on = 1; print "apiVersion: v1"; print "kind: Pod"; next }
+		on { sub(/^    /, ""); print; if ($0 == "metadata:") print "  name: " pod }' \
+		"$yaml" | sed -e "s|localhost/agent-turn:1|$image|" \
+		-e "s|turninit-home|$pod-home|; s|name: workspace|name: $pod-ws|" "$@" > "$WORK/$pod.yaml"
+}
+# kube_job NAME WANT_OUT WANT_ERR: play $WORK/NAME.yaml (job_pod) with a tmpfs
+# volume of mode 1777 for its HOME emptyDir (a kubelet's memory emptyDir),
+# wait for the turn, check its status (3, the examples' command) and log.
+kube_job() {
+	local pod=$1
+	kube_volume "$pod-home" --opt type=tmpfs --opt device=tmpfs --opt o=mode=1777
+	VOLS+=("$pod-ws")   # made by kube play
+	run_cmd timeout 120 podman kube play --network none "$WORK/$pod.yaml"
+	if [[ $RC -ne 0 ]]; then
+		why "podman kube play failed"
+	else
+		run_cmd timeout 60 podman wait "$pod-turn"
+		eq "container status" "${OUT%$'\n'}" 3
+		run_cmd timeout 60 podman logs "$pod-turn"
+		expect_out "$2"
+		expect_err "$3"
+	fi
+	kube_down "$WORK/$pod.yaml"
+}
 # trusted_keys: the committed test key pair (tests/vectors, made by
 # make-vectors.sh) as KEY_SEC and KEY_PUB, MANIFEST_KEY for manifest, and M,
 # the suite's manifest directory ($WORK/m); aborts when the pair is missing.

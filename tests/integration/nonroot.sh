@@ -371,57 +371,14 @@ expect_refusal "audit log fd:3: a FIFO, and turninit runs as the commands' uid 1
 end
 
 # --- the restricted Kubernetes examples under podman kube play ------------------------------
-# kube_volume NAME OPTS...: a podman volume for an emptyDir of the YAML (podman
-# kube play makes an emptyDir a plain volume on disk, ignoring medium: Memory).
-VOLS=()
-kube_volume() {
-	local name=$1
-	shift
-	timeout 60 podman volume create --label "$LABEL" "$@" "$name" >/dev/null || why "podman volume create $name"
-	VOLS+=("$name")
-}
-kube_down() { # kube_down YAML: the pod and the volumes gone
-	timeout 120 podman kube down "$1" >/dev/null 2>&1
-	((${#VOLS[@]} == 0)) || timeout 60 podman volume rm -f "${VOLS[@]}" >/dev/null 2>&1
-	VOLS=()
-}
-# job_pod IMAGE NAME [SED...]: oci/k8s/job-restricted.yaml's pod template as a
-# Pod named NAME (podman kube play has no Job kind) with IMAGE, in $WORK/NAME.yaml.
-job_pod() {
-	local image=$1 pod=$2
-	shift 2
-	awk -v pod="$pod" '
-		/^  template:$/ { on = 1; print "apiVersion: v1"; print "kind: Pod"; next }
-		on { sub(/^    /, ""); print; if ($0 == "metadata:") print "  name: " pod }' \
-		"$ROOT/oci/k8s/job-restricted.yaml" | sed -e "s|localhost/agent-turn:1|$image|" \
-		-e "s|turninit-home|$pod-home|; s|name: workspace|name: $pod-ws|" "$@" > "$WORK/$pod.yaml"
-}
-# kube_job NAME WANT_OUT WANT_ERR: play $WORK/NAME.yaml, wait for the turn, check
-# its status (3) and log.
-kube_job() {
-	local pod=$1
-	kube_volume "$pod-home" --opt type=tmpfs --opt device=tmpfs --opt o=mode=1777
-	VOLS+=("$pod-ws")   # made by kube play
-	run_cmd timeout 120 podman kube play --network none "$WORK/$pod.yaml"
-	if [[ $RC -ne 0 ]]; then
-		why "podman kube play failed"
-	else
-		run_cmd timeout 60 podman wait "$pod-turn"
-		eq "container status" "${OUT%$'\n'}" 3
-		run_cmd timeout 60 podman logs "$pod-turn"
-		expect_out "$2"
-		expect_err "$3"
-	fi
-	kube_down "$WORK/$pod.yaml"
-}
 begin k-restricted-job
-job_pod "$IMG:job" "turninit-nrtest-$$-job"
+job_pod "$ROOT/oci/k8s/job-restricted.yaml" "$IMG:job" "turninit-nrtest-$$-job"
 kube_job "turninit-nrtest-$$-job" $'hello from uid 1000 gid 1000 in /work, HOME /home/agent\n' "$NR_LOG"
 end
 # OpenShift: the uid assigned from the project's range, group 0; the manifest
 # has user.uid_range and gid_range. runAsUser as OpenShift's admission sets it.
 begin k-restricted-job-openshift-uid
-job_pod "$IMG:job-openshift" "turninit-nrtest-$$-ocp" -e 's|runAsUser: 1000$|runAsUser: 1000680123|; s|runAsGroup: 1000$|runAsGroup: 0|'
+job_pod "$ROOT/oci/k8s/job-restricted.yaml" "$IMG:job-openshift" "turninit-nrtest-$$-ocp" -e 's|runAsUser: 1000$|runAsUser: 1000680123|; s|runAsGroup: 1000$|runAsGroup: 0|'
 grep -q 'runAsUser: 1000680123' "$WORK/turninit-nrtest-$$-ocp.yaml" || why "the YAML has no runAsUser to change"
 kube_job "turninit-nrtest-$$-ocp" $'hello from uid 1000680123 gid 0 in /work, HOME /home/agent\n' \
 	$'turninit: non-root mode: running as 1000680123:0 with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)\n'

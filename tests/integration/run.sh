@@ -859,26 +859,8 @@ if podman_test k-job-pod-template "podman kube play: Docker runs no Kubernetes Y
 	# this run's name, with this suite's image and a tmpfs volume for the HOME
 	# emptyDir (podman ignores medium: Memory; see oci/k8s/job.yaml).
 	begin k-job-pod-template
-	pod=turninit-itest-$$-job vol=itest-$$-home
-	awk -v pod="$pod" '
-		/^  template:$/ { on = 1; print "apiVersion: v1"; print "kind: Pod"; next }
-		on { sub(/^    /, ""); print; if ($0 == "metadata:") print "  name: " pod }' \
-		"$ROOT/oci/k8s/job.yaml" | sed -e "s|localhost/agent-turn:1|$SEALED|" \
-		-e "s|turninit-home|$vol|" > "$WORK/job-pod.yaml"
-	run_cmd timeout 60 podman volume create --opt type=tmpfs --opt device=tmpfs "$vol"
-	[[ $RC -eq 0 ]] || why "podman volume create $vol failed"
-	run_cmd timeout 120 podman kube play --network none "$WORK/job-pod.yaml"
-	if [[ $RC -ne 0 ]]; then
-		why "podman kube play failed"
-	else
-		run_cmd timeout 60 podman wait "$pod-turn"
-		eq "container status" "${OUT%$'\n'}" 3
-		run_cmd timeout 60 podman logs "$pod-turn"
-		expect_out $'hello from uid 1000 in /work, HOME /home/agent\n'
-		expect_err ""
-	fi
-	timeout 120 podman kube down "$WORK/job-pod.yaml" >/dev/null 2>&1
-	timeout 60 podman volume rm -f "$vol" >/dev/null 2>&1
+	job_pod "$ROOT/oci/k8s/job.yaml" "$SEALED" "turninit-itest-$$-job"
+	kube_job "turninit-itest-$$-job" $'hello from uid 1000 in /work, HOME /home/agent\n' ""
 	end
 fi
 
