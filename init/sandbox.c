@@ -24,7 +24,7 @@ static int step_filter(struct sandbox *sb, struct tn_error *err)
 	 * as the manifest's uid with capabilities), so the kernel would let them
 	 * signal it: the filter and Landlock's signal scope keep them from it
 	 * (filter.h, landlock.h). */
-	sb->guard = sb->nonroot || geteuid() == sb->m->uid ? getpid() : 0;
+	sb->guard = geteuid() == sb->m->uid ? getpid() : 0;
 	return sc_build(&sb->m->seccomp, sb->guard, &sb->filter, err);
 }
 

@@ -87,7 +87,7 @@ static json_t *nonroot_json(void)
 			goto fail;
 	if (!list || !g ||
 	    json_array_append_new(list, json_string("securebits: not locked (needs CAP_SETPCAP); with no capability in any set and no_new_privs there is nothing for them to guard")) != 0 ||
-	    json_array_append_new(list, json_string("uid change: commands run as turninit's own uid and gid, and may signal each other")) != 0 ||
+	    json_array_append_new(list, json_string("uid change: commands run as turninit's own uid and gid")) != 0 ||
 	    json_array_append_new(list, json_pack("{s:s, s:O}", "supplementary groups",
 						  "kept, as the runtime gave them", "groups", g)) != 0 ||
 	    (bounding && json_array_append_new(list, json_string("bounding set: not empty and cannot be dropped; no_new_privs keeps an exec from gaining from it")) != 0))
@@ -106,7 +106,9 @@ fail:
  * guard, landlock.h's signal scope from ABI 6). */
 static json_t *guard_json(const struct caps_start *start, const struct mf_manifest *m)
 {
-	bool applied = start && (start->mode == CAPS_NONROOT || start->uid == m->uid);
+	/* the rule of sandbox.c's step_filter and place.c: turninit's euid is
+	 * the commands' uid (always so in non-root mode) */
+	bool applied = start && start->uid == m->uid;
 
 	if (!applied)
 		return json_pack("{s:b}", "applied", false);

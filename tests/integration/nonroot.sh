@@ -162,7 +162,7 @@ eq "verify start" "$got" "not locked: non-root mode (needs CAP_SETPCAP; see star
 guard True 6 $scope
 non-root 1000 1000 True
 securebits: not locked (needs CAP_SETPCAP); with no capability in any set and no_new_privs there is nothing for them to guard
-uid change: commands run as turninit's own uid and gid, and may signal each other
+uid change: commands run as turninit's own uid and gid
 {\"groups\": [1000], \"supplementary groups\": \"kept, as the runtime gave them\"}"
 end
 begin n-verify-privileged-and-refused
