@@ -3,11 +3,13 @@
 #include "caps.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/securebits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -148,10 +150,11 @@ bool caps_securebits_probe(void)
 	return caps_no_securebits;
 }
 
-int caps_lock_down_before_setuid(struct tn_error *err)
+int caps_lock_down(struct tn_error *err)
 {
-	/* NO_SETUID_FIXUP: the uid change must not silently keep or drop sets
-	 * behind our back; they are emptied explicitly right after it. */
+	/* NO_SETUID_FIXUP: a command's uid change must not silently keep or
+	 * drop sets behind our back; they are emptied explicitly right after
+	 * it (caps_clear_all). */
 	const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
 		SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
 		SECBIT_KEEP_CAPS_LOCKED;
@@ -171,39 +174,34 @@ int caps_lock_down_before_setuid(struct tn_error *err)
 			return err_set(err, errno, "bounding set: dropping capability %d: %s (turninit needs CAP_SETPCAP)",
 				       (int)cap, strerror(errno));
 	}
+	/* Read back: nothing can raise a bounding set again, so every process
+	 * forked after this has an empty one. */
+	for (cap_value_t cap = 0; cap < max; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 0)
+			return err_set(err, EPERM, "bounding set: capability %d still in it after dropping",
+				       (int)cap);
 	return 0;
 }
 
-int caps_clear_all(bool bounding_may_stay, struct tn_error *err)
+int caps_clear_all(struct tn_error *err)
 {
-	cap_t empty = cap_init();
-	cap_t now = NULL;
-	int r = 0;
+	/* Raw capset(2) and capget(2): no allocation, as the child of a
+	 * CLONE_VM spawn must not (init/spawn.c). Version 3: two 32-bit words. */
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
 
-	if (!empty)
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+		return err_errno(err, errno, "ambient set");
+	if (syscall(SYS_capset, &hdr, data) != 0)
 		return err_errno(err, errno, "capabilities");
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
-		r = err_errno(err, errno, "ambient set");
-		goto out;
-	}
-	if (cap_set_proc(empty) != 0) {
-		r = err_errno(err, errno, "capabilities");
-		goto out;
-	}
-	now = cap_get_proc();
-	if (!now || cap_compare(now, empty) != 0) {
-		r = err_set(err, EPERM, "capabilities: sets not empty after clearing");
-		goto out;
-	}
-	for (cap_value_t cap = 0; cap < (cap_value_t)cap_max_bits(); cap++)
-		if ((!bounding_may_stay && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1) ||
-		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1) {
-			r = err_set(err, EPERM, "capabilities: capability %d still in the bounding or ambient set",
-				    (int)cap);
-			goto out;
-		}
-out:
-	cap_free(now);
-	cap_free(empty);
-	return r;
+	/* The kernel keeps the ambient set within permitted and inheritable
+	 * (capabilities(7)), so two empty sets here mean an empty ambient set. */
+	memset(data, 0xff, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return err_errno(err, errno, "capabilities: reading back");
+	for (int i = 0; i < 2; i++)
+		if (data[i].effective || data[i].permitted || data[i].inheritable)
+			return err_set(err, EPERM, "capabilities: sets not empty after clearing");
+	return 0;
 }

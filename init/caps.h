@@ -45,31 +45,35 @@ struct caps_start {
 int caps_start(struct caps_start *ret, struct tn_error *err);
 
 /* caps_keep_only - drop every capability of turninit except the n in keep, from
- * the effective, permitted and inheritable sets (the bounding set is cleared in
- * each command). Errors: -errno of cap_set_proc(3) (EPERM). */
+ * the effective, permitted and inheritable sets (the bounding set is cleared by
+ * caps_lock_down). Errors: -errno of cap_set_proc(3) (EPERM). */
 int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err);
 
 /* caps_securebits_probe - once at start, before the first command: whether
  * this platform has no securebits at all (pf_securebits_absent: gVisor,
  * recognised by uname(2) and PR_GET_SECUREBITS's EINVAL). Remembered for
- * caps_lock_down_before_setuid in every command process (they are forked
- * from turninit, so they inherit it). Anywhere else it returns false and
- * securebits stay required. Never fails. */
+ * caps_lock_down. Anywhere else it returns false and securebits stay
+ * required. Never fails. */
 bool caps_securebits_probe(void);
 
-/* caps_lock_down_before_setuid - in a command process, before the uid change:
- * lock securebits (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED) and
- * clear the bounding set. Needs CAP_SETPCAP. Where caps_securebits_probe
- * found no securebits, PR_SET_SECUREBITS's EINVAL is passed over (and only
- * that errno). Errors: -EPERM and other -errno of prctl(2). */
-int caps_lock_down_before_setuid(struct tn_error *err);
+/* caps_lock_down - once per turn, in turninit itself (privileged mode), after
+ * caps_keep_only: lock securebits (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off,
+ * each LOCKED), clear the bounding set and read it back empty. turninit never
+ * execs, so neither limits it; every command is forked from it (directly or
+ * through a keeper) and inherits both, and neither can be undone. Needs
+ * CAP_SETPCAP. Where caps_securebits_probe found no securebits,
+ * PR_SET_SECUREBITS's EINVAL is passed over (and only that errno).
+ * Errors: -EPERM and other -errno of prctl(2). */
+int caps_lock_down(struct tn_error *err);
 
 /* caps_clear_all - in a command process, after the uid change: empty the
- * effective, permitted, inheritable and ambient sets, then check that all five
- * sets read back as empty; bounding_may_stay (non-root mode with no_new_privs
- * set, where nothing can drop it and nothing can gain from it): the bounding
- * set is not checked. Errors: -errno of capset(2) or prctl(2), -EPERM if a set
- * is not empty afterwards. */
-int caps_clear_all(bool bounding_may_stay, struct tn_error *err);
+ * effective, permitted, inheritable and ambient sets with capset(2), then
+ * check with one capget(2) that they read back empty (an empty permitted set
+ * holds the ambient set empty too). Allocates nothing (a CLONE_VM child may
+ * call it). The bounding set is turninit's, already empty (caps_lock_down),
+ * or in non-root mode left as it was, with no_new_privs set.
+ * Errors: -errno of capset(2), capget(2) or prctl(2), -EPERM if a set is not
+ * empty afterwards. */
+int caps_clear_all(struct tn_error *err);
 
 #endif

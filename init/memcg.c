@@ -1,36 +1,51 @@
 /* memcg.c - see memcg.h. */
 #include "memcg.h"
 
-#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static long oom_kill_line(const char *path)
+/* The counter "oom_kill N" of an open memory.events or memory.oom_control,
+ * read again from its start (a cgroup file is generated anew at offset 0):
+ * N, or -1. */
+static long oom_kill_line(int fd)
 {
-	char line[128];
-	long n = -1;
-	FILE *f = fopen(path, "re");
+	char buf[1024];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	const char *p;
 
-	if (!f)
+	if (n <= 0)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "oom_kill ", 9) == 0 && sscanf(line + 9, "%ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+	buf[n] = '\0';
+	for (p = buf; (p = strstr(p, "oom_kill ")); p++)
+		if (p == buf || p[-1] == '\n') {
+			char *end;
+			long v = strtol(p + 9, &end, 10);
+
+			return end > p + 9 && v >= 0 ? v : -1;
+		}
+	return -1;
 }
 
 long memcg_oom_kills(void)
 {
-	/* Which file holds the counter is found once: every exec and exit reads it. */
+	/* Which file holds the counter is found once, and kept open: every
+	 * exec and exit reads it. */
 	static const char *const files[] = { "/sys/fs/cgroup/memory.events",
 					     "/sys/fs/cgroup/memory/memory.oom_control" };
-	static int which = -1;   /* -1 not yet known, 2 neither */
+	static int fd = -2;   /* -2 not yet known, -1 neither */
 	long n;
 
-	if (which >= 0)
-		return which < 2 ? oom_kill_line(files[which]) : -1;
-	for (which = 0; which < 2; which++)
-		if ((n = oom_kill_line(files[which])) >= 0)
+	if (fd >= -1)
+		return fd >= 0 ? oom_kill_line(fd) : -1;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		fd = open(files[i], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && (n = oom_kill_line(fd)) >= 0)
 			return n;
+		if (fd >= 0)
+			close(fd);
+	}
+	fd = -1;
 	return -1;
 }

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -232,17 +233,42 @@ void reap_kill_all(void)
  * run one thread); at most max of them. Returns how many. */
 static size_t reap_children_of(pid_t pid, pid_t *out, size_t max)
 {
-	char path[64];
-	size_t n = 0;
-	long p;
-	FILE *f;
+	char path[64], buf[4096];
+	size_t n = 0, len = 0;
+	ssize_t r = 1;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	if (!(f = fopen(path, "re")))
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
-	while (n < max && fscanf(f, "%ld", &p) == 1)
-		out[n++] = (pid_t)p;
-	fclose(f);
+	/* "PID PID ... " : whole numbers only; one cut at the buffer's end is
+	 * read again with what follows. */
+	while (n < max && (r > 0 || len > 0)) {
+		char *p = buf, *end;
+
+		r = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		len += r > 0 ? (size_t)r : 0;
+		buf[len] = '\0';
+		for (;;) {
+			long v;
+
+			while (*p == ' ' || *p == '\n')
+				p++;
+			v = strtol(p, &end, 10);
+			if (end == p || (*end == '\0' && r > 0))
+				break;   /* none, or maybe cut: read on */
+			if (n < max)
+				out[n++] = (pid_t)v;
+			p = end;
+		}
+		len -= (size_t)(p - buf);
+		memmove(buf, p, len);
+		if (r <= 0)
+			break;
+	}
+	close(fd);
 	return n;
 }
 

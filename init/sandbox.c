@@ -59,12 +59,21 @@ static int step_caps(struct sandbox *sb, struct tn_error *err)
 			      sizeof(sandbox_keep_caps) / sizeof(sandbox_keep_caps[0]), err);
 }
 
+/* Privileged mode: securebits and the bounding set once, in turninit, for
+ * every command it forks (caps.h). Non-root mode has no CAP_SETPCAP and
+ * keeps its start's sets, with no_new_privs. */
+static int step_lockdown(struct sandbox *sb, struct tn_error *err)
+{
+	return sb->nonroot ? 0 : caps_lock_down(err);
+}
+
 const struct sandbox_step sandbox_steps[] = {
 	{ "platform", step_platform, NULL, false },
 	{ "filter", step_filter, undo_filter, false },
 	{ "home", step_home, NULL, false },
 	{ "landlock", step_landlock, undo_landlock, false },
 	{ "caps", step_caps, NULL, true },
+	{ "lockdown", step_lockdown, NULL, true },
 	{ NULL, NULL, NULL, false },
 };
 

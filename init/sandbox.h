@@ -4,7 +4,8 @@
  * (libseccomp, exported as BPF), HOME (a tmpfs turninit mounts or checks), the
  * Landlock ruleset (its rules bind to the inodes there, so after HOME), then
  * turninit drops every capability but those the commands' lock-down and end
- * need. main.c runs the steps once; the benchmark (tests/bench/startup.c) runs
+ * need, and (privileged mode) locks its own securebits and empties its
+ * bounding set, which every command inherits. main.c runs the steps once; the benchmark (tests/bench/startup.c) runs
  * the same table step by step to time each. A command's plan is then made from
  * the sandbox and the command itself (sandbox_plan). */
 #ifndef TURNINIT_SANDBOX_H
@@ -29,7 +30,7 @@ struct sandbox {
 };
 
 struct sandbox_step {
-	const char *name;                                   /* "platform", "filter", "home", "landlock", "caps" */
+	const char *name;                                   /* "platform", "filter", "home", "landlock", "caps", "lockdown" */
 	int (*run)(struct sandbox *sb, struct tn_error *err);   /* -errno, err filled */
 	void (*undo)(struct sandbox *sb);                  /* frees what run made (NULL: nothing) */
 	bool once;                                         /* cannot run twice in one process */

@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,22 +107,29 @@ int spawn_close_fds(const int *keep, int n)
 	return 0;
 }
 
+/* prlimit64(2) itself: musl's setrlimit(3) would run it in every thread
+ * through __synccall, which a CLONE_VM child must not (its thread pointer is
+ * its parent's). */
 static int set_limit(int resource, rlim_t want)
 {
 	struct rlimit cur, lim;
 
-	if (getrlimit(resource, &cur) != 0)
+	if (syscall(SYS_prlimit64, 0, resource, NULL, &cur) != 0)
 		return -errno;
 	/* Lower only: raising a hard limit needs CAP_SYS_RESOURCE. */
 	lim.rlim_max = (cur.rlim_max != RLIM_INFINITY && cur.rlim_max < want) ? cur.rlim_max : want;
 	lim.rlim_cur = lim.rlim_max;
-	if (setrlimit(resource, &lim) != 0)
+	if (syscall(SYS_prlimit64, 0, resource, &lim, NULL) != 0)
 		return -errno;
 	return 0;
 }
 
-static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
-		       struct tn_error *err)
+/* The steps of the command process, in the child of spawn_command's
+ * clone(CLONE_VM | CLONE_VFORK): it shares turninit's (or the keeper's)
+ * memory while that waits, so it calls only what allocates nothing and
+ * touches no lock or thread state of libc: raw system calls for the ids,
+ * rlimits and capabilities. */
+static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
 {
 	int r;
 
@@ -148,9 +155,9 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 		if (p->stdio[i] >= 0 && p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
 			return err_errno(err, errno, "stdio");
 	{
-		int keep[2] = { report_fd, p->landlock->fd };
+		int keep[1] = { p->landlock->fd };
 
-		r = spawn_close_fds(keep, 2);
+		r = spawn_close_fds(keep, 1);
 	}
 	if (r < 0)
 		return err_errno(err, r, "closing fds");
@@ -204,19 +211,19 @@ static int child_setup(const struct spawn_plan *p, int report_fd, pid_t parent,
 			return err_set(err, EPERM, "non-root mode: the ids are not %u:%u",
 				       (unsigned)p->uid, (unsigned)p->gid);
 	} else {
-		/* securebits and the bounding set need CAP_SETPCAP: before the uid change. */
-		r = caps_lock_down_before_setuid(err);
-		if (r < 0)
-			return r;
-		/* Numeric ids only: no /etc/passwd, /etc/group or NSS, ever. */
-		if (setgroups(0, NULL) != 0)
+		/* securebits and the bounding set are turninit's, locked and
+		 * emptied once per turn (caps_lock_down). Numeric ids only: no
+		 * /etc/passwd, /etc/group or NSS, ever. The system calls
+		 * themselves, for this one thread (musl's wrappers go through
+		 * __synccall). */
+		if (syscall(SYS_setgroups, 0, NULL) != 0)
 			return err_errno(err, errno, "setgroups");
-		if (setresgid(p->gid, p->gid, p->gid) != 0)
+		if (syscall(SYS_setresgid, p->gid, p->gid, p->gid) != 0)
 			return err_errno(err, errno, "setresgid %u", (unsigned)p->gid);
-		if (setresuid(p->uid, p->uid, p->uid) != 0)
+		if (syscall(SYS_setresuid, p->uid, p->uid, p->uid) != 0)
 			return err_errno(err, errno, "setresuid %u", (unsigned)p->uid);
 	}
-	r = caps_clear_all(p->nonroot, err);
+	r = caps_clear_all(err);
 	if (r < 0)
 		return r;
 	/* If turninit dies (when not PID 1: a SIGKILL), the command dies with it.
@@ -280,60 +287,64 @@ int spawn_fork_pipe(pid_t *ret_pid, int *ret_fd, struct tn_error *err)
 	return 0;
 }
 
-static void child_report(int fd, int exec_failed, int errnum, const char *msg)
-{
-	struct spawn_report rep = { .exec_failed = exec_failed, .errnum = errnum };
+/* What the clone child gets: the plan, its parent, and where it reports a
+ * failure (in the parent's memory, which it shares until it execs or exits). */
+struct spawn_child {
+	const struct spawn_plan *plan;
+	pid_t parent;
+	struct spawn_report *rep;
+};
 
-	snprintf(rep.msg, sizeof(rep.msg), "%s", msg);
-	(void)!write(fd, &rep, sizeof(rep));
+static int __attribute__((noreturn)) spawn_child_main(void *arg)
+{
+	const struct spawn_child *c = arg;
+	struct tn_error cerr = { 0 };
+	int e;
+
+	if (child_setup(c->plan, c->parent, &cerr) < 0) {
+		c->rep->errnum = cerr.code ? cerr.code : EIO;
+		snprintf(c->rep->msg, sizeof(c->rep->msg), "%s", cerr.msg);
+		_exit(EXIT_REFUSED);
+	}
+	execve(c->plan->shell, c->plan->argv, c->plan->envp);
+	e = errno;
+	c->rep->exec_failed = 1;
+	c->rep->errnum = e ? e : EIO;
+	snprintf(c->rep->msg, sizeof(c->rep->msg), "%s: %s", c->plan->shell, strerror(e));
+	_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 }
+
+/* The child's stack: its deepest path (snprintf of a message, the /proc/self/fd
+ * fallback of spawn_close_fds) uses a few KiB. */
+#define SPAWN_STACK (64 * 1024)
 
 int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status,
 		  bool *ret_exec_failed, struct tn_error *err)
 {
-	struct spawn_report rep;
-	int fd, status = 0;
-	pid_t parent = getpid(), pid;
-	ssize_t n;
+	/* CLONE_VM | CLONE_VFORK, as posix_spawn(3) does: no copy of the
+	 * caller's page tables, and the caller waits until the child has exec'd
+	 * or exited, so the report needs no pipe: a failure is written here. */
+	static _Alignas(16) char stack[SPAWN_STACK];
+	struct spawn_report rep = { 0 };
+	struct spawn_child c = { .plan = plan, .parent = getpid(), .rep = &rep };
+	int status = 0;
+	pid_t pid;
 
 	*ret_status = EXIT_REFUSED << 8;
 	*ret_exec_failed = false;
-	if (spawn_fork_pipe(&pid, &fd, err) < 0)
-		return -err->code;
-	if (pid == 0) {
-		struct tn_error cerr = { 0 };
-
-		if (child_setup(plan, fd, parent, &cerr) < 0) {
-			child_report(fd, 0, cerr.code, cerr.msg);
-			_exit(EXIT_REFUSED);
-		}
-		execve(plan->shell, plan->argv, plan->envp);
-		{
-			int e = errno;
-			char msg[TN_ERROR_MSG_MAX];
-
-			snprintf(msg, sizeof(msg), "%s: %s", plan->shell, strerror(e));
-			child_report(fd, 1, e, msg);
-			_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
-		}
-	}
-	/* EOF without a report: execve succeeded (the pipe was close-on-exec). */
-	do
-		n = read(fd, &rep, sizeof(rep));
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	if (n == 0) {
+	pid = clone(spawn_child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+	if (pid < 0)
+		return err_errno(err, errno, "clone");
+	if (rep.errnum == 0) {
 		*ret_pid = pid;
 		return 0;
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	*ret_status = status;
-	if (n != (ssize_t)sizeof(rep))
-		return err_set(err, EIO, "command setup failed without a report");
 	rep.msg[sizeof(rep.msg) - 1] = '\0';
 	*ret_exec_failed = rep.exec_failed != 0;
 	if (rep.exec_failed)
-		return err_set(err, rep.errnum ? rep.errnum : EIO, "exec %s", rep.msg);
-	return err_set(err, rep.errnum ? rep.errnum : EIO, "command setup: %s", rep.msg);
+		return err_set(err, rep.errnum, "exec %s", rep.msg);
+	return err_set(err, rep.errnum, "command setup: %s", rep.msg);
 }

@@ -2,7 +2,7 @@
  * ("The steps of PID 1", 9) in their order: setsid, signal mask and dispositions, fds, rlimits, securebits
  * and bounding set, groups/gid/uid, capability sets, chdir, no_new_privs,
  * Landlock, seccomp last, then execve of the shell.
- * Sources: fork(2), setsid(2), setrlimit(2), setgroups(2), setresuid(2),
+ * Sources: clone(2) CLONE_VM and CLONE_VFORK, setsid(2), setrlimit(2), setgroups(2), setresuid(2),
  * prctl(2) PR_SET_NO_NEW_PRIVS, execve(2), close_range(2). */
 #ifndef TURNINIT_SPAWN_H
 #define TURNINIT_SPAWN_H
@@ -60,14 +60,16 @@ int spawn_close_fds(const int *keep, int n);
  * Returns a malloc'd NULL-terminated array (strings not copied), or NULL. */
 char **spawn_argv(char *const *words, int n, bool argv_form);
 
-/* spawn_command - fork and exec the command of plan.
- * Waits until the child has exec'd the shell or failed. On success *ret_pid is
+/* spawn_command - start the command of plan in a child made by
+ * clone(CLONE_VM | CLONE_VFORK) (the caller's memory is shared, not copied,
+ * until the child execs; the caller waits until then), and exec its shell.
+ * The caller must be single-threaded (turninit and a keeper are). On success *ret_pid is
  * the child (a session and process group leader: its pgid is its pid).
  * Errors: -errno with err naming the step. When a child existed, it has exited
  * and been reaped, and *ret_status is its wait status: exit 127 when execve of
  * the shell failed with ENOENT, 126 for another execve error (as bash does;
  * *ret_exec_failed is then true), 125 when a setup step failed. Without a
- * child (fork(2) or pipe2(2) failed) *ret_status is 125 << 8. */
+ * child (clone(2) failed) *ret_status is 125 << 8. */
 int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status,
 		  bool *ret_exec_failed, struct tn_error *err);
 
