@@ -8,14 +8,28 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "reap.h"
+
+/* What turninit sends a keeper: a header, then (KEEPER_JOB) len bytes: the
+ * workdir, each argv word and each envp entry, every one NUL-ended (an empty
+ * workdir: the manifest's). A job's header carries its three stdio fds. */
+enum keeper_ctl_type { KEEPER_JOB = 1, KEEPER_CANCEL, KEEPER_FORWARD };
+
+struct keeper_ctl {
+	uint32_t type;
+	uint32_t len;
+	int32_t n_argv, n_env;
+	int32_t sig;       /* KEEPER_FORWARD */
+};
 
 static void keeper_send(int fd, const struct keeper_msg *m)
 {
@@ -23,67 +37,139 @@ static void keeper_send(int fd, const struct keeper_msg *m)
 	(void)!write(fd, m, sizeof(*m));
 }
 
-/* The keeper process: never returns. */
-static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan, int msg_fd)
+/* Read exactly n bytes (blocking). Returns 0, or -1 at end of file or error. */
+static int read_full(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n > 0) {
+		ssize_t r = read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* The next header from turninit, and a job's fds into fds (else -1s).
+ * Returns 0, or -1 at end of file (turninit is gone) or on a malformed one. */
+static int ctl_read(int fd, struct keeper_ctl *c, int fds[3])
+{
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	struct iovec iov = { .iov_base = c, .iov_len = sizeof(*c) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t r;
+
+	fds[0] = fds[1] = fds[2] = -1;
+	do
+		r = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(3 * sizeof(int)))
+		memcpy(fds, CMSG_DATA(cm), 3 * sizeof(int));
+	if ((size_t)r < sizeof(*c) && read_full(fd, (char *)c + r, sizeof(*c) - (size_t)r) < 0)
+		return -1;
+	if ((c->type == KEEPER_JOB) != (fds[0] >= 0) || (mh.msg_flags & MSG_CTRUNC)) {
+		for (int i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Split a job's payload: the workdir, then n_argv and n_env strings, into
+ * argv and envp (NULL-ended, pointing into buf). Returns 0, or -1 when the
+ * payload does not hold exactly that. */
+static int job_split(char *buf, size_t len, const struct keeper_ctl *c, char **workdir,
+		     char **argv, char **envp)
+{
+	size_t off = 0;
+	int n = 1 + c->n_argv + c->n_env;
+
+	for (int i = 0; i < n; i++) {
+		char *s = buf + off, *z = memchr(s, '\0', len - off);
+
+		if (off >= len || !z)
+			return -1;
+		if (i == 0)
+			*workdir = s;
+		else if (i <= c->n_argv)
+			argv[i - 1] = s;
+		else
+			envp[i - 1 - c->n_argv] = s;
+		off = (size_t)(z - buf) + 1;
+	}
+	argv[c->n_argv] = envp[c->n_env] = NULL;
+	return off == len ? 0 : -1;
+}
+
+/* Run one command of plan to its end, and report it; turninit's cancels and
+ * signals arrive on job_fd meanwhile. */
+static void keeper_one(const struct spawn_plan *plan, int job_fd, int msg_fd, int sfd)
 {
 	struct keeper_msg m = { .type = KEEPER_FAILED };
 	struct tn_error err = { 0 };
-	int keep[5] = { msg_fd, plan->stdio[0], plan->stdio[1], plan->stdio[2], plan->landlock->fd };
-	sigset_t set;
 	struct reap_term term = { .root = getpid() };
-	bool exec_failed = false;
-	pid_t main_pid, parent = getppid();
-	int sfd, status = 0;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	spawn_close_fds(keep, 5);
-	/* The blocked set is turninit's (reap_block_signals): SIGTERM and
-	 * REAP_SIG_FORWARD sent before this point wait, they are not lost. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, REAP_SIG_FORWARD);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	bool exec_failed = false, none_left = false, gone = false;
+	pid_t main_pid;
+	int status = 0;
 
 	if (spawn_command(plan, &main_pid, &status, &exec_failed, &err) < 0) {
 		m.wait_status = status;
 		m.exec_failed = exec_failed;
 		snprintf(m.msg, sizeof(m.msg), "%s", err.msg);
 		keeper_send(msg_fd, &m);
-		_exit(0);
+		return;
 	}
 	m.type = KEEPER_STARTED;
 	m.pid = main_pid;
 	term.pgid = main_pid;
 	keeper_send(msg_fd, &m);
-	if (sfd < 0) {
-		/* Without a signalfd the keeper can still reap: block in waitpid. */
-		while (waitpid(main_pid, &status, 0) < 0 && errno == EINTR)
-			;
-		goto done;
-	}
 	for (;;) {
-		struct pollfd p = { .fd = sfd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = sfd, .events = POLLIN },
+				       { .fd = gone ? -1 : job_fd, .events = POLLIN } };
 		struct signalfd_siginfo si;
 		bool main_done = false;
 
-		poll(&p, 1, reap_term_tick(&term, reap_now_ms()));
-		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			/* Only turninit cancels or forwards: in non-root mode a
-			 * command shares the keeper's uid and could signal it. */
-			if ((pid_t)si.ssi_pid != parent)
-				continue;
-			if (si.ssi_signo == SIGTERM) {
+		poll(p, 2, reap_term_tick(&term, reap_now_ms()));
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
+		if (p[1].revents) {
+			struct keeper_ctl c;
+			int fds[3];
+
+			if (ctl_read(job_fd, &c, fds) < 0 || c.type == KEEPER_JOB) {
+				/* turninit gone, or a job while busy: it is not
+				 * turninit speaking, so end the command */
+				gone = true;
+				for (int i = 0; i < 3; i++)
+					if (fds[i] >= 0)
+						close(fds[i]);
 				reap_term_start(&term, reap_now_ms());
-			} else if ((int)si.ssi_signo == REAP_SIG_FORWARD) {
-				kill(-main_pid, si.ssi_int);
+			} else if (c.type == KEEPER_CANCEL) {
+				reap_term_start(&term, reap_now_ms());
+			} else if (c.type == KEEPER_FORWARD) {
+				kill(-main_pid, c.sig);
 			}
 		}
 		for (;;) {
 			int st;
 			pid_t w = waitpid(-1, &st, WNOHANG);
 
+			/* ECHILD: no child, so no descendant either (an orphan is
+			 * reparented to this subreaper before its parent can be
+			 * reaped): nothing to look for in /proc. */
+			none_left = w < 0 && errno == ECHILD;
 			if (w <= 0)
 				break;
 			if (w == main_pid) {
@@ -94,26 +180,176 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_plan *plan,
 		if (main_done)
 			break;
 	}
-done:
-	/* Whatever the command left running ends with it. */
-	reap_kill_all();
+	/* Whatever the command left running ends with it: an idle keeper has
+	 * no child. */
+	if (!none_left)
+		reap_kill_all();
 	m.type = KEEPER_EXITED;
 	m.wait_status = status;
 	keeper_send(msg_fd, &m);
-	_exit(0);
+	if (gone)
+		_exit(0);
 }
 
-int keeper_start(const struct spawn_plan *plan, struct keeper *ret, struct tn_error *err)
+/* The keeper process: never returns. */
+static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int job_fd, int msg_fd)
 {
-	pid_t pid;
-	int fd;
+	int keep[3] = { job_fd, msg_fd, sb->landlock.fd };
+	sigset_t set;
+	int sfd;
 
-	if (spawn_fork_pipe(&pid, &fd, err) < 0)
-		return -err->code;
-	if (pid == 0)
-		keeper_main(plan, fd);
-	ret->pid = pid;
-	ret->msg_fd = fd;
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	spawn_close_fds(keep, 3);
+	/* The blocked set is turninit's (reap_block_signals); only SIGCHLD is
+	 * read here. Without a signalfd the keeper cannot wait for both its
+	 * command and turninit: it ends, and turninit reports the command
+	 * it was given as lost. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		_exit(0);
+	for (;;) {
+		struct keeper_ctl c;
+		int fds[3];
+		char *buf, **argv, **envp, *workdir = NULL;
+
+		if (ctl_read(job_fd, &c, fds) < 0)
+			_exit(0);   /* turninit closed the socket: the turn is over */
+		if (c.type != KEEPER_JOB)
+			continue;   /* a cancel or signal for a command that has ended */
+		buf = malloc(c.len ? c.len : 1);
+		argv = calloc((size_t)c.n_argv + 1, sizeof(*argv));
+		envp = calloc((size_t)c.n_env + 1, sizeof(*envp));
+		if (!buf || !argv || !envp || c.n_argv < 1 || c.n_env < 0 ||
+		    read_full(job_fd, buf, c.len) < 0 || job_split(buf, c.len, &c, &workdir, argv, envp) < 0) {
+			struct keeper_msg m = { .type = KEEPER_FAILED, .wait_status = 125 << 8 };
+
+			snprintf(m.msg, sizeof(m.msg), "the keeper could not read the command");
+			keeper_send(msg_fd, &m);
+		} else {
+			struct spawn_plan plan = sandbox_plan(sb, argv, envp, workdir[0] ? workdir : NULL,
+							      fds[0], fds[1], fds[2]);
+
+			keeper_one(&plan, job_fd, msg_fd, sfd);
+		}
+		for (int i = 0; i < 3; i++)
+			close(fds[i]);
+		free(buf);
+		free(argv);
+		free(envp);
+	}
+}
+
+int keeper_start(const struct sandbox *sb, struct keeper *ret, struct tn_error *err)
+{
+	int sv[2], pp[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return err_errno(err, errno, "socketpair");
+	if (pipe2(pp, O_CLOEXEC) != 0) {
+		int e = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return err_errno(err, e, "pipe");
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		close(pp[0]);
+		close(pp[1]);
+		return err_errno(err, e, "fork");
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		close(pp[0]);
+		keeper_main(sb, sv[1], pp[1]);
+	}
+	close(sv[1]);
+	close(pp[1]);
+	*ret = (struct keeper){ .pid = pid, .msg_fd = pp[0], .job_fd = sv[0] };
+	return 0;
+}
+
+static int ctl_send(const struct keeper *k, const struct keeper_ctl *c, const int *fds)
+{
+	char cbuf[CMSG_SPACE(3 * sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)c, .iov_len = sizeof(*c) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t r;
+
+	if (fds) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(3 * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, 3 * sizeof(int));
+	}
+	do
+		r = sendmsg(k->job_fd, &mh, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	/* A stream socket may take a header in parts; the fds went with the first. */
+	for (size_t off = (size_t)r; off < sizeof(*c); off += (size_t)r) {
+		do
+			r = send(k->job_fd, (const char *)c + off, sizeof(*c) - off, MSG_NOSIGNAL);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir,
+	       int in_fd, int out_fd, int err_fd, struct tn_error *err)
+{
+	struct keeper_ctl c = { .type = KEEPER_JOB };
+	const int fds[3] = { in_fd, out_fd, err_fd };
+	size_t len = strlen(workdir ? workdir : "") + 1;
+	char *buf, *p;
+	int r;
+
+	for (; argv[c.n_argv]; c.n_argv++)
+		len += strlen(argv[c.n_argv]) + 1;
+	for (; envp[c.n_env]; c.n_env++)
+		len += strlen(envp[c.n_env]) + 1;
+	if (len > KEEPER_JOB_MAX)
+		return err_set(err, E2BIG, "the command, its environment and workdir take %zu bytes, more than %u",
+			       len, KEEPER_JOB_MAX);
+	if (!(buf = p = malloc(len)))
+		return err_set(err, ENOMEM, "out of memory");
+	p = stpcpy(p, workdir ? workdir : "") + 1;
+	for (int i = 0; i < c.n_argv; i++)
+		p = stpcpy(p, argv[i]) + 1;
+	for (int i = 0; i < c.n_env; i++)
+		p = stpcpy(p, envp[i]) + 1;
+	c.len = (uint32_t)len;
+	r = ctl_send(k, &c, fds);
+	for (size_t off = 0; r == 0 && off < len;) {
+		ssize_t w = send(k->job_fd, buf + off, len - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			r = -errno;
+		else
+			off += (size_t)w;
+	}
+	free(buf);
+	if (r < 0)
+		return err_errno(err, -r, "giving the command to its keeper");
+	k->busy = true;
 	return 0;
 }
 
@@ -136,14 +372,46 @@ int keeper_read(const struct keeper *k, struct keeper_msg *msg)
 
 void keeper_cancel(const struct keeper *k)
 {
-	kill(k->pid, SIGTERM);
+	const struct keeper_ctl c = { .type = KEEPER_CANCEL };
+
 	/* a keeper stopped from outside (SIGSTOP by root) must still end its command */
 	kill(k->pid, SIGCONT);
+	(void)ctl_send(k, &c, NULL);
 }
 
 void keeper_forward(const struct keeper *k, int sig)
 {
-	union sigval v = { .sival_int = sig };
+	const struct keeper_ctl c = { .type = KEEPER_FORWARD, .sig = sig };
 
-	sigqueue(k->pid, REAP_SIG_FORWARD, v);
+	(void)ctl_send(k, &c, NULL);
+}
+
+void keeper_stop(struct keeper *k, uint64_t deadline_ms)
+{
+	if (k->job_fd >= 0)
+		close(k->job_fd);
+	if (k->pid > 0 && k->msg_fd >= 0) {
+		/* Its message pipe reaches end of file when it has exited (no
+		 * command holds it: spawn closes every other fd); only one that
+		 * has not is killed, so a pid already reaped is never signalled. */
+		for (;;) {
+			struct pollfd p = { .fd = k->msg_fd, .events = POLLIN };
+			uint64_t now = reap_now_ms();
+			char sink[sizeof(struct keeper_msg)];
+
+			if (poll(&p, 1, now >= deadline_ms ? 0 : (int)(deadline_ms - now)) > 0 &&
+			    read(k->msg_fd, sink, sizeof(sink)) == 0)
+				break;
+			if (reap_now_ms() >= deadline_ms) {
+				kill(k->pid, SIGKILL);
+				break;
+			}
+		}
+		/* reaped here, or already by turninit's loop (waitpid(-1)) */
+		while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (k->msg_fd >= 0)
+		close(k->msg_fd);
+	*k = (struct keeper){ .pid = 0, .msg_fd = -1, .job_fd = -1 };
 }

@@ -1,12 +1,19 @@
-/* keeper.h - one keeper process per command in serve and listen mode.
+/* keeper.h - the keepers of serve and listen mode: one per concurrency slot,
+ * reused from one command to the next.
  *
- * A keeper is a fork of turninit that becomes a child subreaper and starts the
- * command (init/spawn.c). Every process the command starts stays below it,
- * even one that left the command's process group or session with setsid, so
- * the keeper can signal all of them and knows when none is left. turninit talks
- * to it by signals (SIGTERM: cancel; REAP_SIG_FORWARD with a value: forward a
- * signal) and hears from it on a pipe. Sources: PR_SET_CHILD_SUBREAPER and
- * PR_SET_PDEATHSIG in prctl(2), sigqueue(3), signalfd(2). */
+ * A keeper is a fork of turninit that becomes a child subreaper and starts
+ * each command given to it (init/spawn.c). Every process the command starts
+ * stays below it, even one that left the command's process group or session
+ * with setsid, so the keeper can signal all of them and knows when none is
+ * left; it reports the command's end only then, so an idle keeper has no child.
+ * What does not depend on the request was done once, when it was forked: it
+ * holds the turn's sandbox (sandbox.h: the seccomp program, the Landlock
+ * ruleset, the limits) as turninit prepared it. turninit gives it a command,
+ * a cancel or a signal to forward over a socket only the two of them hold
+ * (stdio as SCM_RIGHTS), in order, so a cancel meant for a command that has
+ * ended reaches an idle keeper, which ignores it, never the next command; and
+ * hears from it on a pipe. Sources: PR_SET_CHILD_SUBREAPER and
+ * PR_SET_PDEATHSIG in prctl(2), unix(7) SCM_RIGHTS, signalfd(2). */
 #ifndef TURNINIT_KEEPER_H
 #define TURNINIT_KEEPER_H
 
@@ -15,7 +22,7 @@
 
 #include "error.h"
 #include "reap.h"
-#include "spawn.h"
+#include "sandbox.h"
 
 enum keeper_msg_type {
 	KEEPER_STARTED = 1,   /* the shell was exec'd: pid */
@@ -33,27 +40,45 @@ struct keeper_msg {
 };
 
 struct keeper {
-	pid_t pid;        /* the keeper process */
-	int msg_fd;       /* read end of its messages, close-on-exec */
+	pid_t pid;        /* the keeper process; 0: none (not started, or ended) */
+	int msg_fd;       /* read end of its messages (a pipe), close-on-exec */
+	int job_fd;       /* turninit's end of its socket: commands, cancels, signals */
+	bool busy;        /* a command was given and its end not yet read */
 };
 
-/* keeper_start - fork a keeper for plan. The keeper keeps only the fds the
- * command needs (plan->stdio, the Landlock ruleset) and its message pipe.
- * Errors: -errno of pipe2(2) or fork(2). ret is written only on success. */
-int keeper_start(const struct spawn_plan *plan, struct keeper *ret, struct tn_error *err);
+/* keeper_start - fork an idle keeper holding sb. It keeps only its two fds and
+ * the Landlock ruleset's. Errors: -errno of socketpair(2), pipe2(2) or
+ * fork(2), nothing left open. ret is written only on success. */
+int keeper_start(const struct sandbox *sb, struct keeper *ret, struct tn_error *err);
+
+/* keeper_run - give an idle keeper one command: argv and envp (NULL-ended),
+ * its workdir (NULL: the manifest's) and its stdin, stdout and stderr fds
+ * (passed, the caller keeps its own). Its first message (keeper_read) then
+ * says whether it started. Errors: -EPIPE when the keeper is gone (the caller
+ * stops it and starts another), -E2BIG past KEEPER_JOB_MAX bytes, other
+ * -errno of sendmsg(2). */
+int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir,
+	       int in_fd, int out_fd, int err_fd, struct tn_error *err);
 
 /* keeper_read - read one message. Returns 1 and fills msg, 0 at end of file
  * (the keeper is gone), -EAGAIN when none is waiting on a non-blocking fd,
  * -errno otherwise. */
 int keeper_read(const struct keeper *k, struct keeper_msg *msg);
 
-/* keeper_cancel - ask the keeper to end the command: SIGTERM to every process
- * of it, SIGKILL to all after KEEPER_GRACE_MS. */
+/* keeper_cancel - ask the keeper to end its command: SIGTERM to every process
+ * of it, SIGKILL to all after KEEPER_GRACE_MS. An idle keeper ignores it. */
 void keeper_cancel(const struct keeper *k);
 
-/* keeper_forward - ask the keeper to send sig to the command's process group. */
+/* keeper_forward - ask the keeper to send sig to its command's process group.
+ * An idle keeper ignores it. */
 void keeper_forward(const struct keeper *k, int sig);
 
+/* keeper_stop - end a keeper: its socket closed (an idle keeper exits then),
+ * SIGKILL if it has not ended by deadline_ms (reap_now_ms), reaped. Without
+ * a keeper (pid 0) only the fds are closed. *k is reset (pid 0, fds -1). */
+void keeper_stop(struct keeper *k, uint64_t deadline_ms);
+
 #define KEEPER_GRACE_MS REAP_GRACE_MS   /* milliseconds between SIGTERM and SIGKILL */
+#define KEEPER_JOB_MAX (8u << 20)       /* bytes of one command's argv, env and workdir */
 
 #endif

@@ -85,7 +85,7 @@ void serve_request(struct serve *s, struct conn *c, const char *line, size_t len
 			if (!rq->quiet)   /* an MCP cancel of what has ended is not answered */
 				conn_error(c, rq->id, "%s: no running command %s", op, rq->id);
 		} else if (rq->op == RQ_SIGNAL)
-			keeper_forward(&m->k, rq->signo);
+			keeper_forward(m->k, rq->signo);
 		else
 			cmd_cancel(m);
 		if (m && !m->exited)   /* exited is set only by the keeper's message */
@@ -151,7 +151,7 @@ static void handle_signals(struct serve *s)
 		}
 		for (size_t i = 0; i < s->n_cmds; i++)
 			if (s->cmds[i].used && !s->cmds[i].exited)
-				keeper_forward(&s->cmds[i].k, sig);
+				keeper_forward(s->cmds[i].k, sig);
 	}
 	/* Keepers, and anything reparented to turninit as PID 1. */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
@@ -168,6 +168,8 @@ enum slot_kind {
 	SLOT_CMD_STDERR,    /* its stderr pipe */
 	SLOT_CMD_STDIN,     /* its stdin pipe, while there is stdin to give */
 	SLOT_CMD_KEEPER,    /* its keeper's messages */
+	SLOT_KEEPER_IDLE,   /* an idle keeper's pipe: it says nothing unless it ended
+			       (obj: struct keeper) */
 };
 
 struct slot {
@@ -183,6 +185,19 @@ static void slot_add(struct pollfd *pf, struct slot *slots, size_t *n, int fd, s
 	slots[(*n)++] = (struct slot){ .kind = kind, .obj = obj };
 }
 
+/* An idle keeper that ended (killed from outside, or by the OOM killer):
+ * its slot starts another with its next command. Anything else it said is
+ * not a keeper's word: it is stopped too. */
+static void keeper_idle_message(struct keeper *k)
+{
+	struct keeper_msg msg;
+	int r = keeper_read(k, &msg);
+
+	log_line("serve: an idle keeper (pid %d) %s: replaced at its slot's next command", (int)k->pid,
+		 r == 0 ? "ended" : "spoke out of turn");
+	keeper_stop(k, r == 0 ? 0 : reap_now_ms() + SERVE_LOST_MS);
+}
+
 static void slot_run(struct serve *s, const struct slot *sl)
 {
 	struct cmd *m = sl->obj;
@@ -195,25 +210,29 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	case SLOT_CMD_STDOUT: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
 	case SLOT_CMD_STDERR: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
 	case SLOT_CMD_STDIN: if (m->in_fd >= 0) cmd_stdin(m); break;
-	case SLOT_CMD_KEEPER: if (m->k.msg_fd >= 0) cmd_message(s, m); break;
+	case SLOT_CMD_KEEPER: if (m->reporting) cmd_message(s, m); break;
+	case SLOT_KEEPER_IDLE: keeper_idle_message(sl->obj); break;
 	}
 }
 
 int serve_run(const struct serve_ctx *ctx)
 {
 	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1 };
-	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 4 * s.n_cmds;
+	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
 	struct pollfd *pf = calloc(max_fds, sizeof(*pf));
 	struct slot *slots = calloc(max_fds, sizeof(*slots));
 
 	s.cmds = calloc(s.n_cmds, sizeof(*s.cmds));
-	if (!pf || !slots || !s.cmds) {
+	s.keepers = calloc(s.n_cmds, sizeof(*s.keepers));
+	if (!pf || !slots || !s.cmds || !s.keepers) {
 		log_line("serve: out of memory");
 		return EXIT_REFUSED;
 	}
 	s.queue_tail = &s.queue;
-	for (size_t i = 0; i < s.n_cmds; i++)   /* calloc'd: no fd is open yet */
-		s.cmds[i].out_fd = s.cmds[i].err_fd = s.cmds[i].in_fd = s.cmds[i].k.msg_fd = -1;
+	for (size_t i = 0; i < s.n_cmds; i++) {   /* calloc'd: no fd is open yet */
+		s.cmds[i].out_fd = s.cmds[i].err_fd = s.cmds[i].in_fd = -1;
+		s.keepers[i] = (struct keeper){ .pid = 0, .msg_fd = -1, .job_fd = -1 };
+	}
 	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
 	if (ctx->listen_fd >= 0)
 		s.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -312,9 +331,13 @@ int serve_run(const struct serve_ctx *ctx)
 				slot_add(pf, slots, &n, m->err_fd, POLLIN, SLOT_CMD_STDERR, m);
 			if (m->in_fd >= 0)
 				slot_add(pf, slots, &n, m->in_fd, POLLOUT, SLOT_CMD_STDIN, m);
-			if (m->k.msg_fd >= 0)
-				slot_add(pf, slots, &n, m->k.msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
+			if (m->reporting)
+				slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
 		}
+		for (size_t i = 0; i < s.n_cmds; i++)
+			if (s.keepers[i].pid > 0 && !s.keepers[i].busy)
+				slot_add(pf, slots, &n, s.keepers[i].msg_fd, POLLIN, SLOT_KEEPER_IDLE,
+					 &s.keepers[i]);
 		if (poll(pf, n, wait_ms) < 0 && errno != EINTR) {
 			log_line("serve: poll: %s", strerror(errno));
 			continue;
@@ -322,6 +345,16 @@ int serve_run(const struct serve_ctx *ctx)
 		for (size_t i = 0; i < n; i++)
 			if (pf[i].revents)
 				slot_run(&s, &slots[i]);
+	}
+	{
+		/* The keepers, idle now: their sockets closed, they exit. */
+		uint64_t deadline = reap_now_ms() + SERVE_LOST_MS;
+
+		for (size_t i = 0; i < s.n_cmds; i++)
+			if (s.keepers[i].job_fd >= 0)
+				shutdown(s.keepers[i].job_fd, SHUT_RDWR);
+		for (size_t i = 0; i < s.n_cmds; i++)
+			keeper_stop(&s.keepers[i], deadline);
 	}
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
@@ -342,5 +375,6 @@ int serve_run(const struct serve_ctx *ctx)
 	free(pf);
 	free(slots);
 	free(s.cmds);
+	free(s.keepers);
 	return s.exit_code;
 }

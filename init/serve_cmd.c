@@ -57,7 +57,7 @@ void cmd_cancel(struct cmd *m)
 	if (m->exited || m->cancelled)
 		return;
 	m->cancelled = true;
-	keeper_cancel(&m->k);
+	keeper_cancel(m->k);
 }
 
 void cmd_free(struct cmd *m)
@@ -65,10 +65,9 @@ void cmd_free(struct cmd *m)
 	serve_close_fd(&m->out_fd);
 	serve_close_fd(&m->err_fd);
 	serve_close_fd(&m->in_fd);
-	serve_close_fd(&m->k.msg_fd);
 	free(m->in_buf);
 	memset(m, 0, sizeof(*m));
-	m->out_fd = m->err_fd = m->in_fd = m->k.msg_fd = -1;
+	m->out_fd = m->err_fd = m->in_fd = -1;
 }
 
 /* Read what a stdout or stderr pipe holds; deliver up to the output limit.
@@ -137,10 +136,14 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 	size_t n = 0;
 	int r;
 
+	pid_t lost = m->k->pid;
+
+	/* every other keeper, busy or idle, is a child of turninit to keep */
 	for (size_t i = 0; i < s->n_cmds && n < MF_CONCURRENCY_MAX; i++)
-		if (s->cmds[i].used && &s->cmds[i] != m && s->cmds[i].k.msg_fd >= 0)
-			keep[n++] = s->cmds[i].k.pid;
-	r = reap_kill_strays(keep, n, m->k.pid, reap_now_ms() + SERVE_LOST_MS);
+		if (s->keepers[i].pid > 0 && &s->keepers[i] != m->k)
+			keep[n++] = s->keepers[i].pid;
+	r = reap_kill_strays(keep, n, lost, reap_now_ms() + SERVE_LOST_MS);
+	keeper_stop(m->k, 0);
 	if (r < 0) {
 		log_line("serve: %s: its keeper ended without reporting the command's end, and its "
 			 "processes did not all end within %d ms: ending the turn", m->id, SERVE_LOST_MS);
@@ -154,12 +157,14 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 void cmd_message(struct serve *s, struct cmd *m)
 {
 	struct keeper_msg msg;
-	int r = keeper_read(&m->k, &msg);
+	int r = keeper_read(m->k, &msg);
 
 	if (r == -EAGAIN)
 		return;
+	m->reporting = false;
 	if (r == 1 && msg.type == KEEPER_EXITED) {
 		m->wait_status = msg.wait_status;
+		m->k->busy = false;   /* idle: no child left, ready for the next */
 	} else {
 		/* The keeper is gone without a word: SIGKILL is what turninit
 		 * does to what is left of the command, and the event says lost. */
@@ -175,7 +180,6 @@ void cmd_message(struct serve *s, struct cmd *m)
 			memcg_oom_kills() > m->oom_kills;
 	m->exited = true;
 	m->end_ms = reap_now_ms();
-	serve_close_fd(&m->k.msg_fd);
 	/* Every process of the command is gone now (the keeper ended them all), so
 	 * what they wrote is in the pipes already. Take it, then close: a writer
 	 * left is a process of another command that was handed the fd, and must
@@ -298,14 +302,29 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0)
 		goto sys;
 	{
-		struct spawn_plan plan = sandbox_plan(s->ctx->sandbox, shell_argv, envp, cwd,
-						      in_p[0], out_p[1], err_p[1]);
+		struct keeper *k = &s->keepers[m - s->cmds];
 
-		if (keeper_start(&plan, &m->k, &err) < 0) {
+		/* The slot's keeper, started when it has none (the first command
+		 * of the slot, or its keeper ended); one that is found gone when
+		 * given the command is replaced once. */
+		for (int attempt = 0; attempt < 2; attempt++) {
+			if (k->pid <= 0 && keeper_start(s->ctx->sandbox, k, &err) < 0)
+				break;
+			r = keeper_run(k, shell_argv, envp, cwd, in_p[0], out_p[1], err_p[1], &err);
+			if (r != -EPIPE)
+				break;
+			log_line("serve: %s: the keeper of its slot had ended: starting another", id);
+			keeper_stop(k, 0);
+		}
+		if (k->pid <= 0 || r < 0) {
 			r = err_set(ret_err, err.code, "exec: %s", err.msg);
+			if (k->pid > 0 && r != -E2BIG)
+				keeper_stop(k, reap_now_ms() + SERVE_LOST_MS);
 			cmd_free(m);
 			goto out;
 		}
+		m->k = k;
+		m->reporting = true;
 	}
 	m->used = true;
 	m->conn = c;
@@ -321,17 +340,18 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	m->in_fd = in_p[1];
 	out_p[0] = err_p[0] = in_p[1] = -1;
 	/* The keeper says at once whether the shell was exec'd. */
-	if (keeper_read(&m->k, &msg) != 1 || msg.type != KEEPER_STARTED) {
+	if (keeper_read(m->k, &msg) != 1 || msg.type != KEEPER_STARTED) {
 		bool have = msg.type == KEEPER_FAILED;
 
 		r = err_set(ret_err, have ? EPERM : ECHILD, "exec: %s",
 			    have ? msg.msg : "the command did not start");
-		while (waitpid(m->k.pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		if (have)
+			m->k->busy = false;   /* it reported and is idle again */
+		else
+			keeper_stop(m->k, 0);
 		cmd_free(m);
 		goto out;
 	}
-	fcntl(m->k.msg_fd, F_SETFL, O_NONBLOCK);
 	fcntl(m->out_fd, F_SETFL, O_NONBLOCK);
 	fcntl(m->err_fd, F_SETFL, O_NONBLOCK);
 	if (m->in_fd >= 0)

@@ -45,7 +45,8 @@ struct cmd {
 	bool used;
 	struct conn *conn;
 	char id[RQ_ID_MAX + 1];
-	struct keeper k;
+	struct keeper *k;            /* its slot's keeper (struct serve, keepers) */
+	bool reporting;              /* its keeper has not yet reported its end */
 	int out_fd, err_fd, in_fd;   /* -1 once closed */
 	uint8_t *in_buf;
 	size_t in_len, in_off;
@@ -78,6 +79,7 @@ struct serve {
 	size_t n_waiting, waiting_bytes;
 	struct conn conns[SERVE_MAX_CONNS];
 	struct cmd *cmds;           /* limits.concurrency slots */
+	struct keeper *keepers;     /* one per slot, reused from command to command */
 	size_t n_cmds;
 	bool ending;
 	int exit_code;

@@ -188,6 +188,19 @@ sleeps left \"\"
 "
 	end
 fi
+if selected s-keeper-pool; then
+	# The keepers of a turn: one per slot, reused; a late cancel; an idle one
+	# killed from outside.
+	begin s-keeper-pool
+	serve_case pool pool "${ENV_ONE[@]}"
+	expect_out "one keeper for three commands: yes
+a request's env stays with its command: yes
+late cancels: next command ran to its end: 3 of 3
+turninit's children while idle: 1
+after the idle keeper was killed: $EXIT_OK a new keeper: yes turninit's children: 1 zombies: 0
+"
+	end
+fi
 if selected s-timeout-capped-by-manifest; then
 	begin s-timeout-capped-by-manifest
 	serve_case capped timeout_capped "${ENV_SMALL[@]}"
@@ -356,7 +369,7 @@ if selected s-1000-true-no-leak; then
 fds equal: yes
 VmRSS within +256 KiB: yes
 zombies \"0\\n\"
-children of turninit after: none
+children of turninit after: 1 idle keeper(s): 1
 "
 	end
 fi

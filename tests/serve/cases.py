@@ -565,15 +565,18 @@ def case_many(c, a):
     say("VmRSS within +256 KiB:", "yes" if rss1 - rss0 <= 256 else "no (%d -> %d kB)" % (rss0, rss1))
     r = c.run('cat /proc/[0-9]*/stat | awk \'$3 == "Z"\' | wc -l', timeout=30)
     say("zombies", js(r.stdout.decode()))
-    # turninit's children seen from the host: none once the last command is over
-    # (a command's keeper, if any, may take a moment to be reaped).
+    # turninit's children seen from the host once the last command is over:
+    # one after another, the commands ran in the first slot, and its keeper,
+    # idle (asleep, waiting for the next), is turninit's one child
+    # (init/keeper.h). It goes to sleep a moment after its report.
     deadline = time.monotonic() + 2
     while True:
         kids = children(pid)
-        if not kids or time.monotonic() > deadline:
+        if all(k.endswith(" S turninit") for k in kids) or time.monotonic() > deadline:
             break
-        time.sleep(0.05)
-    say("children of turninit after:", " ".join(kids) or "none")
+        time.sleep(0.01)
+    say("children of turninit after:", len(kids), "idle keeper(s):",
+        sum(1 for k in kids if k.endswith(" S turninit")))
 
 
 def children(pid):
@@ -842,6 +845,52 @@ def case_hardening(c, a):
     # an argv word that starts with '-' is a word, not an option of exec
     r = c.run(argv=["-a", "FAKE0", "sh", "-c", "echo argv0=$0"], id="dash", timeout=30)
     say("argv dash", exit_fields(r), js(r.stdout.decode()))
+
+
+def case_pool(c, a):
+    """limits.concurrency 1: the slot's keeper is reused from one command to
+    the next; a cancel that reaches it after its command ended does nothing to
+    the next one; a keeper killed while idle is replaced at the next command,
+    and reaped."""
+    # The command's parent is its keeper (bash execs the last word in place).
+    ppids = [c.run("echo $PPID", timeout=30).stdout.decode().strip() for _ in range(3)]
+    say("one keeper for three commands:", "yes" if len(set(ppids)) == 1 and ppids[0] else ppids)
+    envs = [c.run("env | sort", timeout=30, env={"TZ": "X"}).stdout.decode(),
+            c.run("env | sort", timeout=30).stdout.decode()]
+    say("a request's env stays with its command:",
+        "yes" if "TZ=X" in envs[0] and "TZ=X" not in envs[1] else envs)
+    pid = host_pid(a.name)
+    # A late cancel: turninit is stopped while A ends, so the keeper has
+    # reported A's end and is idle when turninit, continued, reads the cancel
+    # first (its client's line) and gives it to the keeper; B, waiting for
+    # the slot, then runs on that keeper.
+    ok = 0
+    for i in range(3):
+        c.exec("sleep 0.2", id="A%d" % i)
+        c.wait("A%d" % i, timeout=30, until=lambda r: r.pid is not None)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            time.sleep(0.6)   # A ends meanwhile; nothing to poll for in a stopped process
+            c.cancel("A%d" % i)
+            c.exec("echo ok", id="B%d" % i)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        ra = c.wait("A%d" % i, timeout=30)
+        rb = c.wait("B%d" % i, timeout=30)
+        ok += ra.exit is not None and ra.exit["code"] == 0 and rb.exit is not None \
+            and rb.exit["code"] == 0 and bytes(rb.stdout) == b"ok\n"
+    say("late cancels: next command ran to its end:", "%d of 3" % ok)
+    kids = children(pid)
+    say("turninit's children while idle:", len(kids))
+    os.kill(int(kids[0].split()[0]), signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and children(pid) and children(pid)[0].split()[0] == kids[0].split()[0]:
+        time.sleep(0.01)
+    r = c.run("echo $PPID", timeout=30)
+    after = children(pid)
+    say("after the idle keeper was killed:", exit_fields(r), "a new keeper:",
+        "yes" if r.stdout.decode().strip() not in ("", ppids[0]) else "no",
+        "turninit's children:", len(after), "zombies:", sum(1 for k in after if k.split()[1] == "Z"))
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
