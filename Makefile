@@ -37,6 +37,8 @@
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash:
 #                        writes docs/benchmarks.md and its plots (not in check; ~10 min)
+#   make size            what each archive and object costs in build/turninit (its
+#                        linker map), against the 256 KiB goal
 #   make mutants         each mutation of tests/mutants/mutants.txt built and run against
 #                        the suites that must catch it; fails if one survives
 #                        (not in check; docs/testing.md). MUTANTS=REGEX: some of them
@@ -116,7 +118,7 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
            rootless-serve rootless-keepid docker-engine docker-containerd docker-integration \
            docker-sandbox docker-serve
 
-.PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) fuzz fuzz-replay bench mutants \
+.PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) fuzz fuzz-replay bench size mutants \
         mutants-list update-docs install install-strip uninstall clean FORCE
 all: $(BUILD)/turninit
 
@@ -157,7 +159,8 @@ $(BUILD)/musl-obj/%.o: %.c $(HDR) $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
 # what the images and suites use, is that stripped, the build id kept.
 $(BUILD)/turninit.unstripped: $(MUSL_OBJ)
 	@echo "  LD    $@"
-	$(Q)musl-gcc $(MUSL_CFLAGS) $(CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) $(LDFLAGS) $(MUSL_LIBS)
+	$(Q)musl-gcc $(MUSL_CFLAGS) $(CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) \
+		-Wl,-Map=$(BUILD)/turninit.map $(LDFLAGS) $(MUSL_LIBS)
 	@file $@ | grep -q 'statically linked' || { echo "error: $@ is not static"; exit 1; }
 $(BUILD)/turninit: $(BUILD)/turninit.unstripped
 	$(Q)strip --strip-all -o $@ $<
@@ -240,6 +243,11 @@ fuzz: $(BUILD)/gen/trusted_keys.h
 # docs/benchmarks.md and docs/benchmarks/*.png. Not part of check.
 bench: $(BUILD)/turninit
 	@bash tests/bench/run.sh
+
+# What each archive and object file costs in build/turninit, from the linker
+# map of its link (build/turninit.map), against the size goal.
+size: $(BUILD)/turninit
+	@python3 tests/bench/size.py $(BUILD)/turninit.map $(BUILD)/turninit
 
 # Mutation testing (tests/mutants/): every security step held by a test that
 # fails without it. Not part of check (about 20 minutes); check runs

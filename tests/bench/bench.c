@@ -2,19 +2,28 @@
  * binary with a subcommand each. Every figure is printed as "KEY VALUE" lines
  * on stdout, times in nanoseconds of CLOCK_MONOTONIC.
  *
- *   bench spawn [--setsid] N ARGV...
+ *   bench spawn [--setsid] [-j J] N ARGV...
  *                                N times fork+execve(ARGV) and wait, one after
- *                                the other (--setsid: each child calls
+ *                                the other, or J at a time (-j; a new one as
+ *                                soon as one ends) (--setsid: each child calls
  *                                setsid(2) first, as turninit's do): total_ns
- *   bench serve N CMD [--probe SH] -- SERVER_ARGV...
+ *   bench serve [-j J] N CMD [--probe SH] [--latency FILE] -- SERVER_ARGV...
  *                                start SERVER_ARGV (turninit serve, or podman
  *                                run -i ... serve) on pipes, run 3 warm-up
  *                                commands, then N commands CMD one after the
- *                                other, each until its exit event: total_ns
- *                                (the N commands), whole_ns (from starting the
- *                                server to its exit after end of stdin).
+ *                                other (or J at a time: -j), each until its
+ *                                exit event: total_ns (the N commands),
+ *                                whole_ns (from starting the server to its
+ *                                exit after end of stdin).
  *                                --probe SH runs `sh -c SH` after the warm-up
  *                                and after the N commands (RSS readings).
+ *                                --latency FILE (with CMD `bench stamp FILE`):
+ *                                started_ns, the median from writing a request
+ *                                to reading its started event, and exit_ns,
+ *                                the median from the command's last stamp
+ *                                (written to FILE just before it exits) to
+ *                                reading its exit event.
+ *   bench stamp FILE             write CLOCK_MONOTONIC now to FILE, exit 0
  *   bench getppid N              N getppid(2) calls: total_ns
  *   bench timeit ARGV...         run ARGV, stdout to /dev/null: total_ns
  *   bench orphans N              N children orphaned to PID 1, then released
@@ -95,20 +104,58 @@ static int cmd_spawn(int argc, char **argv)
 	long n;
 	uint64_t t0;
 
+	long jobs = 1, running = 0, started = 0;
+
 	if (argc > 0 && strcmp(argv[0], "--setsid") == 0) {
 		new_session = 1;
 		argc--;
 		argv++;
 	}
-	if (argc < 2)
+	if (argc > 1 && strcmp(argv[0], "-j") == 0) {
+		jobs = num(argv[1]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 2 || jobs < 1)
 		return 2;
 	n = num(argv[0]);
 	t0 = now_ns();
-	for (long i = 0; i < n; i++)
-		if (run_once(argv + 1, 0) != 0) {
-			fprintf(stderr, "bench: spawn: %s failed\n", argv[1]);
-			return 1;
+	if (jobs == 1) {
+		for (long i = 0; i < n; i++)
+			if (run_once(argv + 1, 0) != 0) {
+				fprintf(stderr, "bench: spawn: %s failed\n", argv[1]);
+				return 1;
+			}
+	} else {
+		while (started < n || running > 0) {
+			int status;
+
+			while (running < jobs && started < n) {
+				pid_t pid = fork();
+
+				if (pid < 0)
+					die("fork");
+				if (pid == 0) {
+					if (new_session && setsid() < 0)
+						_exit(126);
+					execv(argv[1], argv + 1);
+					_exit(127);
+				}
+				running++;
+				started++;
+			}
+			if (wait(&status) < 0) {
+				if (errno == EINTR)
+					continue;
+				die("wait");
+			}
+			running--;
+			if (status != 0) {
+				fprintf(stderr, "bench: spawn: %s failed\n", argv[1]);
+				return 1;
+			}
 		}
+	}
 	printf("total_ns %llu\n", (unsigned long long)(now_ns() - t0));
 	return 0;
 }
@@ -165,50 +212,128 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
-/* one command through the server, until its exit event; 0 when it exited 0. */
-static int serve_one(const char *cmd, long id)
+static void send_exec(const char *cmd, long id)
 {
-	char req[4096], line[4096], want[64];
+	char req[4096];
 
 	snprintf(req, sizeof(req), "{\"op\":\"exec\",\"id\":\"b%ld\",\"command\":\"%s\"}\n", id, cmd);
-	snprintf(want, sizeof(want), "\"id\":\"b%ld\"", id);
 	write_all(srv_in, req, strlen(req));
+}
+
+/* The next started or exit event: its id number into *id; 1 for exit (with
+ * *ok: it exited 0), 0 for started. An error event is fatal. */
+static int next_event(long *id, int *ok)
+{
+	char line[4096];
+
 	for (;;) {
+		const char *p;
+
 		if (read_line(line, sizeof(line)) < 0) {
 			fprintf(stderr, "bench: serve: the server closed its output\n");
 			exit(1);
 		}
-		if (!strstr(line, want))
-			continue;
 		if (strstr(line, "\"event\":\"error\"")) {
 			fprintf(stderr, "bench: serve: %s\n", line);
 			exit(1);
 		}
-		if (strstr(line, "\"event\":\"exit\""))
-			return strstr(line, "\"code\":0,") ? 0 : 1;
+		if (!(p = strstr(line, "\"id\":\"b")))
+			continue;
+		*id = strtol(p + 7, NULL, 10);
+		if (strstr(line, "\"event\":\"started\""))
+			return 0;
+		if (strstr(line, "\"event\":\"exit\"")) {
+			*ok = strstr(line, "\"code\":0,") != NULL;
+			return 1;
+		}
 	}
+}
+
+/* one command through the server, until its exit event; 0 when it exited 0.
+ * ret_started (may be NULL): when its started event was read. */
+static int serve_one(const char *cmd, long id, uint64_t *ret_started)
+{
+	long got;
+	int ok = 0;
+
+	send_exec(cmd, id);
+	for (;;) {
+		int ev = next_event(&got, &ok);
+
+		if (got != id)
+			continue;
+		if (ev == 0 && ret_started)
+			*ret_started = now_ns();
+		if (ev == 1)
+			return ok ? 0 : 1;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, long n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	return n ? v[n / 2] : 0;
+}
+
+static uint64_t read_stamp(const char *file)
+{
+	char buf[32] = "";
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (r <= 0) {
+		fprintf(stderr, "bench: serve: no stamp in %s\n", file);
+		exit(1);
+	}
+	buf[r] = '\0';
+	return strtoull(buf, NULL, 10);
 }
 
 static int cmd_serve(int argc, char **argv)
 {
-	long n = num(argv[0]);
-	const char *cmd = argv[1], *probe = NULL;
-	int in[2], out[2], i = 2, status;
-	uint64_t t_start, t0, t1;
+	long n, jobs = 1;
+	const char *cmd, *probe = NULL, *stamp = NULL;
+	int in[2], out[2], i, status;
+	uint64_t t_start, t0, t1, *lat_start = NULL, *lat_exit = NULL;
 	char line_sink[64];
 	pid_t pid;
 
-	if (argc > i + 1 && strcmp(argv[i], "--probe") == 0) {
-		probe = argv[i + 1];
-		i += 2;
+	if (argc > 2 && strcmp(argv[0], "-j") == 0) {
+		jobs = num(argv[1]);
+		argc -= 2;
+		argv += 2;
 	}
-	if (argc < i + 2 || strcmp(argv[i], "--") != 0)
+	if (argc < 2 || jobs < 1)
+		return 2;
+	n = num(argv[0]);
+	cmd = argv[1];
+	for (i = 2; argc > i + 1 && argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]; i += 2) {
+		if (strcmp(argv[i], "--probe") == 0)
+			probe = argv[i + 1];
+		else if (strcmp(argv[i], "--latency") == 0)
+			stamp = argv[i + 1];
+		else
+			return 2;
+	}
+	if (argc < i + 2 || strcmp(argv[i], "--") != 0 || (stamp && jobs != 1))
 		return 2;
 	argv += i + 1;
 	if (strchr(cmd, '"') || strchr(cmd, '\\')) {
 		fprintf(stderr, "bench: serve: CMD must not need JSON escapes\n");
 		return 2;
 	}
+	if (stamp && (!(lat_start = calloc((size_t)n + 1, sizeof(uint64_t))) ||
+		      !(lat_exit = calloc((size_t)n + 1, sizeof(uint64_t)))))
+		die("calloc");
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
 		die("pipe2");
@@ -227,18 +352,46 @@ static int cmd_serve(int argc, char **argv)
 	srv_in = in[1];
 	srv_out = out[0];
 	for (long w = 0; w < 3; w++)
-		if (serve_one(cmd, -1 - w) != 0) {
+		if (serve_one(cmd, 1000000000 + w, NULL) != 0) {
 			fprintf(stderr, "bench: serve: warm-up command failed\n");
 			return 1;
 		}
 	if (probe && system(probe) != 0)
 		fprintf(stderr, "bench: serve: probe failed\n");
 	t0 = now_ns();
-	for (long k = 0; k < n; k++)
-		if (serve_one(cmd, k) != 0) {
-			fprintf(stderr, "bench: serve: command %ld failed\n", k);
-			return 1;
+	if (jobs == 1) {
+		for (long k = 0; k < n; k++) {
+			uint64_t sent = now_ns(), started = 0;
+
+			if (serve_one(cmd, k, stamp ? &started : NULL) != 0) {
+				fprintf(stderr, "bench: serve: command %ld failed\n", k);
+				return 1;
+			}
+			if (stamp) {
+				uint64_t done = now_ns();
+
+				lat_start[k] = started - sent;
+				lat_exit[k] = done - read_stamp(stamp);
+			}
 		}
+	} else {
+		long sent = 0, running = 0, got;
+		int ok;
+
+		while (sent < n || running > 0) {
+			while (running < jobs && sent < n) {
+				send_exec(cmd, sent++);
+				running++;
+			}
+			if (next_event(&got, &ok) == 1) {
+				if (!ok) {
+					fprintf(stderr, "bench: serve: command %ld failed\n", got);
+					return 1;
+				}
+				running--;
+			}
+		}
+	}
 	t1 = now_ns();
 	if (probe && system(probe) != 0)
 		fprintf(stderr, "bench: serve: probe failed\n");
@@ -250,7 +403,21 @@ static int cmd_serve(int argc, char **argv)
 			die("waitpid");
 	printf("total_ns %llu\nwhole_ns %llu\n", (unsigned long long)(t1 - t0),
 	       (unsigned long long)(now_ns() - t_start));
+	if (stamp)
+		printf("started_ns %llu\nexit_ns %llu\n", (unsigned long long)median(lat_start, n),
+		       (unsigned long long)median(lat_exit, n));
 	return 0;
+}
+
+static int cmd_stamp(const char *file)
+{
+	char buf[32];
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int len = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)now_ns());
+
+	if (fd < 0 || write(fd, buf, (size_t)len) != len)
+		die(file);
+	_exit(0);
 }
 
 /* --- syscalls, one program --------------------------------------------- */
@@ -358,6 +525,8 @@ int main(int argc, char **argv)
 		return cmd_timeit(argv + 2);
 	if (argc == 3 && strcmp(argv[1], "orphans") == 0)
 		return cmd_orphans(argv + 2);
-	fprintf(stderr, "usage: bench spawn|serve|getppid|timeit|orphans ... (see bench.c)\n");
+	if (argc == 3 && strcmp(argv[1], "stamp") == 0)
+		return cmd_stamp(argv[2]);
+	fprintf(stderr, "usage: bench spawn|serve|getppid|timeit|orphans|stamp ... (see bench.c)\n");
 	return 2;
 }

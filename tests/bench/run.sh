@@ -58,6 +58,13 @@ musl-gcc -std=gnu11 -Os -Wall -Wextra -Werror -I"$ROOT/policy" -I"$ROOT/init" \
 	-o "$WORK/overlay/bench/startup" "$HERE/startup.c" "${OBJS[@]}" -static \
 	-L"$ROOT/build/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson || die "cc startup.c"
 install -m 0755 "$(command -v tini-static)" "$WORK/overlay/bench/tini-static"
+# dumb-init as Debian ships it (dynamic): with its loader and libraries, at
+# their own paths in the image.
+install -m 0755 "$(command -v dumb-init)" "$WORK/overlay/bench/dumb-init"
+for lib in $(ldd "$(command -v dumb-init)" | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
+	mkdir -p "$WORK/overlay$(dirname "$lib")"
+	cp -L "$lib" "$WORK/overlay$lib"
+done
 BB=$WORK/overlay/bench/bench
 
 # --- images: one root, two sealed manifests ---------------------------------
@@ -142,6 +149,8 @@ start_run() {
 		--entrypoint "[$BASH_TRUE]" "$IMG:full" ;;
 	tini) measure start "$1" total_ns -- "$BB" timeit "${RUN[@]}" \
 		--entrypoint "[\"/bench/tini-static\",\"--\",$BASH_TRUE]" "$IMG:full" ;;
+	dumb-init) measure start "$1" total_ns -- "$BB" timeit "${RUN[@]}" \
+		--entrypoint "[\"/bench/dumb-init\",\"--\",$BASH_TRUE]" "$IMG:full" ;;
 	bash) measure start "$1" total_ns -- "$BB" timeit "${RUN[@]}" \
 		--entrypoint "[$BASH_TRUE]" "$IMG:full" ;;
 	esac
@@ -162,7 +171,7 @@ loadmark() {
 : > "$WORK/load"
 loadmark
 say "1. container start to exit: $N1 rounds"
-interleave "$N1" start_run turninit catatonit tini bash
+interleave "$N1" start_run turninit catatonit tini dumb-init bash
 
 # --- 2. per-command cost inside a turn ----------------------------------------
 NCMD=$(scaled 1000 50)
@@ -177,13 +186,19 @@ percmd_run() {
 		-- /sbin/turninit serve ;;
 	serve-min) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:min" serve "$NCMD" true \
 		-- /sbin/turninit serve ;;
+	bash-j8) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:full" spawn -j 8 "$NCMD" \
+		/bin/bash --noprofile --norc -c true ;;
+	serve-j8) measure percmd "$1" total_ns -- "${e[@]}" "$IMG:full" serve -j 8 "$NCMD" true \
+		-- /sbin/turninit serve ;;
+	latency) measure latency serve started_ns exit_ns -- "${e[@]}" "$IMG:full" serve "$NCMD" \
+		"/bench/bench stamp /tmp/stamp" --latency /tmp/stamp -- /sbin/turninit serve ;;
 	esac
 }
 N2=$(scaled 8 2)
 loadmark
-say "2. per-command cost: $N2 rounds of $NCMD commands"
+say "2. per-command cost, sequential and 8 at a time, and latency: $N2 rounds of $NCMD commands"
 record percmd all commands "$NCMD"
-interleave "$N2" percmd_run bash bash-setsid serve serve-min
+interleave "$N2" percmd_run bash bash-setsid serve serve-min bash-j8 serve-j8 latency
 
 # --- 3. a turn of 100 commands ------------------------------------------------
 NTURN=$(scaled 100 10)
@@ -275,6 +290,8 @@ record size turninit bytes "$(size_of "$BIN")"
 record size tini-static bytes "$(size_of "$(command -v tini-static)")"
 record size catatonit bytes "$(size_of "$(command -v catatonit)")"
 record size dumb-init bytes "$(size_of "$(command -v dumb-init)")"
+# What each archive and object costs in the binary (make size: the linker map).
+make -C "$ROOT" --no-print-directory size >"$WORK/size.txt" 2>>"$WORK/stderr.log" || die "make size"
 
 # rss_of NAME: VmHWM and VmRSS (KiB) of the PID 1 of container NAME.
 rss_of() {
@@ -299,7 +316,7 @@ for ((r = 0; r < N7; r++)); do
 	idle_rss catatonit --init --entrypoint '["/bin/sleep","30"]' "$IMG:full"
 	idle_rss tini --entrypoint '["/bench/tini-static","--","/bin/sleep","30"]' "$IMG:full"
 done
-NRSS=$(scaled 1000 50)
+NRSS=$(scaled 10000 50)
 record rss all commands "$NRSS"
 for ((r = 0; r < N7; r++)); do
 	name=turninit-bench-serve-$$
