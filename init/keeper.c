@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -18,6 +19,27 @@
 #include <unistd.h>
 
 #include "reap.h"
+
+/* clone(2)'s flags in spawn_command; prctl(2)'s options in the child. */
+static const uint64_t clone_flags[] = { CLONE_VM | CLONE_VFORK | SIGCHLD };
+static const uint64_t prctl_options[] = { PR_SET_DUMPABLE, PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS,
+					  PR_CAP_AMBIENT };
+#define ANY(name) { name, -1, NULL, 0 }
+
+const struct scg_use keeper_calls[] = {
+	/* the keeper: its socket and pipe, malloc, the command's start and end,
+	 * the sweep of /proc (reap.c) */
+	ANY("recvmsg"), ANY("read"), ANY("write"), ANY("close"), ANY("poll"), ANY("brk"),
+	ANY("mmap"), ANY("munmap"), ANY("mremap"), ANY("madvise"), ANY("getpid"),
+	{ "clone", 0, clone_flags, 1 }, ANY("wait4"), ANY("kill"), ANY("open"), ANY("openat"),
+	ANY("getdents64"), ANY("clock_gettime"), ANY("exit_group"), ANY("exit"),
+	/* the child, in spawn.c's order */
+	ANY("setsid"), ANY("rt_sigaction"), ANY("rt_sigprocmask"), ANY("dup2"), ANY("close_range"),
+	ANY("setfsuid"), { "prctl", 0, prctl_options, 4 }, ANY("prlimit64"), ANY("setgroups"),
+	ANY("setresgid"), ANY("setresuid"), ANY("capset"), ANY("capget"), ANY("getppid"),
+	ANY("chdir"), ANY("landlock_restrict_self"), ANY("execve"),
+};
+const size_t keeper_n_calls = sizeof(keeper_calls) / sizeof(keeper_calls[0]);
 
 /* What turninit sends a keeper: a header, then (KEEPER_JOB) len bytes: the
  * workdir, each argv word and each envp entry, every one NUL-ended (an empty
@@ -197,6 +219,10 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 	int keep[3] = { job_fd, msg_fd, sb->landlock.fd };
 	sigset_t set;
 	int sfd;
+	/* Its dispositions are turninit's at the fork (SIGPIPE ignored) and
+	 * never change: a command resets only those that are not SIG_DFL. */
+	uint64_t sig_reset = spawn_signals_to_reset();
+	bool filtered = false;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -210,6 +236,12 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		_exit(0);
+	/* The turn's filter once, here, when it refuses nothing this keeper and
+	 * the set-up of its commands call (sandbox.c): each command inherits it.
+	 * If it cannot be loaded here, each command loads it, and fails closed
+	 * there as in one-shot mode. */
+	if (sb->filter_in_keeper)
+		filtered = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && sc_load(&sb->filter) == 0;
 	for (;;) {
 		struct keeper_ctl c;
 		int fds[3];
@@ -231,6 +263,9 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 		} else {
 			struct spawn_plan plan = sandbox_plan(sb, argv, envp, workdir[0] ? workdir : NULL,
 							      fds[0], fds[1], fds[2]);
+
+			plan.sig_reset = sig_reset;
+			plan.filter_loaded = filtered;
 
 			keeper_one(&plan, job_fd, msg_fd, sfd);
 		}

@@ -23,6 +23,7 @@
 #include "error.h"
 #include "reap.h"
 #include "sandbox.h"
+#include "seccomp_groups.h"
 
 enum keeper_msg_type {
 	KEEPER_STARTED = 1,   /* the shell was exec'd: pid */
@@ -77,6 +78,15 @@ void keeper_forward(const struct keeper *k, int sig);
  * SIGKILL if it has not ended by deadline_ms (reap_now_ms), reaped. Without
  * a keeper (pid 0) only the fds are closed. *k is reset (pid 0, fds -1). */
 void keeper_stop(struct keeper *k, uint64_t deadline_ms);
+
+/* keeper_calls - every system call a keeper makes once it has loaded the
+ * turn's seccomp filter, and the calls of the child it clones before that
+ * child execs (they share the filter then): a filter that refuses none of
+ * them (scg_spares) is loaded once per keeper; another is loaded in each
+ * command, after the set-up, as in one-shot mode (sandbox.h,
+ * filter_in_keeper). keeper_n_calls of them. */
+extern const struct scg_use keeper_calls[];
+extern const size_t keeper_n_calls;
 
 #define KEEPER_GRACE_MS REAP_GRACE_MS   /* milliseconds between SIGTERM and SIGKILL */
 #define KEEPER_JOB_MAX (8u << 20)       /* bytes of one command's argv, env and workdir */

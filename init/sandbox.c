@@ -5,6 +5,7 @@
 
 #include "caps.h"
 #include "home.h"
+#include "keeper.h"
 
 /* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
  * bounding set of each command), SETUID and SETGID (its uid change), KILL
@@ -24,8 +25,21 @@ static int step_filter(struct sandbox *sb, struct tn_error *err)
 	 * as the manifest's uid with capabilities), so the kernel would let them
 	 * signal it: the filter and Landlock's signal scope keep them from it
 	 * (filter.h, landlock.h). */
+	struct scg_set set = { 0 };
+	int r;
+
 	sb->guard = geteuid() == sb->m->uid ? getpid() : 0;
-	return sc_build(&sb->m->seccomp, sb->guard, &sb->filter, err);
+	r = sc_build(&sb->m->seccomp, sb->guard, &sb->filter, err);
+	if (r < 0)
+		return r;
+	/* The guard's rules name turninit alone, whom no keeper signals. */
+	r = sc_denied(&sb->m->seccomp, &set, err);
+	if (r < 0)
+		return r;
+	sb->keeper_refused = scg_spares(&set, keeper_calls, keeper_n_calls);
+	sb->filter_in_keeper = !sb->keeper_refused;
+	scg_set_free(&set);
+	return 0;
 }
 
 static void undo_filter(struct sandbox *sb)

@@ -28,6 +28,14 @@
 #define SYS_close_range 436
 #endif
 
+/* The kernel's struct sigaction (rt_sigaction(2)). */
+struct spawn_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
 /* What a child that failed before execve reports on the error pipe. */
 struct spawn_report {
 	int exec_failed;    /* 1: execve failed, 0: a setup step failed */
@@ -59,6 +67,23 @@ char **spawn_argv(char *const *words, int n, bool argv_form)
 	}
 	v[k] = NULL;
 	return v;
+}
+
+uint64_t spawn_signals_to_reset(void)
+{
+	uint64_t set = 0;
+
+	for (int sig = 1; sig <= SPAWN_NSIG; sig++) {
+		struct spawn_ksigaction old;
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		/* one that cannot be read is reset all the same */
+		if (syscall(SYS_rt_sigaction, sig, NULL, &old, sizeof(old.mask)) != 0 ||
+		    old.handler != SIG_DFL)
+			set |= 1ull << (sig - 1);
+	}
+	return set;
 }
 
 /* close_range(2) first; a runtime's seccomp profile may refuse it (older podman
@@ -141,10 +166,9 @@ static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error
 	 * sigaction() refuse those (libc-internal), and a SIG_IGN the caller set
 	 * there would survive execve. So the raw rt_sigaction(2), checked. */
 	for (int sig = 1; sig <= SPAWN_NSIG; sig++) {
-		struct { void (*handler)(int); unsigned long flags; void (*restorer)(void); uint64_t mask; }
-			ksa = { .handler = SIG_DFL };
+		struct spawn_ksigaction ksa = { .handler = SIG_DFL };
 
-		if (sig == SIGKILL || sig == SIGSTOP)
+		if (sig == SIGKILL || sig == SIGSTOP || !(p->sig_reset & (1ull << (sig - 1))))
 			continue;
 		if (syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask)) != 0)
 			return err_errno(err, errno, "signal %d to its default", sig);
@@ -240,8 +264,10 @@ static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error
 	r = ll_restrict(p->landlock);
 	if (r < 0)
 		return err_errno(err, r, "landlock");
-	/* seccomp last: the filter need not allow any setup syscall. */
-	r = sc_load(p->filter);
+	/* seccomp last: the filter need not allow any setup syscall. Under a
+	 * keeper that loaded it, it is inherited, and spares every call above
+	 * (keeper.h, keeper_calls). */
+	r = p->filter_loaded ? 0 : sc_load(p->filter);
 	if (r < 0)
 		return err_errno(err, r, "seccomp filter");
 	return 0;
@@ -263,28 +289,8 @@ struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
 		.landlock = landlock,
 		.filter = filter,
 		.stdio = { in_fd, out_fd, err_fd },
+		.sig_reset = ~0ull,
 	};
-}
-
-int spawn_fork_pipe(pid_t *ret_pid, int *ret_fd, struct tn_error *err)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return err_errno(err, errno, "pipe");
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(fds[0]);
-		close(fds[1]);
-		return err_errno(err, e, "fork");
-	}
-	close(fds[pid == 0 ? 0 : 1]);
-	*ret_fd = fds[pid == 0 ? 1 : 0];
-	*ret_pid = pid;
-	return 0;
 }
 
 /* What the clone child gets: the plan, its parent, and where it reports a

@@ -26,6 +26,12 @@ struct spawn_plan {
 	const struct ll_ruleset *landlock;
 	const struct sc_program *filter;
 	int stdio[3];                   /* fds for 0, 1, 2; -1: inherit turninit's */
+	uint64_t sig_reset;             /* bit N-1: signal N is set to SIG_DFL in the
+					   child (every one in spawn_plan_of; a keeper
+					   gives spawn_signals_to_reset's) */
+	bool filter_loaded;             /* the caller (a keeper) runs under filter
+					   already, which the child inherits: not
+					   loaded again (false in spawn_plan_of) */
 	bool nonroot;                   /* turninit runs as uid:gid with no capability
 					   (caps.h): no securebits, bounding set, group
 					   or uid change; false in spawn_plan_of */
@@ -40,11 +46,12 @@ struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
 				const struct ll_ruleset *landlock, const struct sc_program *filter,
 				int in_fd, int out_fd, int err_fd);
 
-/* spawn_fork_pipe - fork with a close-on-exec pipe from the child to the
- * parent: *ret_fd is the child's write end in the child and the parent's read
- * end in the parent (the other end is closed in each). *ret_pid is 0 in the
- * child. Errors: -errno of pipe2(2) or fork(2), nothing left open. */
-int spawn_fork_pipe(pid_t *ret_pid, int *ret_fd, struct tn_error *err);
+/* spawn_signals_to_reset - the signals whose disposition in the calling
+ * process is not SIG_DFL (bit N-1 for signal N; one whose disposition cannot
+ * be read is in it too): those a child would inherit and must reset, when
+ * the caller's dispositions do not change afterwards (a keeper's do not).
+ * Sources: rt_sigaction(2). */
+uint64_t spawn_signals_to_reset(void);
 
 /* spawn_close_fds - close every fd above 2 except the n in keep (-1 entries
  * are ignored). close_range(2) where allowed, else what /proc/self/fd lists.

@@ -273,3 +273,21 @@ void scg_set_free(struct scg_set *s)
 	s->v = NULL;
 	s->n = 0;
 }
+
+const char *scg_spares(const struct scg_set *set, const struct scg_use *use, size_t n)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const struct scg_rule *r = &set->v[i].rule;
+
+		for (size_t j = 0; j < n; j++) {
+			if (strcmp(use[j].syscall, r->syscall) != 0)
+				continue;
+			if (r->whole || use[j].arg < 0 || (unsigned)use[j].arg != r->cmp.arg)
+				return r->syscall;
+			for (size_t k = 0; k < use[j].n_values; k++)
+				if ((use[j].values[k] & r->cmp.mask) == r->cmp.value)
+					return r->syscall;
+		}
+	}
+	return NULL;
+}

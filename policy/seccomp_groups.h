@@ -87,4 +87,22 @@ int scg_resolve(const char *const *deny, size_t n_deny, const char *const *allow
 
 void scg_set_free(struct scg_set *s);
 
+/* One system call a process makes, and what it passes: arg < 0 when its
+ * arguments vary (any rule on the syscall may refuse it), else the n_values
+ * values its argument arg can take, the others not compared by any rule. */
+struct scg_use {
+	const char *syscall;
+	int arg;
+	const uint64_t *values;
+	size_t n_values;
+};
+
+/* scg_spares - whether no entry of set can refuse a call of use (n of
+ * them): an entry that names one of its syscalls refuses it when it is whole,
+ * when the call's arguments vary, when it compares another argument, or when
+ * one of the call's values matches it ((value & mask) == value of the rule).
+ * Returns NULL when none can, else the syscall of the first entry that can.
+ * Pure. */
+const char *scg_spares(const struct scg_set *set, const struct scg_use *use, size_t n);
+
 #endif

@@ -97,6 +97,9 @@ mapfile -t ENV_SMALL < <(manifest_env "$M/small.json")
 manifest one "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"concurrency\":1}}"
 mapfile -t ENV_ONE < <(manifest_env "$M/one.json")
 mapfile -t ENV_SHELL_MISSING < <(manifest_env "$M/shell-missing.json")
+# noppid: a filter that refuses getppid, which keepers call
+manifest noppid "{$HEAD,\"env\":{$SET},\"seccomp\":{\"deny\":[\"@default\",\"getppid\"]}}"
+mapfile -t ENV_NOPPID < <(manifest_env "$M/noppid.json")
 
 # The image, with the static helpers tests/serve/peerrace.c and fdpass.c
 # (make helpers) and setsid.
@@ -195,10 +198,22 @@ if selected s-keeper-pool; then
 	serve_case pool pool "${ENV_ONE[@]}"
 	expect_out "one keeper for three commands: yes
 a request's env stays with its command: yes
+seccomp: keeper turninit+1, command turninit+1
+a command's SigIgn: 0000000000000000
 late cancels: next command ran to its end: 3 of 3
 turninit's children while idle: 1
 after the idle keeper was killed: $EXIT_OK a new keeper: yes turninit's children: 1 zombies: 0
 "
+	end
+fi
+if selected s-filter-per-command; then
+	# A filter that refuses a keeper's call is loaded in each command.
+	begin s-filter-per-command
+	serve_case noppid filter_per_command "${ENV_NOPPID[@]}"
+	expect_out "command \"ran\\n\" $EXIT_OK
+seccomp: keeper turninit+0, command turninit+1
+"
+	expect_contains stderr "$ERR" "turninit: seccomp: the filter is loaded in each command: it refuses getppid, which a keeper calls"
 	end
 fi
 if selected s-timeout-capped-by-manifest; then

@@ -847,6 +847,28 @@ def case_hardening(c, a):
     say("argv dash", exit_fields(r), js(r.stdout.decode()))
 
 
+def filters(c):
+    """How many seccomp filters the keeper and a command run under, against
+    turninit (PID 1: the runtime's alone)."""
+    # the keeper's pid from the command's own status ($PPID needs getppid,
+    # which a filter may refuse)
+    r = c.run("while read -r k v; do [ \"$k\" = PPid: ] && pp=$v; done < /proc/$$/status; "
+              "for p in 1 $pp $$; do grep -h '^Seccomp_filters' /proc/$p/status; done",
+              timeout=30)
+    n = [int(l.split()[1]) for l in r.stdout.decode().splitlines()]
+    if len(n) != 3:
+        return "unread: %r" % r.stdout
+    return "keeper turninit+%d, command turninit+%d" % (n[1] - n[0], n[2] - n[0])
+
+
+def case_filter_per_command(c, a):
+    """A manifest whose filter refuses a call of the keepers (getppid): it is
+    loaded in each command instead, after the set-up, and commands run."""
+    r = c.run("echo ran", timeout=30)
+    say("command", js(r.stdout.decode()), exit_fields(r))
+    say("seccomp:", filters(c))
+
+
 def case_pool(c, a):
     """limits.concurrency 1: the slot's keeper is reused from one command to
     the next; a cancel that reaches it after its command ended does nothing to
@@ -859,6 +881,10 @@ def case_pool(c, a):
             c.run("env | sort", timeout=30).stdout.decode()]
     say("a request's env stays with its command:",
         "yes" if "TZ=X" in envs[0] and "TZ=X" not in envs[1] else envs)
+    say("seccomp:", filters(c))
+    # turninit and its keepers ignore SIGPIPE; a command ignores nothing
+    r = c.run("grep -E '^SigIgn' /proc/self/status", timeout=30)
+    say("a command's", r.stdout.decode().strip().replace("\t", " "))
     pid = host_pid(a.name)
     # A late cancel: turninit is stopped while A ends, so the keeper has
     # reported A's end and is idle when turninit, continued, reads the cancel

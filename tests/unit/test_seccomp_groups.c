@@ -268,6 +268,50 @@ static void unknown_group_is_an_error(void **state)
 	assert_int_equal(scg_resolve(NULL, 0, names, 2, &s, &err), -ENOENT);
 }
 
+/* scg_spares: the calls of a keeper (a clone with fixed flags, a prctl with
+ * fixed options, a call with any arguments) against sets that refuse them
+ * or not. */
+static void spares_only_what_no_rule_can_refuse(void **state)
+{
+	static const uint64_t clone_flags[] = { 0x4111 };   /* CLONE_VM | CLONE_VFORK | SIGCHLD */
+	static const uint64_t options[] = { 1, 38 };
+	const struct scg_use use[] = {
+		{ "clone", 0, clone_flags, 1 }, { "prctl", 0, options, 2 }, { "getppid", -1, NULL, 0 },
+	};
+	const char *def[] = { "@default" }, *ppid[] = { "@default", "getppid" },
+		   *cl[] = { "clone" }, *mnt[] = { "@mount", "setns" };
+	struct scg_set s;
+
+	(void)state;
+	s = resolve(def, 1, NULL, 0);   /* clone only with a namespace flag */
+	assert_null(scg_spares(&s, use, 3));
+	scg_set_free(&s);
+	s = resolve(ppid, 2, NULL, 0);
+	assert_string_equal(scg_spares(&s, use, 3), "getppid");
+	scg_set_free(&s);
+	s = resolve(cl, 1, NULL, 0);    /* whole */
+	assert_string_equal(scg_spares(&s, use, 3), "clone");
+	scg_set_free(&s);
+	s = resolve(mnt, 2, NULL, 0);   /* none of the three */
+	assert_null(scg_spares(&s, use, 3));
+	scg_set_free(&s);
+	{
+		/* an argument rule: matching a value, another argument, or none */
+		struct scg_entry e = { .rule = { "clone", SCG_EPERM, false, { 0, 0x100, 0x100 } } };
+		struct scg_set one = { .v = &e, .n = 1 };
+
+		assert_string_equal(scg_spares(&one, use, 3), "clone");
+		e.rule.cmp = (struct scg_cmp){ 1, 0x100, 0x100 };
+		assert_string_equal(scg_spares(&one, use, 3), "clone");
+		e.rule.cmp = (struct scg_cmp){ 0, 0x20000, 0x20000 };
+		assert_null(scg_spares(&one, use, 3));
+		e.rule = (struct scg_rule){ "prctl", SCG_EPERM, false, { 0, 0xffffffff, 38 } };
+		assert_string_equal(scg_spares(&one, use, 3), "prctl");
+		e.rule.cmp.value = 22;   /* PR_SET_SECCOMP: not one of the keeper's */
+		assert_null(scg_spares(&one, use, 3));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +324,7 @@ int main(void)
 		cmocka_unit_test(allow_removes_every_rule_of_a_syscall),
 		cmocka_unit_test(each_rule_once),
 		cmocka_unit_test(unknown_group_is_an_error),
+		cmocka_unit_test(spares_only_what_no_rule_can_refuse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
