@@ -189,9 +189,7 @@ int main(int argc, char **argv, char **envp)
 			return refuse(&err);
 		if (sb.landlock.abi > 0)
 			log_line("landlock: ABI %d enforced", sb.landlock.abi);
-		if (sb.filter_in_keeper)
-			log_line("seccomp: the filter is loaded once per keeper");
-		else
+		if (!sb.filter_in_keeper)
 			log_line("seccomp: the filter is loaded in each command: it refuses %s, which a keeper calls",
 				 sb.keeper_refused);
 		status = serve_run(&ctx);

@@ -295,16 +295,19 @@ W("tests/bench/startup.c links turninit's own objects (all but init/main.o) and 
   "binary has no timing code. It runs as the entrypoint of the sealed image with "
   "podman's tmpfs HOME, like turninit. *first* is the first call in the process "
   "(cold: page faults, first allocations); *again* is the median of 41 more calls "
-  "in the same process. **exec** is fork, every sandbox step of the child and the "
-  "execve of bash, up to the close-on-exec report; **bare exec** is fork and execve "
-  "of the same bash with nothing in between. Medians over the containers of the run.\n")
+  "in the same process. **exec** is spawn_command as one-shot mode runs it: "
+  "clone(CLONE_VM | CLONE_VFORK), every sandbox step of the child and the execve of "
+  "bash, until clone returns; **bare exec** is fork and execve of the same bash with "
+  "nothing in between, up to a close-on-exec pipe's end of file. Medians over the "
+  "containers of the run.\n")
 steps = [("verify", "manifest: trust roots, signature, parsing"),
          ("filter", "seccomp filter build (libseccomp) and export"),
          ("env", "command environment and argv"),
          ("home", "HOME: statfs, mountinfo, chown, chmod"),
          ("landlock", "Landlock ruleset"),
          ("caps", "capability drop (once)"),
-         ("exec", "first exec: fork, sandbox steps, execve"),
+         ("lockdown", "securebits and bounding set, in turninit (once)"),
+         ("exec", "first exec: clone (CLONE_VFORK), sandbox steps, execve"),
          ("bare_exec", "bare fork + execve of bash (baseline)")]
 total_first = sum(med("startup", s, "first_ns") for s, _ in steps if s != "bare_exec")
 bare = med("startup", "bare_exec", "median_ns")
@@ -318,7 +321,7 @@ W(table(["step", "what", "first µs", "again µs", "share of first", "again ÷ b
 parts = [("fork", "fork of turninit and the child's exit, alone"),
          ("landlock_restrict", "landlock_restrict_self(2) in the child"),
          ("seccomp_attach", "seccomp(2) attaching the filter in the child"),
-         ("plain_syscalls", "184 cheap syscalls, as many as the child's signal and capability steps make"),
+         ("plain_syscalls", "62 cheap syscalls, as many as the child's signal step makes in one-shot mode"),
          ("setsid_exec", "bare exec with setsid(2) before the execve (whole, not a part)")]
 W("\nParts of *exec*, each timed alone in 42 children (the figure is the kernel's "
   "work for that call, inside the container: under podman's seccomp profile):\n")

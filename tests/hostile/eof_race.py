@@ -7,8 +7,9 @@ round of `turninit serve`, for tests/integration/hostile.sh:
 Starts the server (SERVER_ARGV: `turninit serve` in its namespaces), runs
 `sleep 0.5` as exec "x" and waits for its started event; then stops turninit
 (SIGSTOP, from outside its PID namespace), waits until the command's keeper
-has ended (its exit message and SIGCHLD are then pending), closes turninit's
-stdin, and lets it go on (SIGCONT): its next poll finds all three at once.
+has reported its end (the command is gone and the keeper sleeps again: its
+exit message is then pending), closes turninit's stdin, and lets it go on
+(SIGCONT): its next poll finds both at once.
 Prints the events of "x" (pid and duration_ms as 0) and `serve status N`, or
 `serve still running after 10 s` (then kills turninit). Bounded waits only.
 """
@@ -81,7 +82,15 @@ def main(argv):
     if not kids:
         print("the command ended before turninit was stopped")
         sys.exit(1)
-    until("the keeper's end", lambda: all(s == "Z" for _, _, s in children(t)))
+    # The keeper outlives its command (one per slot, reused): once its
+    # child is gone and it sleeps again, waiting for the next command, its
+    # exit message waits for turninit.
+    keeper = kids[0][0]
+
+    def reported():
+        st = [s for p, _, s in children(t) if p == keeper]
+        return not children(keeper) and st == ["S"]
+    until("the keeper's report", reported)
     p.stdin.close()
     p.stdin = None   # closed: communicate must not flush it
     os.kill(t, signal.SIGCONT)
