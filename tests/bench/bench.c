@@ -73,10 +73,24 @@ static long num(const char *s)
 
 static int new_session;
 
-/* run argv once; stdout to /dev/null when quiet. Returns the wait status. */
-static int run_once(char **argv, int quiet)
+/* An optional "-j J" at the front of argv: J (at least 1), else 1; 0 when J
+ * is not a count. argc and argv move past it. */
+static long take_jobs(int *argc, char ***argv)
 {
-	int status;
+	long jobs = 1;
+
+	if (*argc > 1 && strcmp((*argv)[0], "-j") == 0) {
+		jobs = num((*argv)[1]);
+		*argc -= 2;
+		*argv += 2;
+	}
+	return jobs;
+}
+
+/* start argv (with setsid(2) first under --setsid); stdout to /dev/null
+ * when quiet. Returns its pid. */
+static pid_t start_one(char **argv, int quiet)
+{
 	pid_t pid = fork();
 
 	if (pid < 0)
@@ -93,6 +107,15 @@ static int run_once(char **argv, int quiet)
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+/* run argv once (start_one) and wait. Returns the wait status. */
+static int run_once(char **argv, int quiet)
+{
+	int status;
+	pid_t pid = start_one(argv, quiet);
+
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			die("waitpid");
@@ -103,19 +126,14 @@ static int cmd_spawn(int argc, char **argv)
 {
 	long n;
 	uint64_t t0;
-
-	long jobs = 1, running = 0, started = 0;
+	long jobs, running = 0, started = 0;
 
 	if (argc > 0 && strcmp(argv[0], "--setsid") == 0) {
 		new_session = 1;
 		argc--;
 		argv++;
 	}
-	if (argc > 1 && strcmp(argv[0], "-j") == 0) {
-		jobs = num(argv[1]);
-		argc -= 2;
-		argv += 2;
-	}
+	jobs = take_jobs(&argc, &argv);
 	if (argc < 2 || jobs < 1)
 		return 2;
 	n = num(argv[0]);
@@ -131,16 +149,7 @@ static int cmd_spawn(int argc, char **argv)
 			int status;
 
 			while (running < jobs && started < n) {
-				pid_t pid = fork();
-
-				if (pid < 0)
-					die("fork");
-				if (pid == 0) {
-					if (new_session && setsid() < 0)
-						_exit(126);
-					execv(argv[1], argv + 1);
-					_exit(127);
-				}
+				start_one(argv + 1, 0);
 				running++;
 				started++;
 			}
@@ -300,18 +309,13 @@ static uint64_t read_stamp(const char *file)
 
 static int cmd_serve(int argc, char **argv)
 {
-	long n, jobs = 1;
+	long n, jobs = take_jobs(&argc, &argv);
 	const char *cmd, *probe = NULL, *stamp = NULL;
 	int in[2], out[2], i, status;
 	uint64_t t_start, t0, t1, *lat_start = NULL, *lat_exit = NULL;
 	char line_sink[64];
 	pid_t pid;
 
-	if (argc > 2 && strcmp(argv[0], "-j") == 0) {
-		jobs = num(argv[1]);
-		argc -= 2;
-		argv += 2;
-	}
 	if (argc < 2 || jobs < 1)
 		return 2;
 	n = num(argv[0]);
