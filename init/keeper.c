@@ -21,7 +21,7 @@
 #include "reap.h"
 
 /* clone(2)'s flags in spawn_command; prctl(2)'s options in the child. */
-static const uint64_t clone_flags[] = { CLONE_VM | CLONE_VFORK | SIGCHLD };
+static const uint64_t clone_flags[] = { CLONE_VM | CLONE_VFORK | SIGCHLD, CLONE_VFORK | SIGCHLD };
 static const uint64_t prctl_options[] = { PR_SET_DUMPABLE, PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS,
 					  PR_CAP_AMBIENT };
 #define ANY(name) { name, -1, NULL, 0 }
@@ -31,7 +31,7 @@ const struct scg_use keeper_calls[] = {
 	 * the sweep of /proc (reap.c) */
 	ANY("recvmsg"), ANY("read"), ANY("write"), ANY("close"), ANY("poll"), ANY("brk"),
 	ANY("mmap"), ANY("munmap"), ANY("mremap"), ANY("madvise"), ANY("getpid"),
-	{ "clone", 0, clone_flags, 1 }, ANY("wait4"), ANY("kill"), ANY("open"), ANY("openat"),
+	{ "clone", 0, clone_flags, 2 }, ANY("wait4"), ANY("kill"), ANY("open"), ANY("openat"),
 	ANY("getdents64"), ANY("clock_gettime"), ANY("exit_group"), ANY("exit"),
 	/* the child, in spawn.c's order */
 	ANY("setsid"), ANY("rt_sigaction"), ANY("rt_sigprocmask"), ANY("dup2"), ANY("close_range"),
@@ -370,6 +370,9 @@ int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const cha
 	for (int i = 0; i < c.n_env; i++)
 		p = stpcpy(p, envp[i]) + 1;
 	c.len = (uint32_t)len;
+	/* an idle keeper stopped from outside (SIGSTOP by root) would never
+	 * answer, and turninit waits for its answer */
+	kill(k->pid, SIGCONT);
 	r = ctl_send(k, &c, fds);
 	for (size_t off = 0; r == 0 && off < len;) {
 		ssize_t w = send(k->job_fd, buf + off, len - off, MSG_NOSIGNAL);

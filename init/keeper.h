@@ -54,8 +54,9 @@ int keeper_start(const struct sandbox *sb, struct keeper *ret, struct tn_error *
 
 /* keeper_run - give an idle keeper one command: argv and envp (NULL-ended),
  * its workdir (NULL: the manifest's) and its stdin, stdout and stderr fds
- * (passed, the caller keeps its own). Its first message (keeper_read) then
- * says whether it started. Errors: -EPIPE when the keeper is gone (the caller
+ * (passed, the caller keeps its own); a keeper stopped from outside is sent
+ * SIGCONT first. Its first message (keeper_read) then says whether it
+ * started. Errors: -EPIPE when the keeper is gone (the caller
  * stops it and starts another), -E2BIG past KEEPER_JOB_MAX bytes, other
  * -errno of sendmsg(2). */
 int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir,

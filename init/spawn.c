@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -329,28 +330,43 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 {
 	/* CLONE_VM | CLONE_VFORK, as posix_spawn(3) does: no copy of the
 	 * caller's page tables, and the caller waits until the child has exec'd
-	 * or exited, so the report needs no pipe: a failure is written here. */
+	 * or exited, so the report needs no pipe: a failure is written here.
+	 * Non-root mode clones without CLONE_VM: its child makes its memory
+	 * dumpable for a moment (the oom_score_adj step), and with a shared mm
+	 * that would be the caller's too, open to a command of the same uid
+	 * (/proc/PID/mem). Its report then goes through a shared page. */
 	static _Alignas(16) char stack[SPAWN_STACK];
-	struct spawn_report rep = { 0 };
-	struct spawn_child c = { .plan = plan, .parent = getpid(), .rep = &rep };
-	int status = 0;
+	struct spawn_report local = { 0 }, *rep = &local;
+	struct spawn_child c = { .plan = plan, .parent = getpid() };
+	int status = 0, flags = CLONE_VM | CLONE_VFORK | SIGCHLD, r = 0;
 	pid_t pid;
 
 	*ret_status = EXIT_REFUSED << 8;
 	*ret_exec_failed = false;
-	pid = clone(spawn_child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
-	if (pid < 0)
-		return err_errno(err, errno, "clone");
-	if (rep.errnum == 0) {
-		*ret_pid = pid;
-		return 0;
+	if (plan->nonroot) {
+		flags = CLONE_VFORK | SIGCHLD;
+		rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (rep == MAP_FAILED)
+			return err_errno(err, errno, "mmap");
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	*ret_status = status;
-	rep.msg[sizeof(rep.msg) - 1] = '\0';
-	*ret_exec_failed = rep.exec_failed != 0;
-	if (rep.exec_failed)
-		return err_set(err, rep.errnum, "exec %s", rep.msg);
-	return err_set(err, rep.errnum, "command setup: %s", rep.msg);
+	c.rep = rep;
+	pid = clone(spawn_child_main, stack + sizeof(stack), flags, &c);
+	if (pid < 0) {
+		r = err_errno(err, errno, "clone");
+	} else if (rep->errnum == 0) {
+		*ret_pid = pid;
+	} else {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		*ret_status = status;
+		rep->msg[sizeof(rep->msg) - 1] = '\0';
+		*ret_exec_failed = rep->exec_failed != 0;
+		if (rep->exec_failed)
+			r = err_set(err, rep->errnum, "exec %s", rep->msg);
+		else
+			r = err_set(err, rep->errnum, "command setup: %s", rep->msg);
+	}
+	if (rep != &local)
+		munmap(rep, sizeof(*rep));
+	return r;
 }

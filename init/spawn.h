@@ -69,7 +69,8 @@ char **spawn_argv(char *const *words, int n, bool argv_form);
 
 /* spawn_command - start the command of plan in a child made by
  * clone(CLONE_VM | CLONE_VFORK) (the caller's memory is shared, not copied,
- * until the child execs; the caller waits until then), and exec its shell.
+ * until the child execs; the caller waits until then; in non-root mode
+ * CLONE_VFORK alone, a copy), and exec its shell.
  * The caller must be single-threaded (turninit and a keeper are). On success *ret_pid is
  * the child (a session and process group leader: its pgid is its pid).
  * Errors: -errno with err naming the step. When a child existed, it has exited

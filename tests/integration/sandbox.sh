@@ -403,6 +403,15 @@ if podman_test status-pid1-not-dumpable-same-uid "docker run --user 1000:1000 --
 	expect_stat proc1_environ_uid 0
 	expect_stat dumpable 1
 	expect_unreadable proc1_environ
+	# serve: PID 1 starts no command itself (its keepers do), so nothing but
+	# its own flag keeps its files root's; nor are its keepers' files the uid's
+	serve_session '{"op":"exec","id":"a","command":"while read -r k v; do [ \"$k\" = PPid: ] && pp=$v; done < /proc/$$/status; stat -c %u /proc/1/environ /proc/$pp/environ | tr \"\\n\" \" \""}' \
+		-- "${PODMAN_RUN[@]}" -i --user 1000:1000 --cap-add SETPCAP,SETUID,SETGID,KILL \
+		--tmpfs "$HOME_TMPFS" "$SEALED" serve
+	expect_rc 0
+	expect_out "a exit 0 None
+a stdout 0 0 
+"
 	end
 fi
 

@@ -203,6 +203,7 @@ a command's SigIgn: 0000000000000000
 late cancels: next command ran to its end: 3 of 3
 turninit's children while idle: 1
 after the idle keeper was killed: $EXIT_OK a new keeper: yes turninit's children: 1 zombies: 0
+a keeper stopped while idle, then a command: \"ran\\n\" $EXIT_OK
 "
 	end
 fi

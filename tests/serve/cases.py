@@ -917,6 +917,14 @@ def case_pool(c, a):
     say("after the idle keeper was killed:", exit_fields(r), "a new keeper:",
         "yes" if r.stdout.decode().strip() not in ("", ppids[0]) else "no",
         "turninit's children:", len(after), "zombies:", sum(1 for k in after if k.split()[1] == "Z"))
+    # stopped while idle (SIGSTOP from the host): given the next command, it
+    # is continued, and the command runs
+    os.kill(int(after[0].split()[0]), signal.SIGSTOP)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and children(pid)[0].split()[1] != "T":
+        time.sleep(0.01)
+    r = c.run("echo ran", timeout=30)
+    say("a keeper stopped while idle, then a command:", js(r.stdout.decode()), exit_fields(r))
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
