@@ -387,7 +387,6 @@ int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const cha
 	free(buf);
 	if (r < 0)
 		return err_errno(err, -r, "giving the command to its keeper");
-	k->busy = true;
 	return 0;
 }
 

@@ -44,7 +44,6 @@ struct keeper {
 	pid_t pid;        /* the keeper process; 0: none (not started, or ended) */
 	int msg_fd;       /* read end of its messages (a pipe), close-on-exec */
 	int job_fd;       /* turninit's end of its socket: commands, cancels, signals */
-	bool busy;        /* a command was given and its end not yet read */
 };
 
 /* keeper_start - fork an idle keeper holding sb. It keeps only its two fds and

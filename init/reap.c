@@ -4,7 +4,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -97,12 +96,35 @@ static void reap_children(pid_t main_pid, bool *main_done, int *main_status)
 	}
 }
 
+/* The next pid of an open /proc/PID/task/TID/children file ("PID PID ...
+ * ": decimal pids, one space after each), or 0 at its end. */
+static pid_t reap_next_pid(FILE *f)
+{
+	char buf[32];
+	size_t len = 0;
+
+	for (;;) {
+		int ch = getc(f);
+
+		if (ch >= '0' && ch <= '9' && len < sizeof(buf) - 1) {
+			buf[len++] = (char)ch;
+			continue;
+		}
+		if (len) {
+			buf[len] = '\0';
+			return (pid_t)strtol(buf, NULL, 10);
+		}
+		if (ch == EOF)
+			return 0;
+	}
+}
+
 /* reap_signal_descendants, but a process of process group skip (> 0) is not
  * signalled again: kill(-skip) reached it already, and a second SIGTERM that
  * arrives once its trap has run would run the trap twice. */
 static int reap_signal_tree(pid_t root, int sig, pid_t skip)
 {
-	char path[300], buf[32];
+	char path[300];
 	int n = 0;
 	DIR *d;
 	struct dirent *e;
@@ -113,7 +135,6 @@ static int reap_signal_tree(pid_t root, int sig, pid_t skip)
 		return 0;
 	while ((e = readdir(d))) {
 		FILE *f;
-		size_t len = 0;
 		pid_t p;
 
 		if (e->d_name[0] == '.')
@@ -122,24 +143,10 @@ static int reap_signal_tree(pid_t root, int sig, pid_t skip)
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		/* "PID PID ... ": decimal pids, one space after each */
-		for (;;) {
-			int ch = getc(f);
-
-			if (ch >= '0' && ch <= '9' && len < sizeof(buf) - 1) {
-				buf[len++] = (char)ch;
-				continue;
-			}
-			buf[len] = '\0';
-			p = len ? (pid_t)strtol(buf, NULL, 10) : 0;
-			len = 0;
-			if (p > 0) {
-				if ((skip <= 0 || getpgid(p) != skip) && kill(p, sig) == 0)
-					n++;
-				n += reap_signal_tree(p, sig, skip);
-			}
-			if (ch == EOF)
-				break;
+		while ((p = reap_next_pid(f)) > 0) {
+			if ((skip <= 0 || getpgid(p) != skip) && kill(p, sig) == 0)
+				n++;
+			n += reap_signal_tree(p, sig, skip);
 		}
 		fclose(f);
 	}
@@ -233,42 +240,17 @@ void reap_kill_all(void)
  * run one thread); at most max of them. Returns how many. */
 static size_t reap_children_of(pid_t pid, pid_t *out, size_t max)
 {
-	char path[64], buf[4096];
-	size_t n = 0, len = 0;
-	ssize_t r = 1;
-	int fd;
+	char path[64];
+	size_t n = 0;
+	pid_t p;
+	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (!(f = fopen(path, "re")))
 		return 0;
-	/* "PID PID ... " : whole numbers only; one cut at the buffer's end is
-	 * read again with what follows. */
-	while (n < max && (r > 0 || len > 0)) {
-		char *p = buf, *end;
-
-		r = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		len += r > 0 ? (size_t)r : 0;
-		buf[len] = '\0';
-		for (;;) {
-			long v;
-
-			while (*p == ' ' || *p == '\n')
-				p++;
-			v = strtol(p, &end, 10);
-			if (end == p || (*end == '\0' && r > 0))
-				break;   /* none, or maybe cut: read on */
-			if (n < max)
-				out[n++] = (pid_t)v;
-			p = end;
-		}
-		len -= (size_t)(p - buf);
-		memmove(buf, p, len);
-		if (r <= 0)
-			break;
-	}
-	close(fd);
+	while (n < max && (p = reap_next_pid(f)) > 0)
+		out[n++] = p;
+	fclose(f);
 	return n;
 }
 

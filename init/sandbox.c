@@ -8,7 +8,8 @@
 #include "keeper.h"
 
 /* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
- * bounding set of each command), SETUID and SETGID (its uid change), KILL
+ * the bounding set, in step lockdown), SETUID and SETGID (each command's uid
+ * change), KILL
  * (signalling commands that run as another uid). */
 static const cap_value_t sandbox_keep_caps[] = { CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL };
 

@@ -210,7 +210,7 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	case SLOT_CMD_STDOUT: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
 	case SLOT_CMD_STDERR: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
 	case SLOT_CMD_STDIN: if (m->in_fd >= 0) cmd_stdin(m); break;
-	case SLOT_CMD_KEEPER: if (m->reporting) cmd_message(s, m); break;
+	case SLOT_CMD_KEEPER: if (!m->exited) cmd_message(s, m); break;
 	case SLOT_KEEPER_IDLE: keeper_idle_message(sl->obj); break;
 	}
 }
@@ -331,11 +331,13 @@ int serve_run(const struct serve_ctx *ctx)
 				slot_add(pf, slots, &n, m->err_fd, POLLIN, SLOT_CMD_STDERR, m);
 			if (m->in_fd >= 0)
 				slot_add(pf, slots, &n, m->in_fd, POLLOUT, SLOT_CMD_STDIN, m);
-			if (m->reporting)
+			if (!m->exited)
 				slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
 		}
+		/* a slot's keeper is idle when the slot's command has ended or
+		 * there is none */
 		for (size_t i = 0; i < s.n_cmds; i++)
-			if (s.keepers[i].pid > 0 && !s.keepers[i].busy)
+			if (s.keepers[i].pid > 0 && (!s.cmds[i].used || s.cmds[i].exited))
 				slot_add(pf, slots, &n, s.keepers[i].msg_fd, POLLIN, SLOT_KEEPER_IDLE,
 					 &s.keepers[i]);
 		if (poll(pf, n, wait_ms) < 0 && errno != EINTR) {

@@ -134,9 +134,8 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 {
 	pid_t keep[MF_CONCURRENCY_MAX];
 	size_t n = 0;
-	int r;
-
 	pid_t lost = m->k->pid;
+	int r;
 
 	/* every other keeper, busy or idle, is a child of turninit to keep */
 	for (size_t i = 0; i < s->n_cmds && n < MF_CONCURRENCY_MAX; i++)
@@ -161,10 +160,8 @@ void cmd_message(struct serve *s, struct cmd *m)
 
 	if (r == -EAGAIN)
 		return;
-	m->reporting = false;
 	if (r == 1 && msg.type == KEEPER_EXITED) {
-		m->wait_status = msg.wait_status;
-		m->k->busy = false;   /* idle: no child left, ready for the next */
+		m->wait_status = msg.wait_status;   /* the keeper is idle now */
 	} else {
 		/* The keeper is gone without a word: SIGKILL is what turninit
 		 * does to what is left of the command, and the event says lost. */
@@ -324,7 +321,6 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 			goto out;
 		}
 		m->k = k;
-		m->reporting = true;
 	}
 	m->used = true;
 	m->conn = c;
@@ -345,9 +341,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 
 		r = err_set(ret_err, have ? EPERM : ECHILD, "exec: %s",
 			    have ? msg.msg : "the command did not start");
-		if (have)
-			m->k->busy = false;   /* it reported and is idle again */
-		else
+		if (!have)   /* else it reported, and is idle again */
 			keeper_stop(m->k, 0);
 		cmd_free(m);
 		goto out;

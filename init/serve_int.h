@@ -46,7 +46,6 @@ struct cmd {
 	struct conn *conn;
 	char id[RQ_ID_MAX + 1];
 	struct keeper *k;            /* its slot's keeper (struct serve, keepers) */
-	bool reporting;              /* its keeper has not yet reported its end */
 	int out_fd, err_fd, in_fd;   /* -1 once closed */
 	uint8_t *in_buf;
 	size_t in_len, in_off;

@@ -37,7 +37,7 @@ struct spawn_ksigaction {
 	uint64_t mask;
 };
 
-/* What a child that failed before execve reports on the error pipe. */
+/* What a child that failed before execve reports to its waiting parent. */
 struct spawn_report {
 	int exec_failed;    /* 1: execve failed, 0: a setup step failed */
 	int errnum;
@@ -152,7 +152,7 @@ static int set_limit(int resource, rlim_t want)
 
 /* The steps of the command process, in the child of spawn_command's
  * clone(CLONE_VM | CLONE_VFORK): it shares turninit's (or the keeper's)
- * memory while that waits, so it calls only what allocates nothing and
+ * memory while that waits (not in non-root mode), so it calls only what
  * touches no lock or thread state of libc: raw system calls for the ids,
  * rlimits and capabilities. */
 static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
