@@ -910,7 +910,8 @@ def case_pool(c, a):
     say("turninit's children while idle:", len(kids))
     os.kill(int(kids[0].split()[0]), signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and children(pid) and children(pid)[0].split()[0] == kids[0].split()[0]:
+    gone = kids[0].split()[0]
+    while time.monotonic() < deadline and gone in [k.split()[0] for k in children(pid)]:
         time.sleep(0.01)
     r = c.run("echo $PPID", timeout=30)
     after = children(pid)
@@ -921,7 +922,8 @@ def case_pool(c, a):
     # is continued, and the command runs
     os.kill(int(after[0].split()[0]), signal.SIGSTOP)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and children(pid)[0].split()[1] != "T":
+    stopped = after[0].split()[0] + " T"
+    while time.monotonic() < deadline and not any(k.startswith(stopped) for k in children(pid)):
         time.sleep(0.01)
     r = c.run("echo ran", timeout=30)
     say("a keeper stopped while idle, then a command:", js(r.stdout.decode()), exit_fields(r))
