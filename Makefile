@@ -11,7 +11,8 @@
 #   make demo            setup, build, seal a demo image, run a real turn
 #   make audit-demo      setup, build, an audit session on a copy-on-write view of a
 #                        sample tree: the session's diff, the audit log (docs/audit.md)
-#   make check           setup, build, unit tests and the podman and Docker suites:
+#   make check           setup, the kernel's features (one line), build, unit tests
+#                        and the podman and Docker suites:
 #                        integration (one-shot), sandbox (escape probes), workload
 #                        (a developer session in a Debian image; first run ~2 min),
 #                        serve (serve, listen, call, the Kubernetes sidecar), pid1
@@ -199,10 +200,11 @@ audit-demo: setup
 # (build/helpers/NAME from tests/*/NAME.c): the escape probe, the listen
 # socket's race and fd-passing peers, the hostile launcher, the raw-environment
 # launcher, the memory hog of the fault suite, the signal sender of the nonroot
-# suite; and valgrind's control.
+# suite, the kernel-feature probe every suite asks before it relies on a
+# feature (kfeatures; make check prints its line first); and valgrind's control.
 HELPER_SRC := tests/probe/probe.c tests/serve/peerrace.c tests/serve/fdpass.c \
               tests/pid1/hostile-launcher.c tests/hostile/rawenv.c tests/fault/memhog.c \
-              tests/nonroot/sig.c
+              tests/nonroot/sig.c tests/kernel/kfeatures.c
 HELPERS    := $(patsubst %.c,$(BUILD)/helpers/%,$(notdir $(HELPER_SRC)))
 define helper_rule
 $(BUILD)/helpers/$(basename $(notdir $(1))): $(1)
@@ -267,6 +269,8 @@ update-docs:
 # Every suite runs even when one fails; the last line counts them all.
 check: setup
 	@rm -rf $(BUILD)/test-results
+	@$(MAKE) --no-print-directory WERROR=1 $(BUILD)/helpers/kfeatures
+	@mkdir -p $(BUILD)/test-results && $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel
 	@$(MAKE) --no-print-directory WERROR=1 all
 	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory WERROR=1 unit; \
 	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory WERROR=1 $$s; done; \

@@ -1,8 +1,10 @@
 #!/bin/sh
 # summary.sh SUITE... - add up build/test-results/SUITE ("passed failed
-# [skipped]") and
-# print the closing line of `make check`; a suite that wrote nothing counts as
-# one failure. Exits non-zero when anything failed.
+# [skipped]") and print the closing lines of `make check`: a line per suite,
+# the kernel it ran on (build/test-results/kernel, from kfeatures --line), the
+# skips counted by reason (build/test-results/SUITE.skips, a reason a line),
+# then the total. A suite that wrote nothing counts as one failure. Exits
+# non-zero when anything failed.
 set -u
 passed=0 failed=0 skipped=0
 for s in "$@"; do
@@ -19,5 +21,10 @@ for s in "$@"; do
 	failed=$((failed + f))
 	skipped=$((skipped + k))
 done
+[ ! -r build/test-results/kernel ] || sed 's/^# /check: /' build/test-results/kernel
+for s in "$@"; do
+	[ ! -r "build/test-results/$s.skips" ] || sed "s|^|$s\t|" "build/test-results/$s.skips"
+done | awk -F '\t' '{ n[$2]++; if (!(($2, $1) in seen)) { seen[$2, $1] = 1; w[$2] = w[$2] (w[$2] == "" ? "" : ", ") $1 } }
+	END { for (r in n) printf "check: skipped %d: %s (%s)\n", n[r], r, w[r] }' | sort
 echo "$passed passed, $failed failed$( [ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]

@@ -270,7 +270,7 @@ fi
 results
 
 # --- docker-containerd: ctr ---------------------------------------------------------------------
-PASS=0 FAIL=0 SKIPPED=0 TAP_N=0
+PASS=0 FAIL=0 SKIPPED=0 TAP_N=0 SKIP_WHY=()
 SUITE=docker-containerd
 mkdir -p "$RUNC_ROOT" "$FIFO_DIR"
 # ctr run: runc's state and the fifos of the task's stdio in this directory,

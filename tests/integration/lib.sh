@@ -35,6 +35,7 @@ tap_not_ok() {
 results() {
 	mkdir -p "$ROOT/build/test-results"
 	echo "$PASS $FAIL $SKIPPED" > "$ROOT/build/test-results/$SUITE"
+	((${#SKIP_WHY[@]} == 0)) || printf '%s\n' "${SKIP_WHY[@]}" > "$ROOT/build/test-results/$SUITE.skips"
 	echo "1..$TAP_N"
 	echo "$PASS passed, $FAIL failed$( ((SKIPPED == 0)) || echo ", $SKIPPED skipped")"
 	[[ $FAIL -eq 0 ]]
@@ -77,11 +78,55 @@ fi
 export ITEST_ENGINE_BIN=$ENGINE
 
 # skip NAME WHY: the test NAME is not made in this setup: a TAP skip line that
-# says why, counted apart from passes and failures.
+# says why, counted apart from passes and failures; results writes each WHY
+# to build/test-results/SUITE.skips, for the closing lines of make check.
+SKIP_WHY=()
 skip() {
 	TAP_N=$((TAP_N + 1))
 	SKIPPED=$((SKIPPED + 1))
+	SKIP_WHY+=("$2")
 	echo "ok $TAP_N - $1 # SKIP $2"
+}
+
+# kernel_ask FEATURE: what the kernel answers for FEATURE, asked bare on the
+# host by build/helpers/kfeatures (tests/kernel/kfeatures.c: int80, x32,
+# landlock, cgroup, oom_kill, userns, unpriv_userns, io_uring): sets
+# KERNEL_ANSWER ("yes", "no", a number, a cgroup layout, or "unknown") and
+# KERNEL_WHY, its reason. A suite asks before a test relies on the feature
+# (docs/testing.md, "Kernel features"); the helper missing or answering out of
+# form aborts the suite, never skips a test.
+KERNEL_ANSWER= KERNEL_WHY=
+kernel_ask() {
+	local line
+	need_helpers kfeatures
+	line=$("$HELPERS/kfeatures" "$1") || abort "build/helpers/kfeatures $1 failed"
+	[[ $line == "$1 "?*": "?* ]] || abort "build/helpers/kfeatures $1: answer out of form: $line"
+	line=${line#"$1 "}
+	KERNEL_ANSWER=${line%%: *}
+	KERNEL_WHY=${line#*: }
+}
+
+# kernel_lacks FEATURE [MIN]: true when the kernel lacks FEATURE (its answer is
+# "no", or a number below MIN); KERNEL_WHY says why. "unknown" is not lacking:
+# the test then runs and speaks for itself.
+kernel_lacks() {
+	kernel_ask "$1"
+	[[ $KERNEL_ANSWER == no ]] && return 0
+	if [[ -n ${2:-} && $KERNEL_ANSWER =~ ^[0-9]+$ ]] && ((KERNEL_ANSWER < $2)); then
+		KERNEL_WHY+=" (the test needs $1 $2)"
+		return 0
+	fi
+	return 1
+}
+
+# kernel_test NAME FEATURE [MIN]: like selected NAME, for a test that relies on
+# the kernel feature FEATURE (at least MIN, for landlock's ABI): where the
+# kernel lacks it the test is skipped with the kernel's reason, and false.
+kernel_test() {
+	selected "$1" || return 1
+	kernel_lacks "$2" "${3:-}" || return 0
+	skip "$1" "$KERNEL_WHY"
+	return 1
 }
 
 # podman_test NAME WHY: like selected NAME, for a test of what only podman has:
@@ -125,6 +170,10 @@ suite_open() {
 	fi
 	BIN=${BIN:-${ITEST_BINARY:-$ROOT/build/turninit}}
 	preflight "$why" "$BIN" "$@"
+	# Landlock is part of every default manifest: on a kernel without it
+	# turninit refuses each turn, as it should, so no suite can say anything
+	# there. One clear failure, not a suite of skips that would pass.
+	kernel_lacks landlock 1 && abort "this kernel has no Landlock ($KERNEL_WHY): turninit refuses every turn whose manifest does not make it optional; the suites need a kernel with Landlock"
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
 	trap 'exit 130' INT TERM
