@@ -19,7 +19,13 @@ were, so that make rebuilds only what the mutated file feeds.
 
 A suite run counts only when it ran tests: an abort ("not ok N - setup"), a
 missing closing line or a catch regex that selects no test is an error, and so
-is a "from" text that does not occur exactly once, or a build that fails. The
+is a "from" text that does not occur exactly once, or a build that fails.
+A mutation is killed only by tests that passed without it: the first time a
+catch (a suite and its regex) fails under a mutation, it is run once on the
+unmutated tree too (and remembered); a catch that fails there is an error
+naming the tests that failed, never a kill (a kernel without a feature, a
+busy machine or a broken test would otherwise "kill" every mutation it
+catches). --check also runs the self-test of that judgement (judge_selftest). The
 report (a Markdown table) goes to stdout and build/mutants/report.md. Exit
 status: 0 when every mutation was killed, 1 otherwise.
 """
@@ -180,26 +186,98 @@ def counts(out, suite):
     return tuple(int(x) for x in found[-1]) if found else None
 
 
-def run_catch(suite, regex, log):
-    """'killed', 'survived' or 'error: WHY', and the seconds it took."""
+def failed_tests(out):
+    """The names of the tests a TAP output reports failed ("not ok N - NAME")."""
+    return [n.split(" # ")[0] for n in re.findall(r"^not ok \d+ - (.*)$", out, re.M)]
+
+
+def judge(suite, regex, rc, out, where, baseline=None):
+    """The verdict of one catch run: 'killed', 'survived' or 'error: WHY'.
+    out: the suite's output under the mutation (rc its status); baseline: a
+    function giving (rc, out) of the same catch on the unmutated tree, called
+    only when the mutated run failed. where: the log to name."""
+    label = suite + (" " + regex if regex else "")
+    if re.search(r"^not ok \d+ - setup", out, re.M):
+        return "error: %s aborted (see %s)" % (suite, where)
+    c = counts(out, suite)
+    if c is None:
+        if re.search(r"^\s*(CC|LD) .*\n(?:.*\n)*?.*(error|Error)", out):
+            return "error: the mutant does not build (see %s)" % where
+        return "error: %s printed no closing line, exit %d (see %s)" % (suite, rc, where)
+    passed, failed = c
+    if passed + failed == 0:
+        if re.search(r"^ok \d+ - .* # SKIP ", out, re.M):
+            return "survived"   # every test it selects is skipped here (its reason in the log): the next catch
+        return "error: %s selects no test" % label
+    if not failed:
+        return "survived"
+    if baseline is None:
+        return "killed"
+    b_rc, b_out = baseline()
+    b_counts = counts(b_out, suite)
+    if b_counts is None or re.search(r"^not ok \d+ - setup", b_out, re.M):
+        return "error: %s on the unmutated tree printed no closing line or aborted, exit %d" % (label, b_rc)
+    if b_counts[1]:
+        return "error: %s fails on the unmutated tree too (%s): not a kill" % (
+            label, ", ".join(failed_tests(b_out)) or "%d failed" % b_counts[1])
+    return "killed"
+
+
+BASELINE = {}   # (suite, regex): (rc, out) on the unmutated tree
+
+
+def run_catch(suite, regex, log, pristine_log, unmutate):
+    """'killed', 'survived' or 'error: WHY', and the seconds it took. When the
+    mutated run fails and this catch has no baseline yet, unmutate() puts the
+    tree back as it was (source and build outputs) and the catch runs there
+    once; the tree then stays unmutated (the verdict is decided)."""
     env = dict(os.environ)
     env.pop("ITEST_ONLY", None)
     if regex:
         env["ITEST_ONLY"] = regex
     rc, out, secs = sh(["make", "--no-print-directory", suite], TREE, env=env, log=log)
-    if re.search(r"^not ok \d+ - setup", out, re.M):
-        return "error: %s aborted (see %s)" % (suite, os.path.relpath(log, ROOT)), secs
-    c = counts(out, suite)
-    if c is None:
-        if re.search(r"^\s*(CC|LD) .*\n(?:.*\n)*?.*(error|Error)", out):
-            return "error: the mutant does not build (see %s)" % os.path.relpath(log, ROOT), secs
-        return "error: %s printed no closing line, exit %d (see %s)" % (suite, rc, os.path.relpath(log, ROOT)), secs
-    passed, failed = c
-    if failed:
-        return "killed", secs
-    if passed == 0:
-        return "error: %s %s selects no test" % (suite, regex or ""), secs
-    return "survived", secs
+    spent = [secs]
+
+    def baseline():
+        key = (suite, regex)
+        if key not in BASELINE:
+            unmutate()
+            b_rc, b_out, b_secs = sh(["make", "--no-print-directory", suite], TREE, env=env, log=pristine_log)
+            spent[0] += b_secs
+            BASELINE[key] = (b_rc, b_out)
+        return BASELINE[key]
+
+    return judge(suite, regex, rc, out, os.path.relpath(log, ROOT), baseline=baseline), spent[0]
+
+
+def judge_selftest():
+    """The judgement on made-up TAP outputs: None when it holds, else what
+    went wrong. A catch that fails on the unmutated tree is an error naming
+    its failed tests; one that passes there makes the failure a kill."""
+    fail = "ok 1 - a\nnot ok 2 - arch-int80 # x\n1..2\n1 passed, 1 failed\n"
+    good = "ok 1 - a\nok 2 - arch-int80\n1..2\n2 passed, 0 failed\n"
+    asked = []
+
+    def base(out):
+        return lambda: asked.append(1) or (0, out)
+    cases = [
+        (judge("sandbox", "^arch", 1, fail, "log", base(fail)),
+         "error: sandbox ^arch fails on the unmutated tree too (arch-int80): not a kill"),
+        (judge("sandbox", "^arch", 1, fail, "log", base(good)), "killed"),
+        (judge("sandbox", None, 0, good, "log", base(fail)), "survived"),
+        (judge("sandbox", None, 1, "not ok 1 - setup # x\n", "log", base(good)),
+         "error: sandbox aborted (see log)"),
+        (judge("sandbox", "^z", 0, "1..0\n0 passed, 0 failed\n", "log", base(good)),
+         "error: sandbox ^z selects no test"),
+        (judge("sandbox", "^arch", 0, "ok 1 - arch-int80 # SKIP no int 0x80\n1..1\n0 passed, 0 failed, 1 skipped\n",
+               "log", base(good)), "survived"),
+    ]
+    for got, want in cases:
+        if got != want:
+            return "judge: got %r, want %r" % (got, want)
+    if len(asked) != 2:
+        return "judge: the unmutated tree was asked %d times, want 2 (only when the mutant failed)" % len(asked)
+    return None
 
 
 def main(argv):
@@ -216,14 +294,20 @@ def main(argv):
     if check_only:
         # One result for the closing line of make check (tests/summary.sh).
         os.makedirs(os.path.join(ROOT, "build", "test-results"), exist_ok=True)
+        judged = judge_selftest()
         with open(os.path.join(ROOT, "build", "test-results", "mutants-list"), "w") as f:
-            f.write("0 1\n" if error else "1 0\n")
+            f.write("%d %d\n" % ((error is None) + (judged is None), (error is not None) + (judged is not None)))
         if error:
-            print("not ok 1 - mutants-list\n# %s\n1..1\n0 passed, 1 failed" % error)
+            print("not ok 1 - mutants-list\n# %s" % error)
         else:
-            print("ok 1 - mutants-list: %d mutations, each applies exactly once\n1..1\n"
-                  "1 passed, 0 failed" % len(muts))
-        return 1 if error else 0
+            print("ok 1 - mutants-list: %d mutations, each applies exactly once" % len(muts))
+        if judged:
+            print("not ok 2 - mutants-judge\n# %s" % judged)
+        else:
+            print("ok 2 - mutants-judge: a catch that fails on the unmutated tree is an error, never a kill")
+        print("1..2\n%d passed, %d failed" % ((error is None) + (judged is None),
+                                              (error is not None) + (judged is not None)))
+        return 1 if error or judged else 0
     if error:
         print("mutants: %s" % error)
         return 1
@@ -269,9 +353,15 @@ def main(argv):
         with open(path, "w", encoding="utf-8") as f:
             f.write(mutated)
         verdict, by, total = "survived", "", 0.0
+
+        def unmutate():
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(orig)
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+            restore_outputs()
         try:
             for suite, regex in m["catch"]:
-                v, secs = run_catch(suite, regex, log)
+                v, secs = run_catch(suite, regex, log, os.path.join(logdir, "baseline.log"), unmutate)
                 total += secs
                 label = suite + (" " + regex if regex else "")
                 if v != "survived":
