@@ -109,7 +109,7 @@ auditlog() {
 }
 
 # --- 1. memory: the OOM killer takes commands, never turninit -----------------------
-if selected f-oom-takes-the-command; then
+if kernel_test f-oom-takes-the-command oom_kill; then
 	# A memfd filled past the container's memory limit by a process of 112 kB
 	# resident, while a smaller one sleeps: the OOM killer must take the hog
 	# (oom_score_adj 1000), not PID 1 or a keeper (0), which are larger.
