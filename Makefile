@@ -120,7 +120,7 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
            docker-sandbox docker-serve
 
 .PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) fuzz fuzz-replay bench size mutants \
-        mutants-list update-docs install install-strip uninstall clean FORCE
+        mutants-list update-docs install install-check-dirs install-strip uninstall clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -288,10 +288,23 @@ man/turninit.1: docs/turninit.1.md
 # turninit-seal; the man page; the relink kit of LGPL-2.1 section 6 (object
 # files, versions, how) in LIBDIR/turninit/relink; the Containerfiles in
 # DATADIR/turninit; LICENSE and the licences of what is linked in under DOCDIR.
-install: $(BUILD)/turninit
+# The install directories are written into the installed build-image script
+# (DATADIR) and name files in the man page's world: an absolute path of
+# letters, digits and / . _ + - only, else refused before anything is
+# installed (a space would break every run of the script; $( ), ; or a quote
+# would run code at each of them).
+INSTALL_DIRS := PREFIX BINDIR SBINDIR LIBDIR MANDIR DATADIR DOCDIR
+install-check-dirs:
+	@for v in $(foreach d,$(INSTALL_DIRS),'$(d)=$(subst ','\'',$($(d)))'); do \
+		case $${v#*=} in \
+		/*) case $${v#*=} in *[!A-Za-z0-9/._+-]*) ;; *) continue ;; esac ;; \
+		esac; \
+		echo "install: $${v%%=*} must be an absolute path of letters, digits and / . _ + - only: $${v#*=}" >&2; exit 1; \
+	done
+install: $(BUILD)/turninit install-check-dirs
 	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit.unstripped $(DESTDIR)$(SBINDIR)/turninit
 	@mkdir -p $(BUILD)/gen
-	sed 's|^INSTALLED_DATADIR=.*|INSTALLED_DATADIR=$(DATADIR)/turninit|' rootfs/build-image.sh > $(BUILD)/gen/turninit-build-image
+	sed "s|^INSTALLED_DATADIR=.*|INSTALLED_DATADIR='$(DATADIR)/turninit'|" rootfs/build-image.sh > $(BUILD)/gen/turninit-build-image
 	$(INSTALL) -D -m 0755 $(BUILD)/gen/turninit-build-image $(DESTDIR)$(BINDIR)/turninit-build-image
 	$(INSTALL) -D -m 0755 oci/seal.sh $(DESTDIR)$(BINDIR)/turninit-seal
 	$(INSTALL) -D -m 0644 man/turninit.1 $(DESTDIR)$(MANDIR)/man1/turninit.1

@@ -70,10 +70,12 @@ done
 binary=$1
 case $context in ""|/*) ;; *) context=$PWD/$context ;; esac
 [ -z "$context" ] || root=$context/root
-if [ -z "$root" ]; then
-	root=$(mktemp -d "${TMPDIR:-/tmp}/turninit-rootfs.XXXXXX") || die "mktemp"
-	trap 'rm -rf "$root"' EXIT
-fi
+# Every temporary file is made inside a directory of mktemp -d (mode 0700,
+# a fresh name): none at a name another user could guess and make first in a
+# world-writable TMPDIR (the root's tarball among them).
+tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/turninit-build.XXXXXX") || die "mktemp"
+trap 'rm -rf "$tmpdir"' EXIT
+[ -n "$root" ] || root=$tmpdir/root
 
 [ -x "$binary" ] || die "$binary: not an executable (run make first)"
 if [ "$no_key" -eq 1 ]; then
@@ -139,7 +141,7 @@ if [ -n "$context" ]; then
 	echo "context: $context (podman build -t $tag $context; docker build -t $tag -f $context/Containerfile $context)"
 	exit 0
 fi
-tarball=$root.tar
+tarball=$tmpdir/root.tar
 tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
 	--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
 	-C "$root" -cf "$tarball" .

@@ -14,7 +14,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open packaging pkgtest "make install as a packager runs it; unshare -n; podman build" make man go-md2man musl-gcc file git unshare podman minisign
+suite_open packaging pkgtest "make install as a packager runs it; unshare -n; podman build" make man go-md2man musl-gcc file git unshare podman minisign strace
 
 # make_install DEST ARGS...: make install (or ARGS' target) into DEST, quietly.
 make_install() {
@@ -116,6 +116,48 @@ run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test
 expect_rc 1
 expect_contains "stderr" "$ERR" "refusing to empty $WORK/foreign/root: it is not an image root this script made"
 [[ $(cat "$WORK/foreign/root/keep.txt" 2>&1) == precious ]] || why "keep.txt was removed"
+end
+
+# An install directory the installed script would carry badly (a space, $( ),
+# ;, a quote, |) or a relative one: refused in one line, nothing installed.
+begin p-install-odd-directory-refused
+for bad in "/opt/a b" '/opt/x;touch /tmp/p' "/opt/o'q" '/opt/a|b' 'opt/rel'; do
+	D=$WORK/d-odd
+	rm -rf "$D"
+	run_cmd timeout 300 make --no-print-directory -C "$ROOT" DESTDIR="$D" install PREFIX="$bad"
+	[[ $RC -ne 0 ]] || why "PREFIX=$bad: make install succeeded"
+	[[ $ERR == *"install: PREFIX must be an absolute path of letters, digits and / . _ + - only: $bad"* ]] \
+		|| why "PREFIX=$bad: no refusal line: $(printf '%s' "$ERR" | head -n 2)"
+	[[ ! -e $D ]] || why "PREFIX=$bad: something was installed: $(cd "$D" && find . | head -n 3)"
+done
+end
+
+# DATADIR is written into the installed script quoted.
+begin p-installed-datadir-quoted
+run_cmd grep '^INSTALLED_DATADIR=' "$WORK/d1/usr/bin/turninit-build-image"
+expect_out "INSTALLED_DATADIR='/usr/share/turninit'
+"
+end
+
+# The installed build-image makes no file at a name another user of a
+# world-writable TMPDIR could make first: every file it creates there is in a
+# directory of its own mktemp -d (strace: each creating open, mkdir).
+begin p-build-image-temporary-files-in-own-directory
+T=$WORK/tmpdir
+rm -rf "$T"
+mkdir -m 1777 "$T"
+run_cmd env TMPDIR="$T" PATH="$WORK/d1/usr/bin:/usr/bin:/bin" strace -f -qq -o "$WORK/build-image.strace" \
+	-e trace=open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,link,symlink \
+	turninit-build-image --trusted-key "$ROOT/tests/vectors/test-trusted.pub" --tag localhost/turninit-pkgtest:tmpfiles \
+	"$ROOT/build/turninit"
+expect_rc 0
+flat=$(grep -E "\"$T/[^/\"]+\"" "$WORK/build-image.strace" | grep -E 'O_CREAT|creat\(|rename|link\(|symlink' | head -n 3)
+[[ -z $flat ]] || why "a file made directly in TMPDIR: $flat"
+made=$(grep -cE "mkdir(at)?\(.*\"$T/turninit-build\.[A-Za-z0-9]{6}\", 0700\)" "$WORK/build-image.strace")
+[[ $made -ge 1 ]] || why "no mkdir of a mode 0700 mktemp directory in TMPDIR seen"
+left=$(ls -A "$T")
+[[ -z $left ]] || why "left in TMPDIR: $left"
+timeout 60 podman rmi localhost/turninit-pkgtest:tmpfiles >/dev/null 2>&1
 end
 
 # LGPL-2.1 section 6: the kit relinks into a turninit that runs.
