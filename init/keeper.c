@@ -444,9 +444,17 @@ void keeper_stop(struct keeper *k, uint64_t deadline_ms)
 				break;
 			}
 		}
-		/* reaped here, or already by turninit's loop (waitpid(-1)) */
-		while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		/* Reaped here when it is gone by the deadline, else by
+		 * turninit's loop (waitpid(-1) at each SIGCHLD): never a
+		 * wait without a bound, since a keeper killed while a tracer
+		 * holds it is reapable only once the tracer lets go. */
+		for (;;) {
+			pid_t w = waitpid(k->pid, NULL, WNOHANG);
+
+			if (w != 0 || reap_now_ms() >= deadline_ms)
+				break;
+			poll(NULL, 0, 1);
+		}
 	}
 	if (k->msg_fd >= 0)
 		close(k->msg_fd);

@@ -75,8 +75,10 @@ void keeper_cancel(const struct keeper *k);
 void keeper_forward(const struct keeper *k, int sig);
 
 /* keeper_stop - end a keeper: its socket closed (an idle keeper exits then),
- * SIGKILL if it has not ended by deadline_ms (reap_now_ms), reaped. Without
- * a keeper (pid 0) only the fds are closed. *k is reset (pid 0, fds -1). */
+ * SIGKILL if it has not ended by deadline_ms (reap_now_ms), reaped when it is
+ * gone by then (else turninit's loop reaps it: never a wait without a
+ * bound). Without a keeper (pid 0) only the fds are closed. *k is reset
+ * (pid 0, fds -1). */
 void keeper_stop(struct keeper *k, uint64_t deadline_ms);
 
 /* keeper_calls - every system call a keeper makes once it has loaded the

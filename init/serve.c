@@ -259,11 +259,15 @@ int serve_run(const struct serve_ctx *ctx)
 
 			if (!m->used)
 				continue;
+			if (m->starting && t >= m->start_deadline_ms) {
+				cmd_start_overdue(&s, m);
+				continue;
+			}
 			if (!m->exited && !m->timed_out && t >= m->deadline_ms) {
 				m->timed_out = true;
 				cmd_cancel(m);
 			}
-			if (!m->exited && m->conn->codec->progress && t >= m->progress_ms) {
+			if (!m->exited && !m->starting && m->conn->codec->progress && t >= m->progress_ms) {
 				m->progress_ms = t + m->conn->codec->progress_ms;
 				conn_emit(m->conn, m->conn->codec->progress(m->conn->codec_st, m->id,
 									    t - m->start_ms));
@@ -283,21 +287,28 @@ int serve_run(const struct serve_ctx *ctx)
 		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 			struct conn *c = &s.conns[i];
 
-			if (!c->used || !(c->eof || c->dead))
+			if (!c->used || !(c->eof || c->dead) || conn_pending(c))
 				continue;
 			if (ctx->listen_fd < 0)
 				serve_end_turn(&s, 0);   /* end of stdin: the turn ends */
 			else
 				conn_close(&s, c);
 		}
+		/* Request lines that waited while an exec started, in order. */
+		for (size_t i = 0; i < SERVE_MAX_CONNS && !s.starting; i++)
+			if (s.conns[i].used && !s.conns[i].dead && conn_pending(&s.conns[i]))
+				conn_lines(&s, &s.conns[i]);
 		queue_start(&s);   /* slots the loop above freed */
 		if (s.ending && cmd_running(&s) == 0)
 			break;
 		/* The next timeout, once the queue has started what it could: an
-		 * exec started just now has a deadline too, and its start wakes
-		 * nothing (do_exec reads the keeper's report itself). */
+		 * exec started just now has a deadline too, and a bound on its
+		 * keeper's answer. */
 		for (size_t i = 0; i < s.n_cmds; i++) {
 			const struct cmd *m = &s.cmds[i];
+
+			if (m->used && m->starting && (!next || m->start_deadline_ms < next))
+				next = m->start_deadline_ms;
 
 			if (m->used && !m->exited && !m->timed_out && (!next || m->deadline_ms < next))
 				next = m->deadline_ms;
@@ -313,7 +324,9 @@ int serve_run(const struct serve_ctx *ctx)
 		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 			struct conn *c = &s.conns[i];
 
-			if (c->used && !c->eof && !c->dead && !s.ending)
+			/* no request is read while an exec starts, nor while
+			 * lines wait in the buffer (conn_lines) */
+			if (c->used && !c->eof && !c->dead && !s.ending && !s.starting && !conn_pending(c))
 				slot_add(pf, slots, &n, c->in_fd, POLLIN, SLOT_CONN_IN, c);
 			if (c->used && c->out_len && !c->dead)
 				slot_add(pf, slots, &n, c->out_fd, POLLOUT, SLOT_CONN_OUT, c);
@@ -325,6 +338,12 @@ int serve_run(const struct serve_ctx *ctx)
 
 			if (!m->used)
 				continue;
+			/* its output, its stdin and any other word of its keeper
+			 * follow its started event */
+			if (m->starting) {
+				slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
+				continue;
+			}
 			if (m->out_fd >= 0 && !behind)
 				slot_add(pf, slots, &n, m->out_fd, POLLIN, SLOT_CMD_STDOUT, m);
 			if (m->err_fd >= 0 && !behind)

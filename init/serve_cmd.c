@@ -153,13 +153,80 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 	}
 }
 
+/* A start that failed after do_exec: its error event and audit line, the
+ * slot freed; the keeper stopped unless it said so itself (then it is idle). */
+static void cmd_start_failed(struct serve *s, struct cmd *m, bool keeper_idle, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void cmd_start_failed(struct serve *s, struct cmd *m, bool keeper_idle, const char *fmt, ...)
+{
+	char msg[TN_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!keeper_idle)
+		keeper_stop(m->k, 0);
+	conn_error(m->conn, m->id, "%s", msg);
+	audit_refused(m->conn->stream, m->id, msg);
+	s->starting = NULL;
+	cmd_free(m);
+}
+
+/* The keeper's first word on a starting command: started (its event), or
+ * not (an error event, as for a refusal). */
+static void cmd_start_answer(struct serve *s, struct cmd *m, int r, const struct keeper_msg *msg)
+{
+	if (r == 1 && msg->type == KEEPER_STARTED) {
+		m->starting = false;
+		s->starting = NULL;
+		fcntl(m->out_fd, F_SETFL, O_NONBLOCK);
+		fcntl(m->err_fd, F_SETFL, O_NONBLOCK);
+		if (m->in_fd >= 0)
+			fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
+		m->pid = msg->pid;
+		conn_emit(m->conn, m->conn->codec->started(m->conn->codec_st, m->id, msg->pid));
+	} else if (r == 1 && msg->type == KEEPER_FAILED) {
+		cmd_start_failed(s, m, true, "exec: %s", msg->msg);
+	} else {
+		cmd_start_failed(s, m, false, "exec: the command did not start");
+	}
+}
+
+/* A keeper's only child while it starts a command is that command's process
+ * before its exec, where another command may have stopped it. */
+void cmd_start_overdue(struct serve *s, struct cmd *m)
+{
+	uint64_t t = reap_now_ms();
+
+	if (!m->start_nudged) {
+		/* Stopped before its exec (a SIGSTOP from another command, where
+		 * Landlock cannot scope signals): continued, once. */
+		log_line("serve: %s: its keeper has not reported the start in %d ms: continuing its process",
+			 m->id, SERVE_START_MS);
+		reap_signal_descendants(m->k->pid, SIGCONT);
+		m->start_nudged = true;
+		m->start_deadline_ms = t + SERVE_START_MS;
+		return;
+	}
+	log_line("serve: %s: its keeper has not reported the start in %d ms: killing it and the process",
+		 m->id, 2 * SERVE_START_MS);
+	reap_signal_descendants(m->k->pid, SIGKILL);
+	cmd_start_failed(s, m, false, "exec: the command did not start within %d ms (its process was held before its exec): killed",
+			 2 * SERVE_START_MS);
+}
+
 void cmd_message(struct serve *s, struct cmd *m)
 {
-	struct keeper_msg msg;
+	struct keeper_msg msg = { .type = 0 };
 	int r = keeper_read(m->k, &msg);
 
 	if (r == -EAGAIN)
 		return;
+	if (m->starting) {
+		cmd_start_answer(s, m, r, &msg);
+		return;
+	}
 	if (r == 1 && msg.type == KEEPER_EXITED) {
 		m->wait_status = msg.wait_status;   /* the keeper is idle now */
 	} else {
@@ -256,8 +323,10 @@ const char *queue_answer_id(struct serve *s, const struct conn *c, const char *i
 }
 
 /* Start exec request rq of c in a free slot, with cmd (its cwd and timeout,
- * rq_command_of, decided once by start_exec): its started event, or -errno
- * with ret_err filled ("exec: WHY"), nothing started and no event written. */
+ * rq_command_of, decided once by start_exec): 0 when its keeper was given it
+ * (s->starting: its started or error event follows from the keeper's
+ * answer, cmd_message), or -errno with ret_err filled ("exec: WHY"), nothing
+ * started and no event written. */
 static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 		   const struct rq_command *cmd, struct tn_error *ret_err)
 {
@@ -267,7 +336,6 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	struct cmd *m = NULL;
 	struct tn_error err = { 0 };
-	struct keeper_msg msg = { .type = 0 };
 	struct stat st;
 	int r = 0;
 
@@ -335,23 +403,12 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	m->err_fd = err_p[0];
 	m->in_fd = in_p[1];
 	out_p[0] = err_p[0] = in_p[1] = -1;
-	/* The keeper says at once whether the shell was exec'd. */
-	if (keeper_read(m->k, &msg) != 1 || msg.type != KEEPER_STARTED) {
-		bool have = msg.type == KEEPER_FAILED;
-
-		r = err_set(ret_err, have ? EPERM : ECHILD, "exec: %s",
-			    have ? msg.msg : "the command did not start");
-		if (!have)   /* else it reported, and is idle again */
-			keeper_stop(m->k, 0);
-		cmd_free(m);
-		goto out;
-	}
-	fcntl(m->out_fd, F_SETFL, O_NONBLOCK);
-	fcntl(m->err_fd, F_SETFL, O_NONBLOCK);
-	if (m->in_fd >= 0)
-		fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
-	m->pid = msg.pid;
-	conn_emit(c, c->codec->started(c->codec_st, id, msg.pid));
+	/* The keeper says whether the shell was exec'd; the loop hears it
+	 * (cmd_message), with a bound (cmd_start_overdue): PID 1 never waits
+	 * on a keeper, whose command may be stopped before its exec. */
+	m->starting = true;
+	m->start_deadline_ms = m->start_ms + SERVE_START_MS;
+	s->starting = m;
 	goto out;
 sys:
 	if (errno == EMFILE || errno == ENFILE)
@@ -397,7 +454,7 @@ static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, c
 /* Start waiting execs, oldest first, while there are free slots. */
 void queue_start(struct serve *s)
 {
-	while (s->queue && cmd_running(s) < s->n_cmds && !s->ending) {
+	while (s->queue && cmd_running(s) < s->n_cmds && !s->ending && !s->starting) {
 		struct waiting *e = queue_take(s, &s->queue);
 
 		start_exec(s, e->conn, e->rq, NULL);

@@ -143,10 +143,50 @@ void conn_error(struct conn *c, const char *id, const char *fmt, ...)
 	conn_emit(c, c->codec->error(c->codec_st, id, msg));
 }
 
+/* Whether c's buffer holds a whole request line not handled yet. */
+bool conn_pending(const struct conn *c)
+{
+	return c->buf && c->off < c->len && memchr(c->buf + c->off, '\n', c->len - c->off);
+}
+
+/* Handle the whole request lines of c's buffer in order, until an exec is
+ * starting (s->starting): the lines after it wait in the buffer, and the
+ * loop comes back to them once the keeper has answered. */
+void conn_lines(struct serve *s, struct conn *c)
+{
+	char *nl;
+
+	while (!s->starting && c->off < c->len && (nl = memchr(c->buf + c->off, '\n', c->len - c->off))) {
+		size_t i = (size_t)(nl - c->buf);
+
+		if (c->discarding)
+			c->discarding = false;
+		else if (i - c->off > EV_LINE_MAX)
+			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
+		else if (i > c->off)
+			serve_request(s, c, c->buf + c->off, i - c->off);
+		c->off = i + 1;
+	}
+	if (conn_pending(c))
+		return;
+	memmove(c->buf, c->buf + c->off, c->len - c->off);
+	c->len -= c->off;
+	c->off = 0;
+	if (c->len > EV_LINE_MAX) {
+		if (!c->discarding)
+			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
+		c->discarding = true;
+		c->len = 0;
+	} else if (c->discarding) {
+		c->len = 0;
+	}
+}
+
+/* Read what c has sent and handle its whole lines (conn_lines). Called only
+ * when nothing of c's buffer waits (the loop polls c's input only then). */
 void conn_read(struct serve *s, struct conn *c)
 {
 	ssize_t n;
-	size_t start = 0;
 
 	if (!c->buf && !(c->buf = malloc(EV_LINE_MAX + 1 + EV_CHUNK))) {
 		log_line("serve: out of memory");
@@ -160,27 +200,7 @@ void conn_read(struct serve *s, struct conn *c)
 		return;
 	}
 	c->len += (size_t)n;
-	for (size_t i = c->len - (size_t)n; i < c->len; i++) {
-		if (c->buf[i] != '\n')
-			continue;
-		if (c->discarding)
-			c->discarding = false;
-		else if (i - start > EV_LINE_MAX)
-			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
-		else if (i > start)
-			serve_request(s, c, c->buf + start, i - start);
-		start = i + 1;
-	}
-	memmove(c->buf, c->buf + start, c->len - start);
-	c->len -= start;
-	if (c->len > EV_LINE_MAX) {
-		if (!c->discarding)
-			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
-		c->discarding = true;
-		c->len = 0;
-	} else if (c->discarding) {
-		c->len = 0;
-	}
+	conn_lines(s, c);
 }
 
 /* Write everything queued, waiting until deadline_ms at the latest (a refusal:

@@ -25,6 +25,9 @@
 #define SERVE_OUT_MAX (16u << 20)    /* bytes queued before a connection is dropped */
 #define SERVE_DRAIN_MS 5000          /* milliseconds the last events may take at the end */
 #define SERVE_LOST_MS 2000           /* milliseconds a lost keeper's processes may take to end */
+#define SERVE_START_MS 5000          /* milliseconds a keeper may take to report a start, twice:
+					the command's stopped process is continued after the
+					first, it and the keeper are killed after the second */
 
 struct conn {
 	bool used;
@@ -35,6 +38,7 @@ struct conn {
 	size_t out_len, out_cap;
 	char *buf;                /* unparsed input, at most EV_LINE_MAX + 1 bytes */
 	size_t len;
+	size_t off;               /* buf[off..len) is not handled yet (conn_lines) */
 	bool discarding;          /* inside a line that was too long */
 	bool eof;                 /* no more requests */
 	bool dead;                /* writing failed: events are dropped */
@@ -53,6 +57,10 @@ struct cmd {
 	uint64_t progress_ms;        /* the next codec->progress, when the codec has one */
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
+	bool starting;               /* given to its keeper, which has not said yet
+					whether it started (serve.starting) */
+	bool start_nudged;           /* its start deadline passed once: continued */
+	uint64_t start_deadline_ms;  /* when starting: the next step of its bound */
 	bool lost;                   /* the keeper ended without reporting the end */
 	bool turn_ended;             /* cancelled by the end of the turn, nothing before */
 	bool oom_killed;             /* see cmd_message */
@@ -79,6 +87,9 @@ struct serve {
 	struct conn conns[SERVE_MAX_CONNS];
 	struct cmd *cmds;           /* limits.concurrency slots */
 	struct keeper *keepers;     /* one per slot, reused from command to command */
+	struct cmd *starting;       /* the exec whose keeper has not answered yet: no
+				       request is handled meanwhile (its started or
+				       error event comes first, docs/protocol.md) */
 	size_t n_cmds;
 	bool ending;
 	int exit_code;
@@ -94,6 +105,9 @@ void conn_emit(struct conn *c, char *line);
 void conn_error(struct conn *c, const char *id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void conn_read(struct serve *s, struct conn *c);
+void conn_lines(struct serve *s, struct conn *c);
+bool conn_pending(const struct conn *c);
+void cmd_start_overdue(struct serve *s, struct cmd *m);
 void conn_drain(struct conn *c, uint64_t deadline_ms);
 size_t cmd_running(const struct serve *s);
 struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id);

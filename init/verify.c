@@ -53,7 +53,9 @@ fail:
 	return NULL;
 }
 
-/* {"abi": N, "status": ..., "always_writable": [...]} */
+/* {"abi": N, "status": ..., "signals": ..., "always_writable": [...]};
+ * signals: whether Landlock scopes the commands' signals (ABI 6), so that
+ * one command cannot signal another's processes (docs/security.md) */
 static json_t *landlock_json(const struct mf_manifest *m)
 {
 	static const char *const devices[] = LL_DEVICE_PATHS;
@@ -69,7 +71,10 @@ static json_t *landlock_json(const struct mf_manifest *m)
 			json_decref(dev);
 			return NULL;
 		}
-	return json_pack("{s:i, s:s, s:o*}", "abi", abi, "status", status, "always_writable", dev);
+	return json_pack("{s:i, s:s, s:s, s:o*}", "abi", abi, "status", status, "signals",
+			 abi >= 6 ? "scoped: a command signals only its own processes" :
+			 "not scoped (needs Landlock ABI 6): commands of one uid may signal each other's processes",
+			 "always_writable", dev);
 }
 
 /* What non-root mode cannot apply (docs/security.md, "Non-root mode"). */
