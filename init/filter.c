@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "platform.h"
 #include "seccomp_groups.h"
+#include "target_calls.h"
 
 /* The filter's architecture checks (x32 and i386 killed), SPAWN_NSIG
  * (init/spawn.c) and verify's "architecture" are x86_64's: a port starts here. */
@@ -49,6 +50,39 @@ static int sc_add_entry(scmp_filter_ctx ctx, const struct scg_entry *e, struct t
 							    .datum_b = rule->cmp.value });
 	if (r < 0)
 		return err_errno(err, r, "seccomp: a rule for %s", rule->syscall);
+	return 0;
+}
+
+/* The calls that change another process of the same uid and that no LSM
+ * hook of Landlock's sees (policy/target_calls.h, TC_GUARDED): a command
+ * may make them on itself only (pid 0, who 0: for setpriority and
+ * ioprio_set also its own process group), never on turninit or a keeper, where
+ * they would kill the turn (RLIMIT_CPU), stop every later exec (NOFILE,
+ * NPROC) or starve the loop (SCHED_IDLE, affinity, nice, I/O priority).
+ * prlimit64 that only reads (new limit NULL) stays open. Each comparison is
+ * of the whole register: upper bits set is not 0, so refused. EPERM, as the
+ * kernel answers a target it may not change. */
+static int sc_add_target_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
+{
+	for (size_t i = 0; i < tc_n_calls; i++) {
+		const struct tc_call *c = &tc_calls[i];
+		int nr = seccomp_syscall_resolve_name(c->name), r;
+
+		if (c->cls != TC_GUARDED)
+			continue;
+		if (c->write_arg >= 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2,
+					     SCMP_CMP((unsigned)c->target_arg, SCMP_CMP_NE, 0),
+					     SCMP_CMP((unsigned)c->write_arg, SCMP_CMP_NE, 0));
+		else
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+					     SCMP_CMP((unsigned)c->target_arg, SCMP_CMP_NE, 0));
+		if ((r >= 0 || r == -EEXIST) && c->which_user >= 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+					     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint32_t)c->which_user));
+		if (r < 0 && r != -EEXIST)
+			return err_errno(err, r, "seccomp: the guard of pid %d (%s)", (int)guard, c->name);
+	}
 	return 0;
 }
 
@@ -90,7 +124,7 @@ static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
 			     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, F_SETSIG));
 	if (r < 0 && r != -EEXIST)
 		return err_errno(err, r, "seccomp: the guard of pid %d (fcntl F_SETSIG)", (int)guard);
-	return 0;
+	return sc_add_target_guard(ctx, guard, err);
 }
 
 int sc_kill_action(uint32_t *ret, struct tn_error *err)

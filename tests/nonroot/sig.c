@@ -7,14 +7,25 @@
  *   sig queue PID SIG FAKE    rt_sigqueueinfo(PID, SIG) with si_code SI_QUEUE
  *                             and si_pid FAKE (a forged sender)
  *   sig kill PID SIG          kill(2)
- * Sources: fcntl(2) F_SETOWN, F_SETSIG; rt_sigqueueinfo(2). */
+ * and the calls that change another process without a signal (issue 27),
+ * each setting what the target has already, so that one that goes through
+ * changes nothing:
+ *   sig prlimit PID           prlimit64: read PID's RLIMIT_NOFILE, then set it
+ *   sig sched PID             sched_getaffinity, then sched_setaffinity
+ *   sig nice PID              getpriority, then setpriority (PRIO_PROCESS)
+ *   sig ioprio PID            ioprio_get, then ioprio_set (IOPRIO_WHO_PROCESS)
+ *   sig user                  setpriority(PRIO_USER, 0): every process of the uid
+ * Sources: fcntl(2) F_SETOWN, F_SETSIG; rt_sigqueueinfo(2); prlimit(2),
+ * sched_setaffinity(2), setpriority(2), ioprio_set(2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,8 +51,46 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int sig;
 
+	if (argc == 2 && strcmp(argv[1], "user") == 0) {
+		errno = 0;
+		int prio = getpriority(PRIO_USER, 0);
+
+		say("setpriority user", errno ? -1 : setpriority(PRIO_USER, 0, prio));
+		return 0;
+	}
+	if (argc == 3) {
+		pid = (pid_t)atoi(argv[2]);
+		if (strcmp(argv[1], "prlimit") == 0) {
+			struct rlimit rl;
+			int r = (int)syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, NULL, &rl);
+
+			say("prlimit read", r);
+			say("prlimit", r < 0 ? r : (int)syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &rl, NULL));
+			return 0;
+		}
+		if (strcmp(argv[1], "sched") == 0) {
+			cpu_set_t set;
+			int r = sched_getaffinity(pid, sizeof(set), &set);
+
+			say("sched_setaffinity", r < 0 ? r : sched_setaffinity(pid, sizeof(set), &set));
+			return 0;
+		}
+		if (strcmp(argv[1], "nice") == 0) {
+			errno = 0;
+			int prio = getpriority(PRIO_PROCESS, (id_t)pid);
+
+			say("setpriority", errno ? -1 : setpriority(PRIO_PROCESS, (id_t)pid, prio));
+			return 0;
+		}
+		if (strcmp(argv[1], "ioprio") == 0) {
+			int io = (int)syscall(SYS_ioprio_get, 1, pid);   /* IOPRIO_WHO_PROCESS */
+
+			say("ioprio_set", io < 0 ? io : (int)syscall(SYS_ioprio_set, 1, pid, io));
+			return 0;
+		}
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: sig setown|queue|kill PID SIG [FAKE]\n");
+		fprintf(stderr, "usage: sig setown|queue|kill PID SIG [FAKE], sig prlimit|sched|nice|ioprio PID, sig user\n");
 		return 2;
 	}
 	pid = (pid_t)atoi(argv[2]);
