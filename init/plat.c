@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "reap.h"
 
 void plat_facts(struct pf_facts *ret, struct utsname *buf)
 {
@@ -57,48 +59,95 @@ static void __attribute__((noreturn)) peercred_child(const struct sockaddr_un *a
 	_exit(cr.pid == parent ? 0 : 1);
 }
 
+/* How long the check may take, in milliseconds: the test child's connection
+ * must arrive by then, and the child must have exited. */
+#define PLAT_PEERCRED_MS 2000
+
+/* Wait for child pid until deadline_ms (CLOCK_MONOTONIC); SIGKILL then, and
+ * reap it (a child of ours that nothing traces dies at once). */
+static int peercred_reap(pid_t pid, uint64_t deadline_ms)
+{
+	int status = 0;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			return status;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (reap_now_ms() >= deadline_ms)
+			break;
+		poll(NULL, 0, 5);
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return -1;
+}
+
 int plat_peercred_check(const char *who, struct tn_error *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct timespec now = { 0 };
 	socklen_t al;
 	_cleanup_close_ int ls = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	_cleanup_close_ int fd = -1;
 	struct ucred cr = { 0 };
-	socklen_t l = sizeof(cr);
-	struct pollfd p;
 	pid_t pid, parent = getpid();
-	int status = 0, r = 0;
+	uint64_t deadline;
+	int status, r = 0, strangers = 0;
 
 	if (ls < 0)
 		return err_errno(err, errno, "%s: checking SO_PEERCRED: socket", who);
 	/* An abstract name (unix(7)): no path to write or leave behind. Not an
 	 * autobound one: gVisor refuses autobind (bind of sun_family alone:
-	 * EINVAL). Another process that takes the name or connects first makes
-	 * the check fail, never pass: the peer must be this child. */
+	 * EINVAL). Abstract names belong to the network namespace, which a
+	 * pod's containers share, and /proc/net/unix shows them: a process that
+	 * connects first is not the child (its SO_PEERCRED names neither end),
+	 * and is closed and passed over; nothing waits past PLAT_PEERCRED_MS,
+	 * so a stream of them makes the check fail, never hang or pass. The
+	 * backlog leaves the child room beside a few of them. */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	al = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 			 (size_t)snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "turninit-peercred-%d-%lld.%09ld",
 					  (int)parent, (long long)now.tv_sec, now.tv_nsec));
-	if (bind(ls, (struct sockaddr *)&a, al) != 0 || listen(ls, 1) != 0)
+	if (bind(ls, (struct sockaddr *)&a, al) != 0 || listen(ls, 16) != 0)
 		return err_errno(err, errno, "%s: checking SO_PEERCRED: an abstract socket", who);
 	pid = fork();
 	if (pid < 0)
 		return err_errno(err, errno, "%s: checking SO_PEERCRED: fork", who);
 	if (pid == 0)
 		peercred_child(&a, al, parent);
-	p = (struct pollfd){ .fd = ls, .events = POLLIN };
-	if (poll(&p, 1, 2000) != 1 || (fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC)) < 0)
-		r = err_set(err, ETIMEDOUT, "%s: checking SO_PEERCRED: no connection from the test child in 2 s", who);
-	else if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0)
-		r = err_errno(err, errno, "%s: checking SO_PEERCRED", who);
-	if (r < 0)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	deadline = reap_now_ms() + PLAT_PEERCRED_MS;
+	for (;;) {
+		struct pollfd p = { .fd = ls, .events = POLLIN };
+		uint64_t t = reap_now_ms();
+		socklen_t l = sizeof(cr);
+		int fd;
+
+		if (t >= deadline || poll(&p, 1, (int)(deadline - t)) != 1 ||
+		    (fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC)) < 0) {
+			r = err_set(err, ETIMEDOUT, "%s: checking SO_PEERCRED: no connection from the test child in %d ms%s",
+				    who, PLAT_PEERCRED_MS,
+				    strangers ? " (other processes of the network namespace connected to its socket meanwhile)" : "");
+			break;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) {
+			r = err_errno(err, errno, "%s: checking SO_PEERCRED", who);
+			close(fd);
+			break;
+		}
+		close(fd);
+		/* the child, or (gVisor) the listener's own credentials: judged
+		 * below; anyone else came first and is passed over */
+		if (cr.pid == pid || cr.pid == parent)
+			break;
+		strangers++;
+	}
+	status = peercred_reap(pid, r < 0 ? 0 : deadline);
 	if (r < 0)
 		return r;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == 2)
+	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 2)
 		return err_set(err, EIO, "%s: checking SO_PEERCRED: the test child could not connect or read it", who);
 	if (cr.pid != pid || WEXITSTATUS(status) != 0)
 		return err_set(err, ENOTSUP,

@@ -21,11 +21,14 @@ bool plat_is_gvisor(void);
 
 /* plat_peercred_check - that SO_PEERCRED names the peer, on both ends of a
  * unix stream connection, as listen's peer check and call's server check
- * need: a listening socket (abstract, autobound, so no path), a child that
+ * need: a listening socket (an abstract name, so no path), a child that
  * connects, each end reading SO_PEERCRED: the listener must see the child's
- * pid, the child its parent's. gVisor before 2023 (runsc 0.0~20221219)
- * answers each end with its own credentials. Bounded: 2 s. who names the
- * caller in the message ("listen", "call", "mcp"). The child is reaped here.
+ * pid, the child its parent's. A connection from any other process (the
+ * name is visible to the network namespace, a pod's containers included)
+ * is closed and passed over. gVisor before 2023 (runsc 0.0~20221219)
+ * answers each end with its own credentials. Bounded: 2 s in all, the
+ * child killed then. who names the caller in the message ("listen",
+ * "call", "mcp"). The child is reaped here.
  * Errors: -ENOTSUP (SO_PEERCRED does not name the peer: the message says so,
  * and names gVisor when plat_is_gvisor), or the -errno of the step that
  * failed (socket, bind, fork, ...); err filled. */
