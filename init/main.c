@@ -50,6 +50,20 @@ static bool is_self(const char *path)
 	       a.st_ino == b.st_ino;
 }
 
+/* Under gVisor, /proc/1/fd belongs to turninit's uid whatever its dumpable
+ * flag: where the commands share that uid (non-root mode, or a start as the
+ * manifest's uid) a command could open /proc/1/fd/1 and write events of its
+ * own into turninit's stdout (issue 27). Refused. */
+static int start_gvisor_check(const struct caps_start *start, const struct mf_manifest *m,
+			      struct tn_error *err)
+{
+	if ((start->mode != CAPS_NONROOT && start->uid != m->uid) || !plat_is_gvisor())
+		return 0;
+	return err_set(err, EPERM,
+		       "gVisor: the commands would share turninit's uid %u, and gVisor leaves turninit's /proc/1/fd open to that uid (PR_SET_DUMPABLE does not close it there), so a command could write into turninit's stdout: start turninit as root in the container under gVisor",
+		       (unsigned)start->uid);
+}
+
 /* What the start or the platform leaves out, said once, after the last
  * refusal (a refusal stays one line). */
 static void log_weakened(const struct sandbox *sb, const struct caps_start *start)
@@ -121,7 +135,8 @@ int main(int argc, char **argv, char **envp)
 	 * root with capabilities, or in non-root mode as the commands' own uid;
 	 * then whose ids the commands get. verify says what a run would find. */
 	if (caps_start(&start, &err) < 0 ||
-	    mf_user_start(pol.manifest, start.mode == CAPS_NONROOT, start.uid, start.gid, &err) < 0) {
+	    mf_user_start(pol.manifest, start.mode == CAPS_NONROOT, start.uid, start.gid, &err) < 0 ||
+	    start_gvisor_check(&start, pol.manifest, &err) < 0) {
 		if (opt.mode != CLI_VERIFY)
 			return refuse(&err);
 		refusal = err;
@@ -192,6 +207,8 @@ int main(int argc, char **argv, char **envp)
 		if (!sb.filter_in_keeper)
 			log_line("seccomp: the filter is loaded in each command: it refuses %s, which a keeper calls",
 				 sb.keeper_refused);
+		if (sb.no_subreaper)
+			log_line("subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends");
 		status = serve_run(&ctx);
 		audit_turn_end(status);
 		return status;

@@ -43,6 +43,20 @@ bool plat_is_gvisor(void)
 	return pf_is_gvisor(&f);
 }
 
+bool plat_subreaper_works(void)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (pid == 0)
+		_exit(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : 1);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* The child's end: connect, and exit 0 when SO_PEERCRED names the parent
  * (the listener), 1 when it names another process (itself, under gVisor), 2
  * when a call failed. */

@@ -19,6 +19,12 @@ void plat_facts(struct pf_facts *ret, struct utsname *buf);
 /* plat_is_gvisor - pf_is_gvisor of plat_facts. */
 bool plat_is_gvisor(void);
 
+/* plat_subreaper_works - whether PR_SET_CHILD_SUBREAPER takes (prctl(2)),
+ * asked in a forked child that exits at once and is reaped here. False under
+ * Debian's runsc (EINVAL): a keeper is then no subreaper, and what a command
+ * leaves running is reparented to PID 1 and lives until the turn ends. */
+bool plat_subreaper_works(void);
+
 /* plat_peercred_check - that SO_PEERCRED names the peer, on both ends of a
  * unix stream connection, as listen's peer check and call's server check
  * need: a listening socket (an abstract name, so no path), a child that

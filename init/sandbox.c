@@ -6,6 +6,7 @@
 #include "caps.h"
 #include "home.h"
 #include "keeper.h"
+#include "plat.h"
 
 /* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
  * the bounding set, in step lockdown), SETUID and SETGID (each command's uid
@@ -17,6 +18,7 @@ static int step_platform(struct sandbox *sb, struct tn_error *err)
 {
 	(void)err;
 	sb->no_securebits = caps_securebits_probe();
+	sb->no_subreaper = !plat_subreaper_works();
 	return 0;
 }
 

@@ -27,6 +27,8 @@ struct sandbox {
 	struct sc_program filter;      /* step "filter" */
 	struct ll_ruleset landlock;    /* step "landlock"; fd -1 without Landlock */
 	bool no_securebits;            /* step "platform": the platform has none (gVisor) */
+	bool no_subreaper;             /* step "platform": PR_SET_CHILD_SUBREAPER fails
+					  (Debian's runsc): keepers are no subreapers */
 	bool filter_in_keeper;         /* step "filter": the filter refuses no call of a
 					  keeper (keeper.h), which then loads it once */
 	const char *keeper_refused;    /* else the first such call it refuses */

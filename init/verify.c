@@ -142,13 +142,15 @@ static json_t *start_json(const struct caps_start *start, const char *refusal)
  * caps_securebits_probe, ll_abi, plat_peercred_check). weakened names each
  * layer that is weaker here than on Linux, in this order: "seccomp" (other
  * architectures kill the calling thread only), "securebits" (none),
- * "landlock" (none, and the manifest allows that), "listen" (refused);
+ * "landlock" (none, and the manifest allows that), "subreaper" (keepers
+ * cannot be subreapers: a command's leftovers outlive it), "listen" (refused);
  * empty on a Linux kernel with Landlock. A Landlock a run refuses for is not
  * weakened but a refusal, said in "landlock". */
 static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no_securebits)
 {
 	struct tn_error perr = { 0 };
 	bool listen_ok = plat_peercred_check("listen", &perr) == 0;
+	bool subreaper = plat_subreaper_works();
 	json_t *weak = json_array();
 
 	if (!weak ||
@@ -156,6 +158,7 @@ static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no
 	    (no_securebits && json_array_append_new(weak, json_string("securebits")) != 0) ||
 	    (ll_abi() == 0 && m->landlock.optional &&
 	     json_array_append_new(weak, json_string("landlock")) != 0) ||
+	    (!subreaper && json_array_append_new(weak, json_string("subreaper")) != 0) ||
 	    (!listen_ok && json_array_append_new(weak, json_string("listen")) != 0)) {
 		json_decref(weak);
 		return NULL;
