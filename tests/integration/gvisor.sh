@@ -11,7 +11,9 @@
 # Landlock) are said on stderr at start and by verify, which names exactly
 # those and listen; serve answers two requests over `podman run -i`; and each
 # refusal (listen, call and mcp --socket, which trust SO_PEERCRED; Landlock
-# required by the manifest) is exit 125, one line, no command run. Under
+# required by the manifest; a start whose commands would share turninit's
+# uid, non-root mode among them) is exit 125, one line, no command run; the
+# missing subreaper of serve's keepers is said at start and by verify. Under
 # podman's default runtime verify names no weakened layer.
 #
 # Every podman call has a hard timeout (60 s); containers are labelled and
@@ -163,7 +165,7 @@ if selected gv-verify-states-weakened-layers; then
 	expect_rc 0
 	expect_err ""
 	eq "verify" "$(printf '%s' "$OUT" | verify_facts)" "gvisor True
-weakened seccomp securebits landlock listen
+weakened seccomp securebits landlock subreaper listen
 bad_arch_action SECCOMP_RET_KILL_THREAD
 other_architectures the calling thread killed, not the process (the platform refuses SECCOMP_RET_KILL_PROCESS)
 securebits not available on this platform (gVisor): commands run without them
@@ -175,7 +177,7 @@ if selected gv-verify-strict-says-landlock-refuses; then
 	begin gv-verify-strict-says-landlock-refuses
 	gvrun "${ENV_STRICT[@]}" "$SEALED" verify
 	expect_rc 0
-	eq "verify" "$(printf '%s' "$OUT" | verify_facts | sed -n 2p\;6p)" "weakened seccomp securebits listen
+	eq "verify" "$(printf '%s' "$OUT" | verify_facts | sed -n 2p\;6p)" "weakened seccomp securebits subreaper listen
 landlock 0 unavailable: a run refuses (landlock.optional is false)"
 	end
 fi
@@ -201,7 +203,10 @@ if selected gv-serve-two-requests; then
 	serve_session '{"op":"exec","id":"a","command":"echo A; id -u"}' A \
 		'{"op":"exec","id":"b","command":"echo B >&2; exit 3"}' -- "${GV[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" serve
 	expect_rc 0
-	expect_err "$WEAK_LOG"
+	# serve only: its keepers cannot be subreapers here (PR_SET_CHILD_SUBREAPER
+	# is EINVAL under this runsc), which verify names too
+	expect_err "${WEAK_LOG}turninit: subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends
+"
 	expect_out "a exit 0 None
 a stdout 1000
 a stdout A
@@ -212,6 +217,31 @@ b stderr B
 fi
 
 # --- refusals: exit 125, one line, nothing ran --------------------------------------
+# Commands that would share turninit's uid: gVisor leaves /proc/1/fd open to
+# that uid, so a command could write events into turninit's stdout (issue 27).
+# Non-root mode, and a start as the manifest's uid with the four capabilities.
+GV_SAME_UID="gVisor: the commands would share turninit's uid 1000, and gVisor leaves turninit's /proc/1/fd open to that uid (PR_SET_DUMPABLE does not close it there), so a command could write into turninit's stdout: start turninit as root in the container under gVisor"
+if selected gv-nonroot-refused; then
+	begin gv-nonroot-refused
+	gvrun -i --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$SEALED" serve
+	expect_refusal "$GV_SAME_UID"
+	gvrun --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$SEALED" 'echo RAN'
+	expect_refusal "$GV_SAME_UID"
+	end
+fi
+if selected gv-same-uid-refused; then
+	begin gv-same-uid-refused
+	gvrun --user 1000:1000 --cap-drop ALL --cap-add SETPCAP,SETUID,SETGID,KILL --tmpfs "$HOME_TMPFS" "$SEALED" 'echo RAN'
+	expect_refusal "$GV_SAME_UID"
+	end
+fi
+if selected gv-verify-says-nonroot-refused; then
+	begin gv-verify-says-nonroot-refused
+	gvrun --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges "$SEALED" verify
+	expect_rc 0
+	eq "verify start" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; s=json.load(sys.stdin)["start"]; print(s["mode"], s["refusal"])' 2>&1)" "refused $GV_SAME_UID"
+	end
+fi
 if selected gv-listen-refused; then
 	begin gv-listen-refused
 	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" listen --socket /run/turninit.sock
