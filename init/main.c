@@ -117,6 +117,12 @@ int main(int argc, char **argv, char **envp)
 	/* A runtime's init (docker run --init, podman --init-path) given the
 	 * image's ENTRYPOINT, turninit itself, as the command: the inner one
 	 * would get no manifest (the environment filter never admits it). */
+	/* `docker run --init IMAGE verify` gives docker-init, which Docker runs
+	 * with `--` always, the command `/sbin/turninit verify`: the binary
+	 * that runs as PID 1 answers for itself (issue 27; docs/deployment.md). */
+	if (opt.mode == CLI_RUN && opt.n_command == 2 && is_self(opt.command[0]) &&
+	    strcmp(opt.command[1], "verify") == 0)
+		opt.mode = CLI_VERIFY;
 	if (opt.mode == CLI_RUN && opt.n_command > 1 && is_self(opt.command[0]))
 		return refuse(&(struct tn_error){ .msg =
 			"the command is turninit itself: a runtime's init (docker run --init) runs the image's ENTRYPOINT as its command; clear it (--entrypoint '')" });
