@@ -258,6 +258,20 @@ if selected docker-build-containerfile; then
 	timeout 60 "$ENGINE" rmi -f "$IMG:cf-sealed" "$IMG:cf-base" >/dev/null 2>&1
 	end
 fi
+# verify of the binary that runs: Docker runs `/sbin/docker-init --
+# ENTRYPOINT CMD` always, so `docker run --init IMAGE verify` (the ENTRYPOINT
+# kept) gives docker-init `/sbin/turninit verify`, which it answers itself:
+# the host's binary (its commit), privileged. Before, verify could not be
+# reached (`--entrypoint '' IMAGE verify` ran a command named verify: 127).
+if selected docker-init-verify; then
+	begin docker-init-verify
+	prun --init "$IMG:main" verify
+	expect_rc 0
+	expect_err ""
+	eq "verify" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["commit"], d["start"]["mode"], d["platform"]["weakened"])' 2>&1)" \
+		"$COMMIT privileged []"
+	end
+fi
 if selected docker-init-entrypoint-not-cleared; then
 	# Without --entrypoint '' docker-init runs the image's ENTRYPOINT, a second
 	# turninit, as the command (with the command's environment, which holds no
