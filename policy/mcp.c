@@ -682,9 +682,24 @@ static int notification(struct mcp_session *s, const char *method, json_t *param
 	return 0;
 }
 
+/* A whole-number real id (5.0) of at most 53 bits becomes that integer, as
+ * on the path of a message only the lax parser took (mcp_parse): JSON knows
+ * one number type, so a client that sent 5.0 matches an answer with 5.
+ * Returns msg's id afterwards (NULL: none). */
+static json_t *id_whole(json_t *msg)
+{
+	json_t *id = json_is_object(msg) ? json_object_get(msg, "id") : NULL;
+	double v = json_real_value(id);
+
+	if (json_is_real(id) && v == (double)(int64_t)v && v <= 9007199254740992.0 &&
+	    v >= -9007199254740992.0 && json_object_set_new(msg, "id", json_integer((json_int_t)v)) == 0)
+		id = json_object_get(msg, "id");
+	return id;
+}
+
 static int dispatch(struct mcp_session *s, json_t *msg, struct rq_request **ret, char **ret_reply)
 {
-	json_t *id = json_object_get(msg, "id"), *params = json_object_get(msg, "params");
+	json_t *id = id_whole(msg), *params = json_object_get(msg, "params");
 	json_t *method_v = json_object_get(msg, "method");
 	const char *method = json_string_value(method_v);
 	char key[RQ_ID_MAX + 1] = "";
