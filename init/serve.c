@@ -253,6 +253,7 @@ int serve_run(const struct serve_ctx *ctx)
 		uint64_t t = reap_now_ms(), next = 0;
 		int wait_ms = -1;
 
+		next = listen_log_tick(&s, t);
 		/* Commands: time out, finish. */
 		for (size_t i = 0; i < s.n_cmds; i++) {
 			struct cmd *m = &s.cmds[i];
@@ -367,6 +368,7 @@ int serve_run(const struct serve_ctx *ctx)
 			if (pf[i].revents)
 				slot_run(&s, &slots[i]);
 	}
+	listen_log_tick(&s, UINT64_MAX);   /* the last window's count, said now */
 	{
 		/* The keepers, idle now: their sockets closed, they exit. */
 		uint64_t deadline = reap_now_ms() + SERVE_LOST_MS;

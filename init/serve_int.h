@@ -25,6 +25,8 @@
 #define SERVE_OUT_MAX (16u << 20)    /* bytes queued before a connection is dropped */
 #define SERVE_DRAIN_MS 5000          /* milliseconds the last events may take at the end */
 #define SERVE_LOST_MS 2000           /* milliseconds a lost keeper's processes may take to end */
+#define SERVE_REFUSED_LOG_MAX 10      /* refused-peer lines a window ... */
+#define SERVE_REFUSED_LOG_MS 10000    /* ... of this many milliseconds */
 #define SERVE_START_MS 5000          /* milliseconds a keeper may take to report a start, twice:
 					the command's stopped process is continued after the
 					first, it and the keeper are killed after the second */
@@ -96,6 +98,11 @@ struct serve {
 	unsigned streams;           /* listen: connections accepted so far */
 	int spare_fd;               /* listen: /dev/null, closed to refuse a peer at RLIMIT_NOFILE */
 	bool nofile_said;           /* that refusal has been logged */
+	/* listen: refused peers are logged at most SERVE_REFUSED_LOG_MAX a
+	 * SERVE_REFUSED_LOG_MS window; the rest are counted and said at its end
+	 * (one command's connect loop made 208,000 lines in 20 s) */
+	uint64_t refused_window_ms; /* when the window began */
+	unsigned refused_logged, refused_quiet;
 };
 
 /* Each function's contract is at its definition. */
@@ -126,6 +133,7 @@ const char *queue_answer_id(struct serve *s, const struct conn *c, const char *i
 void queue_start(struct serve *s);
 void cmd_take_exec(struct serve *s, struct conn *c, struct rq_request **rq, size_t len);
 void conn_accept(struct serve *s);
+uint64_t listen_log_tick(struct serve *s, uint64_t now);
 void serve_request(struct serve *s, struct conn *c, const char *line, size_t len);
 void conn_close(struct serve *s, struct conn *c);
 

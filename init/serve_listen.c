@@ -108,6 +108,41 @@ static void conn_refuse_nofile(struct serve *s)
 	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
+/* The window's count of refused peers not logged, said once it has passed.
+ * Returns when that is due (0: nothing to say), for the loop's timeout. */
+uint64_t listen_log_tick(struct serve *s, uint64_t now)
+{
+	uint64_t end = s->refused_window_ms + SERVE_REFUSED_LOG_MS;
+
+	if (!s->refused_quiet)
+		return 0;
+	if (now < end)
+		return end;
+	log_line("listen: refused %u more peer(s) in %d s, not each logged", s->refused_quiet,
+		 SERVE_REFUSED_LOG_MS / 1000);
+	s->refused_quiet = 0;
+	return 0;
+}
+
+/* A refused peer's line, or only its count past SERVE_REFUSED_LOG_MAX in
+ * the window. */
+static void log_refused(struct serve *s, const char *why)
+{
+	uint64_t now = reap_now_ms();
+
+	listen_log_tick(s, now);
+	if (now >= s->refused_window_ms + SERVE_REFUSED_LOG_MS) {
+		s->refused_window_ms = now;
+		s->refused_logged = 0;
+	}
+	if (s->refused_logged < SERVE_REFUSED_LOG_MAX) {
+		s->refused_logged++;
+		log_line("listen: refused a peer: %s", why);
+	} else {
+		s->refused_quiet++;
+	}
+}
+
 void conn_accept(struct serve *s)
 {
 	int fd = accept4(s->ctx->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -123,7 +158,7 @@ void conn_accept(struct serve *s)
 
 		conn_error(&tmp, NULL, "refused: %s", why);
 		conn_drain(&tmp, 0);
-		log_line("listen: refused a peer: %s", why);
+		log_refused(s, why);
 		close(fd);
 		return;
 	}
