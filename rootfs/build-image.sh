@@ -100,11 +100,14 @@ file -L "$busybox" | grep -q 'statically linked' || die "$busybox is not static 
 
 # --- assemble -----------------------------------------------------------------
 case $root in /|"") die "refusing root directory '$root'" ;; esac
-# Emptied first: only an image root this script made (it has sbin/turninit
-# and bin/busybox), or an empty or missing directory, never anything else.
+# Emptied first: only an image root this script made (it has sbin/turninit,
+# bin/busybox, etc/turninit and home/agent), or an empty or missing
+# directory, never anything else: /usr after `make install PREFIX=/usr` on a
+# merged-/usr system has sbin/turninit and bin/busybox too.
 if [ -d "$root" ] && [ -n "$(ls -A "$root")" ] &&
-   { [ ! -e "$root/sbin/turninit" ] || [ ! -e "$root/bin/busybox" ]; }; then
-	die "refusing to empty $root: it is not an image root this script made (no sbin/turninit and bin/busybox); give an empty or new directory"
+   { [ ! -e "$root/sbin/turninit" ] || [ ! -e "$root/bin/busybox" ] ||
+     [ ! -d "$root/etc/turninit" ] || [ ! -d "$root/home/agent" ]; }; then
+	die "refusing to empty $root: it is not an image root this script made (no sbin/turninit, bin/busybox, etc/turninit and home/agent); give an empty or new directory"
 fi
 rm -rf "$root"
 mkdir -p "$root"

@@ -116,6 +116,18 @@ run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test
 expect_rc 1
 expect_contains "stderr" "$ERR" "refusing to empty $WORK/foreign/root: it is not an image root this script made"
 [[ $(cat "$WORK/foreign/root/keep.txt" 2>&1) == precious ]] || why "keep.txt was removed"
+# /usr of a merged-/usr system after make install PREFIX=/usr: it has
+# sbin/turninit and bin/busybox, and is not an image root either.
+mkdir -p "$WORK/usrlike/sbin" "$WORK/usrlike/bin"
+install -m 0755 "$ROOT/build/turninit" "$WORK/usrlike/sbin/turninit"
+printf '#!/bin/sh\n' > "$WORK/usrlike/bin/busybox"
+chmod 0755 "$WORK/usrlike/bin/busybox"
+echo precious > "$WORK/usrlike/keep.txt"
+run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+	--root "$WORK/usrlike" "$ROOT/build/turninit"
+expect_rc 1
+expect_contains "stderr" "$ERR" "refusing to empty $WORK/usrlike: it is not an image root this script made"
+[[ $(cat "$WORK/usrlike/keep.txt" 2>&1) == precious ]] || why "the /usr-like tree was emptied"
 end
 
 # An install directory the installed script would carry badly (a space, $( ),
