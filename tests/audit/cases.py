@@ -119,7 +119,7 @@ def statuses(log, key_id, digest, argv):
     ]
     for id, kw in runs:
         r = c.run(id=id, timeout=60, **kw)
-    c9 = c.exec("sleep 30", id="c9")
+    c9 = c.exec("sleep 1000", id="c9")   # ends by the cancel alone
     c.wait(c9, timeout=30, until=lambda r: r.pid is not None)
     c.cancel(c9)
     r9 = c.wait(c9, timeout=30)
@@ -218,10 +218,10 @@ def killed(log, name, argv):
     """SIGKILL of the container mid-command: what was written parses."""
     c = spawn(argv)
     c.run("echo first", id="c1", timeout=60)
-    c.exec("echo started; sleep 100", id="long")
+    c.exec("echo started; sleep 1000", id="long")   # running when the container is killed
     c.wait("long", timeout=60, until=lambda r: r.pid is not None)
     # the exec line is written before the command starts
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while b'"id":"long"' not in open(log, "rb").read() and time.monotonic() < deadline:
         time.sleep(0.1)
     subprocess.run(["timeout", "60", "podman", "kill", "-s", "KILL", name],

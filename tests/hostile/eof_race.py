@@ -5,26 +5,30 @@ round of `turninit serve`, for tests/integration/hostile.sh:
     eof_race.py -- SERVER_ARGV...
 
 Starts the server (SERVER_ARGV: `turninit serve` in its namespaces), runs
-`sleep 0.5` as exec "x" and waits for its started event; then stops turninit
-(SIGSTOP, from outside its PID namespace), waits until the command's keeper
-has reported its end (the command is gone and the keeper sleeps again: its
-exit message is then pending), closes turninit's stdin, and lets it go on
-(SIGCONT): its next poll finds both at once.
+as exec "x" a command that waits until a file is made, and waits for its
+started event; then stops turninit (SIGSTOP, from outside its PID namespace),
+makes the file, waits until the command's keeper has reported its end (the
+command is gone and the keeper sleeps again: its exit message is then
+pending), closes turninit's stdin, and lets it go on (SIGCONT): its next poll
+finds both at once. (The command ends only once turninit is stopped, however
+slow the machine.)
 Prints the events of "x" (pid and duration_ms as 0) and `serve status N`, or
-`serve still running after 10 s` (then kills turninit). Bounded waits only.
+`serve still running after 60 s` (then kills turninit). Bounded waits only.
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
 import cases as sv  # noqa: E402  (tests/serve/cases.py)
 
-WAIT = 10
+WAIT = 60
 
 
 def children(pid):
@@ -68,8 +72,19 @@ def shown(line):
 
 def main(argv):
     server = argv[argv.index("--") + 1:]
+    # the file the command waits for: in a directory the command's uid can read
+    d = tempfile.mkdtemp(prefix="turninit-eof-race.")
+    try:
+        os.chmod(d, 0o755)
+        run(server, os.path.join(d, "go"))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def run(server, go):
     p = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    p.stdin.write(b'{"op":"exec","id":"x","command":"sleep 0.5"}\n')
+    cmd = "until [ -e %s ]; do sleep 0.05; done" % go
+    p.stdin.write(json.dumps({"op": "exec", "id": "x", "command": cmd}, separators=(",", ":")).encode() + b"\n")
     p.stdin.flush()
     started = p.stdout.readline()
     print(shown(started))
@@ -86,6 +101,7 @@ def main(argv):
     # child is gone and it sleeps again, waiting for the next command, its
     # exit message waits for turninit.
     keeper = kids[0][0]
+    open(go, "w").close()   # the command may end now
 
     def reported():
         st = [s for p, _, s in children(t) if p == keeper]

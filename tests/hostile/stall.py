@@ -9,15 +9,23 @@ event, and a new connection C must get one too. Prints
 "B: alive code=0 in N ms" and "C: alive code=0" (or what came instead) and
 keeps A open until the end. Bounded waits only.
 """
+import fcntl
 import os
 import socket
+import struct
 import sys
+import termios
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
 from client import Client  # noqa: E402
 
-WAIT = 10
+WAIT = 60   # seconds: a bound a loaded machine does not reach
+
+
+def queued(sock):
+    """The bytes queued on sock, not read yet (SIOCINQ): nothing is read."""
+    return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
 
 
 def run(c, name):
@@ -39,7 +47,16 @@ def main(path):
     a.connect(path)
     b = Client.connect(path)
     a.sendall(b'{"op":"exec","id":"flood","command":"head -c 3000000 /dev/zero"}\n')
-    time.sleep(0.5)  # the flood fills A's socket: nothing polls here
+    # The flood fills A's socket: wait (bounded) until the bytes queued for A
+    # stop growing, however slow the machine.
+    t0 = time.monotonic()
+    n, since = queued(a), time.monotonic()
+    while time.monotonic() - since < 0.5 and time.monotonic() - t0 < WAIT:
+        time.sleep(0.02)
+        m = queued(a)
+        if m != n or m == 0:
+            n, since = m, time.monotonic()
+    print("# %d bytes queued for A after %d ms" % (n, (time.monotonic() - t0) * 1000), file=sys.stderr)
     a.shutdown(socket.SHUT_WR)
     run(b, "B")
     run(Client.connect(path), "C")

@@ -222,7 +222,7 @@ EOF
 	expect_rc 0
 	expect_contains stdout "$OUT" "Bad file descriptor"
 	# cat ends once every holder of the pipe's write end has gone
-	wait_for 30 grep -q '"turn_end"' "$LOGDIR/fd.jsonl" || why "no turn_end line within 30 s"
+	wait_for 60 grep -q '"turn_end"' "$LOGDIR/fd.jsonl" || why "no turn_end line within 60 s"
 	run_cmd "$PY" "$CASES" lines "$LOGDIR/fd.jsonl"
 	expect_rc 0
 	got=$(python3 -c 'import json, sys
@@ -256,7 +256,7 @@ if selected log-listen-streams; then
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
 		-v "$TREE:/work:O" -v "$LOGDIR:/var/log/turninit" -v "$SOCKD:/run/turninit" \
 		"$IMG:sealed" listen --socket /run/turninit/t.sock --audit-log /var/log/turninit/audit.jsonl
-	if [[ $RC -ne 0 ]] || ! wait_for 30 test -S "$SOCKD/t.sock"; then
+	if [[ $RC -ne 0 ]] || ! wait_for 60 test -S "$SOCKD/t.sock"; then
 		why "the listen container did not make its socket"
 	else
 		for word in one two; do

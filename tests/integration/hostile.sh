@@ -470,7 +470,9 @@ if selected h-env-100000-variables; then
 	expect_rc 0
 	expect_out "$(printf '%s\n' "HOME=/home/agent" "LC_ALL=C" "PATH=/usr/bin:/bin" "PWD=/tmp" "SHLVL=1" "TZ=UTC" "_=/usr/bin/env")"$'\n'
 	expect_err ""
-	((ms < 10000)) || why "took $ms ms"
+	# a bound a loaded machine does not reach (the turn's hard timeout is 30 s);
+	# the time seen is reported
+	((ms < 25000)) || why "took $ms ms"
 	echo "# h-env-100000-variables: the turn took $ms ms"
 	end
 fi
@@ -552,15 +554,17 @@ if selected h-argv-option-without-value; then
 fi
 
 # ---- serve: bad requests, and the turn goes on ------------------------------------------
-# srow NAME CASE: tests/hostile/serve_row.py CASE against `turninit serve` with
-# the manifest serve.json (limits.timeout_s 2). OUT: the events, the good exec,
-# the exit status of serve; ERR: serve's own log.
+# srow NAME CASE [MANIFEST]: tests/hostile/serve_row.py CASE against `turninit
+# serve` with the manifest MANIFEST.json: good (the default limits: no command
+# here meets its timeout, however slow the machine), or serve (limits.timeout_s
+# 2). OUT: the events, the good exec, the exit status of serve; ERR: serve's
+# own log.
 srow() {
 	begin "$1"
 	envfile serve
-	add_pair "$WORK/m/serve.json"
-	run_cmd timeout -k 5 60 "$PY" "$ROOT/tests/hostile/serve_row.py" "$2" -- \
-		timeout -k 5 50 unshare --pid --fork --kill-child --mount-proc \
+	add_pair "$WORK/m/${3:-good}.json"
+	run_cmd timeout -k 5 180 "$PY" "$ROOT/tests/hostile/serve_row.py" "$2" -- \
+		timeout -k 5 170 unshare --pid --fork --kill-child --mount-proc \
 		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" serve
 	[[ $ERR =~ ^turninit:\ landlock:\ ABI\ [0-9]+\ enforced$'\n'$ ]] \
 		|| why "serve's stderr is not its one landlock line"
@@ -605,24 +609,25 @@ if selected h-listen-peer-never-reads; then
 	envfile listen
 	add_pair "$WORK/m/listen.json"
 	rm -f "$WORK/listen.sock"
-	timeout -k 5 60 unshare --pid --fork --kill-child --mount-proc sh "$NS" pid1 "$WORK/keys" \
+	timeout -k 5 300 unshare --pid --fork --kill-child --mount-proc sh "$NS" pid1 "$WORK/keys" \
 		"$WORK/left" "$RAWENV" "$EF" "$BIN" listen --socket "$WORK/listen.sock" \
 		</dev/null >/dev/null 2>"$WORK/listen.err" &
 	LBG=$!
-	if wait_for 20 test -S "$WORK/listen.sock"; then
+	if wait_for 60 test -S "$WORK/listen.sock"; then
 		# `turninit call` with TZ given twice: the first wins, as in one-shot mode.
 		envfile calldup
 		add TZ=first TZ=second
-		run_cmd timeout -k 5 30 "$RAWENV" "$EF" "$BIN" call --socket "$WORK/listen.sock" --env TZ -- 'echo "$TZ"'
+		run_cmd timeout -k 5 60 "$RAWENV" "$EF" "$BIN" call --socket "$WORK/listen.sock" --env TZ -- 'echo "$TZ"'
 		expect_rc 0
 		expect_out $'first\n'
 		CALLDUP=("${T_WHY[@]}")
 		T_WHY=()
-		run_cmd timeout -k 5 40 "$PY" "$ROOT/tests/hostile/stall.py" "$WORK/listen.sock"
+		run_cmd timeout -k 5 200 "$PY" "$ROOT/tests/hostile/stall.py" "$WORK/listen.sock"
+		printf '%s' "$ERR" | grep '^# ' || true
 		[[ $OUT =~ ^B:\ alive\ code=0\ in\ [0-9]+\ ms$'\n'C:\ alive\ code=0\ in\ [0-9]+\ ms$'\n'$ ]] \
 			|| why "B and C did not both get their exit event"
 	else
-		why "no listen socket within 20 s"
+		why "no listen socket within 60 s"
 	fi
 	us=$(pgrep -P "$LBG" -x unshare)
 	p1=$(pgrep -P "${us:-0}")
@@ -632,7 +637,9 @@ if selected h-listen-peer-never-reads; then
 	RC=$?
 	t=$(($(now_ms) - t))
 	[[ $RC == 143 || $RC == 0 ]] || why "listen ended with status $RC after SIGTERM"
-	((t < 8000)) || why "listen took $t ms to end after SIGTERM"
+	# its drain is bounded (5 s); the bound here only catches a hang
+	((t < 60000)) || why "listen took $t ms to end after SIGTERM"
+	echo "# h-listen-peer-never-reads: listen ended $t ms after SIGTERM"
 	end
 	begin h-call-env-duplicate-first-wins
 	T_WHY=("${CALLDUP[@]}")
@@ -649,7 +656,7 @@ selected h-proto-timeout-zero && { srow h-proto-timeout-zero timeout-zero
 	sexpect '{"event":"error","id":"t0","message":"exec: timeout_s must be an integer of at least 1"}'; }
 selected h-proto-timeout-beyond-int64 && { srow h-proto-timeout-beyond-int64 timeout-beyond-int64
 	sexpect '{"event":"error","id":null,"message":"request: not a JSON object: too big integer near '\''99999999999999999999'\''"}'; }
-selected h-proto-timeout-huge-capped && { srow h-proto-timeout-huge-capped timeout-huge
+selected h-proto-timeout-huge-capped && { srow h-proto-timeout-huge-capped timeout-huge serve
 	sexpect '{"event":"started","id":"t3","pid":0}
 {"event":"exit","id":"t3","code":null,"signal":15,"timed_out":true,"truncated":false,"duration_ms":0}'; }
 selected h-proto-argv-empty && { srow h-proto-argv-empty argv-empty
@@ -685,13 +692,14 @@ selected h-proto-env-100000-variables && { srow h-proto-env-100000-variables env
 # The end of stdin in the same poll round as the last command's end
 # (tests/hostile/eof_race.py holds turninit with SIGSTOP until both wait): the
 # turn ends. It used to hang: the connection was closed with the command, and
-# nothing ended the turn.
+# nothing ended the turn. The manifest good: no timeout meets the command
+# while eof_race.py holds it.
 if selected h-serve-eof-with-the-last-exit; then
 	begin h-serve-eof-with-the-last-exit
 	envfile serve
-	add_pair "$WORK/m/serve.json"
-	run_cmd timeout -k 5 60 "$PY" "$ROOT/tests/hostile/eof_race.py" -- \
-		timeout -k 5 50 unshare --pid --fork --kill-child --mount-proc \
+	add_pair "$WORK/m/good.json"
+	run_cmd timeout -k 5 200 "$PY" "$ROOT/tests/hostile/eof_race.py" -- \
+		timeout -k 5 190 unshare --pid --fork --kill-child --mount-proc \
 		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" serve
 	expect_out '{"event":"started","id":"x","pid":0}
 {"event":"exit","id":"x",'"$EXIT0"'
@@ -730,7 +738,7 @@ RAN_EVENTS='"event":"started","id":"r"'
 place_argv() {
 	envfile place
 	add_pair "$WORK/m/place.json"
-	PA=(timeout -k 5 20 unshare --pid --fork --kill-child --mount-proc
+	PA=(timeout -k 5 90 unshare --pid --fork --kill-child --mount-proc
 		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" "$@")
 }
 # log_events FILE: the event names of an audit log, one line.
@@ -780,7 +788,7 @@ frow h-audit-fd-fifo-readable \
 frow h-audit-fd-eventfd "audit log fd:3: not a file, a pipe or a socket" eventfd
 
 # run_session REQUEST ID CMD...: run CMD (a serve) with REQUEST on stdin, kept
-# open until CMD has written the exit event of ID (10 s bound), so that the end
+# open until CMD has written the exit event of ID (60 s bound), so that the end
 # of stdin comes after the command's end, not with it; RC, OUT, ERR as run_cmd.
 run_session() {
 	local req=$1 id=$2
@@ -789,7 +797,7 @@ run_session() {
 	: >"$WORK/stdout"
 	{
 		printf '%s' "$req"
-		wait_for 10 grep -q "\"event\":\"exit\",\"id\":\"$id\"" "$WORK/stdout"
+		wait_for 60 grep -q "\"event\":\"exit\",\"id\":\"$id\"" "$WORK/stdout"
 	} | "$@" >>"$WORK/stdout" 2>"$WORK/stderr"
 	RC=$?
 	slurp "$WORK/stdout" OUT
@@ -807,7 +815,7 @@ faccept() {
 	run_session "$PREQ" r "${WITHFD[@]}" "$@" -- "${PA[@]}"
 	expect_rc 0
 	expect_contains stdout "$OUT" "$RAN_EVENTS"
-	wait_for 10 grep -q '"turn_end"' "$out" || why "no turn_end line in $out within 10 s"
+	wait_for 60 grep -q '"turn_end"' "$out" || why "no turn_end line in $out within 60 s"
 	eq "the log's events" "$(log_events "$out")" "turn_start exec exit turn_end"
 	end
 }
@@ -900,27 +908,28 @@ if selected h-listen-socket-mode-0666; then
 	begin h-listen-socket-mode-0666
 	listen_start "$P/logd/mode.sock"
 	CMD="turninit listen --socket $P/logd/mode.sock; stat"
-	if wait_for 20 test -S "$P/logd/mode.sock"; then
+	if wait_for 60 test -S "$P/logd/mode.sock"; then
 		eq "the socket" "$(stat -c '%F %a %u' "$P/logd/mode.sock")" "socket 666 0"
 	else
-		why "no socket within 20 s: $(cat "$WORK/listen-bg.err")"
+		why "no socket within 60 s: $(cat "$WORK/listen-bg.err")"
 	fi
 	listen_stop
 	end
 fi
 # Nothing is done by path after bind(2): a symlink put at the path meanwhile
-# (strace holds the syscall after bind for 500 ms) is not followed. It used to
-# be chmod(path, 0666), which as root made the link's target mode 0666.
+# (strace holds the syscall after bind for 5 s: time enough to swap on a loaded
+# machine) is not followed. It used to be chmod(path, 0666), which as root
+# made the link's target mode 0666.
 if selected h-listen-socket-no-chmod-through-symlink; then
 	begin h-listen-socket-no-chmod-through-symlink
 	printf 'keep\n' >"$P/logd/target"
 	chmod 0600 "$P/logd/target"
 	listen_start "$P/logd/race.sock" strace -f -qq -o /dev/null \
-		-e trace=chmod,fchmodat,listen -e inject=chmod,fchmodat,listen:delay_enter=500000
+		-e trace=chmod,fchmodat,listen -e inject=chmod,fchmodat,listen:delay_enter=5000000
 	CMD="strace (a delay after bind) turninit listen --socket $P/logd/race.sock; the socket swapped for a symlink to $P/logd/target"
 	run_cmd "$PY" -c 'import os, stat, sys, time
 sock, target = sys.argv[1], sys.argv[2]
-end = time.monotonic() + 20
+end = time.monotonic() + 60
 while time.monotonic() < end:
     try:
         if stat.S_ISSOCK(os.lstat(sock).st_mode):
@@ -931,12 +940,51 @@ while time.monotonic() < end:
     except FileNotFoundError:
         pass
     time.sleep(0.001)
-print("no socket within 20 s")' "$P/logd/race.sock" "$P/logd/target"
+print("no socket within 60 s")' "$P/logd/race.sock" "$P/logd/target"
 	expect_out $'swapped\n'
 	# Set up: the landlock line comes after the socket (and, before, the chmod).
-	wait_for 20 grep -q 'landlock:' "$WORK/listen-bg.err" || why "listen did not come up: $(cat "$WORK/listen-bg.err")"
+	wait_for 60 grep -q 'landlock:' "$WORK/listen-bg.err" || why "listen did not come up: $(cat "$WORK/listen-bg.err")"
 	eq "the target's mode" "$(stat -c %a "$P/logd/target")" 600
 	listen_stop
+	end
+fi
+
+# The SO_PEERCRED self-test's abstract socket is visible to the whole network
+# namespace (/proc/net/unix; a pod's containers share it): a process that
+# connects first, three times and holds them, must neither pass the check nor
+# hang it (it waited in waitpid while its child blocked on the full backlog).
+# strace delays every clone 3 s so that the jammer's connections come first.
+if selected h-listen-peercred-check-jammed; then
+	begin h-listen-peercred-check-jammed
+	"$PY" -c 'import socket, sys, time
+end = time.monotonic() + 60
+held = []
+while time.monotonic() < end and not held:
+    for line in open("/proc/net/unix"):
+        f = line.split()
+        if len(f) > 7 and f[7].startswith("@turninit-peercred-"):
+            for _ in range(3):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(1)
+                try:
+                    s.connect("\0" + f[7][1:])
+                    held.append(s)
+                except OSError:
+                    pass
+            break
+    time.sleep(0.0005)
+print("jammed %d" % len(held), flush=True)
+time.sleep(30)' >"$WORK/jammer.out" 2>&1 &
+	JAM=$!
+	listen_start "$P/logd/jam.sock" strace -f -qq -o /dev/null \
+		-e trace=clone,clone3,fork,vfork -e inject=clone,clone3,fork,vfork:delay_enter=3000000
+	CMD="a jammer holding 3 connections to the SO_PEERCRED test socket; turninit listen --socket $P/logd/jam.sock under strace (clone delayed 3 s)"
+	wait_for 90 grep -q 'landlock:' "$WORK/listen-bg.err" || why "listen did not come up: $(cat "$WORK/listen-bg.err")"
+	wait_for 30 test -s "$WORK/jammer.out"
+	eq "the jammer" "$(cat "$WORK/jammer.out")" "jammed 3"
+	listen_stop
+	kill "$JAM" 2>/dev/null
+	wait "$JAM" 2>/dev/null
 	end
 fi
 
@@ -948,7 +996,7 @@ fake_start() {
 	rm -f "$FS" "$FO" "$FO.ready"
 	timeout -k 5 40 "$PY" "$ROOT/tests/hostile/fake_server.py" "$FS" "$FO" ${2:+"$2"} &
 	FAKE=$!
-	wait_for 10 test -e "$FO.ready" || why "the fake server did not start"
+	wait_for 60 test -e "$FO.ready" || why "the fake server did not start"
 }
 # fake_stop: the server ends once its one connection is over (or it is killed).
 fake_stop() {

@@ -88,7 +88,7 @@ timeout 60 podman run -d --pull never --network none --label "$LABEL" --name "$L
 	--tmpfs "$HOME_TMPFS" -v "$WS:/work" -v "$SOCKDIR:/run/turninit" "$IMG:main" \
 	listen --socket /run/turninit/turninit.sock >/dev/null 2>"$WORK/listen.err" \
 	|| { cat "$WORK/listen.err"; abort "podman run ... listen"; }
-wait_for 10 test -S "$SOCKDIR/turninit.sock" \
+wait_for 60 test -S "$SOCKDIR/turninit.sock" \
 	|| abort "the listen container made no socket: $(timeout 60 podman logs "$LNAME" 2>&1 | head -n 5)"
 echo "# setup took $(( $(now_ms) - T0 )) ms"
 

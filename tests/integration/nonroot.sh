@@ -263,6 +263,32 @@ expect_rc 0
 expect_out $'bash: line 1: kill: (1) - Operation not permitted\nF_SETOWN: ok\nF_SETSIG: EPERM\nO_ASYNC: ok\nwrite: ok\nstill here\n'
 end
 
+# The calls that change another process of the same uid without a signal
+# (issue 27): resource limits (RLIMIT_CPU would kill turninit, NOFILE and
+# NPROC stop every later exec), scheduling, nice and I/O priority (they
+# starve its loop). Refused towards turninit and a keeper, each set to what
+# the target has already; allowed on the command itself (pid 0), and
+# reading stays open. policy/target_calls.c lists every such call.
+begin n-process-target-calls-refused
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" \
+	'for p in 1 0; do sig prlimit $p; sig sched $p; sig nice $p; sig ioprio $p; done; sig user; echo still here'
+expect_rc 0
+expect_out $'prlimit read: ok\nprlimit: EPERM\nsched_setaffinity: EPERM\nsetpriority: EPERM\nioprio_set: EPERM\nprlimit read: ok\nprlimit: ok\nsched_setaffinity: ok\nsetpriority: ok\nioprio_set: ok\nsetpriority user: EPERM\nstill here\n'
+expect_err "$NR_LOG"
+end
+begin n-serve-keeper-target-calls-refused
+serve_session '{"op":"exec","id":"k","command":"sig prlimit $PPID; sig sched $PPID; sig nice $PPID; sig ioprio $PPID"}' \
+	-- podman run -i --rm --pull never --network none --label "$LABEL" "${NR[@]}" --tmpfs "$HOME_TMPFS" "$IMG:main" serve
+expect_rc 0
+expect_out "k exit 0 None
+k stdout ioprio_set: EPERM
+k stdout prlimit read: ok
+k stdout prlimit: EPERM
+k stdout sched_setaffinity: EPERM
+k stdout setpriority: EPERM
+"
+end
+
 # A command's own process group, and its children, it still signals.
 begin n-kill-own-children-allowed
 prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'sleep 100 & kill -TERM $!; wait $!; echo "status $?"'
@@ -270,12 +296,22 @@ expect_rc 0
 expect_out $'status 143\n'
 end
 
+# long_request MARK: the exec request of "long": it starts a sleep (which holds
+# the pipe it waits on), says "long started" once that is a sleep, and runs
+# until the other command has made /tmp/MARK (polled with bash's read, no
+# process of its own meanwhile): it runs while the other does what it tries,
+# however slow the machine.
+long_request() {
+	python3 -c 'import json,sys; print(json.dumps({"op":"exec","id":"long","command":sys.argv[1]}))' \
+		'exec 9< <(exec sleep 1000); until read -r c < /proc/$!/comm && [ "$c" = sleep ]; do read -t 0.05 -u 9 _; done; echo long started; until [ -e /tmp/'"$1"' ]; do read -t 0.1 -u 9 _; done; echo long done'
+}
+
 # serve: one command tries to end the turn, and to cancel the other through
 # its keeper (a fork of turninit, named so, of the same uid); the other runs
 # on to its end. The driver keeps stdin open until both have exited.
 begin n-serve-command-cannot-end-turn
-EVIL='kill -TERM 1; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" != 1 ] && [ "$(cat $d/comm 2>/dev/null)" = turninit ] && { kill -TERM $p 2>/dev/null && kill -USR1 $p 2>/dev/null && echo "signalled a keeper" || echo "a keeper refused"; }; done; echo evil done'
-serve_session '{"op":"exec","id":"long","command":"echo long started; sleep 2; echo long done"}' \
+EVIL='kill -TERM 1; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" != 1 ] && [ "$(cat $d/comm 2>/dev/null)" = turninit ] && { kill -TERM $p 2>/dev/null && kill -USR1 $p 2>/dev/null && echo "signalled a keeper" || echo "a keeper refused"; }; done; echo evil done; : > /tmp/evil-done'
+serve_session "$(long_request evil-done)" \
 	'long started' "$(python3 -c 'import json,sys; print(json.dumps({"op":"exec","id":"evil","command":sys.argv[1]}))' "$EVIL")" \
 	-- podman run -i --rm --pull never --network none --label "$LABEL" "${NR[@]}" --tmpfs "$HOME_TMPFS" "$IMG:main" serve
 expect_rc 0
@@ -297,8 +333,8 @@ end
 # processes either, though they share its uid.
 if kernel_test n-serve-sibling-signal-scoped landlock 6; then
 	begin n-serve-sibling-signal-scoped
-	SIBLING='for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = sleep ] && sig kill ${d#/proc/} 15; done; echo sibling done'
-	serve_session '{"op":"exec","id":"long","command":"echo long started; sleep 2; echo long done"}' \
+	SIBLING='for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = sleep ] && sig kill ${d#/proc/} 15; done; echo sibling done; : > /tmp/sib-done'
+	serve_session "$(long_request sib-done)" \
 		'long started' "$(python3 -c 'import json,sys; print(json.dumps({"op":"exec","id":"sib","command":sys.argv[1]}))' "$SIBLING")" \
 		-- podman run -i --rm --pull never --network none --label "$LABEL" "${NR[@]}" --tmpfs "$HOME_TMPFS" "$IMG:main" serve
 	expect_rc 0

@@ -60,6 +60,8 @@ manifest allow-ld "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\",\"LD_PRELOAD\"]}}"
 manifest set-ld "{$HEAD,\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\",\"LD_PRELOAD\":\"/x.so\"},\"allow\":[\"TZ\"]}}"
 manifest expired "{${HEAD/2099-01-01/2001-01-01},\"env\":{$SET,\"allow\":[\"TZ\"]}}"
 manifest timeout "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"timeout_s\":1}}"
+# 10 s: time enough for a command's traps to be set on a loaded machine
+manifest timeout10 "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"limits\":{\"timeout_s\":10}}"
 manifest ll-optional "{$HEAD,\"env\":{$SET},\"landlock\":{\"optional\":true}}"
 manifest ll-narrow "{$HEAD,\"env\":{$SET},\"landlock\":{\"writable\":[\"/home/agent\"]}}"
 manifest ll-no-shm "{$HEAD,\"env\":{$SET},\"landlock\":{\"shm\":false}}"
@@ -148,6 +150,7 @@ mapfile -t ENV_ALLOW_LD < <(manifest_env "$M/allow-ld.json")
 mapfile -t ENV_SET_LD < <(manifest_env "$M/set-ld.json")
 mapfile -t ENV_EXPIRED < <(manifest_env "$M/expired.json")
 mapfile -t ENV_TIMEOUT < <(manifest_env "$M/timeout.json")
+mapfile -t ENV_TIMEOUT10 < <(manifest_env "$M/timeout10.json")
 mapfile -t ENV_LL_OPTIONAL < <(manifest_env "$M/ll-optional.json")
 mapfile -t ENV_LL_NARROW < <(manifest_env "$M/ll-narrow.json")
 mapfile -t ENV_LL_NO_SHM < <(manifest_env "$M/ll-no-shm.json")
@@ -323,15 +326,16 @@ if selected b-pid1-environ-wiped-seen-from-host; then
 	begin b-pid1-environ-wiped-seen-from-host
 	secret=turninit-test-secret-$$-$RANDOM
 	name=turninit-itest-$$-environ
+	# The sleep ends only when the container is removed (engine_rm).
 	run_cmd "${ENGINE_RUN[@]}" -d --name "$name" --tmpfs "$HOME_TMPFS" -e "GH_TOKEN=$secret" \
-		"$SEALED" 'sleep 60'
+		"$SEALED" 'sleep 1000'
 	expect_rc 0
 	pid=$(timeout 60 "$ENGINE" inspect --format '{{.State.Pid}}' "$name" 2>/dev/null)
 	has_child() { [[ -n $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) ]]; }
 	if [[ ! $pid =~ ^[1-9][0-9]*$ ]]; then
 		why "$ENGINE_NAME inspect: no pid ($(printf '%q' "$pid"))"
-	elif ! wait_for 30 has_child; then
-		why "turninit (host pid $pid) started no command within 30 s"
+	elif ! wait_for 60 has_child; then
+		why "turninit (host pid $pid) started no command within 60 s"
 	else
 		userns cat "/proc/$pid/environ" > "$WORK/pid1-environ" 2>"$WORK/stderr" \
 			|| why "reading /proc/$pid/environ: $(cat "$WORK/stderr")"
@@ -572,7 +576,10 @@ if selected c-manifest-not-a-regular-file; then
 	docker_engine && unsealed=("$IMG:base")
 	prun --tmpfs "$HOME_TMPFS" "${unsealed[@]}" --manifest /dev/stdin 'echo COMMAND-RAN'
 	expect_refusal "not a regular file"
-	(( $(now_ms) - t0 < 10000 )) || why "took $(( $(now_ms) - t0 )) ms"
+	# no hang (the engine's own timeout is 60 s); a loaded machine may be slow
+	ms=$(( $(now_ms) - t0 ))
+	((ms < 50000)) || why "took $ms ms"
+	echo "# c-manifest-not-a-regular-file: refused in $ms ms"
 	end
 fi
 if selected c-refusal-stays-one-line; then
@@ -634,11 +641,14 @@ fi
 if selected f-timeout-124; then
 	begin f-timeout-124
 	t0=$(now_ms)
-	prun --tmpfs "$HOME_TMPFS" "${ENV_TIMEOUT[@]}" "$SEALED" 'sleep 30'
+	# The sleep ends only by the timeout. The bound tells turninit's 124 from
+	# that of the engine's hard timeout (60 s), whatever the machine's load.
+	prun --tmpfs "$HOME_TMPFS" "${ENV_TIMEOUT[@]}" "$SEALED" 'sleep 1000'
 	ms=$(( $(now_ms) - t0 ))
 	expect_rc 124
 	expect_out ""
-	((ms < 10000)) || why "the turn took $ms ms with limits.timeout_s 1"
+	((ms < 45000)) || why "the turn took $ms ms with limits.timeout_s 1"
+	echo "# f-timeout-124: the turn took $ms ms with limits.timeout_s 1"
 	end
 fi
 if selected l-landlock-writes-outside-fail; then
@@ -718,23 +728,30 @@ fi
 if selected f-timeout-terms-setsid-child; then
 	# The timeout ends what left the process group too, with SIGTERM at once
 	# (the terminate engine, as in serve mode): the setsid'd child's TERM trap
-	# runs, and the shell, which traps TERM, waits for it; the turn ends in
-	# about 1 s, not after the 5 s grace.
+	# runs, and the shell, which traps TERM, waits for it; the turn ends at
+	# its timeout (10 s: the traps are set by then on a loaded machine), not
+	# after the 5 s grace, whose SIGKILL would leave no "child got TERM" and
+	# no "main done". The sleep ends only when killed.
 	begin f-timeout-terms-setsid-child
 	t0=$(now_ms)
-	prun --tmpfs "$HOME_TMPFS" "${ENV_TIMEOUT[@]}" "$SEALED" \
-		'trap : TERM; busybox setsid bash -c '\''trap "echo child got TERM; exit 3" TERM; echo ready; sleep 30 & wait'\'' & c=$!; while kill -0 $c 2>/dev/null; do wait $c; done; echo main done'
+	prun --tmpfs "$HOME_TMPFS" "${ENV_TIMEOUT10[@]}" "$SEALED" \
+		'trap : TERM; busybox setsid bash -c '\''trap "echo child got TERM; exit 3" TERM; echo ready; sleep 1000 & wait'\'' & c=$!; while kill -0 $c 2>/dev/null; do wait $c; done; echo main done'
 	ms=$(( $(now_ms) - t0 ))
 	expect_rc 124
 	expect_out $'ready\nchild got TERM\nmain done\n'
-	((ms < 4000)) || why "the turn took $ms ms: the setsid'd child got no SIGTERM before the grace ended"
+	((ms >= 10000 && ms < 50000)) || why "the turn took $ms ms with limits.timeout_s 10"
+	echo "# f-timeout-terms-setsid-child: the turn took $ms ms with limits.timeout_s 10"
 	end
 fi
 if selected f-orphans-reaped; then
 	# Orphans are reparented to PID 1, which must reap them: no zombie stays.
+	# Five orphans sleep until the command kills them, which then waits
+	# (bounded) until all five are gone from /proc, and counts the zombies.
 	begin f-orphans-reaped
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
-		'for i in 1 2 3 4 5; do (sleep 0.2 &); done; sleep 1; cat /proc/[0-9]*/stat 2>/dev/null | awk "\$3 == \"Z\"" | wc -l'
+		'for i in 1 2 3 4 5; do p="$p $(sleep 1000 >/dev/null 2>&1 & echo $!)"; done; kill $p
+		for t in $(seq 300); do n=0; for q in $p; do [ -e /proc/$q ] && n=$((n+1)); done; [ $n = 0 ] && break; sleep 0.1; done
+		cat /proc/[0-9]*/stat 2>/dev/null | awk "\$3 == \"Z\"" | wc -l'
 	expect_rc 0
 	expect_out $'0\n'
 	expect_err ""
@@ -764,23 +781,26 @@ if selected f-stdin-passes-through; then
 	expect_err ""
 	end
 fi
-if selected "f-$ENGINE_NAME-stop-143-within-2s"; then
-	begin "f-$ENGINE_NAME-stop-143-within-2s"
+if selected "f-$ENGINE_NAME-stop-143-before-the-kill"; then
+	# The stop's SIGTERM ends the turn: status 143, before the engine's SIGKILL
+	# at the end of -t (that would be 137); the time is reported, not bounded
+	# by the machine's speed. The sleep ends only by the stop.
+	begin "f-$ENGINE_NAME-stop-143-before-the-kill"
 	name=turninit-itest-$$-stop
 	run_cmd timeout 60 "$ENGINE" run -d --pull never --network none --label "$LABEL" \
-		--name "$name" --tmpfs "$HOME_TMPFS" "$SEALED" 'sleep 100'
+		--name "$name" --tmpfs "$HOME_TMPFS" "$SEALED" 'sleep 1000'
 	if [[ $RC -ne 0 ]]; then
 		why "$ENGINE_NAME run -d failed"
 	else
 		pid1=$(timeout 60 "$ENGINE" inspect --format '{{.State.Pid}}' "$name")
-		if ! wait_for 10 pgrep -x -P "$pid1" sleep >/dev/null; then
-			why "the command (sleep) did not start under PID 1 ($pid1) within 10 s"
+		if ! wait_for 60 pgrep -x -P "$pid1" sleep >/dev/null; then
+			why "the command (sleep) did not start under PID 1 ($pid1) within 60 s"
 		else
 			t0=$(now_ms)
-			run_cmd timeout 60 "$ENGINE" stop -t 10 "$name"
+			run_cmd timeout 90 "$ENGINE" stop -t 60 "$name"
 			ms=$(( $(now_ms) - t0 ))
 			expect_rc 0
-			((ms < 2000)) || why "$ENGINE_NAME stop took $ms ms (want < 2000)"
+			((ms < 60000)) || why "$ENGINE_NAME stop took $ms ms (want < 60000, its -t)"
 			code=$(timeout 60 "$ENGINE" inspect --format '{{.State.ExitCode}}' "$name")
 			eq "container exit code" "$code" 143
 			echo "# $ENGINE_NAME stop returned in $ms ms"

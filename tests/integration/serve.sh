@@ -46,7 +46,7 @@ SOCK_IN=/run/turninit/turninit.sock
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
 ENGINES="podman docker"
-suite_open serve svtest "rootful $ENGINE_NAME" podman buildah minisign timeout setpriv "$PY"
+suite_open serve svtest "rootful $ENGINE_NAME" podman buildah minisign timeout setpriv strace "$PY"
 export PYTHONDONTWRITEBYTECODE=1
 POD=turninit-svtest-$$
 VOL_HOME=svtest-$$-home
@@ -162,7 +162,7 @@ if selected s-setsid-spammer-timeout; then
 	begin s-setsid-spammer-timeout
 	serve_case setsid setsid_timeout
 	expect_out "exit code=null signal=15 timed_out=true truncated=false
-exit event within 1 s + 5 s grace: yes
+exit event within 60 s: yes
 stdout is spam lines only: yes
 stderr \"\"
 processes left \"1 turninit\\n\"
@@ -176,9 +176,9 @@ if selected s-setsid-child-gets-term; then
 	begin s-setsid-child-gets-term
 	serve_case trapterm setsid_trap_term
 	expect_out "timeout \"ready\\nsetsid child got TERM\\nmain done\\n\" code=0 signal=null timed_out=true truncated=false
-timeout exit event within 3 s: yes
+timeout exit event within 60 s: yes
 cancel \"ready\\nsetsid child got TERM\\nmain done\\n\" $EXIT_OK
-cancel exit event within 2 s: yes
+cancel exit event within 60 s: yes
 "
 	end
 fi
@@ -186,7 +186,7 @@ if selected s-left-running-ends-with-the-command; then
 	begin s-left-running-ends-with-the-command
 	serve_case leftrunning left_running
 	expect_out "left running \"bye\\n\" $EXIT_OK
-exit event within 2 s: yes
+exit event within 60 s: yes
 sleeps left \"\"
 "
 	end
@@ -206,6 +206,52 @@ after the idle keeper was killed: $EXIT_OK a new keeper: yes turninit's children
 a keeper stopped while idle, then a command: \"ran\\n\" $EXIT_OK
 "
 	end
+fi
+# PID 1 never waits on a keeper (issue 27, finding 1): a command that loops
+# kill(-1, SIGSTOP) beside 15 others; where Landlock scopes signals (ABI 6)
+# it stops nothing, and below it every command still gets an answer.
+if selected s-stopper-beside-15; then
+	begin s-stopper-beside-15
+	serve_case stopper stopper
+	kernel_ask landlock
+	if [[ $KERNEL_ANSWER =~ ^[0-9]+$ ]] && ((KERNEL_ANSWER >= 6)); then
+		expect_out "every command answered: 15 of 15
+ran to their end with their output: 15 of 15
+stopper: \"stopper done\\n\" $EXIT_OK
+the turn ended at the end of stdin: 0
+"
+	else
+		expect_contains stdout "$OUT" "every command answered: 15 of 15"
+		expect_contains stdout "$OUT" "the turn ended at the end of stdin: 0"
+	fi
+	end
+fi
+# In privileged mode too, a command cannot signal another's processes.
+if kernel_test s-sibling-stop-refused landlock 6; then
+	begin s-sibling-stop-refused
+	serve_case sibling sibling_stop
+	expect_contains stdout "$OUT" "kill -STOP of another command's process: \"rc=1\\n\" \"bash: line 1: kill: ("
+	expect_contains stdout "$OUT" ") - Operation not permitted\\n\""
+	expect_contains stdout "$OUT" "its state: \"S\\n\""
+	expect_contains stdout "$OUT" "victim: code=null signal=15"
+	end
+fi
+# A keeper held before its command's exec (strace delays its clone 120 s from
+# the host): the start is refused within two SERVE_START_MS, and the turn goes on.
+if selected s-held-start-bounded; then
+	if rootless; then
+		skip s-held-start-bounded "rootless: strace from the host cannot attach to a keeper in podman's user namespace"
+	else
+		begin s-held-start-bounded
+		serve_case held held_start
+		expect_out "one keeper: 1
+held: error \"exec: the command did not start within 10000 ms (its process was held before its exec): killed\"
+after: after $EXIT_OK a new keeper: yes
+"
+		expect_contains stderr "$ERR" "turninit: serve: held: its keeper has not reported the start in 5000 ms: continuing its process"
+		expect_contains stderr "$ERR" "turninit: serve: held: its keeper has not reported the start in 10000 ms: killing it and the process"
+		end
+	fi
 fi
 if selected s-filter-per-command; then
 	# A filter that refuses a keeper's call is loaded in each command.
@@ -227,7 +273,7 @@ fi
 if selected s-cancel-and-signal; then
 	begin s-cancel-and-signal
 	serve_case cancel cancel
-	expect_out "cancel sleep $EXIT_TERM within 2 s: yes
+	expect_out "cancel sleep $EXIT_TERM within 60 s: yes
 cancel TERM-proof $EXIT_KILL after the 5 s grace: yes
 signal INT \"ready\\ngot INT\\n\" code=5 signal=null timed_out=false truncated=false
 signal KILL $EXIT_KILL
@@ -241,8 +287,8 @@ if selected s-hardening; then
 	# its exit event; cancel reaches a stopped command; argv words are words.
 	begin s-hardening
 	serve_case hardening hardening
-	expect_out "fd handed on $EXIT_OK A-done within 2 s: yes
-cancel stopped $EXIT_TERM within 2 s: yes
+	expect_out "fd handed on $EXIT_OK A-done within 60 s: yes
+cancel stopped $EXIT_TERM within 60 s: yes
 argv dash code=127 signal=null timed_out=false truncated=false \"\"
 "
 	end
@@ -335,7 +381,7 @@ if selected s-queued-exec-times-out; then
 	serve_case queuedtimeout queued_timeout "${ENV_ONE[@]}"
 	expect_out "A code=null signal=15 timed_out=true truncated=false
 B code=null signal=15 timed_out=true truncated=false
-B ended about 1 s after it started: yes
+B ended at its own timeout, from its start: yes
 "
 	end
 fi
@@ -373,7 +419,7 @@ fi
 if selected s-sigkill-client-ends-turn; then
 	begin s-sigkill-client-ends-turn
 	serve_case kill sigkill_client
-	expect_out "turninit ended within 2 s: yes
+	expect_out "turninit ended within 60 s: yes
 $ENGINE_NAME ps lists it: no
 "
 	end
@@ -454,7 +500,7 @@ LNAME=turninit-svtest-$$-listen
 run_cmd timeout 60 "$ENGINE" run -d --pull never --network none --label "$LABEL" --name "$LNAME" \
 	--tmpfs "$HOME_TMPFS" -v "$LSOCK:/run/turninit" "$SEALED" listen --socket "$SOCK_IN"
 LISTEN_UP=0
-if [[ $RC -eq 0 ]] && wait_for 10 test -S "$LSOCK/turninit.sock"; then
+if [[ $RC -eq 0 ]] && wait_for 60 test -S "$LSOCK/turninit.sock"; then
 	LISTEN_UP=1
 else
 	echo "# the listen container did not make its socket: $(timeout 60 "$ENGINE" logs "$LNAME" 2>&1 | head -n 5)"
@@ -526,6 +572,16 @@ if listen_test l-command-peer-race; then
 "
 	end
 fi
+# The 200 refusals just made are not 200 log lines: at most 10 a 10 s
+# window, the rest counted in one line once the window has passed.
+if listen_test l-refusals-log-bounded; then
+	wait_for 60 bash -c "timeout 60 $ENGINE logs $LNAME 2>&1 | grep -q 'listen: refused [0-9]* more peer(s) in 10 s, not each logged'" \
+		|| why "no line counting the refusals not logged within 60 s"
+	n=$(timeout 60 "$ENGINE" logs "$LNAME" 2>&1 | grep -c 'listen: refused a peer')
+	((n <= 60)) || why "$n lines 'listen: refused a peer' (want at most 10 a 10 s window)"
+	echo "# refused-peer lines in the listen log: $n"
+	end
+fi
 if listen_test l-slow-neighbour-does-not-stall; then
 	# Two connections are independent streams: one whose client stops reading
 	# its events must not hold up the other's.
@@ -574,13 +630,15 @@ if listen_test c-call-stderr; then
 	end
 fi
 if listen_test c-call-timeout-124; then
+	# The sleep ends only by the timeout. The bound tells the call's 124 from
+	# that of the engine's hard timeout (60 s), whatever the machine's load.
 	t0=$(now_ms)
-	call --timeout 1 'sleep 30'
+	call --timeout 1 'sleep 1000'
 	ms=$(( $(now_ms) - t0 ))
 	expect_rc 124
 	expect_out ""
-	((ms < 10000)) || why "call --timeout 1 took $ms ms"
-	echo "# call --timeout 1 'sleep 30': $ms ms"
+	((ms < 45000)) || why "call --timeout 1 took $ms ms"
+	echo "# call --timeout 1 'sleep 1000': $ms ms"
 	end
 fi
 if listen_test c-call-env-filtered; then
@@ -642,7 +700,7 @@ if selected l-stale-socket-replaced; then
 	# enter (a clone in a mktemp -d folder, as CI may make).
 	install -m 0644 "$ROOT/tests/serve/client.py" "$SOCKDIR/client.py"
 	# Up when a connection is answered (the stale file was there from the start).
-	wait_for 10 userns setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" "$SOCKDIR/client.py" \
+	wait_for 60 userns setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" "$SOCKDIR/client.py" \
 		--socket "$SOCKDIR/turninit.sock" true 2>/dev/null
 	run_cmd userns timeout 60 setpriv --reuid 1000 --regid 1000 --clear-groups "$PY" \
 		"$SOCKDIR/client.py" --socket "$SOCKDIR/turninit.sock" 'echo fresh'

@@ -5,7 +5,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { startModel, TOOL } from "./fake-model.mjs";
@@ -18,11 +18,20 @@ const SECRET2 = "turninit-sentinel-of-the-harness";
 // What every command's environment is under the main manifest: exactly this.
 const ENV = ["HOME=/home/agent", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "PWD=/work",
 	"SHLVL=1", "TERM=dumb", "_=/bin/env"].join("\n") + "\n";
-// Polls (bounded) until no `sleep 100` is left, then prints how many are.
-const NO_SLEEP = "for i in $(seq 100); do n=$(ps -eo args | grep -c '^sleep 100'); " +
+// A sleep that ends only when it is ended (a cancel, the end of the turn), however
+// slow the machine; the polls below are bounded by 60 s and more, which a loaded
+// machine does not reach.
+// Polls (bounded) until no `sleep 1000` is left, then prints how many are.
+const NO_SLEEP = "for i in $(seq 600); do n=$(ps -eo args | grep -c '^sleep 1000'); " +
 	"[ \"$n\" = 0 ] && break; sleep 0.1; done; echo left=$n";
-// Polls (bounded) until a `sleep 100` runs.
-const SLEEP_UP = "for i in $(seq 100); do ps -eo args | grep -q '^sleep 100' && break; sleep 0.1; done";
+// Polls (bounded) until a `sleep 1000` runs.
+const SLEEP_UP = "for i in $(seq 600); do ps -eo args | grep -q '^sleep 1000' && break; sleep 0.1; done";
+
+// until(what, cond): polls cond every 50 ms until it holds; fails after 60 s.
+async function until(what, cond) {
+	for (const t0 = Date.now(); !cond(); await new Promise((r) => setTimeout(r, 50)))
+		if (Date.now() - t0 > 60000) throw new Error(`not within 60 s: ${what}`);
+}
 
 // podman run of README's "Use with any MCP agent", for image, with more podman flags.
 function server(image = E.MCPTEST_IMAGE, flags = []) {
@@ -64,14 +73,14 @@ function session(image) {
 	});
 	p.stderr.on("data", (d) => (stderr += d));
 	const exited = new Promise((resolve) => p.on("exit", (code, sig) => resolve(code ?? 128 + (sig === "SIGINT" ? 2 : 15))));
-	const killer = setTimeout(() => p.kill("SIGKILL"), 60000);
+	const killer = setTimeout(() => p.kill("SIGKILL"), 240000);
 	exited.then(() => clearTimeout(killer));
 	return {
 		p, exited,
 		stderr: () => stderr,
 		send: (m) => p.stdin.write((typeof m === "string" ? m : JSON.stringify(m)) + "\n"),
 		// the next line, parsed; fails after ms
-		next: (ms = 30000) => new Promise((resolve, reject) => {
+		next: (ms = 90000) => new Promise((resolve, reject) => {
 			const t = setTimeout(() => reject(new Error(`no line within ${ms} ms; stderr: ${stderr}`)), ms);
 			const take = (l) => { clearTimeout(t); resolve(JSON.parse(l)); };
 			if (lines.length) take(lines.shift()); else waiters.push(take);
@@ -151,7 +160,7 @@ test("r-arguments: invalid arguments are a tool error the model can read", async
 
 test("r-cancel: notifications/cancelled ends the command, and the call is not answered", async () => {
 	const s = session();
-	s.send(call(5, "sleep 100"));
+	s.send(call(5, "sleep 1000"));
 	s.send(call(6, `${SLEEP_UP}; echo up`));
 	assert.equal(textOf((await s.next()).result), "up\n");
 	s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "test" } });
@@ -167,13 +176,22 @@ test("r-cancel: notifications/cancelled ends the command, and the call is not an
 
 test("r-progress: a call with a progressToken gets notifications/progress with its last line", async () => {
 	const s = session();
-	s.send(rpc(1, "tools/call", { name: "bash", arguments: { command: "echo one; sleep 5; echo two" },
+	// The command runs until the first notification has come: then the file
+	// it waits for is made in the workspace (its /work), however slow the machine.
+	const name = `.progress-go-${process.pid}`, go = join(E.MCPTEST_WORKSPACE, name);
+	rmSync(go, { force: true });
+	s.send(rpc(1, "tools/call", { name: "bash",
+		arguments: { command: `echo one; until [ -e /work/${name} ]; do sleep 0.1; done; echo two` },
 		_meta: { progressToken: "tok" } }));
 	const seen = [];
 	let m;
-	while (!("id" in (m = await s.next()))) seen.push(m);
+	while (!("id" in (m = await s.next()))) {
+		seen.push(m);
+		writeFileSync(go, "");
+	}
+	rmSync(go, { force: true });
 	assert.equal(textOf(m.result), "one\ntwo\n");
-	assert.ok(seen.length >= 1, "at least one progress notification in 5 s");
+	assert.ok(seen.length >= 1, "at least one progress notification before the end");
 	seen.forEach((n, i) => {
 		assert.equal(n.method, "notifications/progress");
 		assert.equal(n.params.progressToken, "tok");
@@ -202,7 +220,7 @@ test("r-concurrency: calls past limits.concurrency wait for a slot", async () =>
 
 test("r-sigint: SIGINT ends the turn: the running call is answered, exit 130", async () => {
 	const s = session();
-	s.send(call(1, "echo started; sleep 100"));
+	s.send(call(1, "echo started; sleep 1000"));
 	s.send(call(2, SLEEP_UP));
 	await s.next();
 	s.p.kill("SIGINT");
@@ -319,7 +337,7 @@ test("b-results: the same results through the bridge", async () => {
 
 test("b-cancel: a cancel through the bridge ends the command in the listen container", async () => {
 	const s = session("bridge");
-	s.send(call(5, "sleep 100"));
+	s.send(call(5, "sleep 1000"));
 	s.send(call(6, `${SLEEP_UP}; echo up`));
 	assert.equal(textOf((await s.next()).result), "up\n");
 	s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } });
@@ -334,7 +352,7 @@ test("b-cancel: a cancel through the bridge ends the command in the listen conta
 test("b-end-answers: at the end of stdin the bridge answers what still runs, as turninit mcp does", async () => {
 	for (const image of [E.MCPTEST_IMAGE, "bridge"]) {
 		const s = session(image);
-		s.send(call(1, "echo started; sleep 100"));
+		s.send(call(1, "echo started; sleep 1000"));
 		s.send(call(2, SLEEP_UP));
 		await s.next();
 		s.end();
@@ -347,15 +365,21 @@ test("b-end-answers: at the end of stdin the bridge answers what still runs, as 
 });
 
 test("b-end-then-signal: the end of stdin, then SIGTERM: the call is still answered, exit 0", async () => {
-	for (const image of [E.MCPTEST_IMAGE, "bridge"]) {
+	for (const [i, image] of [E.MCPTEST_IMAGE, "bridge"].entries()) {
 		const s = session(image);
-		s.send(call(1, "trap '' TERM; echo started; sleep 100"));
+		// The command outlives SIGTERM (its trap makes a file in the workspace,
+		// its /work, and it sleeps again): SIGTERM is sent once the end of
+		// stdin has reached it, however slow the machine.
+		const name = `.end-term-${process.pid}-${i}`, mark = join(E.MCPTEST_WORKSPACE, name);
+		rmSync(mark, { force: true });
+		s.send(call(1, `trap ': > /work/${name}' TERM; echo started; while :; do sleep 1000 & wait; done 2>/dev/null`));
 		s.send(call(2, SLEEP_UP));
 		await s.next();
 		s.end();
-		await new Promise((r) => setTimeout(r, 500));
+		await until(`the end of stdin reached the command (${image})`, () => existsSync(mark));
+		rmSync(mark, { force: true });
 		s.p.kill("SIGTERM");
-		const r = await s.next(20000);
+		const r = await s.next(60000);
 		assert.equal(r.id, 1, image);
 		assert.equal(textOf(r.result), "started\n[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n", image);
 		assert.equal(await s.exited, 0, image);
@@ -404,7 +428,7 @@ const SCRIPTS = {
 		{ command: "env | sort" },
 		{ tool: "mcp__turninit__nope", input: { command: "echo never" } },
 	],
-	cancel: [{ command: "sleep 100" }, { command: NO_SLEEP }],
+	cancel: [{ command: "sleep 1000" }, { command: NO_SLEEP }],
 	readme: [{ command: "echo from the README line; pwd" }],
 };
 

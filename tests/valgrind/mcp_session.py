@@ -22,15 +22,18 @@ bounds are wide (valgrind is twenty to fifty times slower).
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 WAIT = 60  # seconds: the bound of every wait
-# Polls (bounded) until a `sleep 100` runs, or until none is left (then: left=N).
-SLEEP_UP = "for i in $(seq 300); do ps -eo args | grep -q '^sleep 100' && break; sleep 0.1; done"
-NO_SLEEP = ("for i in $(seq 300); do n=$(ps -eo args | grep -c '^sleep 100'); "
+# Polls (bounded) until a `sleep 1000` runs, or until none is left (then: left=N).
+# (The sleep ends only when the session ends it, however slow the machine.)
+SLEEP_UP = "for i in $(seq 300); do ps -eo args | grep -q '^sleep 1000' && break; sleep 0.1; done"
+NO_SLEEP = ("for i in $(seq 300); do n=$(ps -eo args | grep -c '^sleep 1000'); "
             "[ \"$n\" = 0 ] && break; sleep 0.1; done; echo left=$n")
 
 
@@ -154,9 +157,9 @@ def long_output(s, limit):
 
 def cancel(s):
     """A cancelled call ends its command and is never answered."""
-    s.send(call(12, {"command": "sleep 100"}))
+    s.send(call(12, {"command": "sleep 1000"}))
     s.send(call(13, {"command": SLEEP_UP + "; echo up"}))
-    tool("sleep 100 runs", s.reply("sleep 100 runs", 13), "up\n", False)
+    tool("sleep 1000 runs", s.reply("sleep 1000 runs", 13), "up\n", False)
     s.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": 12, "reason": "vg"}})
     s.send(call(14, {"command": NO_SLEEP}))
@@ -193,11 +196,23 @@ def session(s):
     exit3(s)
     long_output(s, 256)   # the manifest's limits.result_bytes
 
+    # The command runs until a progress notification has come (then the file
+    # it waits for is made), however slow the machine.
     seen = []
-    s.send(call(11, {"command": "echo one; sleep 3; echo two"}, _meta={"progressToken": "tok"}))
-    tool("progress", s.reply("progress", 11, seen), "one\ntwo\n", False)
-    if not seen:
-        fail("progress", "no notifications/progress in 3 s")
+    d = tempfile.mkdtemp(prefix="turninit-vg-progress.")
+    try:
+        os.chmod(d, 0o755)
+        go = os.path.join(d, "go")
+        s.send(call(11, {"command": "echo one; until [ -e %s ]; do sleep 0.1; done; echo two" % go},
+                    _meta={"progressToken": "tok"}))
+        m = s.next("progress")
+        if m is None or "id" in m:
+            fail("progress", "no notifications/progress before %r" % m)
+        seen.append(m)
+        open(go, "w").close()
+        tool("progress", s.reply("progress", 11, seen), "one\ntwo\n", False)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
     want("progress notifications", seen,
          [{"jsonrpc": "2.0", "method": "notifications/progress",
            "params": {"progressToken": "tok", "progress": i + 1, "message": "one"}}
@@ -230,9 +245,9 @@ def bridge(manifest):
 
 
 def sigint(s):
-    s.send(call(1, {"command": "echo started; sleep 100"}))
+    s.send(call(1, {"command": "echo started; sleep 1000"}))
     s.send(call(2, {"command": SLEEP_UP}))
-    tool("sleep 100 runs", s.reply("sleep 100 runs", 2), "(no output)", False)
+    tool("sleep 1000 runs", s.reply("sleep 1000 runs", 2), "(no output)", False)
     # PID 1 of the namespace: the grandchild of timeout (its child is unshare).
     kids = {}
     for d in os.listdir("/proc"):

@@ -67,7 +67,7 @@ def main(argv):
     outs = [bytes(c.wait(i, WAIT).stdout) for i in ids]
     want("8 at once", outs, [b"%d\n" % (n * 2) for n in range(8)])
 
-    s = c.exec("sleep 100", id="s")
+    s = c.exec("sleep 1000", id="s")   # ends by the cancel alone
     c.wait(s, WAIT, until=lambda res: res.pid is not None)
     c.exec("true", id="s")  # a duplicate of a running id: an error event
     c.cancel("s")
@@ -97,9 +97,9 @@ def main(argv):
     r = c.run("echo still here", timeout=WAIT)
     want("after bad requests", bytes(r.stdout), b"still here\n")
 
-    c.exec("sleep 100", id="left")  # still running at the end: cancelled
+    c.exec("sleep 1000", id="left")  # still running at the end: cancelled
     c.wait("left", WAIT, until=lambda res: res.pid is not None)
-    status = c.close()
+    status = c.close(WAIT)
     want("end of the stream", [e for e in c.drain(WAIT) if e.get("id") != "left"], [])
     want("cancelled at the end", exit_of("end", c.results["left"])["signal"], 15)
     if status is not None:
