@@ -108,26 +108,26 @@ expect_rc 0
 [[ -f $WORK/rel-ctx/Containerfile && -x $WORK/rel-ctx/root/sbin/turninit ]] || why "no context in $WORK/rel-ctx"
 end
 # --root or --context naming a directory with other files: refused, nothing removed.
+# refused_root ROOT OPTION DIR: build-image.sh OPTION DIR, whose image root
+# is ROOT (holding keep.txt), refuses to empty it, and keep.txt stays.
+refused_root() {
+	echo precious > "$1/keep.txt"
+	run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+		"$2" "$3" "$ROOT/build/turninit"
+	expect_rc 1
+	expect_contains "stderr" "$ERR" "refusing to empty $1: it is not an image root this script made"
+	[[ $(cat "$1/keep.txt" 2>&1) == precious ]] || why "$1/keep.txt was removed"
+}
 begin p-build-image-refuses-foreign-root
 mkdir -p "$WORK/foreign/root"
-echo precious > "$WORK/foreign/root/keep.txt"
-run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
-	--context "$WORK/foreign" "$ROOT/build/turninit"
-expect_rc 1
-expect_contains "stderr" "$ERR" "refusing to empty $WORK/foreign/root: it is not an image root this script made"
-[[ $(cat "$WORK/foreign/root/keep.txt" 2>&1) == precious ]] || why "keep.txt was removed"
+refused_root "$WORK/foreign/root" --context "$WORK/foreign"
 # /usr of a merged-/usr system after make install PREFIX=/usr: it has
 # sbin/turninit and bin/busybox, and is not an image root either.
 mkdir -p "$WORK/usrlike/sbin" "$WORK/usrlike/bin"
 install -m 0755 "$ROOT/build/turninit" "$WORK/usrlike/sbin/turninit"
 printf '#!/bin/sh\n' > "$WORK/usrlike/bin/busybox"
 chmod 0755 "$WORK/usrlike/bin/busybox"
-echo precious > "$WORK/usrlike/keep.txt"
-run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
-	--root "$WORK/usrlike" "$ROOT/build/turninit"
-expect_rc 1
-expect_contains "stderr" "$ERR" "refusing to empty $WORK/usrlike: it is not an image root this script made"
-[[ $(cat "$WORK/usrlike/keep.txt" 2>&1) == precious ]] || why "the /usr-like tree was emptied"
+refused_root "$WORK/usrlike" --root "$WORK/usrlike"
 end
 
 # An install directory the installed script would carry badly (a space, $( ),
