@@ -1109,7 +1109,7 @@ doc_check() {
 	local doc=$1 names n
 	names=$(grep -E '^\| `' "$doc" | cut -d'|' -f2 | grep -oE '`[A-Za-z0-9_.-]+`' | tr -d '`' | sort -u)
 	for n in $names; do
-		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow) $n( |\$)|cmocka_unit_test\\($n\\)" \
+		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow|listen_test) $n( |;|\$)|cmocka_unit_test\\($n\\)" \
 			"$ROOT"/tests/integration/*.sh "$ROOT"/tests/unit/*.c \
 			|| echo "row names $n: no such test"
 	done
