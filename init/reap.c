@@ -262,6 +262,7 @@ int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_
 		pid_t kids[256];
 		size_t nk = reap_children_of(getpid(), kids, sizeof(kids) / sizeof(kids[0]));
 		bool found = false;
+		int before = killed;
 
 		if (lost > 0)
 			killed += reap_signal_descendants(lost, SIGKILL);
@@ -279,7 +280,12 @@ int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_
 			/* its orphans are reparented to turninit as it is reaped */
 			(void)waitpid(kids[i], NULL, WNOHANG);
 		}
-		if (!found && (lost <= 0 || reap_children_of(lost, kids, 1) == 0))
+		/* Done only after a pass that found and killed nothing: a
+		 * process killed in this pass may die before its children were
+		 * walked (on another CPU), which reparents them to turninit,
+		 * where only the next pass sees them (a loaded machine left the
+		 * two setsid children of f-keeper-lost running). */
+		if (!found && killed == before && (lost <= 0 || reap_children_of(lost, kids, 1) == 0))
 			return killed;
 		if (reap_now_ms() >= deadline_ms)
 			return -ETIMEDOUT;
