@@ -290,16 +290,18 @@ man/turninit.1: docs/turninit.1.md
 # DATADIR/turninit; LICENSE and the licences of what is linked in under DOCDIR.
 # The install directories are written into the installed build-image script
 # (DATADIR) and name files in the man page's world: an absolute path of
-# letters, digits and / . _ + - only, else refused before anything is
-# installed (a space would break every run of the script; $( ), ; or a quote
-# would run code at each of them).
-INSTALL_DIRS := PREFIX BINDIR SBINDIR LIBDIR MANDIR DATADIR DOCDIR
+# letters, digits and / . _ + - only, with no .. in it, else refused before
+# anything is installed (a space would break every run of the script; $( ),
+# ; or a quote would run code at each of them; .. would leave DESTDIR).
+# DESTDIR, when given, likewise. The GNU names are the upper-case ones.
+INSTALL_DIRS := PREFIX BINDIR SBINDIR LIBDIR MANDIR DATADIR DOCDIR $(if $(DESTDIR),DESTDIR)
 install-check-dirs:
 	@for v in $(foreach d,$(INSTALL_DIRS),'$(d)=$(subst ','\'',$($(d)))'); do \
 		case $${v#*=} in \
+		*/../*|*/..) ;; \
 		/*) case $${v#*=} in *[!A-Za-z0-9/._+-]*) ;; *) continue ;; esac ;; \
 		esac; \
-		echo "install: $${v%%=*} must be an absolute path of letters, digits and / . _ + - only: $${v#*=}" >&2; exit 1; \
+		echo "install: $${v%%=*} must be an absolute path of letters, digits and / . _ + - only, without ..: $${v#*=}" >&2; exit 1; \
 	done
 install: $(BUILD)/turninit install-check-dirs
 	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit.unstripped $(DESTDIR)$(SBINDIR)/turninit

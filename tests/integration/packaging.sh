@@ -133,12 +133,12 @@ end
 # An install directory the installed script would carry badly (a space, $( ),
 # ;, a quote, |) or a relative one: refused in one line, nothing installed.
 begin p-install-odd-directory-refused
-for bad in "/opt/a b" '/opt/x;touch /tmp/p' "/opt/o'q" '/opt/a|b' 'opt/rel'; do
+for bad in "/opt/a b" '/opt/x;touch /tmp/p' "/opt/o'q" '/opt/a|b' 'opt/rel' '/../../tmp/out' '/opt/..'; do
 	D=$WORK/d-odd
 	rm -rf "$D"
 	run_cmd timeout 300 make --no-print-directory -C "$ROOT" DESTDIR="$D" install PREFIX="$bad"
 	[[ $RC -ne 0 ]] || why "PREFIX=$bad: make install succeeded"
-	[[ $ERR == *"install: PREFIX must be an absolute path of letters, digits and / . _ + - only: $bad"* ]] \
+	[[ $ERR == *"install: PREFIX must be an absolute path of letters, digits and / . _ + - only, without ..: $bad"* ]] \
 		|| why "PREFIX=$bad: no refusal line: $(printf '%s' "$ERR" | head -n 2)"
 	[[ ! -e $D ]] || why "PREFIX=$bad: something was installed: $(cd "$D" && find . | head -n 3)"
 done
