@@ -181,7 +181,7 @@ test("r-progress: a call with a progressToken gets notifications/progress with i
 	const name = `.progress-go-${process.pid}`, go = join(E.MCPTEST_WORKSPACE, name);
 	rmSync(go, { force: true });
 	s.send(rpc(1, "tools/call", { name: "bash",
-		arguments: { command: `echo one; until [ -e /work/${name} ]; do sleep 0.1; done; echo two` },
+		arguments: { command: `echo one; until [ -e ./${name} ]; do sleep 0.1; done; echo two` },
 		_meta: { progressToken: "tok" } }));
 	const seen = [];
 	let m;
@@ -372,7 +372,7 @@ test("b-end-then-signal: the end of stdin, then SIGTERM: the call is still answe
 		// stdin has reached it, however slow the machine.
 		const name = `.end-term-${process.pid}-${i}`, mark = join(E.MCPTEST_WORKSPACE, name);
 		rmSync(mark, { force: true });
-		s.send(call(1, `trap ': > /work/${name}' TERM; echo started; while :; do sleep 1000 & wait; done 2>/dev/null`));
+		s.send(call(1, `trap ': > ./${name}' TERM; echo started; while :; do sleep 1000 & wait; done 2>/dev/null`));
 		s.send(call(2, SLEEP_UP));
 		await s.next();
 		s.end();
