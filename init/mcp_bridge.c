@@ -355,8 +355,8 @@ int mcp_bridge_main(const struct cli_options *o)
 		uint64_t t = now_ms(), next = ending ? end_ms : 0;
 
 		for (struct running *r = b.running; r; r = r->next) {
-			if (!r->started)
-				continue;   /* waiting on the server: no progress, as in `turninit mcp` */
+			if (!r->started || r->ended)
+				continue;   /* waiting on the server, or ending: no progress, as in `turninit mcp` */
 			if (t >= r->progress_ms) {
 				r->progress_ms = t + MCP_PROGRESS_MS;
 				if (out_line(mcp_progress(b.session, r->key, t - r->start_ms)) < 0)

@@ -518,6 +518,26 @@ static char *tool_refusal(json_t *id, const char *fmt, ...)
 
 /* --- requests --------------------------------------------------------------------- */
 
+/*
+ * The arguments that MCP clients add to every tool's input on their own, for
+ * their own bookkeeping, and that a call may carry beside "command" and
+ * "timeout": ignored, whatever their value; nothing of them reaches the
+ * command. Any other name is refused (docs/mcp.md, "Arguments clients add"):
+ * an argument the model meant (a "cwd") silently dropped would run the command
+ * somewhere it did not mean.
+ *   wait_for_previous  Gemini CLI (0.61): added to every schema, set by the
+ *                      model to order its calls, forwarded to the server
+ */
+static const char *const client_arguments[] = { "wait_for_previous", NULL };
+
+static bool client_argument(const char *name)
+{
+	for (size_t i = 0; client_arguments[i]; i++)
+		if (strcmp(name, client_arguments[i]) == 0)
+			return true;
+	return false;
+}
+
 static json_t *initialize_result(const struct mcp_session *s, const json_t *params)
 {
 	const char *want = json_string_value(json_object_get(params, "protocolVersion"));
@@ -578,7 +598,7 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 		return 0;
 	}
 	json_object_foreach(args, k, v)
-		if (strcmp(k, "command") != 0 && strcmp(k, "timeout") != 0)
+		if (strcmp(k, "command") != 0 && strcmp(k, "timeout") != 0 && !client_argument(k))
 			unknown = k;
 	cmd = json_object_get(args, "command");
 	timeout = json_object_get(args, "timeout");
@@ -967,7 +987,9 @@ char *mcp_progress(struct mcp_session *s, const char *id, uint64_t elapsed_ms)
 	struct buf b = { 0 };
 	char *line;
 
-	if (!c || !c->token || c->cancelled)
+	/* none for a call that is ending: its timeout has fired (the result
+	 * follows at once), or it is cancelled */
+	if (!c || !c->token || c->cancelled || elapsed_ms >= (uint64_t)c->timeout_s * 1000)
 		return mcp_nothing();
 	if (c->out.tail_len) {
 		if (!(tail = out_tail(&c->out)))

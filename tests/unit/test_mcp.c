@@ -616,6 +616,19 @@ static void tools_call_makes_an_exec_request(void **state)
 	assert_int_equal(rq->timeout_s, UINT32_MAX);
 	assert_int_equal(rq_command_of(f->m, rq).timeout_s, 120);
 	rq_free(rq);
+	/* an argument a client adds of its own (Gemini CLI's wait_for_previous):
+	 * ignored, whatever its value, and nothing of it in the request */
+	rq = call(f->s, "14", "{\"command\":\"echo w\",\"wait_for_previous\":true}");
+	assert_int_equal(rq->op, RQ_EXEC);
+	assert_int_equal(rq->n_words, 1);
+	assert_string_equal(rq->words[0], "echo w");
+	assert_null(rq->env);
+	assert_int_equal(rq->timeout_s, 0);
+	rq_free(rq);
+	rq = call(f->s, "15", "{\"wait_for_previous\":\"x\",\"timeout\":3,\"command\":\"echo w\"}");
+	assert_string_equal(rq->words[0], "echo w");
+	assert_int_equal(rq->timeout_s, 3);
+	rq_free(rq);
 	/* a params._meta without progressToken, other params fields: still a call */
 	{
 		char *line = call_line("11", "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\"},"
@@ -731,6 +744,13 @@ static void invalid_arguments_are_tool_errors(void **state)
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"timeout\":null}}", "T" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"cwd\":\"/\"}}",
 		  "unknown argument \"cwd\": the tool takes \"command\" and \"timeout\"" },
+		/* a client's own argument does not excuse another, nor a bad command */
+		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"wait_for_previous\":true,\"cwd\":\"/\"}}",
+		  "unknown argument \"cwd\": the tool takes \"command\" and \"timeout\"" },
+		{ "{\"name\":\"bash\",\"arguments\":{\"wait_for_previous\":true}}", NULL },
+		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"wait_for_previous\":true,\"timeout\":0}}", "T" },
+		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"Wait_for_previous\":true}}",
+		  "unknown argument \"Wait_for_previous\": the tool takes \"command\" and \"timeout\"" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"a\\\"b\\n\":1}}",
 		  "unknown argument \"a\\x22b\\x0a\": the tool takes \"command\" and \"timeout\"" },
 	};
@@ -1318,6 +1338,11 @@ static void progress_of_calls(void **state)
 		memcpy(want + 2 * i, "\xc3\xa9", 2);
 	want[198] = '\0';
 	expect_progress(mcp_progress(f->s, "11", 9000), "\"tok\"", 8, want);
+	/* once the call's timeout has fired (120 s here) it is ending: no more */
+	l = mcp_progress(f->s, "11", 120000);
+	assert_string_equal(l, "");
+	free(l);
+	expect_progress(mcp_progress(f->s, "11", 119999), "\"tok\"", 9, want);
 	free(mcp_exit(f->s, "11", &exit0));
 	l = mcp_progress(f->s, "11", 9000);   /* ended */
 	assert_string_equal(l, "");
