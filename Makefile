@@ -23,8 +23,9 @@
 #                        valgrind (memcheck over a host build: one-shot, serve, mcp, listen),
 #                        audit (the audit container: host tree unchanged, the log),
 #                        pi (clients/pi with the real pi package from npm; node
-#                        >= 20.6), mcp (turninit mcp with the real MCP Inspector
-#                        and Claude Code from npm, a fake model), rootless (integration, sandbox and serve again
+#                        >= 20.6), mcp (turninit mcp with the real MCP Inspector,
+#                        Claude Code, Codex CLI and Gemini CLI from npm, fake
+#                        models on loopback), rootless (integration, sandbox and serve again
 #                        under rootless podman as a user it makes, and
 #                        --userns=keep-id), gvisor (one-shot and serve under
 #                        podman with runsc, the layers gVisor weakens, the
@@ -34,6 +35,8 @@
 #                        and the fuzz corpora replayed under ASan and UBSan
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
+#   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
+#                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make helpers         the static test helpers (build/helpers/) the suites use
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash:
@@ -119,7 +122,7 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
            rootless-serve rootless-keepid docker-engine docker-containerd docker-integration \
            docker-sandbox docker-serve
 
-.PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) fuzz fuzz-replay bench size mutants \
+.PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) mcp-latest fuzz fuzz-replay bench size mutants \
         mutants-list update-docs install install-check-dirs install-strip uninstall clean FORCE
 all: $(BUILD)/turninit
 
@@ -231,6 +234,13 @@ $(filter-out valgrind,$(SUITES)): $(BUILD)/turninit $(HELPERS)
 
 valgrind: $(BUILD)/vg/turninit $(HELPERS)
 	@bash tests/integration/valgrind.sh
+
+# Not part of make check: the mcp suite's agent tests with the newest Claude
+# Code, Codex CLI and Gemini CLI from the npm registry, under Node.js 22 (the
+# registry's binary package, pinned in tests/mcp/latest); prints each agent's
+# version and result into build/test-results/mcp-latest.
+mcp-latest: $(BUILD)/turninit $(HELPERS)
+	@MCP_LATEST=1 bash tests/integration/mcp.sh
 
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h

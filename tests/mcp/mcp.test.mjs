@@ -5,14 +5,19 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { startModel, TOOL } from "./fake-model.mjs";
 
 const E = process.env;
 const INSPECTOR = `${E.MCPTEST_NPM}/node_modules/@modelcontextprotocol/inspector-cli/build`;
-const CLAUDE = `${E.MCPTEST_NPM}/node_modules/@anthropic-ai/claude-code/cli.js`;
+// The agents: as pinned in package-lock.json, or (make mcp-latest) the newest
+// releases, named by MCPTEST_CLAUDE/CODEX/GEMINI; a .js file runs under node.
+const CLAUDE = E.MCPTEST_CLAUDE || `${E.MCPTEST_NPM}/node_modules/@anthropic-ai/claude-code/cli.js`;
+const CODEX = E.MCPTEST_CODEX || `${E.MCPTEST_NPM}/node_modules/@openai/codex/bin/codex.js`;
+const GEMINI = E.MCPTEST_GEMINI || `${E.MCPTEST_NPM}/node_modules/@google/gemini-cli/bundle/gemini.js`;
+const argv0 = (bin) => bin.endsWith(".js") ? ["node", bin] : [bin];
 const SECRET = "sk-ant-api03-turninit-sentinel-NOT-A-KEY";
 const SECRET2 = "turninit-sentinel-of-the-harness";
 // What every command's environment is under the main manifest: exactly this.
@@ -24,6 +29,8 @@ const ENV = ["HOME=/home/agent", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/
 // Polls (bounded) until no `sleep 1000` is left, then prints how many are.
 const NO_SLEEP = "for i in $(seq 600); do n=$(ps -eo args | grep -c '^sleep 1000'); " +
 	"[ \"$n\" = 0 ] && break; sleep 0.1; done; echo left=$n";
+// Reads stdin: at its end at once, whatever the client's stdin is.
+const STDIN = "read -r line; echo \"read=$? [$line]\"";
 // Polls (bounded) until a `sleep 1000` runs.
 const SLEEP_UP = "for i in $(seq 600); do ps -eo args | grep -q '^sleep 1000' && break; sleep 0.1; done";
 
@@ -48,10 +55,15 @@ function bridge() {
 		E.MCPTEST_IMAGE_BASE, "mcp", "--socket", "/run/turninit/turninit.sock"];
 }
 
-function run(cmd, args, opts) {
+// run(cmd, args, opts): resolves to { code, stdout, stderr }; opts.noStdin
+// closes the child's stdin at once (an agent that reads a prompt from a pipe).
+// The child is killed by its pid at opts.timeout (120 s).
+function run(cmd, args, opts = {}) {
 	return new Promise((resolve) => {
-		execFile(cmd, args, { timeout: 120000, maxBuffer: 1 << 24, ...opts }, (err, stdout, stderr) =>
-			resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr }));
+		const c = execFile(cmd, args, { timeout: 120000, maxBuffer: 1 << 24, killSignal: "SIGKILL", ...opts },
+			(err, stdout, stderr) =>
+				resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr }));
+		if (opts.noStdin) c.stdin.end();
 	});
 }
 
@@ -427,6 +439,7 @@ const SCRIPTS = {
 		{ command: "printf 'caf\\303\\251\\tx\\ty\\n'" },
 		{ command: "env | sort" },
 		{ tool: "mcp__turninit__nope", input: { command: "echo never" } },
+		{ command: STDIN },
 	],
 	cancel: [{ command: "sleep 1000" }, { command: NO_SLEEP }],
 	readme: [{ command: "echo from the README line; pwd" }],
@@ -437,7 +450,8 @@ const claudeHome = mkdtempSync(join(E.TMPDIR || "/tmp", "claude-home."));
 
 // claude -p with the fake model; the harness's environment holds two sentinels.
 function claude(args, { cwd = claudeHome, env = {} } = {}) {
-	return run("node", [CLAUDE, ...args], {
+	const [cmd, ...pre] = argv0(CLAUDE);
+	return run(cmd, [...pre, ...args], {
 		cwd, timeout: 180000,
 		env: {
 			PATH: E.PATH, HOME: claudeHome, TMPDIR: E.TMPDIR,
@@ -477,46 +491,46 @@ test("c-session: claude -p ran every step and ended", async () => {
 	assert.equal(r.code, 0, r.stderr + r.stdout);
 	const out = JSON.parse(r.stdout);
 	assert.equal(out.result, "done");
-	assert.equal(model.results.basic.length, SCRIPTS.basic.length);
+	assert.equal(model.results.anthropic.basic.length, SCRIPTS.basic.length);
 });
 
 test("c-echo: what the model is sent for echo hi", async () => {
 	await basic();
-	assert.deepEqual(sentBack(model.results.basic[0]), { text: "hi\n", is_error: false });
+	assert.deepEqual(sentBack(model.results.anthropic.basic[0]), { text: "hi\n", is_error: false });
 });
 
 test("c-stderr", async () => {
 	await basic();
-	assert.deepEqual(sentBack(model.results.basic[1]), { text: "to-stdout\nto-stderr\n", is_error: false });
+	assert.deepEqual(sentBack(model.results.anthropic.basic[1]), { text: "to-stdout\nto-stderr\n", is_error: false });
 });
 
 // Claude Code sends the text of a result with isError true without its last newline.
 test("c-exit-3", async () => {
 	await basic();
-	assert.deepEqual(sentBack(model.results.basic[2]), { text: "bye\n[exit code 3]", is_error: true });
+	assert.deepEqual(sentBack(model.results.anthropic.basic[2]), { text: "bye\n[exit code 3]", is_error: true });
 });
 
 test("c-timeout", async () => {
 	await basic();
-	assert.deepEqual(sentBack(model.results.basic[3]),
+	assert.deepEqual(sentBack(model.results.anthropic.basic[3]),
 		{ text: "[timed out after 1 s: the command was stopped (SIGTERM, then SIGKILL)]", is_error: true });
 });
 
 test("c-utf8-tabs", async () => {
 	await basic();
-	assert.deepEqual(sentBack(model.results.basic[4]), { text: "café\tx\ty\n", is_error: false });
+	assert.deepEqual(sentBack(model.results.anthropic.basic[4]), { text: "café\tx\ty\n", is_error: false });
 });
 
 test("c-env: the exact environment, nothing of Claude Code's", async () => {
 	await basic();
-	const got = sentBack(model.results.basic[5]);
+	const got = sentBack(model.results.anthropic.basic[5]);
 	assert.deepEqual(got, { text: ENV, is_error: false });
 	assert.ok(!got.text.includes(SECRET) && !got.text.includes(SECRET2));
 });
 
 test("c-unknown-tool: Claude Code answers a tool it does not have itself", async () => {
 	await basic();
-	const got = sentBack(model.results.basic[6]);
+	const got = sentBack(model.results.anthropic.basic[6]);
 	assert.equal(got.is_error, true);
 	assert.match(got.text, /No such tool available: mcp__turninit__nope/);
 });
@@ -525,22 +539,27 @@ test("c-cancel: Claude Code's tool timeout cancels the call, and nothing is left
 	await basic();
 	const r = await headless("cancel", [], { env: { MCP_TOOL_TIMEOUT: "3000" } });
 	assert.equal(r.code, 0, r.stderr + r.stdout);
-	const [cancelled, check] = model.results.cancel.map(sentBack);
+	const [cancelled, check] = model.results.anthropic.cancel.map(sentBack);
 	console.log(`# Claude Code sent the model, for the cancelled call: ${JSON.stringify(cancelled)}`);
 	assert.equal(cancelled.is_error, true);
 	assert.match(cancelled.text, /timed out|cancel/i);
 	assert.deepEqual(check, { text: "left=0\n", is_error: false });
 });
 
+test("c-stdin: stdin is at its end", async () => {
+	await basic();
+	assert.deepEqual(sentBack(model.results.anthropic.basic[7]), { text: "read=1 []\n", is_error: false });
+});
+
 test("c-disallowed-bash: --disallowedTools Bash leaves the model only turninit's shell", async () => {
 	await basic();
-	const from = model.requests.length;
+	const from = model.requests.anthropic.length;
 	const r = await headless("readme", ["--disallowedTools", "Bash"]);
 	assert.equal(r.code, 0, r.stderr + r.stdout);
-	const offered = model.requests.slice(from).filter((q) => (q.tools || []).some((t) => t.name === TOOL));
+	const offered = model.requests.anthropic.slice(from).filter((q) => (q.tools || []).some((t) => t.name === TOOL));
 	assert.ok(offered.length > 0);
 	for (const q of offered) assert.ok(!q.tools.some((t) => t.name === "Bash"), "Bash not offered");
-	const before = model.requests.slice(0, from).filter((q) => (q.tools || []).some((t) => t.name === TOOL));
+	const before = model.requests.anthropic.slice(0, from).filter((q) => (q.tools || []).some((t) => t.name === TOOL));
 	assert.ok(before.some((q) => q.tools.some((t) => t.name === "Bash")), "without it, Bash is offered");
 });
 
@@ -553,12 +572,209 @@ test("c-readme: README's claude mcp add line works as written", async () => {
 	const project = mkdtempSync(join(E.TMPDIR || "/tmp", "project."));
 	chmodSync(project, 0o755);   // uid 1000 enters /work
 	// "$PWD:/work": the project directory is the workspace
-	const add = await run("sh", ["-c", line.replace(/^claude /, `node ${CLAUDE} `)], {
+	const add = await run("sh", ["-c", line.replace(/^claude /, `${argv0(CLAUDE).join(" ")} `)], {
 		cwd: project, env: { PATH: E.PATH, HOME: claudeHome, DISABLE_AUTOUPDATER: "1" },
 	});
 	assert.equal(add.code, 0, add.stderr + add.stdout);
 	const r = await claude(["-p", "TURNINIT-SCRIPT readme", "--output-format", "json", "--allowedTools", TOOL],
 		{ cwd: project });
 	assert.equal(r.code, 0, r.stderr + r.stdout);
-	assert.deepEqual(sentBack(model.results.readme.at(-1)), { text: "from the README line\n/work\n", is_error: false });
+	assert.deepEqual(sentBack(model.results.anthropic.readme.at(-1)), { text: "from the README line\n/work\n", is_error: false });
+});
+
+// --- Codex CLI and Gemini CLI, headless, against the fake model --------------------------
+// Each agent runs one session of the agent script with the configuration
+// docs/mcp.md gives for it, taken from the page; each test asserts on what the
+// agent sent back to the model for one step. The project directory (/work) is
+// the workspace; the agent's environment holds sentinels that no command may see.
+const AGENT_SCRIPT = [
+	{ command: "echo hi" },
+	{ command: "echo to-stdout; sleep 0.2; echo to-stderr >&2" },
+	{ command: "echo bye; exit 3" },
+	{ command: "sleep 30", timeout: 1 },
+	{ command: "printf 'caf\\303\\251\\tx\\ty\\n'" },
+	{ command: "env | sort" },
+	{ command: STDIN },
+	// what Gemini CLI adds to every call, and tells the model to set
+	{ command: "echo waited", wait_for_previous: true },
+];
+const AGENT_WANT = [
+	["echo", "hi\n", false],
+	["stderr", "to-stdout\nto-stderr\n", false],
+	["exit-3", "bye\n[exit code 3]\n", true],
+	["timeout", "[timed out after 1 s: the command was stopped (SIGTERM, then SIGKILL)]\n", true],
+	["utf8-tabs", "café\tx\ty\n", false],
+	["env", ENV, false],
+	["stdin", "read=1 []\n", false],
+	["wait-for-previous", "waited\n", false],
+];
+Object.assign(SCRIPTS, { agent: AGENT_SCRIPT, "agent-cancel": [{ command: "sleep 1000" }, { command: NO_SLEEP }],
+	"agent-shell": [{ command: "echo offered" }] });
+const AGENT_SECRET = "turninit-sentinel-agent-api-key-NOT-A-KEY";
+
+// The configuration block of docs/mcp.md under a heading, for this suite's
+// image and workspace.
+function docsBlock(heading, lang) {
+	const doc = readFileSync(E.MCPTEST_DOCS, "utf8");
+	const at = doc.indexOf(`\n### ${heading}`);
+	assert.ok(at >= 0, `docs/mcp.md has "### ${heading}"`);
+	const m = new RegExp("```" + lang + "\\n([\\s\\S]*?)```").exec(doc.slice(at));
+	assert.ok(m, `docs/mcp.md has a ${lang} block under ${heading}`);
+	assert.ok(m[1].includes('"/path/to/project:/work", "IMAGE", "mcp"'), m[1]);
+	return m[1].replace("/path/to/project", E.MCPTEST_WORKSPACE).replace('"IMAGE"', `"${E.MCPTEST_IMAGE}"`);
+}
+
+function agentHome(name) {
+	return mkdtempSync(join(E.TMPDIR || "/tmp", `${name}-home.`));
+}
+
+// How each agent shows the model a result: { text, is_error } (is_error
+// undefined where the agent shows no flag).
+const AGENTS = {
+	codex: {
+		wire: "responses",
+		// output: [{ "Wall time: S seconds\nOutput:" }, { TEXT }], or a string of its own
+		seen(item) {
+			if (typeof item.output === "string") return { text: item.output, is_error: undefined };
+			assert.match(item.output[0].text, /^Wall time: [0-9.]+ seconds\nOutput:$/);
+			return { text: item.output.slice(1).map((c) => c.text).join(""), is_error: undefined };
+		},
+		// codex exec with config.toml (the docs block, and more), the model
+		// provider on the command line
+		async run(script, { config = docsBlock("Codex CLI", "toml"), more = [] } = {}) {
+			const home = agentHome("codex");
+			writeFileSync(join(home, "config.toml"), config);
+			const [cmd, ...pre] = argv0(CODEX);
+			const r = await run(cmd, [...pre, "exec", "--skip-git-repo-check", "-m", "fake-model",
+				"-c", 'model_provider="turninit-fake"',
+				"-c", `model_providers.turninit-fake={name="fake",base_url="${model.url}/v1",wire_api="responses",env_key="TURNINIT_FAKE_KEY"}`,
+				...more, `TURNINIT-SCRIPT ${script}`], {
+				cwd: E.MCPTEST_WORKSPACE, timeout: 180000, noStdin: true,
+				env: { PATH: E.PATH, HOME: home, CODEX_HOME: home, TMPDIR: E.TMPDIR,
+					TURNINIT_FAKE_KEY: AGENT_SECRET, TURNINIT_HARNESS_SECRET: SECRET2 },
+			});
+			return { ...r, ended: r.code === 0 && /^done$/m.test(r.stdout) };
+		},
+		offered: (q) => (q.tools || []).flatMap((t) => t.type === "namespace" ? (t.tools || []).map((f) => `${t.name}.${f.name}`) : [t.name]),
+		shell: ["exec_command", "write_stdin", "shell", "local_shell"],
+		noShell: { more: ["-c", "features.shell_tool=true"] },
+		cancel: { more: ["-c", "mcp_servers.turninit.tool_timeout_sec=3"] },
+	},
+	gemini: {
+		wire: "gemini",
+		// success: output "<untrusted_context>\nTEXT\n</untrusted_context>";
+		// isError: error "MCP tool 'bash' reported tool error ... with response: JSON"
+		seen(fr) {
+			const r = fr.response;
+			if (r.output !== undefined) {
+				const m = /^<untrusted_context>\n([\s\S]*)\n<\/untrusted_context>$/.exec(r.output);
+				assert.ok(m, r.output);
+				return { text: m[1], is_error: false };
+			}
+			const m = / with response: (\[[\s\S]*\])$/.exec(r.error);
+			if (!m) return { text: r.error, is_error: true };
+			const inner = JSON.parse(m[1])[0].functionResponse.response;
+			return { text: inner.content ? inner.content.map((c) => c.text).join("") : JSON.stringify(inner), is_error: true };
+		},
+		// gemini -p with ~/.gemini/settings.json: the docs block, with the
+		// auth a Gemini API key's login writes
+		async run(script, { edit = (s) => s, args = [] } = {}) {
+			const home = agentHome("gemini");
+			const settings = edit(JSON.parse(docsBlock("Gemini CLI", "json")));
+			settings.security = { auth: { selectedType: "gemini-api-key" } };
+			mkdirSync(join(home, ".gemini"));
+			writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify(settings, null, 2));
+			const [cmd, ...pre] = argv0(GEMINI);
+			const r = await run(cmd, [...pre, "--skip-trust", "-m", "gemini-2.5-flash", "-o", "json", ...args,
+				"-p", `TURNINIT-SCRIPT ${script}`], {
+				cwd: E.MCPTEST_WORKSPACE, timeout: 180000, noStdin: true,
+				env: { PATH: E.PATH, HOME: home, TMPDIR: E.TMPDIR, GEMINI_API_KEY: AGENT_SECRET,
+					GOOGLE_GEMINI_BASE_URL: model.url, TURNINIT_HARNESS_SECRET: SECRET2, NO_COLOR: "1" },
+			});
+			let out = null;
+			try { out = JSON.parse(r.stdout); } catch { /* below */ }
+			return { ...r, ended: r.code === 0 && out?.response === "done" };
+		},
+		offered: (q) => (q.tools || []).flatMap((t) => t.functionDeclarations || []).map((f) => f.name),
+		shell: ["run_shell_command"],
+		// headless, Gemini CLI offers no tool that asks first: the shell is
+		// offered only with --approval-mode yolo, so both runs use it
+		withLine: { args: ["--approval-mode", "yolo"] },
+		noShell: { args: ["--approval-mode", "yolo"], edit: (s) => { delete s.tools; return s; } },
+		cancel: { edit: (s) => { s.mcpServers.turninit.timeout = 3000; return s; } },
+	},
+};
+
+for (const [name, agent] of Object.entries(AGENTS)) {
+	let session;
+	const agentRun = () => (session ??= (async () => {
+		model ??= await startModel(SCRIPTS);
+		return agent.run("agent");
+	})());
+	const sent = () => model.results[agent.wire].agent.map(agent.seen);
+
+	test(`${name}-session: every step ran with the docs/mcp.md configuration, and the session ended`, async () => {
+		const r = await agentRun();
+		assert.ok(r.ended, `${name} exit ${r.code}: ${r.stderr.slice(-2000)}\n${r.stdout.slice(-2000)}`);
+		assert.equal(model.results[agent.wire].agent.length, AGENT_SCRIPT.length);
+	});
+
+	AGENT_WANT.forEach(([what, text, isError], i) => {
+		test(`${name}-${what}`, async () => {
+			await agentRun();
+			const got = sent()[i];
+			assert.equal(got.text, text, JSON.stringify(model.results[agent.wire].agent[i]));
+			if (got.is_error !== undefined) assert.equal(got.is_error, isError);
+			if (what === "env")
+				for (const secret of [AGENT_SECRET, SECRET2]) assert.ok(!got.text.includes(secret));
+		});
+	});
+
+	test(`${name}-cancel: the agent's own tool timeout cancels the call, and nothing is left running`, async () => {
+		await agentRun();
+		const r = await agent.run("agent-cancel", agent.cancel);
+		assert.ok(r.ended, `${name} exit ${r.code}: ${r.stderr.slice(-2000)}`);
+		const [cancelled, check] = model.results[agent.wire]["agent-cancel"].map(agent.seen);
+		console.log(`# ${name} sent the model, for the cancelled call: ${JSON.stringify(cancelled)}`);
+		assert.match(cancelled.text, /timed out/i);
+		assert.equal(check.text, "left=0\n");
+	});
+
+	test(`${name}-no-shell: with the docs/mcp.md configuration the model has no other shell`, async () => {
+		await agentRun();
+		const seen = (from) => model.requests[agent.wire].slice(from).map(agent.offered)
+			.filter((tools) => tools.some((t) => /turninit.*bash|bash$/.test(t)));
+		let from = 0;
+		if (agent.withLine) {
+			from = model.requests[agent.wire].length;
+			const r = await agent.run("agent-shell", agent.withLine);
+			assert.ok(r.ended, `${name} exit ${r.code}: ${r.stderr.slice(-2000)}`);
+		}
+		const docs = seen(from);
+		assert.ok(docs.length > 0, "the tool was offered");
+		for (const tools of docs) for (const sh of agent.shell) assert.ok(!tools.includes(sh), `${sh} offered: ${tools}`);
+		from = model.requests[agent.wire].length;
+		const r = await agent.run("agent-shell", agent.noShell);
+		assert.ok(r.ended, `${name} exit ${r.code}: ${r.stderr.slice(-2000)}`);
+		const without = seen(from);
+		assert.ok(without.length > 0 && without.every((tools) => agent.shell.some((sh) => tools.includes(sh))),
+			`without the line, the agent's own shell is offered: ${without[0]}`);
+	});
+}
+
+// Gemini's wait_for_previous, with no client: the reproducer of the report.
+test("r-client-arguments: an argument a client adds of its own is ignored; others are still refused", async () => {
+	const s = session();
+	s.send(rpc(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }));
+	await s.next();
+	s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+	s.send(call(1, "echo waited", { wait_for_previous: true }));
+	assert.deepEqual((await s.next()).result, { content: [{ type: "text", text: "waited\n" }], isError: false });
+	s.send(call(2, "echo never > never", { wait_for_previous: true, cwd: "/tmp" }));
+	assert.deepEqual((await s.next()).result, { content: [{ type: "text",
+		text: 'unknown argument "cwd": the tool takes "command" and "timeout"' }], isError: true });
+	s.send(call(3, "test -e never; echo never=$?; env | sort", { wait_for_previous: "x" }));
+	assert.deepEqual((await s.next()).result, { content: [{ type: "text", text: "never=1\n" + ENV }], isError: false });
+	s.end();
+	assert.equal(await s.exited, 0);
 });
