@@ -148,6 +148,16 @@ only=()
 node_rc=$?
 
 node_tap_report "$TAP" "$WORK/node.log" "$node_rc"
+if [[ $LATEST == 1 ]]; then
+	# each agent's version and result, side by side
+	for a in "c Claude Code $(version "$LNM/@anthropic-ai/claude-code")" \
+		"codex Codex CLI $(version "$LNM/@openai/codex")" "gemini Gemini CLI $(version "$LNM/@google/gemini-cli")"; do
+		p=${a%% *}
+		ok=$(grep -cE "^ok [0-9]+ - $p-" "$TAP")
+		bad=$(grep -E "^not ok [0-9]+ - $p-" "$TAP" | sed -E 's/^not ok [0-9]+ - ([^:]*).*/\1/' | tr '\n' ' ')
+		echo "# newest ${a#* }: $ok passed, $(wc -w <<<"$bad") failed${bad:+ ($bad)}"
+	done
+fi
 
 timeout 60 podman rm -f -t 0 "$LNAME" >/dev/null 2>&1
 no_container_left

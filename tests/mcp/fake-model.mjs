@@ -18,6 +18,8 @@ import http from "node:http";
 
 export const TOOL = "mcp__turninit__bash";
 export const GEMINI_TOOL = "mcp_turninit_bash";
+// What the model asks Claude Code's ToolSearch for: the job, in words.
+export const SEARCH = "run a shell command in a sandbox";
 
 // startModel(scripts) - scripts: { name: [input, ...] } where input is the tool's
 // input, or { tool: NAME, input } for a call of another tool (NAME as the wire
@@ -70,13 +72,23 @@ export function startModel(scripts) {
 		requests.anthropic.push(msg);
 		const textOf = (content) => typeof content === "string" ? content
 			: (content || []).map((b) => (b.type === "text" ? b.text : "")).join("\n");
-		const sent = [];
+		// Claude Code 2.1.3xx defers MCP tools behind its ToolSearch tool: the
+		// model searches for the job in words first, as a model would, and
+		// the tool is offered once found. Its result is not a step's.
+		const searches = new Set(), sent = [];
 		for (const turn of msg.messages || []) {
-			if (turn.role !== "user" || typeof turn.content === "string") continue;
-			for (const b of turn.content) if (b.type === "tool_result") sent.push(b);
+			if (typeof turn.content === "string") continue;
+			for (const b of turn.content) {
+				if (turn.role === "assistant" && b.type === "tool_use" && b.name === "ToolSearch") searches.add(b.id);
+				if (turn.role === "user" && b.type === "tool_result" && !searches.has(b.tool_use_id)) sent.push(b);
+			}
 		}
-		const reply = step("anthropic", textOf(msg.messages?.[0]?.content),
-			(msg.tools || []).some((t) => t.name === TOOL), sent);
+		const tools = (msg.tools || []).map((t) => t.name);
+		const prompt = textOf(msg.messages?.[0]?.content);
+		const reply = !tools.includes(TOOL) && tools.includes("ToolSearch") && searches.size === 0 &&
+			/TURNINIT-SCRIPT (\S+)/.test(prompt)
+			? { tool: "ToolSearch", input: { query: SEARCH } }
+			: step("anthropic", prompt, tools.includes(TOOL), sent);
 		const id = `msg_${++n}`;
 		const block = reply.text !== undefined
 			? { type: "text", text: reply.text }
