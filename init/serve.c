@@ -268,8 +268,7 @@ int serve_run(const struct serve_ctx *ctx)
 				m->timed_out = true;
 				cmd_cancel(m);
 			}
-			if (!m->exited && !m->starting && !m->timed_out && !m->cancelled &&
-			    m->conn->codec->progress && t >= m->progress_ms) {
+			if (!m->exited && !m->starting && m->conn->codec->progress && t >= m->progress_ms) {
 				m->progress_ms = t + m->conn->codec->progress_ms;
 				conn_emit(m->conn, m->conn->codec->progress(m->conn->codec_st, m->id,
 									    t - m->start_ms));
@@ -314,8 +313,7 @@ int serve_run(const struct serve_ctx *ctx)
 
 			if (m->used && !m->exited && !m->timed_out && (!next || m->deadline_ms < next))
 				next = m->deadline_ms;
-			if (m->used && !m->exited && !m->starting && !m->timed_out && !m->cancelled &&
-			    m->conn->codec->progress && (!next || m->progress_ms < next))
+			if (m->used && !m->exited && m->conn->codec->progress && (!next || m->progress_ms < next))
 				next = m->progress_ms;
 		}
 		if (next)

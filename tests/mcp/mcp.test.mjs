@@ -214,16 +214,19 @@ test("r-progress: a call with a progressToken gets notifications/progress with i
 	await s.exited;
 });
 
-test("r-progress-not-after-timeout: a call whose timeout fires gets no progress, only its result", async () => {
-	const s = session();
-	// the timeout and the first progress fall due at the same moment (2 s)
-	s.send(rpc(1, "tools/call", { name: "bash", arguments: { command: "sleep 30", timeout: 2 },
-		_meta: { progressToken: "tok" } }));
-	const m = await s.next();
-	assert.equal(m.id, 1, `the result first, no notification: ${JSON.stringify(m)}`);
-	assert.equal(textOf(m.result), "[timed out after 2 s: the command was stopped (SIGTERM, then SIGKILL)]\n");
-	s.end();
-	await s.exited;
+test("r-progress-not-after-timeout: a call whose timeout fires gets no progress, only its result, in both modes", async () => {
+	for (const image of [E.MCPTEST_IMAGE, "bridge"]) {
+		const s = session(image);
+		// the timeout and the first progress fall due at the same moment (2 s);
+		// through the bridge, the server's answer comes after it
+		s.send(rpc(1, "tools/call", { name: "bash", arguments: { command: "sleep 30", timeout: 2 },
+			_meta: { progressToken: "tok" } }));
+		const m = await s.next();
+		assert.equal(m.id, 1, `${image}: the result first, no notification: ${JSON.stringify(m)}`);
+		assert.equal(textOf(m.result), "[timed out after 2 s: the command was stopped (SIGTERM, then SIGKILL)]\n");
+		s.end();
+		await s.exited;
+	}
 });
 
 test("r-concurrency: calls past limits.concurrency wait for a slot", async () => {
