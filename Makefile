@@ -35,6 +35,7 @@
 #                        and the fuzz corpora replayed under ASan and UBSan
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
+#   make layout          the include rules of init/'s folders (docs/HACKING.md; in check)
 #   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make helpers         the static test helpers (build/helpers/) the suites use
@@ -78,10 +79,13 @@ INSTALL      ?= install
 INSTALL_PROGRAM ?= $(INSTALL)
 TRUSTED_KEYS ?=
 
+# init/ in folders by role, each allowed to include only what its rule says
+# (docs/HACKING.md; tests/layout/includes.py checks it in make check).
+INIT_DIRS  := init init/util init/sandbox init/process init/serve init/client
 POLICY_SRC := $(wildcard policy/*.c)
-INIT_SRC   := $(wildcard init/*.c)
+INIT_SRC   := $(foreach d,$(INIT_DIRS),$(wildcard $(d)/*.c))
 SRC        := $(POLICY_SRC) $(INIT_SRC)
-HDR        := $(wildcard policy/*.h init/*.h)
+HDR        := $(wildcard policy/*.h $(addsuffix /*.h,$(INIT_DIRS)))
 
 # Warnings are errors only when asked (WERROR=1; make check asks): a newer
 # compiler's new warning must not break a packager's build.
@@ -90,7 +94,7 @@ WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 $(if $(filter 1,$
 # V=1 shows each command.
 Q := $(if $(filter 1,$(V)),,@)
 COMMON_CFLAGS := -std=gnu11 $(WARN) -fstack-protector-strong \
-                 -DTURNINIT_VERSION='"$(VERSION)"' -Ipolicy -Iinit -I$(BUILD)/gen
+                 -DTURNINIT_VERSION='"$(VERSION)"' -Ipolicy $(addprefix -I,$(INIT_DIRS)) -I$(BUILD)/gen
 
 # The product: static musl, linked against the musl builds of the libraries.
 # -flto saves about 4 KB over section garbage collection alone; the objects are
@@ -111,7 +115,7 @@ HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
 HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 
 # The valgrind build: the whole program, glibc, no sanitizer (valgrind runs it).
-# TURNINIT_VALGRIND only tells libseccomp its API level (init/filter.c).
+# TURNINIT_VALGRIND only tells libseccomp its API level (init/sandbox/filter.c).
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
@@ -123,7 +127,7 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
            docker-sandbox docker-serve
 
 .PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) mcp-latest fuzz fuzz-replay bench size mutants \
-        mutants-list update-docs install install-check-dirs install-strip uninstall clean FORCE
+        mutants-list layout update-docs install install-check-dirs install-strip uninstall clean FORCE
 all: $(BUILD)/turninit
 
 # Dependencies: rebuilt only when the script that makes them changes.
@@ -152,11 +156,17 @@ $(BUILD)/gen/commit.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(BUILD)/musl-obj/init/main.o $(BUILD)/musl-obj/init/verify.o: $(BUILD)/gen/commit.h
 
+# Each object depends on the headers it includes, as the compiler lists them
+# (-MMD -MP: build/musl-obj/.../NAME.d, read back below); an object without
+# its .d (built before there were any) is built again.
 MUSL_OBJ := $(patsubst %.c,$(BUILD)/musl-obj/%.o,$(SRC))
-$(BUILD)/musl-obj/%.o: %.c $(HDR) $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
+$(BUILD)/musl-obj/%.d: ;
+.PRECIOUS: $(BUILD)/musl-obj/%.d
+$(BUILD)/musl-obj/%.o: %.c $(BUILD)/musl-obj/%.d $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)musl-gcc $(MUSL_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)musl-gcc $(MUSL_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+-include $(MUSL_OBJ:.o=.d)
 
 # Linked with its symbols and a build id (build/turninit.unstripped: what make
 # install installs, for a distribution's debug-symbol split); build/turninit,
@@ -270,6 +280,11 @@ mutants: $(DEPS_STAMP)
 mutants-list:
 	@python3 tests/mutants/run.py --check
 
+# The include rules of init/'s folders (docs/HACKING.md), and a self-test that
+# a rule broken on purpose is caught; writes build/test-results/layout.
+layout:
+	@python3 tests/layout/includes.py --check
+
 # The probe table of docs/security.md from the last `make sandbox` run: the
 # suite writes build/stest/security.md and never a tracked file.
 update-docs:
@@ -282,9 +297,10 @@ check: setup
 	@$(MAKE) --no-print-directory WERROR=1 $(BUILD)/helpers/kfeatures
 	@mkdir -p $(BUILD)/test-results && $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel
 	@$(MAKE) --no-print-directory WERROR=1 all
-	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory WERROR=1 unit; \
+	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory layout; \
+	 $(MAKE) --no-print-directory WERROR=1 unit; \
 	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory WERROR=1 $$s; done; \
-	 sh tests/summary.sh mutants-list unit fuzz $(RESULTS)
+	 sh tests/summary.sh mutants-list layout unit fuzz $(RESULTS)
 
 # The man page, rendered from docs/turninit.1.md by go-md2man (Debian's
 # go-md2man) and committed, so that a build needs no generator; make check's

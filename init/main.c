@@ -23,7 +23,7 @@
 #include "mcp_bridge.h"
 #include "plat.h"
 #include "reap.h"
-#include "sandbox.h"
+#include "plan.h"
 #include "serve.h"
 #include "spawn.h"
 #include "verify.h"
@@ -179,7 +179,7 @@ int main(int argc, char **argv, char **envp)
 			return refuse(&(struct tn_error){ .msg = "out of memory" });
 	}
 
-	/* 6. The sandbox of every command (init/sandbox.c): the seccomp program,
+	/* 6. The sandbox of every command (init/process/plan.c): the seccomp program,
 	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
 	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)

@@ -111,7 +111,7 @@ fail:
  * guard, landlock.h's signal scope from ABI 6). */
 static json_t *guard_json(const struct caps_start *start, const struct mf_manifest *m)
 {
-	/* the rule of sandbox.c's step_filter and place.c: turninit's euid is
+	/* the rule of plan.c's step_filter and place.c: turninit's euid is
 	 * the commands' uid (always so in non-root mode) */
 	bool applied = start && start->uid == m->uid;
 

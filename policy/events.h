@@ -1,8 +1,8 @@
 /* events.h - the events of the JSON Lines protocol (docs/protocol.md): the
  * framing bounds, each event encoded as one line, and an event line decoded
  * (what `turninit call` reads). Pure: bytes in, bytes out (jansson, libsodium's
- * base64); the loop that writes and reads them is init/serve.c's and
- * init/call.c's. */
+ * base64); the loop that writes and reads them is init/serve/serve.c's and
+ * init/client/call.c's. */
 #ifndef TURNINIT_EVENTS_H
 #define TURNINIT_EVENTS_H
 

@@ -52,7 +52,7 @@ struct mf_seccomp {
 	size_t n_allow;
 };
 
-/* "landlock" (init/landlock.c). */
+/* "landlock" (init/sandbox/landlock.c). */
 struct mf_landlock {
 	char **writable;           /* absolute paths; default {home, workdir, "/tmp"} (deduplicated) */
 	size_t n_writable;

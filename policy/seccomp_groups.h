@@ -7,7 +7,7 @@
  * flags of clone and unshare, ioctl TIOCSTI and TIOCLINUX, socket families,
  * personality values) belong to named groups of their own, so that a manifest
  * that denies "ioctl" denies ioctl, and one that denies "@tty-inject" denies
- * two of its requests. init/filter.c translates the expanded rules to
+ * two of its requests. init/sandbox/filter.c translates the expanded rules to
  * libseccomp. Sources: seccomp(2), seccomp_rule_add(3).
  */
 #ifndef TURNINIT_SECCOMP_GROUPS_H

@@ -53,7 +53,8 @@ BIN=$ROOT/build/turninit
 musl-gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/overlay/bench/bench" "$HERE/bench.c" \
 	|| die "cc bench.c"
 mapfile -t OBJS < <(find "$ROOT/build/musl-obj" -name '*.o' ! -path '*/init/main.o' | sort)
-musl-gcc -std=gnu11 -Os -Wall -Wextra -Werror -I"$ROOT/policy" -I"$ROOT/init" \
+mapfile -t INC < <(find "$ROOT/init" -type d -printf '-I%p\n' | sort)   # init/ and its folders
+musl-gcc -std=gnu11 -Os -Wall -Wextra -Werror -I"$ROOT/policy" "${INC[@]}" \
 	-I"$ROOT/build/gen" -isystem "$ROOT/build/musl/prefix/include" \
 	-o "$WORK/overlay/bench/startup" "$HERE/startup.c" "${OBJS[@]}" -static \
 	-L"$ROOT/build/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson || die "cc startup.c"

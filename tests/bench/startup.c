@@ -3,7 +3,7 @@
  * Linked with turninit's own objects (everything but init/main.o), built by
  * tests/bench/run.sh with the product's flags: the steps below are the
  * product's functions, called in init/main.c's order (the sandbox by its step
- * table, init/sandbox.c), with the clock read
+ * table, init/process/plan.c), with the clock read
  * around each. The product binary carries no timing code. Run as the
  * entrypoint of the sealed bench image (manifest in the image's Env, tmpfs
  * HOME from podman), like turninit itself.
@@ -29,7 +29,7 @@
 
 #include "caps.h"
 #include "cli.h"
-#include "sandbox.h"
+#include "plan.h"
 #include "envfilter.h"
 #include "filter.h"
 #include "home.h"
@@ -201,7 +201,7 @@ int main(int argc, char **argv, char **envp)
 	}
 	report("env", first, t, ROUNDS);
 
-	/* The sandbox, by the table init/main.c runs (init/sandbox.c), each step
+	/* The sandbox, by the table init/main.c runs (init/process/plan.c), each step
 	 * ROUNDS times but those that run once. HOME: the first call is the real
 	 * one (chown, chmod of podman's tmpfs); later calls find it set up. */
 	sb.m = pol.manifest;

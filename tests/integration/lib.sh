@@ -232,7 +232,7 @@ ENGINE_RUN=(timeout 60 "$ENGINE" run --rm --pull never --network none --label "$
 PODMAN_RUN=("${ENGINE_RUN[@]}")
 # HOME_TMPFS: the --tmpfs of the manifest's HOME. podman's U gives it to the
 # container's user (root); Docker refuses U and takes the owner itself (the
-# flag turninit's refusal names for docker run: init/home.h, HOME_DOCKER_HINT;
+# flag turninit's refusal names for docker run: init/sandbox/home.h, HOME_DOCKER_HINT;
 # Docker mounts it noexec, which no test needs lifted). NOCOPYUP: what the
 # --tmpfs options of an image with files in HOME need: podman copies them in
 # unless told notmpcopyup; Docker never copies, and refuses the option.

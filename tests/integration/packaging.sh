@@ -27,7 +27,7 @@ make_install() {
 listing() {
 	(cd "$1" && find . -mindepth 1 -printf '%m %P\n' | LC_ALL=C sort)
 }
-OBJS=$(cd "$ROOT" && for f in policy/*.c init/*.c; do basename "${f%.c}.o"; done | LC_ALL=C sort)
+OBJS=$(cd "$ROOT" && for f in policy/*.c init/*.c init/*/*.c; do basename "${f%.c}.o"; done | LC_ALL=C sort)
 
 begin p-install-layout
 D=$WORK/d1

@@ -475,7 +475,7 @@ if selected e-home-missing-refused-naming-flags; then
 fi
 if selected "e-refusal-names-working-$ENGINE_NAME-flag"; then
 	# What a user of this engine reads without a HOME tmpfs: the one line
-	# names the flag of podman run and of docker run (init/home.h); this
+	# names the flag of podman run and of docker run (init/sandbox/home.h); this
 	# engine's, added as written, gives a turn.
 	begin "e-refusal-names-working-$ENGINE_NAME-flag"
 	prun "$SEALED" 'echo COMMAND-RAN'

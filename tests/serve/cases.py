@@ -587,7 +587,7 @@ def case_many(c, a):
     # turninit's children seen from the host once the last command is over:
     # one after another, the commands ran in the first slot, and its keeper,
     # idle (asleep, waiting for the next), is turninit's one child
-    # (init/keeper.h). It goes to sleep a moment after its report.
+    # (init/process/keeper.h). It goes to sleep a moment after its report.
     deadline = time.monotonic() + AT_ONCE_MS / 1000
     while True:
         kids = children(pid)

@@ -2,12 +2,12 @@
  * reused from one command to the next.
  *
  * A keeper is a fork of turninit that becomes a child subreaper and starts
- * each command given to it (init/spawn.c). Every process the command starts
+ * each command given to it (init/process/spawn.c). Every process the command starts
  * stays below it, even one that left the command's process group or session
  * with setsid, so the keeper can signal all of them and knows when none is
  * left; it reports the command's end only then, so an idle keeper has no child.
  * What does not depend on the request was done once, when it was forked: it
- * holds the turn's sandbox (sandbox.h: the seccomp program, the Landlock
+ * holds the turn's sandbox (plan.h: the seccomp program, the Landlock
  * ruleset, the limits) as turninit prepared it. turninit gives it a command,
  * a cancel or a signal to forward over a socket only the two of them hold
  * (stdio as SCM_RIGHTS), in order, so a cancel meant for a command that has
@@ -22,7 +22,7 @@
 
 #include "error.h"
 #include "reap.h"
-#include "sandbox.h"
+#include "plan.h"
 #include "seccomp_groups.h"
 
 enum keeper_msg_type {
@@ -75,7 +75,7 @@ void keeper_cancel(const struct keeper *k);
 void keeper_forward(const struct keeper *k, int sig);
 
 /* keeper_stop - end a keeper: its socket closed (an idle keeper exits then),
- * SIGKILL if it has not ended by deadline_ms (reap_now_ms), reaped when it is
+ * SIGKILL if it has not ended by deadline_ms (clock_ms), reaped when it is
  * gone by then (else turninit's loop reaps it: never a wait without a
  * bound). Without a keeper (pid 0) only the fds are closed. *k is reset
  * (pid 0, fds -1). */
@@ -85,7 +85,7 @@ void keeper_stop(struct keeper *k, uint64_t deadline_ms);
  * turn's seccomp filter, and the calls of the child it clones before that
  * child execs (they share the filter then): a filter that refuses none of
  * them (scg_spares) is loaded once per keeper; another is loaded in each
- * command, after the set-up, as in one-shot mode (sandbox.h,
+ * command, after the set-up, as in one-shot mode (plan.h,
  * filter_in_keeper). keeper_n_calls of them. */
 extern const struct scg_use keeper_calls[];
 extern const size_t keeper_n_calls;

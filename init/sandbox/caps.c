@@ -186,7 +186,7 @@ int caps_lock_down(struct tn_error *err)
 int caps_clear_all(struct tn_error *err)
 {
 	/* Raw capset(2) and capget(2): no allocation, as the child of a
-	 * CLONE_VM spawn must not (init/spawn.c). Version 3: two 32-bit words. */
+	 * CLONE_VM spawn must not (init/process/spawn.c). Version 3: two 32-bit words. */
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2] = { { 0 } };
 

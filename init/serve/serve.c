@@ -3,7 +3,7 @@
  * One poll(2) loop owns everything: turninit's signalfd, the listening socket,
  * each connection's input and output, and per command its stdout and stderr
  * pipes, its stdin pipe and its keeper's message pipe. It knows no wire
- * format: a connection's codec (init/codec.h) parses its requests and writes
+ * format: a connection's codec (init/serve/codec.h) parses its requests and writes
  * its events. The rest lives in serve_conn.c, serve_cmd.c and serve_listen.c
  * (serve_int.h).
  */
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "clock.h"
 #include "envfilter.h"
 #include "events.h"
 #include "exit_codes.h"
@@ -195,7 +196,7 @@ static void keeper_idle_message(struct keeper *k)
 
 	log_line("serve: an idle keeper (pid %d) %s: replaced at its slot's next command", (int)k->pid,
 		 r == 0 ? "ended" : "spoke out of turn");
-	keeper_stop(k, r == 0 ? 0 : reap_now_ms() + SERVE_LOST_MS);
+	keeper_stop(k, r == 0 ? 0 : clock_ms() + SERVE_LOST_MS);
 }
 
 static void slot_run(struct serve *s, const struct slot *sl)
@@ -250,7 +251,7 @@ int serve_run(const struct serve_ctx *ctx)
 
 	for (;;) {
 		size_t n = 0;
-		uint64_t t = reap_now_ms(), next = 0;
+		uint64_t t = clock_ms(), next = 0;
 		int wait_ms = -1;
 
 		next = listen_log_tick(&s, t);
@@ -371,7 +372,7 @@ int serve_run(const struct serve_ctx *ctx)
 	listen_log_tick(&s, UINT64_MAX);   /* the last window's count, said now */
 	{
 		/* The keepers, idle now: their sockets closed, they exit. */
-		uint64_t deadline = reap_now_ms() + SERVE_LOST_MS;
+		uint64_t deadline = clock_ms() + SERVE_LOST_MS;
 
 		for (size_t i = 0; i < s.n_cmds; i++)
 			if (s.keepers[i].job_fd >= 0)
@@ -382,7 +383,7 @@ int serve_run(const struct serve_ctx *ctx)
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 	{
-		uint64_t deadline = reap_now_ms() + SERVE_DRAIN_MS;
+		uint64_t deadline = clock_ms() + SERVE_DRAIN_MS;
 
 		/* serve's one connection is never closed in the loop: the turn
 		 * ends on it. Its input buffer goes here, with any other's. */

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "reap.h"
+#include "clock.h"
 
 void plat_facts(struct pf_facts *ret, struct utsname *buf)
 {
@@ -90,7 +90,7 @@ static int peercred_reap(pid_t pid, uint64_t deadline_ms)
 			return status;
 		if (w < 0 && errno != EINTR)
 			return -1;
-		if (reap_now_ms() >= deadline_ms)
+		if (clock_ms() >= deadline_ms)
 			break;
 		poll(NULL, 0, 5);
 	}
@@ -132,10 +132,10 @@ int plat_peercred_check(const char *who, struct tn_error *err)
 		return err_errno(err, errno, "%s: checking SO_PEERCRED: fork", who);
 	if (pid == 0)
 		peercred_child(&a, al, parent);
-	deadline = reap_now_ms() + PLAT_PEERCRED_MS;
+	deadline = clock_ms() + PLAT_PEERCRED_MS;
 	for (;;) {
 		struct pollfd p = { .fd = ls, .events = POLLIN };
-		uint64_t t = reap_now_ms();
+		uint64_t t = clock_ms();
 		socklen_t l = sizeof(cr);
 		int fd;
 

@@ -17,8 +17,6 @@
 
 #define REAP_GRACE_MS 5000   /* milliseconds between SIGTERM and SIGKILL */
 
-/* reap_now_ms - CLOCK_MONOTONIC in milliseconds. */
-uint64_t reap_now_ms(void);
 
 /* reap_block_signals - block every signal (the handled ones are read through
  * the signalfd of reap_open, the rest stay pending) and set SIGCHLD to its
@@ -96,7 +94,7 @@ int reap_signal_descendants(pid_t root, int sig);
  * callers that guard something refuse then). */
 int reap_is_descendant(pid_t pid, pid_t root);
 
-/* The real-time signal by which turninit asks a keeper (init/keeper.c) to
+/* The real-time signal by which turninit asks a keeper (init/process/keeper.c) to
  * forward a signal to its command; blocked with the others. */
 #define REAP_SIG_FORWARD (SIGRTMIN + 1)
 

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "reap.h"
 
 /* clone(2)'s flags in spawn_command; prctl(2)'s options in the child. */
@@ -163,7 +164,7 @@ static void keeper_one(const struct spawn_plan *plan, int job_fd, int msg_fd, in
 		struct signalfd_siginfo si;
 		bool main_done = false;
 
-		poll(p, 2, reap_term_tick(&term, reap_now_ms()));
+		poll(p, 2, reap_term_tick(&term, clock_ms()));
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			;
 		if (p[1].revents) {
@@ -177,9 +178,9 @@ static void keeper_one(const struct spawn_plan *plan, int job_fd, int msg_fd, in
 				for (int i = 0; i < 3; i++)
 					if (fds[i] >= 0)
 						close(fds[i]);
-				reap_term_start(&term, reap_now_ms());
+				reap_term_start(&term, clock_ms());
 			} else if (c.type == KEEPER_CANCEL) {
-				reap_term_start(&term, reap_now_ms());
+				reap_term_start(&term, clock_ms());
 			} else if (c.type == KEEPER_FORWARD) {
 				kill(-main_pid, c.sig);
 			}
@@ -237,7 +238,7 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 	if (sfd < 0)
 		_exit(0);
 	/* The turn's filter once, here, when it refuses nothing this keeper and
-	 * the set-up of its commands call (sandbox.c): each command inherits it.
+	 * the set-up of its commands call (plan.c): each command inherits it.
 	 * If it cannot be loaded here, each command loads it, and fails closed
 	 * there as in one-shot mode. */
 	if (sb->filter_in_keeper)
@@ -433,13 +434,13 @@ void keeper_stop(struct keeper *k, uint64_t deadline_ms)
 		 * has not is killed, so a pid already reaped is never signalled. */
 		for (;;) {
 			struct pollfd p = { .fd = k->msg_fd, .events = POLLIN };
-			uint64_t now = reap_now_ms();
+			uint64_t now = clock_ms();
 			char sink[sizeof(struct keeper_msg)];
 
 			if (poll(&p, 1, now >= deadline_ms ? 0 : (int)(deadline_ms - now)) > 0 &&
 			    read(k->msg_fd, sink, sizeof(sink)) == 0)
 				break;
-			if (reap_now_ms() >= deadline_ms) {
+			if (clock_ms() >= deadline_ms) {
 				kill(k->pid, SIGKILL);
 				break;
 			}
@@ -451,7 +452,7 @@ void keeper_stop(struct keeper *k, uint64_t deadline_ms)
 		for (;;) {
 			pid_t w = waitpid(k->pid, NULL, WNOHANG);
 
-			if (w != 0 || reap_now_ms() >= deadline_ms)
+			if (w != 0 || clock_ms() >= deadline_ms)
 				break;
 			poll(NULL, 0, 1);
 		}

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "clock.h"
 #include "envfilter.h"
 #include "exit_codes.h"
 #include "keeper.h"
@@ -128,7 +129,7 @@ uint64_t listen_log_tick(struct serve *s, uint64_t now)
  * the window. */
 static void log_refused(struct serve *s, const char *why)
 {
-	uint64_t now = reap_now_ms();
+	uint64_t now = clock_ms();
 
 	listen_log_tick(s, now);
 	if (now >= s->refused_window_ms + SERVE_REFUSED_LOG_MS) {

@@ -1,5 +1,5 @@
-/* sandbox.c - see sandbox.h. */
-#include "sandbox.h"
+/* plan.c - see plan.h. */
+#include "plan.h"
 
 #include <unistd.h>
 

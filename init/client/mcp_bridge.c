@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "clock.h"
 #include "events.h"
 #include "exit_codes.h"
 #include "log.h"
@@ -42,14 +43,6 @@ struct lines {
 	size_t len;
 	bool discarding, eof;
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 /* Write all of line and a newline to stdout; a client that stopped reading
  * blocks the bridge, which holds nothing else. A failed write: -1. */
@@ -184,7 +177,7 @@ static void from_client(void *ctx, const char *line, size_t len)
 			return;
 		}
 		snprintf(r->key, sizeof(r->key), "%s", rq->id);
-		r->start_ms = now_ms();
+		r->start_ms = clock_ms();
 		r->progress_ms = r->start_ms + MCP_PROGRESS_MS;
 		r->next = b->running;
 		b->running = r;
@@ -227,7 +220,7 @@ static void from_server(void *ctx, const char *line, size_t len)
 		struct running *r = *running_find(b, ev.id);
 
 		r->started = true;   /* progress counts from here, as in `turninit mcp` */
-		r->start_ms = now_ms();
+		r->start_ms = clock_ms();
 		r->progress_ms = r->start_ms + MCP_PROGRESS_MS;
 		break;
 	}
@@ -352,7 +345,7 @@ int mcp_bridge_main(const struct cli_options *o)
 			{ .fd = 0, .events = POLLIN },
 		};
 		struct signalfd_siginfo si;
-		uint64_t t = now_ms(), next = ending ? end_ms : 0;
+		uint64_t t = clock_ms(), next = ending ? end_ms : 0;
 
 		for (struct running *r = b.running; r; r = r->next) {
 			if (!r->started || r->ended)
@@ -420,7 +413,7 @@ int mcp_bridge_main(const struct cli_options *o)
 		if (ending && !end_ms) {
 			/* As `turninit mcp` does at its end: each call still running is
 			 * cancelled and answered (SIGTERM, the grace, SIGKILL). */
-			end_ms = now_ms() + BRIDGE_END_MS;
+			end_ms = clock_ms() + BRIDGE_END_MS;
 			for (struct running *r = b.running; r; r = r->next) {
 				r->ended = true;
 				call_send(b.fd, json_pack("{s:s, s:s}", "op", "cancel", "id", r->key));

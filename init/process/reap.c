@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "exit_codes.h"
 #include "log.h"
 
@@ -68,14 +69,6 @@ int reap_exit_code(int st)
 	if (WIFSIGNALED(st))
 		return EXIT_SIGNAL_BASE + WTERMSIG(st);
 	return WEXITSTATUS(st);
-}
-
-uint64_t reap_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* Reap every exited child; note main's status. */
@@ -287,7 +280,7 @@ int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_
 		 * two setsid children of f-keeper-lost running). */
 		if (!found && killed == before && (lost <= 0 || reap_children_of(lost, kids, 1) == 0))
 			return killed;
-		if (reap_now_ms() >= deadline_ms)
+		if (clock_ms() >= deadline_ms)
 			return -ETIMEDOUT;
 		poll(NULL, 0, 1);   /* SIGKILL is delivered at the next return to user space */
 	}
@@ -295,7 +288,7 @@ int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_
 
 int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 {
-	uint64_t start = reap_now_ms();
+	uint64_t start = clock_ms();
 	uint64_t deadline = timeout_ms ? start + timeout_ms : 0;   /* 0: none */
 	struct reap_term term = { .pgid = main_pid, .root = getpid() };
 	bool main_done = false, timed_out = false;
@@ -304,7 +297,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 	reap_children(main_pid, &main_done, &main_status);
 	while (!main_done) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		uint64_t t = reap_now_ms();
+		uint64_t t = clock_ms();
 		struct signalfd_siginfo si;
 		int wait_ms;
 
@@ -325,7 +318,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 			if (sig == SIGCHLD)
 				continue;   /* reaped below, however many coalesced */
 			if (sig == SIGTERM) {
-				reap_term_start(&term, reap_now_ms());
+				reap_term_start(&term, clock_ms());
 				continue;
 			}
 			if (kill(-main_pid, sig) != 0 && errno != ESRCH)

@@ -1,11 +1,11 @@
 /* serve_int.h - what the files of serve and listen mode share (not an API):
  * the connection, command, queue and turn structs, and the functions each
  * file gives the others.
- *   init/serve.c         the poll loop, requests, the end of the turn
- *   init/serve_conn.c    connections: the output queue, framing, drain, backpressure
- *   init/serve_cmd.c     the command lifecycle and the queue of waiting execs
- *   init/serve_listen.c  the listen socket and its peer checks
- *   init/codec.h         the wire format of a connection (codec_jsonl.c: JSON Lines,
+ *   init/serve/serve.c         the poll loop, requests, the end of the turn
+ *   init/serve/serve_conn.c    connections: the output queue, framing, drain, backpressure
+ *   init/serve/serve_cmd.c     the command lifecycle and the queue of waiting execs
+ *   init/serve/serve_listen.c  the listen socket and its peer checks
+ *   init/serve/codec.h         the wire format of a connection (codec_jsonl.c: JSON Lines,
  *                        codec_mcp.c: MCP)
  */
 #ifndef TURNINIT_SERVE_INT_H

@@ -25,7 +25,7 @@
  * on stderr). */
 int call_main(const struct cli_options *o, char **envp);
 
-/* What `turninit mcp --socket` (init/mcp_bridge.c) shares with call_main. */
+/* What `turninit mcp --socket` (init/client/mcp_bridge.c) shares with call_main. */
 
 /* call_connect - a unix stream socket connected to path (CLOEXEC), or -1 with
  * errno set (ENAMETOOLONG past sun_path, socket(2), connect(2)). */

@@ -1,4 +1,4 @@
-/* sandbox.h - what every command of a turn is locked down with, prepared once
+/* plan.h - what every command of a turn is locked down with, prepared once
  * per turn from the manifest, in the one order that works: what the platform
  * offers (securebits or none: caps_securebits_probe), the seccomp program
  * (libseccomp, exported as BPF), HOME (a tmpfs turninit mounts or checks), the
@@ -8,8 +8,8 @@
  * bounding set, which every command inherits. main.c runs the steps once; the benchmark (tests/bench/startup.c) runs
  * the same table step by step to time each. A command's plan is then made from
  * the sandbox and the command itself (sandbox_plan). */
-#ifndef TURNINIT_SANDBOX_H
-#define TURNINIT_SANDBOX_H
+#ifndef TURNINIT_PLAN_H
+#define TURNINIT_PLAN_H
 
 #include <stdbool.h>
 

@@ -19,9 +19,9 @@
 #include "target_calls.h"
 
 /* The filter's architecture checks (x32 and i386 killed), SPAWN_NSIG
- * (init/spawn.c) and verify's "architecture" are x86_64's: a port starts here. */
+ * (init/process/spawn.c) and verify's "architecture" are x86_64's: a port starts here. */
 #if !defined(__x86_64__)
-#error "turninit builds for x86_64 only: init/filter.c (the seccomp filter's architecture checks, i386 and x32 killed), init/spawn.c (SPAWN_NSIG) and init/verify.c (\"architecture\") assume it"
+#error "turninit builds for x86_64 only: init/sandbox/filter.c (the seccomp filter's architecture checks, i386 and x32 killed), init/process/spawn.c (SPAWN_NSIG) and init/verify.c (\"architecture\") assume it"
 #endif
 
 #define SC_ACT(a) ((a) == SCG_ENOSYS ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ERRNO(EPERM))

@@ -1,6 +1,6 @@
 /* serve.h - many commands per turn: the JSON Lines protocol of docs/protocol.md
  * on stdin/stdout (`turninit serve`) or on a unix socket (`turninit listen`).
- * Each command runs under its own keeper (init/keeper.c). */
+ * Each command runs under its own keeper (init/process/keeper.c). */
 #ifndef TURNINIT_SERVE_H
 #define TURNINIT_SERVE_H
 
@@ -8,7 +8,7 @@
 
 #include "error.h"
 #include "manifest.h"
-#include "sandbox.h"
+#include "plan.h"
 
 #define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
 #define SERVE_QUEUE_MAX 1024     /* exec requests waiting for a slot, all connections */
@@ -16,8 +16,8 @@
 
 struct serve_ctx {
 	const struct mf_manifest *manifest;
-	const struct sandbox *sandbox;   /* every command's lock-down (init/sandbox.h) */
-	int sfd;                      /* turninit's signalfd (init/reap.c) */
+	const struct sandbox *sandbox;   /* every command's lock-down (init/process/plan.h) */
+	int sfd;                      /* turninit's signalfd (init/process/reap.c) */
 	int listen_fd;                /* listen mode: the listening socket; -1: serve */
 	bool mcp;                     /* serve mode speaks MCP (codec_mcp), and SIGINT
 					 ends the turn as SIGTERM does (exit 130) */

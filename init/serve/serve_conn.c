@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "clock.h"
 #include "envfilter.h"
 #include "events.h"
 #include "exit_codes.h"
@@ -45,7 +46,7 @@ void serve_close_fd(int *fd)
 }
 
 /* Write all of p, waiting for fd until deadline_ms at the latest (the clock
- * of reap_now_ms; a deadline in the past: what the fd takes now). 0, or -1 on
+ * of clock_ms; a deadline in the past: what the fd takes now). 0, or -1 on
  * an error or when the deadline passed. */
 static int write_until(int fd, const char *p, size_t n, uint64_t deadline_ms)
 {
@@ -56,7 +57,7 @@ static int write_until(int fd, const char *p, size_t n, uint64_t deadline_ms)
 			continue;
 		if (w < 0 && errno == EAGAIN) {
 			struct pollfd pf = { .fd = fd, .events = POLLOUT };
-			uint64_t now = reap_now_ms();
+			uint64_t now = clock_ms();
 
 			if (now >= deadline_ms)
 				return -1;

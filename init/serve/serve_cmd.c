@@ -1,5 +1,5 @@
 /* serve_cmd.c - the command lifecycle of serve and listen mode (a keeper per
- * command, init/keeper.c): start, output, stdin, the keeper's messages, the
+ * command, init/process/keeper.c): start, output, stdin, the keeper's messages, the
  * exit event; and the first-in, first-out queue of execs past
  * limits.concurrency (docs/protocol.md, "Concurrency"). */
 #define _GNU_SOURCE
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "clock.h"
 #include "envfilter.h"
 #include "events.h"
 #include "exit_codes.h"
@@ -141,7 +142,7 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 	for (size_t i = 0; i < s->n_cmds && n < MF_CONCURRENCY_MAX; i++)
 		if (s->keepers[i].pid > 0 && &s->keepers[i] != m->k)
 			keep[n++] = s->keepers[i].pid;
-	r = reap_kill_strays(keep, n, lost, reap_now_ms() + SERVE_LOST_MS);
+	r = reap_kill_strays(keep, n, lost, clock_ms() + SERVE_LOST_MS);
 	keeper_stop(m->k, 0);
 	if (r < 0) {
 		log_line("serve: %s: its keeper ended without reporting the command's end, and its "
@@ -197,7 +198,7 @@ static void cmd_start_answer(struct serve *s, struct cmd *m, int r, const struct
  * before its exec, where another command may have stopped it. */
 void cmd_start_overdue(struct serve *s, struct cmd *m)
 {
-	uint64_t t = reap_now_ms();
+	uint64_t t = clock_ms();
 
 	if (!m->start_nudged) {
 		/* Stopped before its exec (a SIGSTOP from another command, where
@@ -243,7 +244,7 @@ void cmd_message(struct serve *s, struct cmd *m)
 			!m->lost && !m->timed_out && !m->cancelled && m->oom_kills >= 0 &&
 			memcg_oom_kills() > m->oom_kills;
 	m->exited = true;
-	m->end_ms = reap_now_ms();
+	m->end_ms = clock_ms();
 	/* Every process of the command is gone now (the keeper ended them all), so
 	 * what they wrote is in the pipes already. Take it, then close: a writer
 	 * left is a process of another command that was handed the fd, and must
@@ -384,7 +385,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 		if (k->pid <= 0 || r < 0) {
 			r = err_set(ret_err, err.code, "exec: %s", err.msg);
 			if (k->pid > 0 && r != -E2BIG)
-				keeper_stop(k, reap_now_ms() + SERVE_LOST_MS);
+				keeper_stop(k, clock_ms() + SERVE_LOST_MS);
 			cmd_free(m);
 			goto out;
 		}
@@ -393,7 +394,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	m->used = true;
 	m->conn = c;
 	snprintf(m->id, sizeof(m->id), "%s", id);
-	m->start_ms = reap_now_ms();
+	m->start_ms = clock_ms();
 	m->wall_start_ms = audit_wall_ms();
 	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
 	m->progress_ms = m->start_ms + c->codec->progress_ms;

@@ -1,5 +1,5 @@
 /* exit_codes.h - the exit statuses of turninit, the table of docs/exit-codes.md
- * and of `turninit --help` (init/cli.c), in one place. A command's own status
+ * and of `turninit --help` (init/util/cli.c), in one place. A command's own status
  * 0..255 passes through unchanged; these are the ones turninit gives. */
 #ifndef TURNINIT_EXIT_CODES_H
 #define TURNINIT_EXIT_CODES_H

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""includes.py - the include rules of init/'s folders (docs/HACKING.md), checked.
+
+Each folder of init/ holds one role, and may include the headers of only the
+folders its rule names (below, RULES); policy/ is pure and includes none of
+init/. A header is found by its name among init/'s folders and policy/ (the
+build's -I list); system headers (<...>) and build/gen are not checked. No
+include circle is allowed either: a header that reaches itself through its
+includes.
+
+Usage: includes.py [ROOT]   check the tree at ROOT (default: the project's);
+                            prints "FILE:LINE: ..." for each rule broken and
+                            each circle, exit 1; nothing and exit 0 when clean
+       includes.py --check  the above, then the self-test: a copy of the tree
+                            with one rule broken on purpose must fail, naming
+                            the file and the line; prints TAP and writes
+                            build/test-results/layout ("passed failed")
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# folder -> the folders whose headers it may include (besides its own).
+# init (the top: main, the command line, verify) may include any.
+RULES = {
+    "policy": [],
+    "init/util": ["policy"],
+    "init/sandbox": ["init/util", "policy"],
+    "init/process": ["init/sandbox", "init/util", "policy"],
+    "init/serve": ["init/process", "init/sandbox", "init/util", "policy"],
+    # the clients run outside the container and hold no policy: the command
+    # line (util/cli), the wire formats, the helpers
+    "init/client": ["init/util", "policy"],
+    "init": ["init/client", "init/serve", "init/process", "init/sandbox", "init/util", "policy"],
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def headers(root):
+    """{header name: folder} for every .h of the folders of RULES."""
+    found = {}
+    for d in RULES:
+        for n in sorted(os.listdir(os.path.join(root, d))):
+            if n.endswith(".h"):
+                if n in found:
+                    raise SystemExit("includes.py: %s in both %s and %s" % (n, found[n], d))
+                found[n] = d
+    return found
+
+
+def check(root):
+    """The problems of the tree at root, as lines "FILE:LINE: what"."""
+    where = headers(root)
+    problems, graph = [], {}
+    for d, allowed in RULES.items():
+        for n in sorted(os.listdir(os.path.join(root, d))):
+            if not n.endswith((".c", ".h")):
+                continue
+            path = os.path.join(d, n)
+            with open(os.path.join(root, path), encoding="utf-8") as f:
+                for i, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m or os.path.basename(m.group(1)) not in where:
+                        continue
+                    h = os.path.basename(m.group(1))
+                    hd = where[h]
+                    if n.endswith(".h"):
+                        graph.setdefault(path, []).append((os.path.join(hd, h), i))
+                    if hd == d or hd in allowed:
+                        continue
+                    problems.append("%s:%d: %s/ may not include %s (in %s/): %s/ may include only %s" % (
+                        path, i, d, h, hd, d, ", ".join(a + "/" for a in allowed) or "itself"))
+    # circles among headers
+    state = {}
+
+    def visit(h, stack):
+        state[h] = 1
+        for (g, line) in graph.get(h, []):
+            if state.get(g) == 1:
+                cyc = stack[stack.index(g):] + [g] if g in stack else [h, g]
+                problems.append("%s:%d: an include circle: %s" % (h, line, " -> ".join(cyc)))
+            elif g not in state:
+                visit(g, stack + [g])
+        state[h] = 2
+
+    for h in sorted(graph):
+        if h not in state:
+            visit(h, [h])
+    return problems
+
+
+def selftest():
+    """None when a rule broken on purpose is found; else what went wrong."""
+    tmp = tempfile.mkdtemp(prefix="turninit-includes.")
+    try:
+        for d in ("init", "policy"):
+            shutil.copytree(os.path.join(ROOT, d), os.path.join(tmp, d))
+        target = os.path.join(tmp, "init", "client", "call.c")
+        with open(target, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        at = max(i for i, l in enumerate(lines) if INCLUDE.match(l)) + 1
+        lines.insert(at, '#include "spawn.h"')   # client/ may not use process/
+        with open(target, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+        p = subprocess.run([sys.executable, __file__, tmp], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, check=False)
+        want = "init/client/call.c:%d: init/client/ may not include spawn.h (in init/process/)" % (at + 1)
+        if p.returncode != 1 or want not in p.stdout:
+            return "exit %d, wanted 1 and a line starting %r; got: %s" % (p.returncode, want, p.stdout.strip())
+        return None
+    finally:
+        shutil.rmtree(tmp)
+
+
+def main(argv):
+    if argv[:1] == ["--check"]:
+        problems = check(ROOT)
+        why = selftest()
+        print("1..2")
+        print("%s 1 - layout-include-rules" % ("not ok" if problems else "ok"))
+        for p in problems:
+            print("#   " + p)
+        print("%s 2 - layout-check-fails-on-a-broken-rule" % ("not ok" if why else "ok"))
+        if why:
+            print("#   " + why)
+        bad = bool(problems) + bool(why)
+        os.makedirs(os.path.join(ROOT, "build", "test-results"), exist_ok=True)
+        with open(os.path.join(ROOT, "build", "test-results", "layout"), "w") as f:
+            f.write("%d %d\n" % (2 - bad, bad))
+        print("layout: %d passed, %d failed" % (2 - bad, bad))
+        return 1 if bad else 0
+    problems = check(argv[0] if argv else ROOT)
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
