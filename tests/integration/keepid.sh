@@ -99,7 +99,7 @@ stat_of() {
 
 # --- a command's files in the workspace -------------------------------------------------
 WRITE='id -u; id -g; touch /work/file; mkdir /work/dir; echo x > /work/dir/inner; ln -s file /work/link'
-begin k-workspace-files-owned-by-user
+if begin k-workspace-files-owned-by-user; then
 workspace
 prun "${KEEPID[@]}" --tmpfs "$HOME_TMPFS" -v "$WS:/work" "$SEALED" "$WRITE"
 expect_rc 0
@@ -108,12 +108,12 @@ expect_err ""
 for f in file dir dir/inner link; do
 	eq "host owner of $f" "$(stat -c '%u:%g' "$WS/$f" 2>&1)" "$U:$G"
 done
-end
+end; fi
 
 # Control: the same run in rootless podman's default user namespace. The
 # command's uid (the user's number) is then a subordinate uid on the host; the
 # workspace must be world-writable for it to write at all.
-begin k-control-default-userns-files-not-users
+if begin k-control-default-userns-files-not-users; then
 workspace
 chmod 0777 "$WS"
 prun --tmpfs "$HOME_TMPFS" -v "$WS:/work" "$SEALED" "$WRITE"
@@ -122,11 +122,11 @@ owner=$(stat -c '%u:%g' "$WS/file" 2>&1)
 [[ $owner =~ ^[0-9]+:[0-9]+$ && $owner != "$U:$G" && $owner != 0:0 ]] \
 	|| why "host owner of file: got $owner, want a subordinate uid, not $U:$G"
 echo "# without keep-id the command's files belong to $owner on the host"
-end
+end; fi
 
 # podman 4.3 and later: keep-id:uid=1000,gid=1000 maps the user to uid 1000 in
 # the container, so an image sealed for uid 1000 serves every user.
-begin k-keep-id-as-uid-1000
+if begin k-keep-id-as-uid-1000; then
 workspace
 prun --userns=keep-id:uid=1000,gid=1000 --user 0:0 --tmpfs "$HOME_TMPFS" -v "$WS:/work" "$IMG:uid1000" "$WRITE"
 expect_rc 0
@@ -135,64 +135,64 @@ expect_err ""
 for f in file dir dir/inner link; do
 	eq "host owner of $f" "$(stat -c '%u:%g' "$WS/$f" 2>&1)" "$U:$G"
 done
-end
+end; fi
 
 # --- HOME -----------------------------------------------------------------------------
-begin k-home-private-tmpfs
+if begin k-home-private-tmpfs; then
 prun "${KEEPID[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" \
 	'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"; ls -A "$HOME" | wc -l
 	 awk -v h="$HOME" '\''$5 == h { for (i = 7; $i != "-"; i++); print $4, $(i + 1) }'\'' /proc/self/mountinfo'
 expect_rc 0
 expect_out "tmpfs"$'\n'"700 $U $G"$'\n0\n/ tmpfs\n'
 expect_err ""
-end
+end; fi
 
-begin k-no-tmpfs-refused-naming-flag
+if begin k-no-tmpfs-refused-naming-flag; then
 prun "${KEEPID[@]}" "$SEALED" 'echo COMMAND-RAN'
 expect_refusal "--tmpfs /home/agent"
-end
+end; fi
 
 # The user's own directory in a host tmpfs: empty, a tmpfs, owned by the
 # manifest's uid under keep-id, so only the whole-mount check stops it.
-begin k-bind-of-own-tmpfs-dir-refused
+if begin k-bind-of-own-tmpfs-dir-refused; then
 shared=$(mktemp -d /dev/shm/turninit-kidtest.XXXXXX)
 TMPDIRS+=("$shared")
 chmod 0700 "$shared"
 prun "${KEEPID[@]}" -v "$shared:/home/agent" "$SEALED" 'echo COMMAND-RAN'
 expect_refusal "not a private tmpfs"
 eq "host dir" "$(stat -c '%u:%g %a' "$shared") $(find "$shared" -mindepth 1 | wc -l)" "$U:$G 700 0"
-end
+end; fi
 
 # A whole, empty tmpfs of host root's (rootless.sh mounts one): rootful
 # turninit would take it (a kubelet's memory emptyDir looks the same); here its
 # owner is not mapped into the user namespace, shows as the overflow uid, and
 # is refused.
 if [[ -n ${ITEST_HOST_TMPFS:-} ]] && mountpoint -q "$ITEST_HOST_TMPFS"; then
-	begin k-host-root-tmpfs-refused
+	if begin k-host-root-tmpfs-refused; then
 	prun "${KEEPID[@]}" -v "$ITEST_HOST_TMPFS:/home/agent" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "owned by uid 65534, not $U (the overflow uid"
 	eq "host tmpfs" "$(stat -c '%u:%g %a' "$ITEST_HOST_TMPFS")" "0:0 1777"
-	end
+	end; fi
 else
 	skip k-host-root-tmpfs-refused "no tmpfs of host root's in ITEST_HOST_TMPFS (tests/integration/rootless.sh mounts one)"
 fi
 
-begin k-bind-of-workspace-at-home-refused
+if begin k-bind-of-workspace-at-home-refused; then
 workspace
 prun "${KEEPID[@]}" -v "$WS:/home/agent" "$SEALED" 'echo COMMAND-RAN'
 expect_refusal "not a private tmpfs"
-end
+end; fi
 
-begin k-sys-admin-mounts-home-itself
+if begin k-sys-admin-mounts-home-itself; then
 prun "${KEEPID[@]}" --cap-add SYS_ADMIN "$SEALED" \
 	'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"; grep -E "^Cap(Eff|Bnd):" /proc/self/status'
 expect_rc 0
 expect_out "tmpfs"$'\n'"700 $U $G"$'\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n'
 expect_err ""
-end
+end; fi
 
 # --- the command's privileges, as under rootful podman ------------------------------------
-begin k-caps-securebits-nnp-seccomp-ids
+if begin k-caps-securebits-nnp-seccomp-ids; then
 prun "${KEEPID[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
 expect_rc 0
 expect_err ""
@@ -206,11 +206,11 @@ eq uid "$(stat_of uid)" "$U $U $U"
 eq gid "$(stat_of gid)" "$G $G $G"
 eq groups "$(stat_of groups)" none
 eq fds "$(stat_of fds)" "0 1 2"
-end
+end; fi
 
 # Every probe of the table gets the verdict sandbox.sh asserts under rootful
 # podman: attacks blocked or killed, controls allowed.
-begin k-probe-table-as-rootful
+if begin k-probe-table-as-rootful; then
 prun "${KEEPID[@]}" --security-opt seccomp=unconfined --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe'
 expect_rc 0
 expect_err ""
@@ -226,54 +226,54 @@ for name in "${NAMES[@]}"; do
 		[[ $got == "${EXP_V[$name]} ${EXP_C[$name]}" ]] || why "$name: got $got, want ${EXP_V[$name]} ${EXP_C[$name]}"
 	fi
 done
-end
+end; fi
 
-begin k-landlock-writes-outside-fail
+if begin k-landlock-writes-outside-fail; then
 workspace
 prun "${KEEPID[@]}" --tmpfs "$HOME_TMPFS" -v "$WS:/work" "$IMG:narrow" \
 	'for p in /work/x /tmp/x "$HOME/x"; do touch "$p" 2>/dev/null && echo "$p ok" || echo "$p denied"; done'
 expect_rc 0
 expect_out $'/work/x denied\n/tmp/x denied\n/home/agent/x ok\n'
 [[ ! -e $WS/x ]] || why "the workspace has x"
-end
+end; fi
 
 # --- turninit without capabilities refuses at start ------------------------------------------
 # keep-id without --user 0:0: turninit is the user, with no capability at all;
 # it cannot lock a command down, so nothing runs.
-begin k-no-capabilities-refused
+if begin k-no-capabilities-refused; then
 prun --userns=keep-id --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
 expect_refusal "--user 0:0"
-end
+end; fi
 # serve with stdin at its end would otherwise start, log its Landlock line and
 # exit 0: it must refuse before serving.
-begin k-no-capabilities-serve-refused
+if begin k-no-capabilities-serve-refused; then
 prun --userns=keep-id --tmpfs "$HOME_TMPFS" "$SEALED" serve
 expect_refusal "without CAP_SETPCAP, CAP_SETUID, CAP_SETGID"
-end
+end; fi
 
 # --- limits ----------------------------------------------------------------------------------
 # The manifest's rlimits hold in any user namespace; a cgroup pids limit needs
 # cgroup v2 with the pids controller delegated to the user.
-begin k-nproc-rlimit
+if begin k-nproc-rlimit; then
 prun "${KEEPID[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'ulimit -u; ulimit -Hu'
 expect_rc 0
 expect_out $'64\n64\n'
-end
+end; fi
 cgv=$(timeout 60 podman info --format '{{.Host.CgroupsVersion}}' 2>&1)
 if [[ $cgv != v2 ]]; then
 	skip k-pids-limit "rootless podman on cgroup $cgv ignores --pids-limit (\"Resource limits are not supported and ignored on cgroups V1 rootless systems\"); limits.nproc is the bound here"
 else
-	begin k-pids-limit
+	if begin k-pids-limit; then
 	prun "${KEEPID[@]}" --pids-limit 32 --tmpfs "$HOME_TMPFS" "$SEALED" 'cat /sys/fs/cgroup/pids.max'
 	expect_rc 0
 	expect_out $'32\n'
-	end
+	end; fi
 fi
 
 # --- the README's keep-id example, as written --------------------------------------------------
 # The lines between the markers, run in the checkout with a fresh HOME (its
 # ~/.turninit key and ~/agent-work are this test's own).
-begin k-readme-example
+if begin k-readme-example; then
 block=$(sed -n '/^<!-- keep-id example/,/^<!-- end of keep-id example/{/^    /s/^    //p}' "$ROOT/README.md")
 if [[ -z $block ]]; then
 	why "README.md has no keep-id example between the markers"
@@ -293,7 +293,7 @@ else
 	eq "host owner of ~/agent-work/notes.txt" "$(stat -c '%u:%g' "$rhome/agent-work/notes.txt" 2>&1)" "$U:$G"
 	timeout 60 podman rmi localhost/agent-turn-keepid:1 localhost/agent-base:1 >/dev/null 2>&1
 fi
-end
+end; fi
 
 # --- start time (notes, not assertions) ----------------------------------------------------------
 # median_ms N CMD...: the median wall time of N runs of CMD, in ms.

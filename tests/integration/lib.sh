@@ -277,10 +277,15 @@ prun() {
 	run_cmd "${PODMAN_RUN[@]}" "$@"
 }
 
+# begin NAME: a test starts; its checks (why, eq, expect_*) gather until end.
+# Returns 1, and starts nothing, when ITEST_ONLY does not select NAME: a test
+# is written `if begin NAME; then ... end; fi`, so that every suite honours
+# ITEST_ONLY (a block that gathers what later tests need runs unconditioned).
 begin() {
 	T_NAME=$1
 	T_WHY=()
 	RC=0 OUT='' ERR='' CMD=''
+	selected "$1"
 }
 
 why() {

@@ -29,9 +29,11 @@ listing() {
 }
 OBJS=$(cd "$ROOT" && for f in policy/*.c init/*.c init/*/*.c; do basename "${f%.c}.o"; done | LC_ALL=C sort)
 
-begin p-install-layout
+# The install into d1 is what the tests after p-install-layout look at (the man
+# page, the scripts, the relink kit, uninstall): made whichever are selected.
 D=$WORK/d1
 make_install "$D" install PREFIX=/usr
+if begin p-install-layout; then
 want=$(
 	printf '755 usr\n755 usr/bin\n755 usr/bin/turninit-build-image\n755 usr/bin/turninit-seal\n'
 	printf '755 usr/lib\n755 usr/lib/turninit\n755 usr/lib/turninit/relink\n'
@@ -48,10 +50,10 @@ cmp -s "$D/usr/sbin/turninit" "$ROOT/build/turninit.unstripped" || why "usr/sbin
 run_cmd file "$D/usr/sbin/turninit"
 expect_contains "file" "$OUT" "not stripped"
 expect_contains "file" "$OUT" "BuildID[sha1]="
-end
+end; fi
 
 # Each directory variable on its own, as a distribution sets them.
-begin p-install-gnu-directories
+if begin p-install-gnu-directories; then
 D=$WORK/d2
 make_install "$D" install PREFIX=/opt/t SBINDIR=/sbin BINDIR=/usr/bin LIBDIR=/usr/lib/x86_64-linux-gnu \
 	MANDIR=/usr/share/man DATADIR=/usr/share DOCDIR=/usr/share/doc/turninit-bin
@@ -62,10 +64,10 @@ for f in sbin/turninit usr/bin/turninit-seal usr/bin/turninit-build-image \
 	[[ -f $D/$f ]] || why "$f not installed"
 done
 [[ ! -e $D/opt ]] || why "something went to PREFIX although every directory was given: $(cd "$D" && find opt | head -n 3)"
-end
+end; fi
 
 # The man page: what man(1) shows, with no warning from groff.
-begin p-man-page-renders
+if begin p-man-page-renders; then
 run_cmd env MANWIDTH=80 man --warnings -l "$WORK/d1/usr/share/man/man1/turninit.1"
 expect_rc 0
 expect_err ""
@@ -73,27 +75,27 @@ expect_contains "man" "$OUT" "turninit(1)                      User Commands    
 expect_contains "man" "$OUT" $'NAME\n       turninit  -  PID  1  for  disposable per-turn containers'
 expect_contains "man" "$OUT" $'SYNOPSIS\n'
 expect_contains "man" "$OUT" "turninit 0.1.0"
-end
+end; fi
 # The committed page is what go-md2man makes of docs/turninit.1.md now.
-begin p-man-page-matches-source
+if begin p-man-page-matches-source; then
 run_cmd bash -c "sed '1s/^# turninit(1)\$/# turninit 1 \"\" \"turninit $(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")\" \"User Commands\"/' '$ROOT/docs/turninit.1.md' | go-md2man > '$WORK/turninit.1'"
 expect_rc 0
 cmp -s "$WORK/turninit.1" "$ROOT/man/turninit.1" || why "man/turninit.1 is stale: run make man/turninit.1 after changing docs/turninit.1.md ($(diff "$ROOT/man/turninit.1" "$WORK/turninit.1" | head -n 4 | tr '\n' ' '))"
-end
+end; fi
 
 # The scripts under their installed names, from PATH, outside the checkout.
-begin p-installed-scripts-run
+if begin p-installed-scripts-run; then
 run_cmd env -C / PATH="$WORK/d1/usr/bin:/usr/bin:/bin" turninit-seal --help
 expect_rc 2
 expect_contains "turninit-seal --help" "$ERR" "usage: seal.sh"
 run_cmd env -C / PATH="$WORK/d1/usr/bin:/usr/bin:/bin" turninit-build-image --help
 expect_rc 2
 expect_contains "turninit-build-image --help" "$ERR" "--root DIR"
-end
+end; fi
 
 # The installed build-image finds its Containerfile in a DATADIR that is not
 # beside BINDIR, and takes a relative --context.
-begin p-build-image-context-datadir-apart
+if begin p-build-image-context-datadir-apart; then
 D=$WORK/d4
 make_install "$D" install PREFIX=/opt/t BINDIR=/opt/b DATADIR=/opt/d
 run_cmd env -C "$WORK" sh "$D/opt/b/turninit-build-image" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
@@ -106,7 +108,7 @@ run_cmd env -C "$WORK" sh "$D/opt/b/turninit-build-image" --trusted-key "$ROOT/t
 	--context rel-ctx "$ROOT/build/turninit"
 expect_rc 0
 [[ -f $WORK/rel-ctx/Containerfile && -x $WORK/rel-ctx/root/sbin/turninit ]] || why "no context in $WORK/rel-ctx"
-end
+end; fi
 # --root or --context naming a directory with other files: refused, nothing removed.
 # refused_root ROOT OPTION DIR: build-image.sh OPTION DIR, whose image root
 # is ROOT (holding keep.txt), refuses to empty it, and keep.txt stays.
@@ -118,7 +120,7 @@ refused_root() {
 	expect_contains "stderr" "$ERR" "refusing to empty $1: it is not an image root this script made"
 	[[ $(cat "$1/keep.txt" 2>&1) == precious ]] || why "$1/keep.txt was removed"
 }
-begin p-build-image-refuses-foreign-root
+if begin p-build-image-refuses-foreign-root; then
 mkdir -p "$WORK/foreign/root"
 refused_root "$WORK/foreign/root" --context "$WORK/foreign"
 # /usr of a merged-/usr system after make install PREFIX=/usr: it has
@@ -128,11 +130,11 @@ install -m 0755 "$ROOT/build/turninit" "$WORK/usrlike/sbin/turninit"
 printf '#!/bin/sh\n' > "$WORK/usrlike/bin/busybox"
 chmod 0755 "$WORK/usrlike/bin/busybox"
 refused_root "$WORK/usrlike" --root "$WORK/usrlike"
-end
+end; fi
 
 # An install directory the installed script would carry badly (a space, $( ),
 # ;, a quote, |) or a relative one: refused in one line, nothing installed.
-begin p-install-odd-directory-refused
+if begin p-install-odd-directory-refused; then
 for bad in "/opt/a b" '/opt/x;touch /tmp/p' "/opt/o'q" '/opt/a|b' 'opt/rel' '/../../tmp/out' '/opt/..'; do
 	D=$WORK/d-odd
 	rm -rf "$D"
@@ -142,19 +144,19 @@ for bad in "/opt/a b" '/opt/x;touch /tmp/p' "/opt/o'q" '/opt/a|b' 'opt/rel' '/..
 		|| why "PREFIX=$bad: no refusal line: $(printf '%s' "$ERR" | head -n 2)"
 	[[ ! -e $D ]] || why "PREFIX=$bad: something was installed: $(cd "$D" && find . | head -n 3)"
 done
-end
+end; fi
 
 # DATADIR is written into the installed script quoted.
-begin p-installed-datadir-quoted
+if begin p-installed-datadir-quoted; then
 run_cmd grep '^INSTALLED_DATADIR=' "$WORK/d1/usr/bin/turninit-build-image"
 expect_out "INSTALLED_DATADIR='/usr/share/turninit'
 "
-end
+end; fi
 
 # The installed build-image makes no file at a name another user of a
 # world-writable TMPDIR could make first: every file it creates there is in a
 # directory of its own mktemp -d (strace: each creating open, mkdir).
-begin p-build-image-temporary-files-in-own-directory
+if begin p-build-image-temporary-files-in-own-directory; then
 T=$WORK/tmpdir
 rm -rf "$T"
 mkdir -m 1777 "$T"
@@ -170,10 +172,10 @@ made=$(grep -cE "mkdir(at)?\(.*\"$T/turninit-build\.[A-Za-z0-9]{6}\", 0700\)" "$
 left=$(ls -A "$T")
 [[ -z $left ]] || why "left in TMPDIR: $left"
 timeout 60 podman rmi localhost/turninit-pkgtest:tmpfiles >/dev/null 2>&1
-end
+end; fi
 
 # LGPL-2.1 section 6: the kit relinks into a turninit that runs.
-begin p-relink-kit-links
+if begin p-relink-kit-links; then
 K=$WORK/d1/usr/lib/turninit/relink
 run_cmd musl-gcc -static -Wl,--gc-sections -o "$WORK/relinked" "$K"/*.o -L"$ROOT/build/musl/prefix/lib" \
 	-lseccomp -lcap -lsodium -ljansson
@@ -181,9 +183,9 @@ expect_rc 0
 run_cmd "$WORK/relinked" --version
 expect_rc 0
 expect_contains "relinked --version" "$OUT" "turninit version 0.1.0 - git."
-end
+end; fi
 
-begin p-install-strip
+if begin p-install-strip; then
 D=$WORK/d3
 make_install "$D" install-strip PREFIX=/usr
 run_cmd file "$D/usr/sbin/turninit"
@@ -192,21 +194,21 @@ expect_contains "file" "$OUT" ", stripped"
 # the build id stays: a debug-symbol package finds its binary by it
 [[ $OUT == *"BuildID[sha1]=$(file "$ROOT/build/turninit.unstripped" | sed -n 's/.*BuildID\[sha1\]=\([0-9a-f]*\).*/\1/p')"* ]] \
 	|| why "the stripped binary lost the build id"
-end
+end; fi
 
-begin p-uninstall-leaves-nothing
+if begin p-uninstall-leaves-nothing; then
 mkdir -p "$WORK/d1/usr/share/doc/turninit/third-party/other"
 echo theirs > "$WORK/d1/usr/share/doc/turninit/third-party/other/copyright"
 make_install "$WORK/d1" uninstall PREFIX=/usr
 left=$(cd "$WORK/d1" && find . -type f | LC_ALL=C sort)
 # what install did not put there stays
 eq "files left after uninstall" "$left" "./usr/share/doc/turninit/third-party/other/copyright"
-end
+end; fi
 
 # A packager's build: another folder, later, no network (a network namespace
 # of its own: unshare -n), the dependencies given as MUSL_PREFIX, the commit
 # as COMMIT (no .git there). It gives the same bytes as build/turninit.
-begin p-build-offline-reproducible
+if begin p-build-offline-reproducible; then
 S=$WORK/src
 mkdir -p "$S"
 (cd "$ROOT" && git ls-files -z | tar --null -T - -cf -) | tar -C "$S" -xf - || why "copying the tracked files"
@@ -215,7 +217,7 @@ run_cmd timeout 300 unshare -n make --no-print-directory -C "$S" MUSL_PREFIX="$R
 expect_rc 0
 eq "sha256 of the two builds" "$(sha256sum < "$S/build/turninit")" "$(sha256sum < "$ROOT/build/turninit")"
 [[ ! -e $S/build/musl ]] || why "the build made build/musl although MUSL_PREFIX was given"
-end
+end; fi
 
 # --- images without buildah: oci/Containerfile and oci/Containerfile.seal -------------------
 # build-image.sh makes the context; podman build makes the base image and
@@ -226,7 +228,7 @@ cleanup() {
 	timeout 60 podman rmi -f "$IMG:base" "$IMG:sealed" >/dev/null 2>&1
 }
 trap cleanup EXIT
-begin p-containerfile-base-and-seal
+if begin p-containerfile-base-and-seal; then
 C=$WORK/context
 run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
 	--context "$C" "$ROOT/build/turninit"
@@ -249,10 +251,10 @@ run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" 
 expect_rc 0
 expect_out $'hello from 1000\nPWD=/work\nHOME=/home/agent\nSHLVL=0\nPATH=/bin\n_=/bin/env\n'
 expect_err ""
-end
+end; fi
 # Sealing again under the same tag removes the image it replaced only where
 # that tag was its one name: another name the user gave it keeps it.
-begin p-seal-keeps-an-image-the-user-named
+if begin p-seal-keeps-an-image-the-user-named; then
 run_cmd timeout 60 podman tag "$IMG:sealed" "$IMG:users-own"
 expect_rc 0
 printf '{%s,"env":{"set":{"PATH":"/bin:/usr/bin"}}}\n' "$HEAD_M" > "$WORK/m2.json"
@@ -261,6 +263,6 @@ run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --manifest "$WORK/m2.json" \
 expect_rc 0
 timeout 60 podman image exists "$IMG:users-own" || why "seal.sh removed $IMG:users-own, the image its tag named before"
 timeout 60 podman rmi -f "$IMG:users-own" >/dev/null 2>&1
-end
+end; fi
 
 results

@@ -172,7 +172,7 @@ check_table() {
 
 declare -A TURNINIT UNCONF PODMAN NOFILTER
 
-begin probes-under-turninit
+begin probes-under-turninit   # always run: the rows and the table below need its figures
 prun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe'
 expect_rc 0
 expect_err ""
@@ -182,7 +182,7 @@ end
 
 # The runtime's profile off: the figures are turninit's filter alone (a
 # Kubernetes pod runs Unconfined unless it asks for RuntimeDefault).
-begin probes-under-turninit-runtime-unconfined
+begin probes-under-turninit-runtime-unconfined   # always run: the rows and the table below need its figures
 prun "${UNCONFINED[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe'
 expect_rc 0
 expect_err ""
@@ -195,7 +195,7 @@ for name in "${!ROW_SKIP[@]}"; do
 done
 
 # Plain podman (or docker): no verdict is asserted but the controls'.
-begin "probes-$ENGINE_NAME-default-controls-allowed"
+begin "probes-$ENGINE_NAME-default-controls-allowed"   # always run: the rows and the table below need its figures
 prun "${PLAIN[@]}"
 expect_rc 0
 expect_err ""
@@ -213,7 +213,7 @@ end
 # The same turninit without its filter (deny []) and without the runtime's:
 # the attacks must reach the kernel, or the table above proves nothing. Where
 # the kernel alone gives the expected answer, the probe cannot tell; say which.
-begin probes-without-filter-reach-kernel
+begin probes-without-filter-reach-kernel   # always run: the rows and the table below need its figures
 prun "${UNCONFINED[@]}" --tmpfs "$HOME_TMPFS" "$IMG:nofilter" 'exec /bin/probe'
 expect_rc 0
 expect_err ""
@@ -374,50 +374,50 @@ expect_unreadable() { # expect_unreadable KEY: EACCES, EPERM or empty
 prun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
 S_RC=$RC S_OUT=$OUT S_ERR=$ERR S_CMD=$CMD
 status_test() { # status_test NAME: a test on the output of the one status run
-	begin "$1"
+	begin "$1" || return 1
 	RC=$S_RC OUT=$S_OUT ERR=$S_ERR CMD=$S_CMD
 	expect_rc 0
 	expect_err ""
 }
 
-status_test status-no-capabilities-nnp-seccomp
+if status_test status-no-capabilities-nnp-seccomp; then
 for k in CapInh CapPrm CapEff CapBnd CapAmb; do
 	expect_stat "$k" 0000000000000000
 done
 expect_stat NoNewPrivs 1
 expect_stat Seccomp 2
-end
+end; fi
 
 # linux/securebits.h: NOROOT 1<<0, NOROOT_LOCKED 1<<1, NO_SETUID_FIXUP 1<<2,
 # NO_SETUID_FIXUP_LOCKED 1<<3, KEEP_CAPS 1<<4 (clear), KEEP_CAPS_LOCKED 1<<5.
-status_test status-securebits-locked
+if status_test status-securebits-locked; then
 expect_stat securebits 0x2f
-end
+end; fi
 
-status_test status-ids-numeric-no-groups
+if status_test status-ids-numeric-no-groups; then
 expect_stat uid "1000 1000 1000"
 expect_stat gid "1000 1000 1000"
 expect_stat groups none
-end
+end; fi
 
 # The probe lists /proc/self/fd through one more fd of its own, left out of "fds"
 # and reported as fds_listing_dirfd (3).
-status_test status-fds-0-1-2
+if status_test status-fds-0-1-2; then
 expect_stat fds "0 1 2"
 expect_stat fds_listing_dirfd 3
-end
+end; fi
 
-status_test status-rlimits
+if status_test status-rlimits; then
 expect_stat RLIMIT_CORE "0 0"
 expect_stat RLIMIT_NOFILE "512 512"
 expect_stat RLIMIT_NPROC "256 256"
 expect_stat RLIMIT_FSIZE "10485760 10485760"
-end
+end; fi
 
-status_test status-pid1-environ-and-mem-closed
+if status_test status-pid1-environ-and-mem-closed; then
 expect_unreadable proc1_environ
 expect_unreadable proc1_mem
-end
+end; fi
 
 # Non-dumpable, seen where the uid does not already hide PID 1: turninit started
 # as uid 1000, the manifest's uid, holding its four capabilities as ambient ones
@@ -426,7 +426,7 @@ end
 # root (proc(5)). The command itself is dumpable (execve resets the flag), so
 # the owner is PID 1's flag, not a property of every process here.
 if podman_test status-pid1-not-dumpable-same-uid "docker run --user 1000:1000 --cap-add gives no ambient capabilities: turninit as uid 1000 holds none and refuses (e-user-1000-refused)"; then
-	begin status-pid1-not-dumpable-same-uid
+	if begin status-pid1-not-dumpable-same-uid; then
 	prun --user 1000:1000 --cap-add SETPCAP,SETUID,SETGID,KILL --tmpfs "$HOME_TMPFS" "$SEALED" \
 		'grep "^Uid:" /proc/1/status; exec /bin/probe status'
 	expect_rc 0
@@ -445,22 +445,22 @@ if podman_test status-pid1-not-dumpable-same-uid "docker run --user 1000:1000 --
 	expect_out "a exit 0 None
 a stdout 0 0 
 "
-	end
+	end; fi
 fi
 
 # Supplementary groups the runtime gives PID 1 are not the command's: with
 # --group-add, PID 1 holds them (/proc/1/status) and the command has none.
 # Docker gives PID 1 its gid 0 as a supplementary group too.
-begin status-groups-dropped-after-group-add
+if begin status-groups-dropped-after-group-add; then
 prun --group-add 10 --group-add 27 --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
 expect_rc 0
 expect_err ""
 expect_stat proc1_groups "$(docker_engine && echo "0 ")10 27"
 expect_stat groups none
-end
+end; fi
 
 # turninit calls setsid before exec; `exec /bin/probe` makes the probe that process.
-status_test status-session-leader-no-ctty
+if status_test status-session-leader-no-ctty; then
 pid=$(stat_of "$OUT" pid)
 [[ -n $pid && $pid != 1 ]] || why "pid: got $(printf '%q' "$pid")"
 expect_stat sid "$pid"
@@ -468,18 +468,18 @@ expect_stat pgid "$pid"
 expect_stat ppid 1
 expect_stat tty_nr 0
 expect_stat dev_tty ENXIO
-end
+end; fi
 
 # --- a terminal: podman run -t -------------------------------------------------------
 # Control: without turninit the probe has the pty podman made as its controlling tty.
-begin "tty-control-$ENGINE_NAME-gives-ctty"
+if begin "tty-control-$ENGINE_NAME-gives-ctty"; then
 run_cmd timeout 60 "$ENGINE" run -t --rm --pull never --network none --label "$LABEL" "${PLAIN[@]}" status
 expect_rc 0
 [[ $(stat_of "$OUT" tty_nr) =~ ^[1-9][0-9]*$ ]] || why "tty_nr: got $(printf '%q' "$(stat_of "$OUT" tty_nr)"), want non-zero"
 expect_stat dev_tty opened
-end
+end; fi
 
-begin tty-t-no-ctty-under-turninit
+if begin tty-t-no-ctty-under-turninit; then
 run_cmd timeout 60 "$ENGINE" run -t --rm --pull never --network none --label "$LABEL" \
 	--tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
 expect_rc 0
@@ -488,26 +488,26 @@ expect_stat dev_tty ENXIO
 pid=$(stat_of "$OUT" pid)
 expect_stat sid "$pid"
 expect_stat fds "0 1 2"
-end
+end; fi
 
 # --- fds the runtime passes on: podman --preserve-fds ----------------------------------
 with_fds() { "$@" 3</dev/null 4</dev/null; }
 NO_PRESERVE="docker run has no --preserve-fds: Docker hands a container no fd but 0, 1 and 2 (status-fds-0-1-2)"
 if podman_test fds-control-podman-passes-preserved "$NO_PRESERVE"; then
-	begin fds-control-podman-passes-preserved
+	if begin fds-control-podman-passes-preserved; then
 	run_cmd with_fds "${PODMAN_RUN[@]}" --preserve-fds 2 "${PLAIN[@]}" status
 	expect_rc 0
 	expect_stat fds "0 1 2 3 4"
-	end
+	end; fi
 fi
 
 if podman_test fds-preserved-not-inherited-under-turninit "$NO_PRESERVE"; then
-	begin fds-preserved-not-inherited-under-turninit
+	if begin fds-preserved-not-inherited-under-turninit; then
 	run_cmd with_fds "${PODMAN_RUN[@]}" --preserve-fds 2 --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
 	expect_rc 0
 	expect_err ""
 	expect_stat fds "0 1 2"
-	end
+	end; fi
 fi
 
 # --- a bare syscall name denies the whole syscall --------------------------------------
@@ -517,17 +517,17 @@ fi
 WHOLE_PROBES="ctl_ioctl_tcgets ctl_socket_unix ctl_unshare_none"
 OWN=()
 docker_engine && OWN=("${UNCONFINED[@]}")
-begin seccomp-default-allows-tcgets-unix-socket-unshare-0
+if begin seccomp-default-allows-tcgets-unix-socket-unshare-0; then
 prun "${OWN[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" "exec /bin/probe $WHOLE_PROBES"
 expect_rc 0
 expect_out $'ctl_ioctl_tcgets allowed ENOTTY\nctl_socket_unix allowed success\nctl_unshare_none allowed success\n'
-end
-begin seccomp-deny-by-name-denies-the-whole-syscall
+end; fi
+if begin seccomp-deny-by-name-denies-the-whole-syscall; then
 prun "${OWN[@]}" --tmpfs "$HOME_TMPFS" "$IMG:whole" "exec /bin/probe $WHOLE_PROBES"
 expect_rc 0
 expect_out $'ctl_ioctl_tcgets blocked EPERM\nctl_socket_unix blocked EPERM\nctl_unshare_none blocked EPERM\n'
 expect_err ""
-end
+end; fi
 # verify says so: whole for the names, "when" for the argument rules of @default.
 denied_of() { # denied_of IMAGE: "name action whole|when..." a line, from verify
 	prun "$1" verify
@@ -536,12 +536,12 @@ for d in json.load(sys.stdin)["seccomp"]["denied"]:
     if d["name"] in ("ioctl", "socket", "unshare", "clone3", "mount"):
         print(d["name"], d["action"], "whole" if d["whole"] else "when: " + "; ".join(d["when"])[:40])'
 }
-begin seccomp-verify-shows-whole-or-arguments
+if begin seccomp-verify-shows-whole-or-arguments; then
 OUT=$(denied_of "$IMG:whole")
 expect_out $'ioctl EPERM whole\nsocket EPERM whole\nunshare EPERM whole'
 OUT=$(denied_of "$SEALED")
 expect_out $'mount EPERM whole\nunshare EPERM when: clone and unshare with a namespace flag \nclone3 ENOSYS whole\nioctl EPERM when: ioctl with request TIOCSTI or TIOCLINUX \nsocket EPERM when: socket with family AF_ALG or AF_VSOCK (l'
-end
+end; fi
 
 # --- non-native architectures: the probe dies, turninit does not ----------------------
 # The guard of the int80 rows is the bare probe's own death: kfeatures asks
@@ -549,7 +549,7 @@ end
 # run bare on the host, must agree (SIGSEGV, status 139, for "no"; the call
 # reaching the kernel for "yes"). Anything else fails here: a guard that
 # answered "no" for another reason would skip the rows on a guess.
-begin kernel-guard-int80-is-the-bare-probe
+if begin kernel-guard-int80-is-the-bare-probe; then
 kernel_ask int80
 run_cmd "$PROBE" int80_getpid
 case $KERNEL_ANSWER in
@@ -561,7 +561,7 @@ no)
 *) why "kfeatures int80 answered $KERNEL_ANSWER: $KERNEL_WHY" ;;
 esac
 echo "# kernel guard: int80 $KERNEL_ANSWER ($KERNEL_WHY); the bare probe: status $RC, ${OUT%$'\n'}"
-end
+end; fi
 
 # row_test NAME PROBE: selected NAME, and where PROBE relies on a kernel
 # feature (ROW_FEATURE), skipped with the kernel's reason when it lacks it.
@@ -575,20 +575,20 @@ row_test() {
 for p in int80_getpid x32_getpid; do
 	# exec: the probe is the command; turninit reports its death as 128+SIGSYS.
 	if row_test "arch-$p-exit-159" "$p"; then
-		begin "arch-$p-exit-159"
+		if begin "arch-$p-exit-159"; then
 		prun --tmpfs "$HOME_TMPFS" "$SEALED" "exec /bin/probe $p"
 		expect_rc 159
 		expect_out ""
 		expect_err ""
-		end
+		end; fi
 	fi
 	# The shell that ran it lives on and sees the probe killed by SIGSYS.
 	if row_test "arch-$p-kills-only-the-probe" "$p"; then
-		begin "arch-$p-kills-only-the-probe"
+		if begin "arch-$p-kills-only-the-probe"; then
 		prun --tmpfs "$HOME_TMPFS" "$SEALED" "/bin/probe $p; echo \"status \$?\""
 		expect_rc 0
 		expect_out $'status 159\n'
-		end
+		end; fi
 	fi
 done
 

@@ -108,7 +108,7 @@ print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$WORK/audit.log" 2>&
 
 # The harness can fail: a program that leaks and reads uninitialised memory
 # makes valgrind exit 99 with both errors in its log.
-begin harness-catches-errors
+if begin harness-catches-errors; then
 need_helpers faulty
 run_cmd timeout 60 "${VG[@]}" "$HELPERS/faulty"
 expect_rc 99
@@ -116,42 +116,42 @@ log=$(cat "$VGLOG"/*.log)
 expect_contains "valgrind log" "$log" "Conditional jump or move depends on uninitialised value(s)"
 expect_contains "valgrind log" "$log" "definitely lost"
 rm -f "$VGLOG"/*.log
-end
+end; fi
 
 for M in pid1 subreaper; do
-	begin "$M-one-shot"
+	if begin "$M-one-shot"; then
 	ns "$M" main TZ=UTC GH_TOKEN=secret -- -- 'echo hi; env | sort | cut -d= -f1 | tr "\n" " "; exit 3'
 	run_cmd "${TI[@]}"
 	expect_rc 3
 	expect_out $'hi\nHOME LANG PATH PWD SHLVL TERM TZ _ '
 	expect_clean
-	end
+	end; fi
 
-	begin "$M-one-shot-stdin"
+	if begin "$M-one-shot-stdin"; then
 	ns "$M" main -- -- 'tr a-z A-Z'
 	run_input $'piped in\n' "${TI[@]}"
 	expect_rc 0
 	expect_out $'PIPED IN\n'
 	expect_clean
-	end
+	end; fi
 
-	begin "$M-one-shot-signal-death"
+	if begin "$M-one-shot-signal-death"; then
 	ns "$M" main -- -- 'sleep 100 & kill -TERM $$'
 	run_cmd "${TI[@]}"
 	expect_rc 143
 	expect_clean
-	end
+	end; fi
 
-	begin "$M-one-shot-timeout"
+	if begin "$M-one-shot-timeout"; then
 	ns "$M" short -- -- 'sleep 100'
 	run_cmd "${TI[@]}"
 	expect_rc 124
 	expect_clean
-	end
+	end; fi
 
 	# With the audit log: every line of it is a JSON object, and each exec
 	# request that ran has its exit event (18 in the session).
-	begin "$M-serve-session"
+	if begin "$M-serve-session"; then
 	rm -f "$WORK/audit.log"
 	ns "$M" main -- serve --audit-log "$WORK/audit.log"
 	CMD="session.py -- [$M] turninit serve --audit-log $WORK/audit.log"
@@ -160,13 +160,13 @@ for M in pid1 subreaper; do
 	expect_out $'server exit 0\n'
 	expect_clean
 	expect_audit_kinds 18
-	end
+	end; fi
 done
 
 # turninit mcp (JSON-RPC 2.0 over stdio): every kind of message and result
 # (tests/valgrind/mcp_session.py), with the audit log; end of stdin ends it with
 # 0. Each tools/call that ran has its exit event (6, the cancelled one too).
-begin pid1-mcp-session
+if begin pid1-mcp-session; then
 rm -f "$WORK/audit.log"
 ns pid1 mcp -- mcp --audit-log "$WORK/audit.log"
 CMD="mcp_session.py -- [pid1] turninit mcp --audit-log $WORK/audit.log"
@@ -175,20 +175,20 @@ expect_rc 0
 expect_out $'server exit 0\n'
 expect_clean
 expect_audit_kinds 6
-end
+end; fi
 
 # SIGINT to turninit mcp while a call runs: the call is answered (its command
 # got SIGTERM), then exit 130.
-begin pid1-mcp-sigint
+if begin pid1-mcp-sigint; then
 ns pid1 mcp -- mcp
 CMD="mcp_session.py --sigint -- [pid1] turninit mcp"
 run_cmd timeout -k 5 300 python3 "$ROOT/tests/valgrind/mcp_session.py" --sigint -- "${TI[@]}"
 expect_rc 0
 expect_out $'server exit 130\n'
 expect_clean
-end
+end; fi
 
-begin refusal-tampered-manifest
+if begin refusal-tampered-manifest; then
 cp "$WORK/m/main.json" "$WORK/m/tampered.json"
 cp "$WORK/m/main.json.minisig" "$WORK/m/tampered.json.minisig"
 sed -i 's/"uid":1000/"uid":1001/' "$WORK/m/tampered.json"
@@ -196,19 +196,19 @@ ns pid1 tampered -- -- 'echo ran'
 run_cmd "${TI[@]}"
 expect_refusal "signature"
 expect_clean
-end
+end; fi
 
-begin verify
+if begin verify; then
 ns pid1 main -- verify
 run_cmd "${TI[@]}"
 expect_rc 0
 expect_contains stdout "$OUT" '"uid": 1000'
 expect_clean
-end
+end; fi
 
 # listen: the server under valgrind as PID 1 of a namespace, `call` (also under
 # valgrind) and session.py as clients from outside it; SIGTERM ends the server.
-begin listen-and-call
+if begin listen-and-call; then
 SOCK=$WORK/turninit.sock
 rm -f "$SOCK"
 ns pid1 main -- listen --socket "$SOCK"
@@ -229,14 +229,14 @@ RC=$?
 CMD="[pid1] turninit listen, then SIGTERM"
 [[ $RC == 0 || $RC == 143 ]] || why "listen ended with status $RC, want 0 or 143"
 expect_clean
-end
+end; fi
 
 # listen with the MCP bridge as its client: the server as in listen-and-call, and
 # `turninit mcp --socket` under valgrind (as root: callers.uids [0]; the server's
 # uid is 0, what the bridge checks by default) driven by mcp_session.py --bridge:
 # initialize, tools/list (the description says the server manifest's workdir and
 # result_bytes), an exit 3, a cut output, a cancel, then end of stdin: exit 0.
-begin listen-and-mcp-bridge
+if begin listen-and-mcp-bridge; then
 SOCK=$WORK/bridge.sock
 rm -f "$SOCK"
 ns pid1 bridge -- listen --socket "$SOCK"
@@ -255,6 +255,6 @@ wait "$BG"
 RC=$?
 [[ $RC == 0 || $RC == 143 ]] || why "listen ended with status $RC, want 0 or 143"
 expect_clean
-end
+end; fi
 
 results
