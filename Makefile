@@ -11,31 +11,15 @@
 #   make demo            setup, build, seal a demo image, run a real turn
 #   make audit-demo      setup, build, an audit session on a copy-on-write view of a
 #                        sample tree: the session's diff, the audit log (docs/audit.md)
-#   make check           setup, the kernel's features (one line), build, unit tests
-#                        and the podman and Docker suites:
-#                        integration (one-shot), sandbox (escape probes), workload
-#                        (a developer session in a Debian image; first run ~2 min),
-#                        serve (serve, listen, call, the Kubernetes sidecar), pid1
-#                        (signals, reaping, exit codes as PID 1 and as a subreaper),
-#                        nonroot (non-root mode: restricted and OpenShift starts),
-#                        packaging (make install into a DESTDIR, the man page),
-#                        hostile (every class of bad input: docs/hostile-input.md),
-#                        valgrind (memcheck over a host build: one-shot, serve, mcp, listen),
-#                        audit (the audit container: host tree unchanged, the log),
-#                        pi (clients/pi with the real pi package from npm; node
-#                        >= 20.6), mcp (turninit mcp with the real MCP Inspector,
-#                        Claude Code, Codex CLI and Gemini CLI from npm, fake
-#                        models on loopback), rootless (integration, sandbox and serve again
-#                        under rootless podman as a user it makes, and
-#                        --userns=keep-id), gvisor (one-shot and serve under
-#                        podman with runsc, the layers gVisor weakens, the
-#                        refusals of listen and call), docker (integration,
-#                        sandbox and serve again under a dockerd of its own,
-#                        turninit as Docker's init, a turn by containerd's ctr),
-#                        and the fuzz corpora replayed under ASan and UBSan
+#   make check           setup, the kernel's features (one line), build, the mutation
+#                        list, the include rules, unit tests, then every suite of
+#                        SUITES below, in order, and the fuzz corpora replayed under
+#                        ASan and UBSan (docs/testing.md says what each suite runs)
+#   make help            this text, and the suites
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
-#   make layout          the include rules of init/'s folders (docs/HACKING.md; in check)
+#   make layout          the include rules of init/'s folders (docs/HACKING.md) and the
+#                        exit codes against docs/exit-codes.md (in check)
 #   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make helpers         the static test helpers (build/helpers/) the suites use
@@ -80,7 +64,7 @@ INSTALL_PROGRAM ?= $(INSTALL)
 TRUSTED_KEYS ?=
 
 # init/ in folders by role, each allowed to include only what its rule says
-# (docs/HACKING.md; tests/layout/includes.py checks it in make check).
+# (docs/HACKING.md; tests/layout/layout.py checks it in make check).
 INIT_DIRS  := init init/util init/sandbox init/process init/serve init/client
 POLICY_SRC := $(wildcard policy/*.c)
 INIT_SRC   := $(foreach d,$(INIT_DIRS),$(wildcard $(d)/*.c))
@@ -126,9 +110,15 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
            rootless-serve rootless-keepid docker-engine docker-containerd docker-integration \
            docker-sandbox docker-serve
 
-.PHONY: all deps setup unit helpers image demo audit-demo check $(SUITES) mcp-latest fuzz fuzz-replay bench size mutants \
+.PHONY: all help deps setup unit helpers image demo audit-demo check $(SUITES) mcp-latest fuzz fuzz-replay bench size mutants \
         mutants-list layout update-docs install install-check-dirs install-strip uninstall clean FORCE
 all: $(BUILD)/turninit
+
+# The comment at the top of this file, and the suites: the one list of them.
+help:
+	@sed -n '3,/^$$/{s/^# \{0,1\}//;p}' Makefile
+	@echo "The suites of make check, in order (make NAME runs one; docs/testing.md):"
+	@echo "  $(SUITES)"
 
 # Dependencies: rebuilt only when the script that makes them changes.
 ifneq ($(DEPS_STAMP),)
@@ -280,10 +270,11 @@ mutants: $(DEPS_STAMP)
 mutants-list:
 	@python3 tests/mutants/run.py --check
 
-# The include rules of init/'s folders (docs/HACKING.md), and a self-test that
-# a rule broken on purpose is caught; writes build/test-results/layout.
+# The include rules of init/'s folders (docs/HACKING.md), a self-test that a
+# rule broken on purpose is caught, and the exit codes of init/util/exit_codes.h
+# against docs/exit-codes.md and --help; writes build/test-results/layout.
 layout:
-	@python3 tests/layout/includes.py --check
+	@python3 tests/layout/layout.py --check
 
 # The probe table of docs/security.md from the last `make sandbox` run: the
 # suite writes build/stest/security.md and never a tracked file.

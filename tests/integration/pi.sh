@@ -80,7 +80,7 @@ only=()
 (
 	cd "$NPMDIR" || exit 1
 	TMPDIR=$WORK/tmp PITEST_IMAGE=$IMG:main PITEST_IMAGE_SMALL=$IMG:small PITEST_IMAGE_WIDE=$IMG:wide \
-		PITEST_WORKSPACE=$WS PITEST_LABEL=$LABEL PITEST_README=$ROOT/README.md \
+		PITEST_WORKSPACE=$WS PITEST_LABEL=$LABEL PITEST_README=$ROOT/clients/pi/README.md \
 		timeout -k 10 900 node --test "${only[@]}" \
 		--test-reporter=tap --test-reporter-destination="$TAP" \
 		--test-reporter=spec --test-reporter-destination=stdout test/pi.test.mjs

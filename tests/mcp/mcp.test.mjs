@@ -445,14 +445,19 @@ test("b-refused-server: the bridge refuses a server of another uid, and says so"
 });
 
 // --- Claude Code, headless, against the fake model -------------------------------------
+// The steps every agent's session takes first: echo, stderr, exit 3, a
+// timeout, UTF-8 and tabs, the exact environment.
+const COMMON_STEPS = [
+	{ command: "echo hi" },
+	{ command: "echo to-stdout; sleep 0.2; echo to-stderr >&2" },
+	{ command: "echo bye; exit 3" },
+	{ command: "sleep 30", timeout: 1 },
+	{ command: "printf 'caf\\303\\251\\tx\\ty\\n'" },
+	{ command: "env | sort" },
+];
 const SCRIPTS = {
 	basic: [
-		{ command: "echo hi" },
-		{ command: "echo to-stdout; sleep 0.2; echo to-stderr >&2" },
-		{ command: "echo bye; exit 3" },
-		{ command: "sleep 30", timeout: 1 },
-		{ command: "printf 'caf\\303\\251\\tx\\ty\\n'" },
-		{ command: "env | sort" },
+		...COMMON_STEPS,
 		{ tool: "mcp__turninit__nope", input: { command: "echo never" } },
 		{ command: STDIN },
 	],
@@ -603,12 +608,7 @@ test("c-readme: README's claude mcp add line works as written", async () => {
 // agent sent back to the model for one step. The project directory (/work) is
 // the workspace; the agent's environment holds sentinels that no command may see.
 const AGENT_SCRIPT = [
-	{ command: "echo hi" },
-	{ command: "echo to-stdout; sleep 0.2; echo to-stderr >&2" },
-	{ command: "echo bye; exit 3" },
-	{ command: "sleep 30", timeout: 1 },
-	{ command: "printf 'caf\\303\\251\\tx\\ty\\n'" },
-	{ command: "env | sort" },
+	...COMMON_STEPS,
 	{ command: STDIN },
 	// what Gemini CLI adds to every call, and tells the model to set
 	{ command: "echo waited", wait_for_previous: true },

@@ -7,7 +7,7 @@
 // PITEST_IMAGE_SMALL (limits.output_bytes 1000), PITEST_IMAGE_WIDE (env.allow
 // admits every name turninit ever admits), PITEST_WORKSPACE (a host
 // directory owned by uid 1000, mounted at /work), PITEST_LABEL (KEY=VALUE put on
-// every container, for the checks and the cleanup), PITEST_README (the README
+// every container, for the checks and the cleanup), PITEST_README (clients/pi/README.md,
 // whose pi extension example is loaded).
 
 import assert from "node:assert/strict";
@@ -395,7 +395,7 @@ function replaceOnce(text, from, to) {
 test("README's extension, loaded by pi, runs the bash tool and !commands in turninit", T, async () => {
 	const readme = readFileSync(process.env.PITEST_README, "utf8");
 	const section = readme.split("\n## Using turninit with pi\n")[1]?.split("\n## ")[0];
-	assert.ok(section, "README has no section Using turninit with pi");
+	assert.ok(section, "clients/pi/README.md has no section Using turninit with pi");
 	const m = section.match(/\n```ts\n([^]*?)\n```\n/);
 	assert.ok(m, "no ts example in the section");
 	// The test's image and label in place of README's.

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""includes.py - the include rules of init/'s folders (docs/HACKING.md), checked.
+"""layout.py - the include rules of init/'s folders (docs/HACKING.md), and the
+exit codes of init/util/exit_codes.h against docs/exit-codes.md and --help,
+checked.
 
 Each folder of init/ holds one role, and may include the headers of only the
 folders its rule names (below, RULES); policy/ is pure and includes none of
@@ -8,13 +10,19 @@ build's -I list); system headers (<...>) and build/gen are not checked. No
 include circle is allowed either: a header that reaches itself through its
 includes.
 
-Usage: includes.py [ROOT]   check the tree at ROOT (default: the project's);
-                            prints "FILE:LINE: ..." for each rule broken and
-                            each circle, exit 1; nothing and exit 0 when clean
-       includes.py --check  the above, then the self-test: a copy of the tree
-                            with one rule broken on purpose must fail, naming
-                            the file and the line; prints TAP and writes
-                            build/test-results/layout ("passed failed")
+The exit codes: every EXIT_* of exit_codes.h is a row of docs/exit-codes.md's
+table (128+N for EXIT_SIGNAL_BASE) and is said in `turninit --help`
+(init/util/cli.c), and every numbered row of the table is an EXIT_*.
+
+Usage: layout.py [ROOT]     check the include rules of the tree at ROOT
+                            (default: the project's); prints "FILE:LINE: ..."
+                            for each rule broken and each circle, exit 1;
+                            nothing and exit 0 when clean
+       layout.py --check    the include rules, the self-test (a copy of the
+                            tree with one rule broken on purpose must fail,
+                            naming the file and the line) and the exit codes;
+                            prints TAP and writes build/test-results/layout
+                            ("passed failed")
 """
 import os
 import re
@@ -49,7 +57,7 @@ def headers(root):
         for n in sorted(os.listdir(os.path.join(root, d))):
             if n.endswith(".h"):
                 if n in found:
-                    raise SystemExit("includes.py: %s in both %s and %s" % (n, found[n], d))
+                    raise SystemExit("layout.py: %s in both %s and %s" % (n, found[n], d))
                 found[n] = d
     return found
 
@@ -97,7 +105,7 @@ def check(root):
 
 def selftest():
     """None when a rule broken on purpose is found; else what went wrong."""
-    tmp = tempfile.mkdtemp(prefix="turninit-includes.")
+    tmp = tempfile.mkdtemp(prefix="turninit-layout.")
     try:
         for d in ("init", "policy"):
             shutil.copytree(os.path.join(ROOT, d), os.path.join(tmp, d))
@@ -118,22 +126,44 @@ def selftest():
         shutil.rmtree(tmp)
 
 
+def exit_codes():
+    """The disagreements of exit_codes.h, docs/exit-codes.md and --help."""
+    with open(os.path.join(ROOT, "init", "util", "exit_codes.h"), encoding="utf-8") as f:
+        codes = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define (EXIT_\w+) (\d+)", f.read())}
+    with open(os.path.join(ROOT, "docs", "exit-codes.md"), encoding="utf-8") as f:
+        rows = re.findall(r"^\| ([0-9]+(?:\+N)?) +\|", f.read(), re.M)
+    with open(os.path.join(ROOT, "init", "util", "cli.c"), encoding="utf-8") as f:
+        helptext = f.read()
+    problems = []
+    if not codes:
+        problems.append("init/util/exit_codes.h: no EXIT_* found")
+    for name, v in sorted(codes.items()):
+        row = "%d+N" % v if name == "EXIT_SIGNAL_BASE" else str(v)
+        if row not in rows:
+            problems.append("docs/exit-codes.md: no row %s for %s" % (row, name))
+        if not re.search(r"\b%s\b" % re.escape(row.replace("+N", "+N")), helptext):
+            problems.append("init/util/cli.c: --help does not say %s (%s)" % (row, name))
+    for row in rows:
+        if int(row.split("+")[0]) not in codes.values():
+            problems.append("docs/exit-codes.md: row %s is no EXIT_* of init/util/exit_codes.h" % row)
+    return problems
+
+
 def main(argv):
     if argv[:1] == ["--check"]:
-        problems = check(ROOT)
-        why = selftest()
-        print("1..2")
-        print("%s 1 - layout-include-rules" % ("not ok" if problems else "ok"))
-        for p in problems:
-            print("#   " + p)
-        print("%s 2 - layout-check-fails-on-a-broken-rule" % ("not ok" if why else "ok"))
-        if why:
-            print("#   " + why)
-        bad = bool(problems) + bool(why)
+        results = [("layout-include-rules", check(ROOT)),
+                   ("layout-check-fails-on-a-broken-rule", [w for w in [selftest()] if w]),
+                   ("layout-exit-codes-match-docs-and-help", exit_codes())]
+        print("1..%d" % len(results))
+        for i, (name, problems) in enumerate(results, 1):
+            print("%s %d - %s" % ("not ok" if problems else "ok", i, name))
+            for p in problems:
+                print("#   " + p)
+        bad = sum(1 for _, p in results if p)
         os.makedirs(os.path.join(ROOT, "build", "test-results"), exist_ok=True)
         with open(os.path.join(ROOT, "build", "test-results", "layout"), "w") as f:
-            f.write("%d %d\n" % (2 - bad, bad))
-        print("layout: %d passed, %d failed" % (2 - bad, bad))
+            f.write("%d %d\n" % (len(results) - bad, bad))
+        print("layout: %d passed, %d failed" % (len(results) - bad, bad))
         return 1 if bad else 0
     problems = check(argv[0] if argv else ROOT)
     for p in problems:
