@@ -1,6 +1,7 @@
-/* cleanup.h - __attribute__((cleanup)) helpers in the style of systemd and
- * bubblewrap. `_cleanup_free_ char *p = NULL;` frees p at scope exit;
- * steal_ptr() hands ownership on. */
+/* cleanup.h - the small helpers every file may use, in the style of systemd
+ * and bubblewrap: __attribute__((cleanup)) releases (`_cleanup_free_ char *p =
+ * NULL;` frees p at scope exit; steal_ptr() hands ownership on), N_ELEMENTS
+ * of an array, and TEMP_FAILURE_RETRY for a call that EINTR interrupts. */
 #ifndef TURNINIT_CLEANUP_H
 #define TURNINIT_CLEANUP_H
 
@@ -20,6 +21,16 @@ static inline void cleanup_closep(int *fd)
 
 #define _cleanup_free_ __attribute__((cleanup(cleanup_freep)))
 #define _cleanup_close_ __attribute__((cleanup(cleanup_closep)))
+
+/* N_ELEMENTS(a) - the number of elements of the array a (not a pointer). */
+#define N_ELEMENTS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* TEMP_FAILURE_RETRY(expr) - expr again while it fails with EINTR (glibc's and
+ * musl's, under _GNU_SOURCE; defined here when a libc lacks it). */
+#ifndef TEMP_FAILURE_RETRY
+#define TEMP_FAILURE_RETRY(expr) \
+	({ long _r; do _r = (long)(expr); while (_r == -1L && errno == EINTR); _r; })
+#endif
 
 #define steal_ptr(pp) ({ __typeof__(*(pp)) _p = *(pp); *(pp) = NULL; _p; })
 #define steal_fd(fdp) ({ int _fd = *(fdp); *(fdp) = -1; _fd; })

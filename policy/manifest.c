@@ -560,7 +560,7 @@ static int mf_parse_limits(const json_t *root, struct mf_manifest *m, struct tn_
 	r = mf_check_keys(limits, "limits", mf_keys_limits, err);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < sizeof(mf_limit_specs) / sizeof(mf_limit_specs[0]); i++) {
+	for (size_t i = 0; i < N_ELEMENTS(mf_limit_specs); i++) {
 		const struct mf_limit_spec *s = &mf_limit_specs[i];
 		json_t *v = json_object_get(limits, s->key);
 		char *field = (char *)&m->limits + s->offset;

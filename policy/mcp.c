@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "cleanup.h"
 #include "envfilter.h"
 #include "sjson.h"
 
@@ -886,7 +887,7 @@ static const char *sig_name(int sig)
 		{ SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
 	};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < N_ELEMENTS(names); i++)
 		if (names[i].sig == sig)
 			return names[i].name;
 	return NULL;

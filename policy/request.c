@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "sjson.h"
 
 static const struct {
@@ -240,7 +241,7 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 				   "signal", &sig) != 0) {
 			rc = rq_unpack_error(&je, "signal", err);
 		} else {
-			for (size_t i = 0; i < sizeof(rq_signals) / sizeof(rq_signals[0]); i++)
+			for (size_t i = 0; i < N_ELEMENTS(rq_signals); i++)
 				if (strcmp(sig, rq_signals[i].name) == 0)
 					r->signo = rq_signals[i].signo;
 			if (!r->signo)

@@ -16,6 +16,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "cleanup.h"
+
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
@@ -103,7 +105,7 @@ const struct scg_group scg_groups[] = {
 	  "socket with family AF_ALG or AF_VSOCK (low 32 bits of argument 0)" },
 };
 
-const size_t scg_n_groups = sizeof(scg_groups) / sizeof(scg_groups[0]);
+const size_t scg_n_groups = N_ELEMENTS(scg_groups);
 
 const struct scg_group *scg_find(const char *name)
 {

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "cleanup.h"
+
 #define G(name, target, write, user, why) { name, TC_GUARDED, target, write, user, why }
 #define C(name, cls, why) { name, cls, -1, -1, -1, why }
 
@@ -50,7 +52,7 @@ const struct tc_call tc_calls[] = {
 	C("wait4", TC_SELF, "the caller's children"),
 	C("waitid", TC_SELF, "the caller's children"),
 };
-const size_t tc_n_calls = sizeof(tc_calls) / sizeof(tc_calls[0]);
+const size_t tc_n_calls = N_ELEMENTS(tc_calls);
 
 const struct tc_call *tc_find(const char *name)
 {

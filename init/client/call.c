@@ -17,6 +17,7 @@
 
 #include "events.h"
 #include "exit_codes.h"
+#include "io.h"
 #include "log.h"
 #include "plat.h"
 
@@ -25,7 +26,7 @@
 int call_send(int fd, json_t *req)
 {
 	char *s = json_dumps(req, JSON_COMPACT);
-	size_t n, off = 0;
+	size_t n;
 	int r = 0;
 
 	json_decref(req);
@@ -38,18 +39,9 @@ int call_send(int fd, json_t *req)
 		free(s);
 		return -E2BIG;
 	}
-	while (off < n && r == 0) {
-		ssize_t w = send(fd, s + off, n - off, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			r = -errno;
-		else
-			off += (size_t)w;
-	}
-	if (r == 0 && send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
-		r = -errno;
+	r = io_send_all(fd, s, n);
+	if (r == 0)
+		r = io_send_all(fd, "\n", 1);
 	free(s);
 	return r;
 }
@@ -233,15 +225,7 @@ static int call_event(const char *line, size_t len)
 	}
 	switch (ev.kind) {
 	case EV_OUTPUT:
-		for (size_t off = 0; off < ev.len;) {
-			ssize_t w = write(ev.err_stream ? 2 : 1, ev.data + off, ev.len - off);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
+		(void)io_write_all(ev.err_stream ? 2 : 1, ev.data, ev.len);
 		break;
 	case EV_EXIT:
 		ret = ev.timed_out ? EXIT_TIMED_OUT :

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "events.h"
 #include "exit_codes.h"
+#include "io.h"
 #include "log.h"
 #include "manifest.h"
 #include "mcp.h"
@@ -48,7 +49,7 @@ struct lines {
  * blocks the bridge, which holds nothing else. A failed write: -1. */
 static int out_line(char *line)
 {
-	size_t n, off = 0;
+	size_t n;
 	int r = 0;
 
 	if (!line) {
@@ -61,17 +62,8 @@ static int out_line(char *line)
 		return 0;
 	}
 	line[n] = '\n';   /* the NUL's byte: the line is not used as a string again */
-	while (off < n + 1) {
-		ssize_t w = write(1, line + off, n + 1 - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			r = -1;
-			break;
-		}
-		off += (size_t)w;
-	}
+	if (io_write_all(1, line, n + 1) < 0)
+		r = -1;
 	free(line);
 	return r;
 }

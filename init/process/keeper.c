@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "clock.h"
+#include "io.h"
 #include "reap.h"
 
 /* clone(2)'s flags in spawn_command; prctl(2)'s options in the child. */
@@ -40,7 +42,7 @@ const struct scg_use keeper_calls[] = {
 	ANY("setresgid"), ANY("setresuid"), ANY("capset"), ANY("capget"), ANY("getppid"),
 	ANY("chdir"), ANY("landlock_restrict_self"), ANY("execve"),
 };
-const size_t keeper_n_calls = sizeof(keeper_calls) / sizeof(keeper_calls[0]);
+const size_t keeper_n_calls = N_ELEMENTS(keeper_calls);
 
 /* What turninit sends a keeper: a header, then (KEEPER_JOB) len bytes: the
  * workdir, each argv word and each envp entry, every one NUL-ended (an empty
@@ -90,9 +92,7 @@ static int ctl_read(int fd, struct keeper_ctl *c, int fds[3])
 	ssize_t r;
 
 	fds[0] = fds[1] = fds[2] = -1;
-	do
-		r = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
+	r = TEMP_FAILURE_RETRY(recvmsg(fd, &mh, MSG_CMSG_CLOEXEC));
 	if (r <= 0)
 		return -1;
 	cm = CMSG_FIRSTHDR(&mh);
@@ -331,16 +331,12 @@ static int ctl_send(const struct keeper *k, const struct keeper_ctl *c, const in
 		cm->cmsg_len = CMSG_LEN(3 * sizeof(int));
 		memcpy(CMSG_DATA(cm), fds, 3 * sizeof(int));
 	}
-	do
-		r = sendmsg(k->job_fd, &mh, MSG_NOSIGNAL);
-	while (r < 0 && errno == EINTR);
+	r = TEMP_FAILURE_RETRY(sendmsg(k->job_fd, &mh, MSG_NOSIGNAL));
 	if (r < 0)
 		return -errno;
 	/* A stream socket may take a header in parts; the fds went with the first. */
 	for (size_t off = (size_t)r; off < sizeof(*c); off += (size_t)r) {
-		do
-			r = send(k->job_fd, (const char *)c + off, sizeof(*c) - off, MSG_NOSIGNAL);
-		while (r < 0 && errno == EINTR);
+		r = TEMP_FAILURE_RETRY(send(k->job_fd, (const char *)c + off, sizeof(*c) - off, MSG_NOSIGNAL));
 		if (r < 0)
 			return -errno;
 	}
@@ -375,16 +371,8 @@ int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const cha
 	 * answer, and turninit waits for its answer */
 	kill(k->pid, SIGCONT);
 	r = ctl_send(k, &c, fds);
-	for (size_t off = 0; r == 0 && off < len;) {
-		ssize_t w = send(k->job_fd, buf + off, len - off, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			r = -errno;
-		else
-			off += (size_t)w;
-	}
+	if (r == 0)
+		r = io_send_all(k->job_fd, buf, len);
 	free(buf);
 	if (r < 0)
 		return err_errno(err, -r, "giving the command to its keeper");
@@ -395,9 +383,7 @@ int keeper_read(const struct keeper *k, struct keeper_msg *msg)
 {
 	ssize_t n;
 
-	do
-		n = read(k->msg_fd, msg, sizeof(*msg));
-	while (n < 0 && errno == EINTR);
+	n = TEMP_FAILURE_RETRY(read(k->msg_fd, msg, sizeof(*msg)));
 	if (n < 0)
 		return -errno;
 	if (n == 0)

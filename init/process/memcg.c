@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+
 /* The counter "oom_kill N" of an open memory.events or memory.oom_control,
  * read again from its start (a cgroup file is generated anew at offset 0):
  * N, or -1. */
@@ -39,7 +41,7 @@ long memcg_oom_kills(void)
 
 	if (fd >= -1)
 		return fd >= 0 ? oom_kill_line(fd) : -1;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (size_t i = 0; i < N_ELEMENTS(files); i++) {
 		fd = open(files[i], O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && (n = oom_kill_line(fd)) >= 0)
 			return n;

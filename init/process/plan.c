@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "cleanup.h"
 #include "home.h"
 #include "keeper.h"
 #include "plat.h"
@@ -77,7 +78,7 @@ static int step_caps(struct sandbox *sb, struct tn_error *err)
 {
 	(void)sb;
 	return caps_keep_only(sandbox_keep_caps,
-			      sizeof(sandbox_keep_caps) / sizeof(sandbox_keep_caps[0]), err);
+			      N_ELEMENTS(sandbox_keep_caps), err);
 }
 
 /* Privileged mode: securebits and the bounding set once, in turninit, for

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "clock.h"
 #include "exit_codes.h"
 #include "log.h"
@@ -28,8 +29,7 @@ static void reap_set(sigset_t *s)
 {
 	sigemptyset(s);
 	sigaddset(s, SIGCHLD);
-	sigaddset(s, REAP_SIG_FORWARD);
-	for (size_t i = 0; i < sizeof(reap_forwarded) / sizeof(reap_forwarded[0]); i++)
+	for (size_t i = 0; i < N_ELEMENTS(reap_forwarded); i++)
 		sigaddset(s, reap_forwarded[i]);
 }
 
@@ -253,7 +253,7 @@ int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_
 
 	for (;;) {
 		pid_t kids[256];
-		size_t nk = reap_children_of(getpid(), kids, sizeof(kids) / sizeof(kids[0]));
+		size_t nk = reap_children_of(getpid(), kids, N_ELEMENTS(kids));
 		bool found = false;
 		int before = killed;
 

@@ -94,8 +94,4 @@ int reap_signal_descendants(pid_t root, int sig);
  * callers that guard something refuse then). */
 int reap_is_descendant(pid_t pid, pid_t root);
 
-/* The real-time signal by which turninit asks a keeper (init/process/keeper.c) to
- * forward a signal to its command; blocked with the others. */
-#define REAP_SIG_FORWARD (SIGRTMIN + 1)
-
 #endif

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "cleanup.h"
 #include "exit_codes.h"
 
 #define SPAWN_NSIG 64   /* the kernel's _NSIG on x86_64 */
@@ -356,8 +357,7 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 	} else if (rep->errnum == 0) {
 		*ret_pid = pid;
 	} else {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		TEMP_FAILURE_RETRY(waitpid(pid, &status, 0));
 		*ret_status = status;
 		rep->msg[sizeof(rep->msg) - 1] = '\0';
 		*ret_exec_failed = rep->exec_failed != 0;

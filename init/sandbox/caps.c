@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "plat.h"
 
 /* Set once at start by caps_securebits_probe (and then read-only): the
@@ -46,7 +47,7 @@ static void caps_left(char *what, size_t size, bool bounding, bool ambient, bool
 			{ CAP_INHERITABLE, "inheritable" },
 		};
 
-		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		for (size_t i = 0; i < N_ELEMENTS(sets); i++)
 			if (CAP_DIFFERS(cap_compare(c, empty), sets[i].flag))
 				snprintf(what + strlen(what), size - strlen(what), "%sits %s set is not empty",
 					 what[0] ? ", " : "", sets[i].name);
@@ -81,7 +82,7 @@ int caps_start(struct caps_start *ret, struct tn_error *err)
 	st.uid = eu;
 	st.gid = eg;
 	st.nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+	for (size_t i = 0; i < N_ELEMENTS(need); i++)
 		if (!caps_have(need[i].cap))
 			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
 				 missing[0] ? ", " : "", need[i].name);

@@ -99,7 +99,7 @@ static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
 	const uint32_t targets[] = { (uint32_t)guard, (uint32_t)-1, (uint32_t)-getpgid(guard) };
 	int r;
 
-	for (size_t i = 0; i < sizeof(by_pid) / sizeof(by_pid[0]); i++) {
+	for (size_t i = 0; i < N_ELEMENTS(by_pid); i++) {
 		int nr = seccomp_syscall_resolve_name(by_pid[i]);
 		/* -1 and the process group mean more than one process only to kill */
 		size_t n = strcmp(by_pid[i], "kill") == 0 ? 3 : 1;
@@ -112,7 +112,7 @@ static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
 						 by_pid[i]);
 		}
 	}
-	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+	for (size_t i = 0; i < N_ELEMENTS(whole); i++) {
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), seccomp_syscall_resolve_name(whole[i]), 0);
 		if (r < 0 && r != -EEXIST)
 			return err_errno(err, r, "seccomp: the guard of pid %d (%s)", (int)guard, whole[i]);

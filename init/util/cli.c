@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "envfilter.h"
 
 const char cli_usage[] =
@@ -194,7 +195,7 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 		return r;
 	if (r == 2)
 		goto done;
-	for (size_t k = 0; r == 0 && i < argc && k < sizeof(cli_modes) / sizeof(cli_modes[0]); k++) {
+	for (size_t k = 0; r == 0 && i < argc && k < N_ELEMENTS(cli_modes); k++) {
 		if (strcmp(argv[i], cli_modes[k].word) != 0)
 			continue;
 		/* options may also follow the mode word */

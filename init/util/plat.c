@@ -52,8 +52,7 @@ bool plat_subreaper_works(void)
 		return false;
 	if (pid == 0)
 		_exit(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : 1);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	TEMP_FAILURE_RETRY(waitpid(pid, &status, 0));
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -95,8 +94,7 @@ static int peercred_reap(pid_t pid, uint64_t deadline_ms)
 		poll(NULL, 0, 5);
 	}
 	kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	TEMP_FAILURE_RETRY(waitpid(pid, &status, 0));
 	return -1;
 }
 
