@@ -170,12 +170,17 @@ $(BUILD)/turninit: $(BUILD)/turninit.unstripped
 	$(Q)strip --strip-all -o $@ $<
 	@echo "built $@: $$(stat -c %s $@) bytes, static, stripped"
 
-# Unit tests: tests/unit/test_X.c against the policy sources.
+# Unit tests: tests/unit/test_X.c against the policy sources; those of init/'s
+# pure parts (INIT_UNIT_TESTS) against init/ too, all but main.c.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
+INIT_UNIT_TESTS := $(BUILD)/host/test_spawn_steps
+INIT_LIB_SRC := $(filter-out init/main.c,$(INIT_SRC))
+$(INIT_UNIT_TESTS): UNIT_SRC = $(INIT_LIB_SRC)
+$(INIT_UNIT_TESTS): $(INIT_LIB_SRC) $(BUILD)/gen/commit.h
 $(BUILD)/host/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(POLICY_SRC) $(HDR) $(BUILD)/gen/trusted_keys.h
 	@mkdir -p $(@D)
 	@echo "  CC    $@ (host, ASan+UBSan)"
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(HOST_LIBS)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(UNIT_SRC) $(HOST_LIBS)
 unit: $(UNIT_TESTS)
 	@sh tests/run-unit.sh $(UNIT_TESTS)
 

@@ -80,6 +80,96 @@ static void log_weakened(const struct sandbox *sb, const struct caps_start *star
 		log_line("securebits: not available on this platform (gVisor: PR_SET_SECUREBITS is EINVAL); commands run without them, with every capability set empty and no_new_privs");
 }
 
+/* The modes of the command line that end before any policy is loaded:
+ * --help, --version, turninit given itself as its command, and the clients
+ * of listen mode, which hold no policy (the server applies it). 1 with
+ * *ret_status when one ran, 0 for the others (`docker run --init IMAGE
+ * verify` turned into verify first). */
+static int policy_free_mode(struct cli_options *opt, char **envp, int *ret_status)
+{
+	if (opt->mode == CLI_HELP) {
+		fputs(cli_usage, stdout);
+		*ret_status = 0;
+		return 1;
+	}
+	if (opt->mode == CLI_VERSION) {
+		/* the form of tini's line, which Docker's init-path check parses */
+		printf("turninit version %s - git.%s\n", TURNINIT_VERSION, TURNINIT_COMMIT);
+		*ret_status = 0;
+		return 1;
+	}
+	/* A runtime's init (docker run --init, podman --init-path) given the
+	 * image's ENTRYPOINT, turninit itself, as the command: the inner one
+	 * would get no manifest (the environment filter never admits it). */
+	/* `docker run --init IMAGE verify` gives docker-init, which Docker runs
+	 * with `--` always, the command `/sbin/turninit verify`: the binary
+	 * that runs as PID 1 answers for itself (issue 27; docs/deployment.md). */
+	if (opt->mode == CLI_RUN && opt->n_command == 2 && is_self(opt->command[0]) &&
+	    strcmp(opt->command[1], "verify") == 0)
+		opt->mode = CLI_VERIFY;
+	if (opt->mode == CLI_RUN && opt->n_command > 1 && is_self(opt->command[0])) {
+		*ret_status = refuse(&(struct tn_error){ .msg =
+			"the command is turninit itself: a runtime's init (docker run --init) runs the image's ENTRYPOINT as its command; clear it (--entrypoint '')" });
+		return 1;
+	}
+	if (opt->mode == CLI_CALL) {
+		*ret_status = call_main(opt, envp);
+		return 1;
+	}
+	if (opt->mode == CLI_MCP && opt->socket_path) {
+		*ret_status = mcp_bridge_main(opt);
+		return 1;
+	}
+	return 0;
+}
+
+/* Step 7 of serve, mcp and listen: the loop of many commands, under the
+ * sandbox prepared once; its exit status. */
+static int many_commands(const struct cli_options *opt, const struct load_result *pol,
+			 struct sandbox *sb, const struct caps_start *start, int sfd)
+{
+	static const char *const names[] = {
+		[CLI_SERVE] = "serve", [CLI_MCP] = "mcp", [CLI_LISTEN] = "listen",
+	};
+	struct serve_ctx ctx = {
+		.manifest = pol->manifest,
+		.sandbox = sb,
+		.sfd = sfd,
+		.listen_fd = -1,
+		.mcp = opt->mode == CLI_MCP,
+		.caller_env = opt->mode == CLI_MCP ? pol->caller_env : NULL,
+	};
+	struct tn_error err = { 0 };
+	int status;
+
+	if (opt->mode == CLI_LISTEN &&
+	    serve_listen_socket(opt->socket_path, pol->manifest, &ctx.listen_fd, &err) < 0)
+		return refuse(&err);
+	log_weakened(sb, start);
+	/* Here stderr is turninit's own (events go to stdout or the socket),
+	 * so the layer in force is logged; in one-shot mode it would land in
+	 * the command's stderr. */
+	if (audit_turn_start(names[opt->mode], pol, &err) < 0)
+		return refuse(&err);
+	if (sb->landlock.abi > 0)
+		log_line("landlock: ABI %d enforced", sb->landlock.abi);
+	if (!sb->filter_in_keeper)
+		log_line("seccomp: the filter is loaded in each command: it refuses %s, which a keeper calls",
+			 sb->keeper_refused);
+	if (sb->no_subreaper)
+		log_line("subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends");
+	status = serve_run(&ctx);
+	audit_turn_end(status);
+	return status;
+}
+
+/*
+ * PID 1: the numbered checklist of a turn (docs/design.md, "The steps of PID
+ * 1"), one call a step. Kept one function over 80 lines on purpose: the order
+ * of the steps is the security, and it reads top to bottom here in one
+ * place; what is not a step (the modes that need no policy, the loop of many
+ * commands) is a function of its own above.
+ */
 int main(int argc, char **argv, char **envp)
 {
 	/* PID 1's state lives as long as the process, and main returns on many
@@ -101,36 +191,11 @@ int main(int argc, char **argv, char **envp)
 	/* 2. Non-dumpable: commands cannot read /proc/1/mem or /proc/1/environ. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-	/* 3. Command line. */
+	/* 3. Command line; the modes that need no policy end here. */
 	if (cli_parse(argc, argv, &opt, &err) < 0)
 		return refuse(&err);
-	if (opt.mode == CLI_HELP) {
-		fputs(cli_usage, stdout);
-		return 0;
-	}
-	if (opt.mode == CLI_VERSION) {
-		/* the form of tini's line, which Docker's init-path check parses */
-		printf("turninit version %s - git.%s\n", TURNINIT_VERSION, TURNINIT_COMMIT);
-		return 0;
-	}
-
-	/* A runtime's init (docker run --init, podman --init-path) given the
-	 * image's ENTRYPOINT, turninit itself, as the command: the inner one
-	 * would get no manifest (the environment filter never admits it). */
-	/* `docker run --init IMAGE verify` gives docker-init, which Docker runs
-	 * with `--` always, the command `/sbin/turninit verify`: the binary
-	 * that runs as PID 1 answers for itself (issue 27; docs/deployment.md). */
-	if (opt.mode == CLI_RUN && opt.n_command == 2 && is_self(opt.command[0]) &&
-	    strcmp(opt.command[1], "verify") == 0)
-		opt.mode = CLI_VERIFY;
-	if (opt.mode == CLI_RUN && opt.n_command > 1 && is_self(opt.command[0]))
-		return refuse(&(struct tn_error){ .msg =
-			"the command is turninit itself: a runtime's init (docker run --init) runs the image's ENTRYPOINT as its command; clear it (--entrypoint '')" });
-	/* The clients of listen mode hold no policy: the server applies it. */
-	if (opt.mode == CLI_CALL)
-		return call_main(&opt, envp);
-	if (opt.mode == CLI_MCP && opt.socket_path)
-		return mcp_bridge_main(&opt);
+	if (policy_free_mode(&opt, envp, &status))
+		return status;
 
 	/* 4. Policy: environment taken and wiped, signature, then manifest. */
 	if (load_take_environ(envp, &caller_env, &err) < 0)
@@ -186,39 +251,8 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 
 	/* 7. Many commands (serve, mcp, listen) or one. */
-	if (opt.mode == CLI_SERVE || opt.mode == CLI_MCP || opt.mode == CLI_LISTEN) {
-		static const char *const names[] = {
-			[CLI_SERVE] = "serve", [CLI_MCP] = "mcp", [CLI_LISTEN] = "listen",
-		};
-		struct serve_ctx ctx = {
-			.manifest = pol.manifest,
-			.sandbox = &sb,
-			.sfd = sfd,
-			.listen_fd = -1,
-			.mcp = opt.mode == CLI_MCP,
-			.caller_env = opt.mode == CLI_MCP ? pol.caller_env : NULL,
-		};
-
-		if (opt.mode == CLI_LISTEN &&
-		    serve_listen_socket(opt.socket_path, pol.manifest, &ctx.listen_fd, &err) < 0)
-			return refuse(&err);
-		log_weakened(&sb, &start);
-		/* Here stderr is turninit's own (events go to stdout or the socket),
-		 * so the layer in force is logged; in one-shot mode it would land in
-		 * the command's stderr. */
-		if (audit_turn_start(names[opt.mode], &pol, &err) < 0)
-			return refuse(&err);
-		if (sb.landlock.abi > 0)
-			log_line("landlock: ABI %d enforced", sb.landlock.abi);
-		if (!sb.filter_in_keeper)
-			log_line("seccomp: the filter is loaded in each command: it refuses %s, which a keeper calls",
-				 sb.keeper_refused);
-		if (sb.no_subreaper)
-			log_line("subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends");
-		status = serve_run(&ctx);
-		audit_turn_end(status);
-		return status;
-	}
+	if (opt.mode == CLI_SERVE || opt.mode == CLI_MCP || opt.mode == CLI_LISTEN)
+		return many_commands(&opt, &pol, &sb, &start, sfd);
 	/* The command. */
 	log_weakened(&sb, &start);
 	plan = sandbox_plan(&sb, cmd_argv, cmd_env, NULL, -1, -1, -1);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "cleanup.h"
 #include "sjson.h"
 
 /* Steals v. */
@@ -97,12 +98,104 @@ static int ev_bad(struct ev_event *e, struct tn_error *err, const char *what)
 	return err_set(err, EBADMSG, "event: %s", what);
 }
 
+/* The parsers of each event (docs/protocol.md): fill e from v, the object;
+ * 0, or -errno with e cleared and err set. */
+static int parse_started(struct ev_event *e, json_t *v, struct tn_error *err)
+{
+	json_t *pid = json_object_get(v, "pid");
+
+	if (!json_is_integer(pid) || json_integer_value(pid) < 1 || json_integer_value(pid) > INT32_MAX)
+		return ev_bad(e, err, "started: pid is not a pid");
+	e->pid = (int)json_integer_value(pid);
+	return 0;
+}
+
+static int parse_output(struct ev_event *e, json_t *v, struct tn_error *err)
+{
+	const char *stream = json_string_value(json_object_get(v, "stream"));
+	const char *data = json_string_value(json_object_get(v, "data"));
+	size_t n = data ? strlen(data) : 0;
+
+	if (!stream || (strcmp(stream, "stdout") != 0 && strcmp(stream, "stderr") != 0))
+		return ev_bad(e, err, "output: stream is not stdout or stderr");
+	if (!data)
+		return ev_bad(e, err, "output: no data");
+	e->err_stream = stream[3] == 'e';
+	if (!(e->data = malloc(n / 4 * 3 + 3))) {
+		ev_clear(e);
+		return err_set(err, ENOMEM, "event: out of memory");
+	}
+	if (sodium_base642bin(e->data, n / 4 * 3 + 3, data, n, NULL, &e->len, NULL,
+			      sodium_base64_VARIANT_ORIGINAL) != 0)
+		return ev_bad(e, err, "output: data is not base64");
+	return 0;
+}
+
+static int parse_exit(struct ev_event *e, json_t *v, struct tn_error *err)
+{
+	json_t *code = json_object_get(v, "code"), *sig = json_object_get(v, "signal");
+	json_t *to = json_object_get(v, "timed_out"), *tr = json_object_get(v, "truncated");
+	json_t *lost = json_object_get(v, "lost"), *oom = json_object_get(v, "oom_killed");
+
+	if (!json_is_boolean(to) || !json_is_boolean(tr))
+		return ev_bad(e, err, "exit: timed_out and truncated must be booleans");
+	if ((lost && !json_is_boolean(lost)) || (oom && !json_is_boolean(oom)))
+		return ev_bad(e, err, "exit: lost and oom_killed, when there, must be booleans");
+	e->has_code = json_is_integer(code);
+	e->has_signal = json_is_integer(sig);
+	if (e->has_code == e->has_signal ||
+	    (e->has_code && (json_integer_value(code) < 0 || json_integer_value(code) > 255)) ||
+	    (e->has_signal && (json_integer_value(sig) < 1 || json_integer_value(sig) > 64)))
+		return ev_bad(e, err, "exit: exactly one of code (0..255) and signal (1..64)");
+	e->code = e->has_code ? (int)json_integer_value(code) : 0;
+	e->signal = e->has_signal ? (int)json_integer_value(sig) : 0;
+	e->timed_out = json_is_true(to);
+	e->truncated = json_is_true(tr);
+	e->lost = json_is_true(lost);
+	e->oom_killed = json_is_true(oom);
+	return 0;
+}
+
+static int parse_error(struct ev_event *e, json_t *v, struct tn_error *err)
+{
+	if (!(e->message = json_string_value(json_object_get(v, "message"))))
+		return ev_bad(e, err, "error: no message");
+	return 0;
+}
+
+static int parse_info(struct ev_event *e, json_t *v, struct tn_error *err)
+{
+	json_t *m = json_object_get(v, "manifest");
+
+	if (!json_is_object(m))
+		return ev_bad(e, err, "info: manifest is not an object");
+	if (!(e->manifest = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER))) {
+		ev_clear(e);
+		return err_set(err, ENOMEM, "event: out of memory");
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	enum ev_kind kind;
+	int (*parse)(struct ev_event *e, json_t *v, struct tn_error *err);
+} ev_kinds[] = {
+	{ "started", EV_STARTED, parse_started },
+	{ "output", EV_OUTPUT, parse_output },
+	{ "exit", EV_EXIT, parse_exit },
+	{ "error", EV_ERROR, parse_error },
+	{ "info", EV_INFO, parse_info },
+};
+
 int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error *err)
 {
 	struct ev_event e = { 0 };
 	json_error_t je;
 	json_t *v, *id;
 	const char *kind;
+	size_t i;
+	int rc;
 
 	sj_guard_begin();
 	v = sj_load(line, len, false, &je);
@@ -122,71 +215,13 @@ int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error
 	if (!json_is_string(id) && !(json_is_null(id) && strcmp(kind, "error") == 0))
 		return ev_bad(&e, err, "no id");
 	e.id = json_string_value(id);
-	if (strcmp(kind, "started") == 0) {
-		json_t *pid = json_object_get(v, "pid");
-
-		if (!json_is_integer(pid) || json_integer_value(pid) < 1 ||
-		    json_integer_value(pid) > INT32_MAX)
-			return ev_bad(&e, err, "started: pid is not a pid");
-		e.kind = EV_STARTED;
-		e.pid = (int)json_integer_value(pid);
-	} else if (strcmp(kind, "output") == 0) {
-		const char *stream = json_string_value(json_object_get(v, "stream"));
-		const char *data = json_string_value(json_object_get(v, "data"));
-		size_t n = data ? strlen(data) : 0;
-
-		if (!stream || (strcmp(stream, "stdout") != 0 && strcmp(stream, "stderr") != 0))
-			return ev_bad(&e, err, "output: stream is not stdout or stderr");
-		if (!data)
-			return ev_bad(&e, err, "output: no data");
-		e.kind = EV_OUTPUT;
-		e.err_stream = stream[3] == 'e';
-		if (!(e.data = malloc(n / 4 * 3 + 3))) {
-			ev_clear(&e);
-			return err_set(err, ENOMEM, "event: out of memory");
-		}
-		if (sodium_base642bin(e.data, n / 4 * 3 + 3, data, n, NULL, &e.len, NULL,
-				      sodium_base64_VARIANT_ORIGINAL) != 0)
-			return ev_bad(&e, err, "output: data is not base64");
-	} else if (strcmp(kind, "exit") == 0) {
-		json_t *code = json_object_get(v, "code"), *sig = json_object_get(v, "signal");
-		json_t *to = json_object_get(v, "timed_out"), *tr = json_object_get(v, "truncated");
-		json_t *lost = json_object_get(v, "lost"), *oom = json_object_get(v, "oom_killed");
-
-		if (!json_is_boolean(to) || !json_is_boolean(tr))
-			return ev_bad(&e, err, "exit: timed_out and truncated must be booleans");
-		if ((lost && !json_is_boolean(lost)) || (oom && !json_is_boolean(oom)))
-			return ev_bad(&e, err, "exit: lost and oom_killed, when there, must be booleans");
-		e.has_code = json_is_integer(code);
-		e.has_signal = json_is_integer(sig);
-		if (e.has_code == e.has_signal ||
-		    (e.has_code && (json_integer_value(code) < 0 || json_integer_value(code) > 255)) ||
-		    (e.has_signal && (json_integer_value(sig) < 1 || json_integer_value(sig) > 64)))
-			return ev_bad(&e, err, "exit: exactly one of code (0..255) and signal (1..64)");
-		e.kind = EV_EXIT;
-		e.code = e.has_code ? (int)json_integer_value(code) : 0;
-		e.signal = e.has_signal ? (int)json_integer_value(sig) : 0;
-		e.timed_out = json_is_true(to);
-		e.truncated = json_is_true(tr);
-		e.lost = json_is_true(lost);
-		e.oom_killed = json_is_true(oom);
-	} else if (strcmp(kind, "error") == 0) {
-		if (!(e.message = json_string_value(json_object_get(v, "message"))))
-			return ev_bad(&e, err, "error: no message");
-		e.kind = EV_ERROR;
-	} else if (strcmp(kind, "info") == 0) {
-		json_t *m = json_object_get(v, "manifest");
-
-		if (!json_is_object(m))
-			return ev_bad(&e, err, "info: manifest is not an object");
-		e.kind = EV_INFO;
-		if (!(e.manifest = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER))) {
-			ev_clear(&e);
-			return err_set(err, ENOMEM, "event: out of memory");
-		}
-	} else {
+	for (i = 0; i < N_ELEMENTS(ev_kinds) && strcmp(kind, ev_kinds[i].name) != 0; i++)
+		;
+	if (i == N_ELEMENTS(ev_kinds))
 		return ev_bad(&e, err, "unknown event");
-	}
+	e.kind = ev_kinds[i].kind;
+	if ((rc = ev_kinds[i].parse(&e, v, err)) < 0)
+		return rc;
 	*ret = e;
 	return 0;
 }

@@ -556,17 +556,109 @@ static json_t *initialize_result(const struct mcp_session *s, const json_t *para
 			 "between calls, nothing else does.");
 }
 
+/*
+ * The arguments of a call of bash, checked: *ret_cmd (a string of 1 to
+ * MCP_COMMAND_MAX bytes) and *ret_timeout_s (0: none given; else 1 ..
+ * UINT32_MAX, capped later at limits.timeout_s by rq_command_of, as an exec's
+ * timeout_s is) on success, 0. 1 when they are refused: *ret_reply is the tool
+ * result that says why (NULL when out of memory). The arguments clients add of
+ * their own are ignored (client_arguments); any other name is refused.
+ */
+static int bash_arguments(const struct mcp_session *s, json_t *id, json_t *args, json_t **ret_cmd,
+			  uint32_t *ret_timeout_s, char **ret_reply)
+{
+	json_t *cmd, *timeout, *v;
+	const char *unknown = NULL, *k;
+	json_int_t t = 0;
+
+	if (args && !json_is_object(args)) {
+		*ret_reply = tool_refusal(id, "arguments must be an object with a string \"command\"");
+		return 1;
+	}
+	json_object_foreach(args, k, v)
+		if (strcmp(k, "command") != 0 && strcmp(k, "timeout") != 0 && !client_argument(k))
+			unknown = k;
+	cmd = json_object_get(args, "command");
+	timeout = json_object_get(args, "timeout");
+	if (!json_is_string(cmd) || json_string_length(cmd) == 0) {
+		*ret_reply = tool_refusal(id, "the argument \"command\" is required: a non-empty string");
+		return 1;
+	}
+	/* no NUL in it: sj_load refuses "\u0000" (an error of mcp_parse) */
+	if (json_string_length(cmd) > MCP_COMMAND_MAX) {
+		*ret_reply = tool_refusal(id, "the argument \"command\" is %zu bytes, more than the %d "
+					  "one argument of execve(2) may hold: write a long script to a file "
+					  "in smaller calls and run that", json_string_length(cmd), MCP_COMMAND_MAX);
+		return 1;
+	}
+	/* capped at limits.timeout_s (rq_command_of), as an exec's timeout_s is;
+	 * 5.0 is an integer to JSON Schema */
+	if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 4294967295.0)
+		t = UINT32_MAX;   /* capped below in any case */
+	else if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 1 &&
+		 json_real_value(timeout) == (double)(uint32_t)json_real_value(timeout))
+		t = (json_int_t)json_real_value(timeout);
+	else if (timeout && json_is_integer(timeout))
+		t = json_integer_value(timeout);
+	else if (timeout)
+		t = 0;
+	if (timeout && t < 1) {
+		*ret_reply = tool_refusal(id, "the argument \"timeout\" must be an integer of at least 1 "
+					  "(seconds; at most %" PRIu32 " are used)", s->m->limits.timeout_s);
+		return 1;
+	}
+	if (unknown) {
+		char shown[ERR_SHOWN_MAX];
+
+		*ret_reply = tool_refusal(id, "unknown argument \"%s\": the tool takes \"command\" and "
+					  "\"timeout\"", err_shown(unknown, strlen(unknown), shown));
+		return 1;
+	}
+	*ret_cmd = cmd;
+	*ret_timeout_s = !timeout ? 0 : t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+	return 0;
+}
+
+/* The exec request of a call whose arguments are checked: the command as its
+ * one word, the session's environment. NULL when out of memory. */
+static struct rq_request *exec_request(const struct mcp_session *s, const char *key, json_t *cmd,
+				       uint32_t timeout_s)
+{
+	size_t n = json_string_length(cmd);
+	struct rq_request *rq = calloc(1, sizeof(*rq));
+
+	if (!rq || !(rq->words = malloc(2 * sizeof(char *) + n + 1))) {
+		free(rq);
+		return NULL;
+	}
+	rq->op = RQ_EXEC;
+	snprintf(rq->id, sizeof(rq->id), "%s", key);
+	rq->words[0] = (char *)(rq->words + 2);
+	memcpy(rq->words[0], json_string_value(cmd), n + 1);
+	rq->words[1] = NULL;
+	rq->n_words = 1;
+	rq->timeout_s = timeout_s;
+	if (s->env && !(rq->env = calloc(s->n_env + 1, sizeof(*rq->env)))) {
+		rq_free(rq);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->n_env; i++)
+		if (!(rq->env[i] = strdup(s->env[i]))) {
+			rq_free(rq);
+			return NULL;
+		}
+	return rq;
+}
+
 /* A tools/call: a request, or the line that answers it. */
 static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t *params,
 		      struct rq_request **ret, char **ret_reply)
 {
-	json_t *args, *cmd, *timeout, *meta;
-	const char *name, *unknown = NULL, *k;
-	json_int_t t = 0;
+	json_t *cmd = NULL, *v;
+	const char *name;
+	uint32_t timeout_s = 0;
 	struct rq_request *rq;
 	struct mcp_call *c;
-	json_t *v;
-	size_t n;
 
 	name = json_string_value(json_object_get(params, "name"));
 	if (!json_is_object(params) || !name) {
@@ -593,81 +685,18 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 					  "takes: try again when one has returned", MCP_CALLS_MAX);
 		return 0;
 	}
-	args = json_object_get(params, "arguments");
-	if (args && !json_is_object(args)) {
-		*ret_reply = tool_refusal(id, "arguments must be an object with a string \"command\"");
+	if (bash_arguments(s, id, json_object_get(params, "arguments"), &cmd, &timeout_s, ret_reply))
 		return 0;
-	}
-	json_object_foreach(args, k, v)
-		if (strcmp(k, "command") != 0 && strcmp(k, "timeout") != 0 && !client_argument(k))
-			unknown = k;
-	cmd = json_object_get(args, "command");
-	timeout = json_object_get(args, "timeout");
-	if (!json_is_string(cmd) || json_string_length(cmd) == 0) {
-		*ret_reply = tool_refusal(id, "the argument \"command\" is required: a non-empty string");
-		return 0;
-	}
-	/* no NUL in it: sj_load refuses "\u0000" (an error of mcp_parse) */
-	if (json_string_length(cmd) > MCP_COMMAND_MAX) {
-		*ret_reply = tool_refusal(id, "the argument \"command\" is %zu bytes, more than the %d "
-					  "one argument of execve(2) may hold: write a long script to a file "
-					  "in smaller calls and run that", json_string_length(cmd), MCP_COMMAND_MAX);
-		return 0;
-	}
-	/* capped at limits.timeout_s (rq_command_of), as an exec's timeout_s is;
-	 * 5.0 is an integer to JSON Schema */
-	if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 4294967295.0)
-		t = UINT32_MAX;   /* capped below in any case */
-	else if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 1 &&
-		 json_real_value(timeout) == (double)(uint32_t)json_real_value(timeout))
-		t = (json_int_t)json_real_value(timeout);
-	else if (timeout && json_is_integer(timeout))
-		t = json_integer_value(timeout);
-	else if (timeout)
-		t = 0;
-	if (timeout && t < 1) {
-		*ret_reply = tool_refusal(id, "the argument \"timeout\" must be an integer of at least 1 "
-					  "(seconds; at most %" PRIu32 " are used)", s->m->limits.timeout_s);
-		return 0;
-	}
-	if (unknown) {
-		char shown[ERR_SHOWN_MAX];
-
-		*ret_reply = tool_refusal(id, "unknown argument \"%s\": the tool takes \"command\" and "
-					  "\"timeout\"", err_shown(unknown, strlen(unknown), shown));
-		return 0;
-	}
-	n = json_string_length(cmd);
-	rq = calloc(1, sizeof(*rq));
+	rq = exec_request(s, key, cmd, timeout_s);
 	c = calloc(1, sizeof(*c));
-	if (!rq || !c || !(rq->words = malloc(2 * sizeof(char *) + n + 1))) {
-		free(rq);
-		free(c);
-		return -ENOMEM;
-	}
-	rq->op = RQ_EXEC;
-	snprintf(rq->id, sizeof(rq->id), "%s", key);
-	rq->words[0] = (char *)(rq->words + 2);
-	memcpy(rq->words[0], json_string_value(cmd), n + 1);
-	rq->words[1] = NULL;
-	rq->n_words = 1;
-	rq->timeout_s = !timeout ? 0 : t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-	if (s->env && !(rq->env = calloc(s->n_env + 1, sizeof(*rq->env)))) {
+	if (!rq || !c) {
 		rq_free(rq);
 		free(c);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < s->n_env; i++)
-		if (!(rq->env[i] = strdup(s->env[i]))) {
-			rq_free(rq);
-			free(c);
-			return -ENOMEM;
-		}
-
 	snprintf(c->key, sizeof(c->key), "%s", key);
 	c->id = json_incref(id);
-	meta = json_object_get(params, "_meta");
-	v = json_object_get(meta, "progressToken");
+	v = json_object_get(json_object_get(params, "_meta"), "progressToken");
 	if (json_is_string(v) || json_is_integer(v))
 		c->token = json_incref(v);
 	c->timeout_s = rq_command_of(s->m, rq).timeout_s;

@@ -183,6 +183,47 @@ static int rq_exec(struct rq_request *r, json_t *req, struct tn_error *err)
 	return 0;
 }
 
+/* cancel and info: nothing but op and id. */
+static int rq_bare(struct rq_request *r, json_t *req, struct tn_error *err)
+{
+	const char *op, *id;
+	json_error_t je;
+
+	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) != 0)
+		return rq_unpack_error(&je, r->op == RQ_CANCEL ? "cancel" : "info", err);
+	return 0;
+}
+
+/* signal: op, id and a signal of rq_signals by name. */
+static int rq_signal(struct rq_request *r, json_t *req, struct tn_error *err)
+{
+	const char *op, *id, *sig = NULL;
+	json_error_t je;
+
+	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
+			   "signal", &sig) != 0)
+		return rq_unpack_error(&je, "signal", err);
+	for (size_t i = 0; i < N_ELEMENTS(rq_signals); i++)
+		if (strcmp(sig, rq_signals[i].name) == 0)
+			r->signo = rq_signals[i].signo;
+	if (!r->signo)
+		return err_set(err, EINVAL, "signal: unknown signal (HUP INT QUIT KILL USR1 USR2 TERM WINCH)");
+	return 0;
+}
+
+/* The operations of a request line (docs/protocol.md), each with its parser:
+ * 0, or -errno with err set. */
+static const struct {
+	const char *name;
+	enum rq_op op;
+	int (*parse)(struct rq_request *r, json_t *req, struct tn_error *err);
+} rq_ops[] = {
+	{ "exec", RQ_EXEC, rq_exec },
+	{ "cancel", RQ_CANCEL, rq_bare },
+	{ "signal", RQ_SIGNAL, rq_signal },
+	{ "info", RQ_INFO, rq_bare },
+};
+
 int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err)
 {
@@ -191,6 +232,7 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	struct rq_request *r = NULL;
 	char shown[ERR_SHOWN_MAX];
 	const char *op, *id;
+	size_t i;
 	int rc = 0;
 
 	ret_id[0] = '\0';
@@ -226,32 +268,11 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 		goto out;
 	}
 	strcpy(r->id, id);
-	if (strcmp(op, "exec") == 0) {
-		r->op = RQ_EXEC;
-		rc = rq_exec(r, req, err);
-	} else if (strcmp(op, "cancel") == 0) {
-		r->op = RQ_CANCEL;
-		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) != 0)
-			rc = rq_unpack_error(&je, "cancel", err);
-	} else if (strcmp(op, "signal") == 0) {
-		const char *sig = NULL;
-
-		r->op = RQ_SIGNAL;
-		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
-				   "signal", &sig) != 0) {
-			rc = rq_unpack_error(&je, "signal", err);
-		} else {
-			for (size_t i = 0; i < N_ELEMENTS(rq_signals); i++)
-				if (strcmp(sig, rq_signals[i].name) == 0)
-					r->signo = rq_signals[i].signo;
-			if (!r->signo)
-				rc = err_set(err, EINVAL,
-					     "signal: unknown signal (HUP INT QUIT KILL USR1 USR2 TERM WINCH)");
-		}
-	} else if (strcmp(op, "info") == 0) {
-		r->op = RQ_INFO;
-		if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s}", "op", &op, "id", &id) != 0)
-			rc = rq_unpack_error(&je, "info", err);
+	for (i = 0; i < N_ELEMENTS(rq_ops) && strcmp(op, rq_ops[i].name) != 0; i++)
+		;
+	if (i < N_ELEMENTS(rq_ops)) {
+		r->op = rq_ops[i].op;
+		rc = rq_ops[i].parse(r, req, err);
 	} else {
 		rc = err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal, info)",
 			     err_shown(op, strlen(op), shown));

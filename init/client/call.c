@@ -125,6 +125,29 @@ static const char *call_env_value(const char *spec, char **envp)
 	return NULL;
 }
 
+/* All of stdin (--stdin), at most CALL_STDIN_MAX bytes, in base64; NULL with
+ * why set (whysz bytes) when there is more, or out of memory. */
+static char *stdin_b64(char *why, size_t whysz)
+{
+	static uint8_t in[CALL_STDIN_MAX + 1];
+	size_t len = 0, n;
+	ssize_t r;
+	char *b64;
+
+	while ((r = read(0, in + len, sizeof(in) - len)) > 0 || (r < 0 && errno == EINTR))
+		if (r > 0)
+			len += (size_t)r;
+	if (len > CALL_STDIN_MAX) {
+		snprintf(why, whysz, "--stdin: more than %d bytes", CALL_STDIN_MAX);
+		return NULL;
+	}
+	n = sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL);
+	if (!(b64 = malloc(n)))
+		return NULL;   /* why says "out of memory" */
+	sodium_bin2base64(b64, n, in, len, sodium_base64_VARIANT_ORIGINAL);
+	return b64;
+}
+
 /* The exec request, or NULL after one line on stderr. Its env holds the names
  * of --env only, never the rest of call's environment: what the server (and
  * its audit log) sees of the caller is what the caller chose to send. */
@@ -178,24 +201,9 @@ static json_t *call_request(const struct cli_options *o, char **envp)
 	if (o->timeout_s && json_object_set_new(req, "timeout_s", json_integer(o->timeout_s)))
 		goto fail;
 	if (o->send_stdin) {
-		static uint8_t in[CALL_STDIN_MAX + 1];
-		size_t len = 0;
-		ssize_t r;
-		char *b64;
+		char *b64 = stdin_b64(why, sizeof(why));
+		int r = b64 ? json_object_set_new(req, "stdin", json_string(b64)) : -1;
 
-		while ((r = read(0, in + len, sizeof(in) - len)) > 0 || (r < 0 && errno == EINTR))
-			if (r > 0)
-				len += (size_t)r;
-		if (len > CALL_STDIN_MAX) {
-			snprintf(why, sizeof(why), "--stdin: more than %d bytes", CALL_STDIN_MAX);
-			goto fail;
-		}
-		b64 = malloc(sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL));
-		if (!b64)
-			goto fail;
-		sodium_bin2base64(b64, sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL),
-				  in, len, sodium_base64_VARIANT_ORIGINAL);
-		r = json_object_set_new(req, "stdin", json_string(b64));
 		free(b64);
 		if (r)
 			goto fail;

@@ -294,16 +294,11 @@ static int bridge_info(struct bridge *b, struct lines *sock)
 	return r;
 }
 
-int mcp_bridge_main(const struct cli_options *o)
+/* SIGINT, SIGTERM and SIGHUP blocked and read from the signalfd returned;
+ * SIGPIPE ignored (a client gone is an EPIPE). */
+static int bridge_signals(void)
 {
-	static char in_buf[EV_LINE_MAX + 1 + EV_CHUNK], sock_buf[EV_LINE_MAX + 1 + EV_CHUNK];
-	struct lines in = { .fd = 0, .buf = in_buf }, sock = { .buf = sock_buf };
-	struct bridge b = { .fd = -1 };
 	sigset_t set;
-	int sfd, ret = EXIT_REFUSED;
-	bool ending = false;      /* stdin ended or a signal came: answer what runs, then go */
-	bool signalled = false;   /* a signal came: a second one ends the bridge at once */
-	uint64_t end_ms = 0;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -311,26 +306,97 @@ int mcp_bridge_main(const struct cli_options *o)
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* The session with the server: SO_PEERCRED known to name the peer here,
+ * connected to o->socket_path, the server's uid checked, its manifest asked
+ * for (info), the MCP session made from it, and what came past the answer
+ * read. 0, or -1 with the reason logged (b->fd may be open: the caller
+ * closes it). */
+static int bridge_open(const struct cli_options *o, struct bridge *b, struct lines *sock)
+{
 	if (call_check_peercred("mcp") < 0)
-		return EXIT_REFUSED;
-	b.fd = sock.fd = call_connect(o->socket_path);
-	if (b.fd < 0) {
+		return -1;
+	b->fd = sock->fd = call_connect(o->socket_path);
+	if (b->fd < 0) {
 		log_line("mcp: %s: %s", o->socket_path, strerror(errno));
-		return EXIT_REFUSED;
+		return -1;
 	}
-	if (call_check_server(b.fd, o, "mcp") < 0 || bridge_info(&b, &sock) < 0)
-		goto out;
-	if (!(b.session = mcp_session_new(b.manifest, TURNINIT_VERSION, NULL))) {
+	if (call_check_server(b->fd, o, "mcp") < 0 || bridge_info(b, sock) < 0)
+		return -1;
+	if (!(b->session = mcp_session_new(b->manifest, TURNINIT_VERSION, NULL))) {
 		log_line("mcp: out of memory");
-		goto out;
+		return -1;
 	}
 	/* What bridge_info read past its answer. */
-	for (char *nl; (nl = memchr(sock.buf, '\n', sock.len));) {
-		from_server(&b, sock.buf, (size_t)(nl - sock.buf));
-		sock.len -= (size_t)(nl + 1 - sock.buf);
-		memmove(sock.buf, nl + 1, sock.len);
+	for (char *nl; (nl = memchr(sock->buf, '\n', sock->len));) {
+		from_server(b, sock->buf, (size_t)(nl - sock->buf));
+		sock->len -= (size_t)(nl + 1 - sock->buf);
+		memmove(sock->buf, nl + 1, sock->len);
 	}
+	return 0;
+}
+
+/* The progress of each call that runs on the server, due at time t; the next
+ * time one falls due, or next when that is sooner (0: none). A write to a
+ * client that is gone sets b->failed. */
+static uint64_t bridge_progress(struct bridge *b, uint64_t t, uint64_t next)
+{
+	for (struct running *r = b->running; r; r = r->next) {
+		if (!r->started || r->ended)
+			continue;   /* waiting on the server, or ending: no progress, as in `turninit mcp` */
+		if (t >= r->progress_ms) {
+			r->progress_ms = t + MCP_PROGRESS_MS;
+			if (out_line(mcp_progress(b->session, r->key, t - r->start_ms)) < 0)
+				b->failed = true;
+		}
+		if (!next || r->progress_ms < next)
+			next = r->progress_ms;
+	}
+	return next;
+}
+
+/* The server closed the connection: every call still open is answered. */
+static void server_gone(struct bridge *b)
+{
+	log_line("mcp: the server closed the connection");
+	while (b->running) {
+		out_line(b->running->started ?
+			 mcp_abort(b->session, b->running->key, "the listen server closed "
+				   "the connection while the command ran: how it ended is "
+				   "not known") :
+			 mcp_error(b->session, b->running->key, "the listen server closed "
+				   "the connection before it started"));
+		running_end(b, b->running->key);
+	}
+}
+
+/* The end of the session, as `turninit mcp` ends: each call still running is
+ * cancelled (SIGTERM, the grace, SIGKILL) and will be answered; the time by
+ * which the answers must have come. */
+static uint64_t bridge_end(struct bridge *b)
+{
+	for (struct running *r = b->running; r; r = r->next) {
+		r->ended = true;
+		call_send(b->fd, json_pack("{s:s, s:s}", "op", "cancel", "id", r->key));
+	}
+	return clock_ms() + BRIDGE_END_MS;
+}
+
+int mcp_bridge_main(const struct cli_options *o)
+{
+	static char in_buf[EV_LINE_MAX + 1 + EV_CHUNK], sock_buf[EV_LINE_MAX + 1 + EV_CHUNK];
+	struct lines in = { .fd = 0, .buf = in_buf }, sock = { .buf = sock_buf };
+	struct bridge b = { .fd = -1 };
+	int sfd, ret = EXIT_REFUSED;
+	bool ending = false;      /* stdin ended or a signal came: answer what runs, then go */
+	bool signalled = false;   /* a signal came: a second one ends the bridge at once */
+	uint64_t end_ms = 0;
+
+	sfd = bridge_signals();
+	if (bridge_open(o, &b, &sock) < 0)
+		goto out;
 	for (;;) {
 		struct pollfd p[3] = {
 			{ .fd = b.fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
@@ -339,17 +405,7 @@ int mcp_bridge_main(const struct cli_options *o)
 		struct signalfd_siginfo si;
 		uint64_t t = clock_ms(), next = ending ? end_ms : 0;
 
-		for (struct running *r = b.running; r; r = r->next) {
-			if (!r->started || r->ended)
-				continue;   /* waiting on the server, or ending: no progress, as in `turninit mcp` */
-			if (t >= r->progress_ms) {
-				r->progress_ms = t + MCP_PROGRESS_MS;
-				if (out_line(mcp_progress(b.session, r->key, t - r->start_ms)) < 0)
-					b.failed = true;
-			}
-			if (!next || r->progress_ms < next)
-				next = r->progress_ms;
-		}
+		next = bridge_progress(&b, t, next);
 		if (b.failed) {
 			log_line("mcp: stdout is closed: the client is gone");
 			ret = 0;
@@ -380,16 +436,7 @@ int mcp_bridge_main(const struct cli_options *o)
 		if (p[0].revents) {
 			lines_read(&sock, from_server, &b);
 			if (sock.eof) {
-				log_line("mcp: the server closed the connection");
-				while (b.running) {
-					out_line(b.running->started ?
-						 mcp_abort(b.session, b.running->key, "the listen server closed "
-							   "the connection while the command ran: how it ended is "
-							   "not known") :
-						 mcp_error(b.session, b.running->key, "the listen server closed "
-							   "the connection before it started"));
-					running_end(&b, b.running->key);
-				}
+				server_gone(&b);
 				if (!ending)
 					ret = EXIT_REFUSED;
 				break;
@@ -402,15 +449,8 @@ int mcp_bridge_main(const struct cli_options *o)
 				ending = true;
 			}
 		}
-		if (ending && !end_ms) {
-			/* As `turninit mcp` does at its end: each call still running is
-			 * cancelled and answered (SIGTERM, the grace, SIGKILL). */
-			end_ms = clock_ms() + BRIDGE_END_MS;
-			for (struct running *r = b.running; r; r = r->next) {
-				r->ended = true;
-				call_send(b.fd, json_pack("{s:s, s:s}", "op", "cancel", "id", r->key));
-			}
-		}
+		if (ending && !end_ms)
+			end_ms = bridge_end(&b);
 	}
 out:
 	while (b.running)

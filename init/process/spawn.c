@@ -151,22 +151,33 @@ static int set_limit(int resource, rlim_t want)
 	return 0;
 }
 
-/* The steps of the command process, in the child of spawn_command's
+/*
+ * The steps of the command process, in the child of spawn_command's
  * clone(CLONE_VM | CLONE_VFORK): it shares turninit's (or the keeper's)
- * memory while that waits (not in non-root mode), so it calls only what
+ * memory while that waits (not in non-root mode), so each calls only what
  * touches no lock or thread state of libc: raw system calls for the ids,
- * rlimits and capabilities. */
-static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
-{
-	int r;
+ * rlimits and capabilities. Each step: 0, or -errno with err set; the first
+ * that fails ends the set-up, and the command is not run.
+ */
+typedef int spawn_step_fn(const struct spawn_plan *p, pid_t parent, struct tn_error *err);
 
-	/* A new session: no controlling tty, so TIOCSTI cannot reach a terminal,
-	 * and the command is a process group turninit can signal as a whole. */
+/* A new session: no controlling tty, so TIOCSTI cannot reach a terminal, and
+ * the command is a process group turninit can signal as a whole. */
+static int step_session(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	(void)p, (void)parent;
 	if (setsid() < 0)
 		return err_errno(err, errno, "setsid");
-	/* Every disposition to SIG_DFL, 32 to 34 included: musl's signal() and
-	 * sigaction() refuse those (libc-internal), and a SIG_IGN the caller set
-	 * there would survive execve. So the raw rt_sigaction(2), checked. */
+	return 0;
+}
+
+/* Every disposition to SIG_DFL, 32 to 34 included: musl's signal() and
+ * sigaction() refuse those (libc-internal), and a SIG_IGN the caller set there
+ * would survive execve. So the raw rt_sigaction(2), checked; then no signal
+ * blocked. */
+static int step_signals(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	(void)parent;
 	for (int sig = 1; sig <= SPAWN_NSIG; sig++) {
 		struct spawn_ksigaction ksa = { .handler = SIG_DFL };
 
@@ -177,52 +188,76 @@ static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error
 	}
 	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &(uint64_t){ 0 }, NULL, sizeof(uint64_t)) != 0)
 		return err_errno(err, errno, "signal mask");
+	return 0;
+}
+
+/* stdio from the plan, and every other fd closed but the Landlock ruleset's
+ * (closed by its own step). */
+static int step_fds(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	int keep[1] = { p->landlock->fd };
+	int r;
+
+	(void)parent;
 	for (int i = 0; i < 3; i++)
 		if (p->stdio[i] >= 0 && p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
 			return err_errno(err, errno, "stdio");
-	{
-		int keep[1] = { p->landlock->fd };
-
-		r = spawn_close_fds(keep, 1);
-	}
+	r = spawn_close_fds(keep, 1);
 	if (r < 0)
 		return err_errno(err, r, "closing fds");
+	return 0;
+}
 
-	/* The OOM killer takes a command before turninit or a keeper, however
-	 * little of its memory is resident (a memfd, tmpfs files): 1000 adds the
-	 * whole limit to its badness. Raising needs no capability, but the file
-	 * of a process that is not dumpable (turninit, so this child) belongs to
-	 * root: opened with fsuid 0 (CAP_SETUID, which turninit keeps, also when
-	 * it runs as a uid of its own), before the uid change. Landlock keeps the
-	 * command from writing it back. */
-	{
-		/* Non-root mode has no CAP_SETUID: the file is the process's own
-		 * while it is dumpable, for the open only (a command of the turn
-		 * shares the uid, and this process is not locked down yet). */
-		uid_t fsuid = p->nonroot ? 0 : (uid_t)setfsuid(0);
-		int fd, e;
+/* The OOM killer takes a command before turninit or a keeper, however little
+ * of its memory is resident (a memfd, tmpfs files): 1000 adds the whole limit
+ * to its badness. Raising needs no capability, but the file of a process that
+ * is not dumpable (turninit, so this child) belongs to root: opened with fsuid
+ * 0 (CAP_SETUID, which turninit keeps, also when it runs as a uid of its own),
+ * before the uid change. Landlock keeps the command from writing it back. */
+static int step_oom_score(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	/* Non-root mode has no CAP_SETUID: the file is the process's own while
+	 * it is dumpable, for the open only (a command of the turn shares the
+	 * uid, and this process is not locked down yet). */
+	uid_t fsuid = p->nonroot ? 0 : (uid_t)setfsuid(0);
+	int fd, e;
 
-		if (p->nonroot && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
-			return err_errno(err, errno, "PR_SET_DUMPABLE");
-		fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-		e = fd < 0 ? errno : 0;
-		if (p->nonroot)
-			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-		else
-			setfsuid(fsuid);
-		if (fd >= 0 && write(fd, "1000", 4) != 4)
-			e = errno;
-		if (fd >= 0)
-			close(fd);
-		if (e)
-			return err_errno(err, e, "/proc/self/oom_score_adj");
-	}
+	(void)parent;
+	if (p->nonroot && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+		return err_errno(err, errno, "PR_SET_DUMPABLE");
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	e = fd < 0 ? errno : 0;
+	if (p->nonroot)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	else
+		setfsuid(fsuid);
+	if (fd >= 0 && write(fd, "1000", 4) != 4)
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (e)
+		return err_errno(err, e, "/proc/self/oom_score_adj");
+	return 0;
+}
+
+static int step_rlimits(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	int r;
+
+	(void)parent;
 	if ((r = set_limit(RLIMIT_CORE, 0)) < 0 ||
 	    (r = set_limit(RLIMIT_NOFILE, p->limits->nofile)) < 0 ||
 	    (r = set_limit(RLIMIT_NPROC, p->limits->nproc)) < 0 ||
 	    (r = set_limit(RLIMIT_FSIZE, p->limits->fsize_bytes)) < 0)
 		return err_errno(err, r, "rlimits");
+	return 0;
+}
 
+/* The ids: the manifest's, numeric only (no /etc/passwd, /etc/group or NSS,
+ * ever), no supplementary group. */
+static int step_ids(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	(void)parent;
 	if (p->nonroot) {
 		/* No capability to lock securebits, drop the bounding set or the
 		 * groups, or change ids: turninit's own are the command's, as
@@ -236,42 +271,117 @@ static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error
 		    sg != p->gid)
 			return err_set(err, EPERM, "non-root mode: the ids are not %u:%u",
 				       (unsigned)p->uid, (unsigned)p->gid);
-	} else {
-		/* securebits and the bounding set are turninit's, locked and
-		 * emptied once per turn (caps_lock_down). Numeric ids only: no
-		 * /etc/passwd, /etc/group or NSS, ever. The system calls
-		 * themselves, for this one thread (musl's wrappers go through
-		 * __synccall). */
-		if (syscall(SYS_setgroups, 0, NULL) != 0)
-			return err_errno(err, errno, "setgroups");
-		if (syscall(SYS_setresgid, p->gid, p->gid, p->gid) != 0)
-			return err_errno(err, errno, "setresgid %u", (unsigned)p->gid);
-		if (syscall(SYS_setresuid, p->uid, p->uid, p->uid) != 0)
-			return err_errno(err, errno, "setresuid %u", (unsigned)p->uid);
+		return 0;
 	}
-	r = caps_clear_all(err);
-	if (r < 0)
-		return r;
-	/* If turninit dies (when not PID 1: a SIGKILL), the command dies with it.
-	 * After the uid change, which clears the parent-death signal. */
+	/* securebits and the bounding set are turninit's, locked and emptied
+	 * once per turn (caps_lock_down). The system calls themselves, for this
+	 * one thread (musl's wrappers go through __synccall). */
+	if (syscall(SYS_setgroups, 0, NULL) != 0)
+		return err_errno(err, errno, "setgroups");
+	if (syscall(SYS_setresgid, p->gid, p->gid, p->gid) != 0)
+		return err_errno(err, errno, "setresgid %u", (unsigned)p->gid);
+	if (syscall(SYS_setresuid, p->uid, p->uid, p->uid) != 0)
+		return err_errno(err, errno, "setresuid %u", (unsigned)p->uid);
+	return 0;
+}
+
+static int step_capabilities(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	(void)p, (void)parent;
+	return caps_clear_all(err);
+}
+
+/* If turninit dies (when not PID 1: a SIGKILL), the command dies with it.
+ * After the uid change, which clears the parent-death signal. */
+static int step_parent_death(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	(void)p;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
 		return err_errno(err, errno, "PR_SET_PDEATHSIG");
 	if (getppid() != parent)
 		return err_set(err, ESRCH, "turninit ended before the command started");
-	/* chdir as the command's user: it must be able to enter its workdir. */
+	return 0;
+}
+
+/* chdir as the command's user: it must be able to enter its workdir. */
+static int step_workdir(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	(void)parent;
 	if (chdir(p->workdir) != 0)
 		return err_errno(err, errno, "workdir %s", p->workdir);
+	return 0;
+}
+
+static int step_no_new_privs(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	(void)p, (void)parent;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return err_errno(err, errno, "no_new_privs");
+	return 0;
+}
+
+static int step_landlock(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	int r;
+
+	(void)parent;
 	r = ll_restrict(p->landlock);
 	if (r < 0)
 		return err_errno(err, r, "landlock");
-	/* seccomp last: the filter need not allow any setup syscall. Under a
-	 * keeper that loaded it, it is inherited, and spares every call above
-	 * (keeper.h, keeper_calls). */
+	return 0;
+}
+
+/* seccomp last: the filter need not allow any setup syscall. Under a keeper
+ * that loaded it, it is inherited, and spares every call above (keeper.h,
+ * keeper_calls). */
+static int step_seccomp(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	int r;
+
+	(void)parent;
 	r = p->filter_loaded ? 0 : sc_load(p->filter);
 	if (r < 0)
 		return err_errno(err, r, "seccomp filter");
+	return 0;
+}
+
+/* The set-up of a command, in the one order that works (docs/design.md, "The
+ * steps of PID 1", 9): the session before the ids; the oom_score_adj file
+ * opened before the uid change; the parent-death signal after it (which
+ * clears it); workdir as the command's user; no_new_privs before Landlock,
+ * which requires it without CAP_SYS_ADMIN; seccomp last, so that its filter
+ * need allow none of the calls above. spawn_step_names lists them. */
+static const struct {
+	const char *name;
+	spawn_step_fn *run;
+} spawn_steps[] = {
+	{ "session", step_session },
+	{ "signals", step_signals },
+	{ "fds", step_fds },
+	{ "oom_score_adj", step_oom_score },
+	{ "rlimits", step_rlimits },
+	{ "ids", step_ids },
+	{ "capabilities", step_capabilities },
+	{ "parent_death", step_parent_death },
+	{ "workdir", step_workdir },
+	{ "no_new_privs", step_no_new_privs },
+	{ "landlock", step_landlock },
+	{ "seccomp", step_seccomp },
+};
+
+const char *spawn_step_name(size_t i)
+{
+	return i < N_ELEMENTS(spawn_steps) ? spawn_steps[i].name : NULL;
+}
+
+static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+{
+	for (size_t i = 0; i < N_ELEMENTS(spawn_steps); i++) {
+		int r = spawn_steps[i].run(p, parent, err);
+
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 

@@ -1,7 +1,6 @@
-/* spawn.h - starting one command process, with the steps of docs/design.md
- * ("The steps of PID 1", 9) in their order: setsid, signal mask and dispositions, fds, rlimits, securebits
- * and bounding set, groups/gid/uid, capability sets, chdir, no_new_privs,
- * Landlock, seccomp last, then execve of the shell.
+/* spawn.h - starting one command process: the steps of its set-up, in the
+ * one order that works (spawn.c's table spawn_steps, the one copy of that
+ * order; spawn_step_name lists it), then execve of the shell.
  * Sources: clone(2) CLONE_VM and CLONE_VFORK, setsid(2), setrlimit(2), setgroups(2), setresuid(2),
  * prctl(2) PR_SET_NO_NEW_PRIVS, execve(2), close_range(2). */
 #ifndef TURNINIT_SPAWN_H
@@ -80,5 +79,9 @@ char **spawn_argv(char *const *words, int n, bool argv_form);
  * child (clone(2) failed) *ret_status is 125 << 8. */
 int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status,
 		  bool *ret_exec_failed, struct tn_error *err);
+
+/* spawn_step_name - the name of the set-up step i (0 first: "session", ...,
+ * "seccomp" last), or NULL past the last; for `turninit verify` and its test. */
+const char *spawn_step_name(size_t i);
 
 #endif

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "cleanup.h"
 #include "clock.h"
 #include "envfilter.h"
 #include "events.h"
@@ -216,151 +217,224 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	}
 }
 
-int serve_run(const struct serve_ctx *ctx)
+/* The loop's state at its start: the slots of commands and keepers, and in
+ * serve and mcp mode the one connection on stdin/stdout. 0, or EXIT_REFUSED
+ * out of memory (logged). */
+static int serve_open(struct serve *s)
 {
-	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1 };
-	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
-	struct pollfd *pf = calloc(max_fds, sizeof(*pf));
-	struct slot *slots = calloc(max_fds, sizeof(*slots));
+	const struct serve_ctx *ctx = s->ctx;
 
-	s.cmds = calloc(s.n_cmds, sizeof(*s.cmds));
-	s.keepers = calloc(s.n_cmds, sizeof(*s.keepers));
-	if (!pf || !slots || !s.cmds || !s.keepers) {
+	s->cmds = calloc(s->n_cmds, sizeof(*s->cmds));
+	s->keepers = calloc(s->n_cmds, sizeof(*s->keepers));
+	if (!s->cmds || !s->keepers) {
 		log_line("serve: out of memory");
 		return EXIT_REFUSED;
 	}
-	s.queue_tail = &s.queue;
-	for (size_t i = 0; i < s.n_cmds; i++) {   /* calloc'd: no fd is open yet */
-		s.cmds[i].out_fd = s.cmds[i].err_fd = s.cmds[i].in_fd = -1;
-		s.keepers[i] = (struct keeper){ .pid = 0, .msg_fd = -1, .job_fd = -1 };
+	s->queue_tail = &s->queue;
+	for (size_t i = 0; i < s->n_cmds; i++) {   /* calloc'd: no fd is open yet */
+		s->cmds[i].out_fd = s->cmds[i].err_fd = s->cmds[i].in_fd = -1;
+		s->keepers[i] = (struct keeper){ .pid = 0, .msg_fd = -1, .job_fd = -1 };
 	}
 	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
 	if (ctx->listen_fd >= 0)
-		s.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (ctx->listen_fd < 0) {
 		const struct codec *codec = ctx->mcp ? &codec_mcp : &codec_jsonl;
 
-		s.conns[0] = (struct conn){ .used = true, .codec = codec, .in_fd = 0, .out_fd = 1 };
-		if (codec->open && !(s.conns[0].codec_st = codec->open(ctx->manifest, ctx->caller_env))) {
+		s->conns[0] = (struct conn){ .used = true, .codec = codec, .in_fd = 0, .out_fd = 1 };
+		if (codec->open && !(s->conns[0].codec_st = codec->open(ctx->manifest, ctx->caller_env))) {
 			log_line("serve: out of memory");
 			return EXIT_REFUSED;
 		}
 		/* a client that is slow to read must not hold timeouts or SIGTERM */
 		fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
 	}
+	return 0;
+}
 
+/* Phase 1 of a round, at time t: commands time out, get their progress, and
+ * finish once their output is read. */
+static void phase_commands(struct serve *s, uint64_t t)
+{
+	const struct serve_ctx *ctx = s->ctx;
+
+	for (size_t i = 0; i < s->n_cmds; i++) {
+		struct cmd *m = &s->cmds[i];
+
+		if (!m->used)
+			continue;
+		if (m->starting && t >= m->start_deadline_ms) {
+			cmd_start_overdue(s, m);
+			continue;
+		}
+		if (!m->exited && !m->timed_out && t >= m->deadline_ms) {
+			m->timed_out = true;
+			cmd_cancel(m);
+		}
+		if (!m->exited && !m->starting && m->conn->codec->progress && t >= m->progress_ms) {
+			m->progress_ms = t + m->conn->codec->progress_ms;
+			conn_emit(m->conn, m->conn->codec->progress(m->conn->codec_st, m->id,
+								    t - m->start_ms));
+		}
+		if (m->exited && m->out_fd < 0 && m->err_fd < 0) {
+			struct conn *c = m->conn;
+
+			cmd_finish(m);
+			/* listen: a connection whose input ended goes once its
+			 * commands have. serve: its one connection is the turn,
+			 * which the loop below ends; closed here (the end of stdin
+			 * read in the same round as this exit), nothing would. */
+			if ((c->eof || c->dead) && ctx->listen_fd >= 0)
+				conn_close(s, c);
+		}
+	}
+}
+
+/* Phase 2: connections whose input ended (the turn's, in serve mode, ends the
+ * turn), request lines that waited while an exec started, in order, and the
+ * queue started in the slots phase 1 freed. */
+static void phase_connections(struct serve *s)
+{
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
+		struct conn *c = &s->conns[i];
+
+		if (!c->used || !(c->eof || c->dead) || conn_pending(c))
+			continue;
+		if (s->ctx->listen_fd < 0)
+			serve_end_turn(s, 0);   /* end of stdin: the turn ends */
+		else
+			conn_close(s, c);
+	}
+	for (size_t i = 0; i < SERVE_MAX_CONNS && !s->starting; i++)
+		if (s->conns[i].used && !s->conns[i].dead && conn_pending(&s->conns[i]))
+			conn_lines(s, &s->conns[i]);
+	queue_start(s);
+}
+
+/* Phase 3: the poll timeout in milliseconds (-1: none) until the next
+ * deadline after t, once the queue has started what it could: an exec
+ * started just now has a deadline too, and a bound on its keeper's answer;
+ * next is the listen log's own (0: none). */
+static int phase_wait_ms(const struct serve *s, uint64_t t, uint64_t next)
+{
+	for (size_t i = 0; i < s->n_cmds; i++) {
+		const struct cmd *m = &s->cmds[i];
+
+		if (m->used && m->starting && (!next || m->start_deadline_ms < next))
+			next = m->start_deadline_ms;
+
+		if (m->used && !m->exited && !m->timed_out && (!next || m->deadline_ms < next))
+			next = m->deadline_ms;
+		if (m->used && !m->exited && m->conn->codec->progress && (!next || m->progress_ms < next))
+			next = m->progress_ms;
+	}
+	if (!next)
+		return -1;
+	return next > t ? (int)(next - t) : 0;
+}
+
+/* Phase 4: the fds to poll, each with its slot; their number. */
+static size_t phase_poll_set(struct serve *s, struct pollfd *pf, struct slot *slots)
+{
+	const struct serve_ctx *ctx = s->ctx;
+	size_t n = 0;
+
+	slot_add(pf, slots, &n, ctx->sfd, POLLIN, SLOT_SIGNALS, NULL);
+	if (ctx->listen_fd >= 0 && !s->ending)
+		slot_add(pf, slots, &n, ctx->listen_fd, POLLIN, SLOT_ACCEPT, NULL);
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
+		struct conn *c = &s->conns[i];
+
+		/* no request is read while an exec starts, nor while lines
+		 * wait in the buffer (conn_lines) */
+		if (c->used && !c->eof && !c->dead && !s->ending && !s->starting && !conn_pending(c))
+			slot_add(pf, slots, &n, c->in_fd, POLLIN, SLOT_CONN_IN, c);
+		if (c->used && c->out_len && !c->dead)
+			slot_add(pf, slots, &n, c->out_fd, POLLOUT, SLOT_CONN_OUT, c);
+	}
+	for (size_t i = 0; i < s->n_cmds; i++) {
+		struct cmd *m = &s->cmds[i];
+		/* backpressure: output waits while its client is behind */
+		bool behind = m->used && m->conn->out_len > SERVE_OUT_HIGH && !m->conn->dead;
+
+		if (!m->used)
+			continue;
+		/* its output, its stdin and any other word of its keeper follow
+		 * its started event */
+		if (m->starting) {
+			slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
+			continue;
+		}
+		if (m->out_fd >= 0 && !behind)
+			slot_add(pf, slots, &n, m->out_fd, POLLIN, SLOT_CMD_STDOUT, m);
+		if (m->err_fd >= 0 && !behind)
+			slot_add(pf, slots, &n, m->err_fd, POLLIN, SLOT_CMD_STDERR, m);
+		if (m->in_fd >= 0)
+			slot_add(pf, slots, &n, m->in_fd, POLLOUT, SLOT_CMD_STDIN, m);
+		if (!m->exited)
+			slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
+	}
+	/* a slot's keeper is idle when the slot's command has ended or there is
+	 * none */
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->keepers[i].pid > 0 && (!s->cmds[i].used || s->cmds[i].exited))
+			slot_add(pf, slots, &n, s->keepers[i].msg_fd, POLLIN, SLOT_KEEPER_IDLE,
+				 &s->keepers[i]);
+	return n;
+}
+
+/* After the loop: the keepers stopped (idle now: their sockets closed, they
+ * exit), the connections drained, everything freed. */
+static void serve_close(struct serve *s)
+{
+	uint64_t deadline = clock_ms() + SERVE_LOST_MS;
+
+	listen_log_tick(s, UINT64_MAX);   /* the last window's count, said now */
+	for (size_t i = 0; i < s->n_cmds; i++)
+		if (s->keepers[i].job_fd >= 0)
+			shutdown(s->keepers[i].job_fd, SHUT_RDWR);
+	for (size_t i = 0; i < s->n_cmds; i++)
+		keeper_stop(&s->keepers[i], deadline);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	deadline = clock_ms() + SERVE_DRAIN_MS;
+	/* serve's one connection is never closed in the loop: the turn ends on
+	 * it. Its input buffer goes here, with any other's. */
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
+		if (s->conns[i].used) {
+			conn_drain(&s->conns[i], deadline);
+			free(s->conns[i].buf);
+			if (s->conns[i].codec->close)
+				s->conns[i].codec->close(s->conns[i].codec_st);
+		}
+	serve_close_fd(&s->spare_fd);
+}
+
+int serve_run(const struct serve_ctx *ctx)
+{
+	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1 };
+	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
+	_cleanup_free_ struct pollfd *pf = calloc(max_fds, sizeof(*pf));
+	_cleanup_free_ struct slot *slots = calloc(max_fds, sizeof(*slots));
+
+	if (!pf || !slots) {
+		log_line("serve: out of memory");
+		return EXIT_REFUSED;
+	}
+	if (serve_open(&s) != 0)
+		return EXIT_REFUSED;
 	for (;;) {
-		size_t n = 0;
-		uint64_t t = clock_ms(), next = 0;
-		int wait_ms = -1;
+		uint64_t t = clock_ms();
+		uint64_t next = listen_log_tick(&s, t);
+		int wait_ms;
+		size_t n;
 
-		next = listen_log_tick(&s, t);
-		/* Commands: time out, finish. */
-		for (size_t i = 0; i < s.n_cmds; i++) {
-			struct cmd *m = &s.cmds[i];
-
-			if (!m->used)
-				continue;
-			if (m->starting && t >= m->start_deadline_ms) {
-				cmd_start_overdue(&s, m);
-				continue;
-			}
-			if (!m->exited && !m->timed_out && t >= m->deadline_ms) {
-				m->timed_out = true;
-				cmd_cancel(m);
-			}
-			if (!m->exited && !m->starting && m->conn->codec->progress && t >= m->progress_ms) {
-				m->progress_ms = t + m->conn->codec->progress_ms;
-				conn_emit(m->conn, m->conn->codec->progress(m->conn->codec_st, m->id,
-									    t - m->start_ms));
-			}
-			if (m->exited && m->out_fd < 0 && m->err_fd < 0) {
-				struct conn *c = m->conn;
-
-				cmd_finish(m);
-				/* listen: a connection whose input ended goes once its
-				 * commands have. serve: its one connection is the turn,
-				 * which the loop below ends; closed here (the end of stdin
-				 * read in the same round as this exit), nothing would. */
-				if ((c->eof || c->dead) && ctx->listen_fd >= 0)
-					conn_close(&s, c);
-			}
-		}
-		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
-			struct conn *c = &s.conns[i];
-
-			if (!c->used || !(c->eof || c->dead) || conn_pending(c))
-				continue;
-			if (ctx->listen_fd < 0)
-				serve_end_turn(&s, 0);   /* end of stdin: the turn ends */
-			else
-				conn_close(&s, c);
-		}
-		/* Request lines that waited while an exec started, in order. */
-		for (size_t i = 0; i < SERVE_MAX_CONNS && !s.starting; i++)
-			if (s.conns[i].used && !s.conns[i].dead && conn_pending(&s.conns[i]))
-				conn_lines(&s, &s.conns[i]);
-		queue_start(&s);   /* slots the loop above freed */
+		phase_commands(&s, t);
+		phase_connections(&s);
 		if (s.ending && cmd_running(&s) == 0)
 			break;
-		/* The next timeout, once the queue has started what it could: an
-		 * exec started just now has a deadline too, and a bound on its
-		 * keeper's answer. */
-		for (size_t i = 0; i < s.n_cmds; i++) {
-			const struct cmd *m = &s.cmds[i];
-
-			if (m->used && m->starting && (!next || m->start_deadline_ms < next))
-				next = m->start_deadline_ms;
-
-			if (m->used && !m->exited && !m->timed_out && (!next || m->deadline_ms < next))
-				next = m->deadline_ms;
-			if (m->used && !m->exited && m->conn->codec->progress && (!next || m->progress_ms < next))
-				next = m->progress_ms;
-		}
-		if (next)
-			wait_ms = next > t ? (int)(next - t) : 0;
-
-		slot_add(pf, slots, &n, ctx->sfd, POLLIN, SLOT_SIGNALS, NULL);
-		if (ctx->listen_fd >= 0 && !s.ending)
-			slot_add(pf, slots, &n, ctx->listen_fd, POLLIN, SLOT_ACCEPT, NULL);
-		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
-			struct conn *c = &s.conns[i];
-
-			/* no request is read while an exec starts, nor while
-			 * lines wait in the buffer (conn_lines) */
-			if (c->used && !c->eof && !c->dead && !s.ending && !s.starting && !conn_pending(c))
-				slot_add(pf, slots, &n, c->in_fd, POLLIN, SLOT_CONN_IN, c);
-			if (c->used && c->out_len && !c->dead)
-				slot_add(pf, slots, &n, c->out_fd, POLLOUT, SLOT_CONN_OUT, c);
-		}
-		for (size_t i = 0; i < s.n_cmds; i++) {
-			struct cmd *m = &s.cmds[i];
-			/* backpressure: output waits while its client is behind */
-			bool behind = m->used && m->conn->out_len > SERVE_OUT_HIGH && !m->conn->dead;
-
-			if (!m->used)
-				continue;
-			/* its output, its stdin and any other word of its keeper
-			 * follow its started event */
-			if (m->starting) {
-				slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
-				continue;
-			}
-			if (m->out_fd >= 0 && !behind)
-				slot_add(pf, slots, &n, m->out_fd, POLLIN, SLOT_CMD_STDOUT, m);
-			if (m->err_fd >= 0 && !behind)
-				slot_add(pf, slots, &n, m->err_fd, POLLIN, SLOT_CMD_STDERR, m);
-			if (m->in_fd >= 0)
-				slot_add(pf, slots, &n, m->in_fd, POLLOUT, SLOT_CMD_STDIN, m);
-			if (!m->exited)
-				slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
-		}
-		/* a slot's keeper is idle when the slot's command has ended or
-		 * there is none */
-		for (size_t i = 0; i < s.n_cmds; i++)
-			if (s.keepers[i].pid > 0 && (!s.cmds[i].used || s.cmds[i].exited))
-				slot_add(pf, slots, &n, s.keepers[i].msg_fd, POLLIN, SLOT_KEEPER_IDLE,
-					 &s.keepers[i]);
+		wait_ms = phase_wait_ms(&s, t, next);
+		n = phase_poll_set(&s, pf, slots);
 		if (poll(pf, n, wait_ms) < 0 && errno != EINTR) {
 			log_line("serve: poll: %s", strerror(errno));
 			continue;
@@ -369,35 +443,7 @@ int serve_run(const struct serve_ctx *ctx)
 			if (pf[i].revents)
 				slot_run(&s, &slots[i]);
 	}
-	listen_log_tick(&s, UINT64_MAX);   /* the last window's count, said now */
-	{
-		/* The keepers, idle now: their sockets closed, they exit. */
-		uint64_t deadline = clock_ms() + SERVE_LOST_MS;
-
-		for (size_t i = 0; i < s.n_cmds; i++)
-			if (s.keepers[i].job_fd >= 0)
-				shutdown(s.keepers[i].job_fd, SHUT_RDWR);
-		for (size_t i = 0; i < s.n_cmds; i++)
-			keeper_stop(&s.keepers[i], deadline);
-	}
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-	{
-		uint64_t deadline = clock_ms() + SERVE_DRAIN_MS;
-
-		/* serve's one connection is never closed in the loop: the turn
-		 * ends on it. Its input buffer goes here, with any other's. */
-		for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
-			if (s.conns[i].used) {
-				conn_drain(&s.conns[i], deadline);
-				free(s.conns[i].buf);
-				if (s.conns[i].codec->close)
-					s.conns[i].codec->close(s.conns[i].codec_st);
-			}
-	}
-	serve_close_fd(&s.spare_fd);
-	free(pf);
-	free(slots);
+	serve_close(&s);
 	free(s.cmds);
 	free(s.keepers);
 	return s.exit_code;

@@ -323,6 +323,62 @@ const char *queue_answer_id(struct serve *s, const struct conn *c, const char *i
 	return id && id[0] && !queue_find(s, c, id) ? id : NULL;
 }
 
+/* The command of slot m given to the slot's keeper, started when it has none
+ * (the first command of the slot, or its keeper ended); one that is found
+ * gone when given the command is replaced once. fds: the command's stdin,
+ * stdout and stderr. 0, or -errno with ret_err set ("exec: ..."). */
+static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **shell_argv,
+		       char **envp, const char *cwd, const int fds[3], struct tn_error *ret_err)
+{
+	struct keeper *k = &s->keepers[m - s->cmds];
+	struct tn_error err = { 0 };
+	int r = 0;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (k->pid <= 0 && keeper_start(s->ctx->sandbox, k, &err) < 0)
+			break;
+		r = keeper_run(k, shell_argv, envp, cwd, fds[0], fds[1], fds[2], &err);
+		if (r != -EPIPE)
+			break;
+		log_line("serve: %s: the keeper of its slot had ended: starting another", id);
+		keeper_stop(k, 0);
+	}
+	if (k->pid <= 0 || r < 0) {
+		r = err_set(ret_err, err.code, "exec: %s", err.msg);
+		if (k->pid > 0 && r != -E2BIG)
+			keeper_stop(k, clock_ms() + SERVE_LOST_MS);
+		return r;
+	}
+	m->k = k;
+	return 0;
+}
+
+/* Slot m takes the command its keeper was given: its deadlines from now, and
+ * the parent's ends of its pipes (fds: stdin to write, stdout and stderr to
+ * read, owned by the slot from here). The keeper says whether the shell was
+ * exec'd; the loop hears it (cmd_message), with a bound (cmd_start_overdue):
+ * PID 1 never waits on a keeper, whose command may be stopped before its
+ * exec. */
+static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char *id,
+		      const struct rq_command *cmd, const int fds[3])
+{
+	m->used = true;
+	m->conn = c;
+	snprintf(m->id, sizeof(m->id), "%s", id);
+	m->start_ms = clock_ms();
+	m->wall_start_ms = audit_wall_ms();
+	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
+	m->progress_ms = m->start_ms + c->codec->progress_ms;
+	m->limit = s->ctx->manifest->limits.output_bytes;
+	m->oom_kills = memcg_oom_kills();
+	m->in_fd = fds[0];
+	m->out_fd = fds[1];
+	m->err_fd = fds[2];
+	m->starting = true;
+	m->start_deadline_ms = m->start_ms + SERVE_START_MS;
+	s->starting = m;
+}
+
 /* Start exec request rq of c in a free slot, with cmd (its cwd and timeout,
  * rq_command_of, decided once by start_exec): 0 when its keeper was given it
  * (s->starting: its started or error event follows from the keeper's
@@ -367,49 +423,13 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	}
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0)
 		goto sys;
-	{
-		struct keeper *k = &s->keepers[m - s->cmds];
-
-		/* The slot's keeper, started when it has none (the first command
-		 * of the slot, or its keeper ended); one that is found gone when
-		 * given the command is replaced once. */
-		for (int attempt = 0; attempt < 2; attempt++) {
-			if (k->pid <= 0 && keeper_start(s->ctx->sandbox, k, &err) < 0)
-				break;
-			r = keeper_run(k, shell_argv, envp, cwd, in_p[0], out_p[1], err_p[1], &err);
-			if (r != -EPIPE)
-				break;
-			log_line("serve: %s: the keeper of its slot had ended: starting another", id);
-			keeper_stop(k, 0);
-		}
-		if (k->pid <= 0 || r < 0) {
-			r = err_set(ret_err, err.code, "exec: %s", err.msg);
-			if (k->pid > 0 && r != -E2BIG)
-				keeper_stop(k, clock_ms() + SERVE_LOST_MS);
-			cmd_free(m);
-			goto out;
-		}
-		m->k = k;
+	if ((r = keeper_give(s, m, id, shell_argv, envp, cwd, (int[3]){ in_p[0], out_p[1], err_p[1] },
+			     ret_err)) < 0) {
+		cmd_free(m);
+		goto out;
 	}
-	m->used = true;
-	m->conn = c;
-	snprintf(m->id, sizeof(m->id), "%s", id);
-	m->start_ms = clock_ms();
-	m->wall_start_ms = audit_wall_ms();
-	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
-	m->progress_ms = m->start_ms + c->codec->progress_ms;
-	m->limit = mf->limits.output_bytes;
-	m->oom_kills = memcg_oom_kills();
-	m->out_fd = out_p[0];
-	m->err_fd = err_p[0];
-	m->in_fd = in_p[1];
+	cmd_begin(s, m, c, id, cmd, (int[3]){ in_p[1], out_p[0], err_p[0] });
 	out_p[0] = err_p[0] = in_p[1] = -1;
-	/* The keeper says whether the shell was exec'd; the loop hears it
-	 * (cmd_message), with a bound (cmd_start_overdue): PID 1 never waits
-	 * on a keeper, whose command may be stopped before its exec. */
-	m->starting = true;
-	m->start_deadline_ms = m->start_ms + SERVE_START_MS;
-	s->starting = m;
 	goto out;
 sys:
 	if (errno == EMFILE || errno == ENFILE)
