@@ -41,7 +41,7 @@
 #include "request.h"
 #include "spawn.h"
 
-void serve_request(struct serve *s, struct conn *c, const char *line, size_t len)
+static void serve_request(struct serve *s, struct conn *c, const char *line, size_t len)
 {
 	struct rq_request *rq = NULL;
 	struct tn_error err = { 0 };
@@ -122,7 +122,7 @@ void conn_close(struct serve *s, struct conn *c)
 
 /* The turn ends: nothing more starts, every command is cancelled; the loop
  * exits with code once they are all gone. A second call keeps the first code. */
-void serve_end_turn(struct serve *s, int code)
+static void serve_end_turn(struct serve *s, int code)
 {
 	if (!s->ending) {
 		s->ending = true;
@@ -412,7 +412,8 @@ static void serve_close(struct serve *s)
 
 int serve_run(const struct serve_ctx *ctx)
 {
-	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1 };
+	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1,
+			   .on_request = serve_request };
 	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
 	_cleanup_free_ struct pollfd *pf = calloc(max_fds, sizeof(*pf));
 	_cleanup_free_ struct slot *slots = calloc(max_fds, sizeof(*slots));
@@ -429,6 +430,10 @@ int serve_run(const struct serve_ctx *ctx)
 		int wait_ms;
 		size_t n;
 
+		if (s.end_asked) {
+			s.end_asked = false;
+			serve_end_turn(&s, s.end_code);
+		}
 		phase_commands(&s, t);
 		phase_connections(&s);
 		if (s.ending && cmd_running(&s) == 0)

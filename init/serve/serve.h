@@ -11,8 +11,6 @@
 #include "plan.h"
 
 #define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
-#define SERVE_QUEUE_MAX 1024     /* exec requests waiting for a slot, all connections */
-#define SERVE_QUEUE_BYTES (64u << 20)   /* bytes of their request lines together */
 
 struct serve_ctx {
 	const struct mf_manifest *manifest;

@@ -147,7 +147,8 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 	if (r < 0) {
 		log_line("serve: %s: its keeper ended without reporting the command's end, and its "
 			 "processes did not all end within %d ms: ending the turn", m->id, SERVE_LOST_MS);
-		serve_end_turn(s, EXIT_REFUSED);
+		s->end_asked = true;   /* the loop ends the turn */
+		s->end_code = EXIT_REFUSED;
 	} else {
 		log_line("serve: %s: its keeper ended without reporting the command's end: killed "
 			 "%d process(es) of the command", m->id, r);

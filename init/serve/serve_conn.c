@@ -165,7 +165,7 @@ void conn_lines(struct serve *s, struct conn *c)
 		else if (i - c->off > EV_LINE_MAX)
 			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
 		else if (i > c->off)
-			serve_request(s, c, c->buf + c->off, i - c->off);
+			s->on_request(s, c, c->buf + c->off, i - c->off);
 		c->off = i + 1;
 	}
 	if (conn_pending(c))

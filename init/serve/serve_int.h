@@ -21,6 +21,9 @@
 #include "request.h"
 #include "serve.h"
 
+#define SERVE_QUEUE_MAX 1024     /* exec requests waiting for a slot, all connections */
+#define SERVE_QUEUE_BYTES (64u << 20)   /* bytes of their request lines together */
+
 #define SERVE_OUT_HIGH (1u << 20)    /* bytes queued before a connection's commands wait */
 #define SERVE_OUT_MAX (16u << 20)    /* bytes queued before a connection is dropped */
 #define SERVE_DRAIN_MS 5000          /* milliseconds the last events may take at the end */
@@ -103,6 +106,14 @@ struct serve {
 	 * (one command's connect loop made 208,000 lines in 20 s) */
 	uint64_t refused_window_ms; /* when the window began */
 	unsigned refused_logged, refused_quiet;
+	/* the loop's request handler (serve.c): a connection hands it each
+	 * whole line it reads */
+	void (*on_request)(struct serve *s, struct conn *c, const char *line, size_t len);
+	/* a part of the loop that found the turn must end (a command lost
+	 * whose processes would not all end) asks it here with the exit
+	 * status; the loop ends the turn at the start of its next round */
+	bool end_asked;
+	int end_code;
 };
 
 /* Each function's contract is at its definition. */
@@ -123,7 +134,6 @@ void cmd_free(struct cmd *m);
 ssize_t cmd_output(struct cmd *m, int *fd, const char *stream);
 void cmd_stdin(struct cmd *m);
 void cmd_message(struct serve *s, struct cmd *m);
-void serve_end_turn(struct serve *s, int code);
 void cmd_finish(struct cmd *m);
 struct waiting **queue_find(struct serve *s, const struct conn *c, const char *id);
 struct waiting *queue_take(struct serve *s, struct waiting **w);
@@ -134,7 +144,6 @@ void queue_start(struct serve *s);
 void cmd_take_exec(struct serve *s, struct conn *c, struct rq_request **rq, size_t len);
 void conn_accept(struct serve *s);
 uint64_t listen_log_tick(struct serve *s, uint64_t now);
-void serve_request(struct serve *s, struct conn *c, const char *line, size_t len);
 void conn_close(struct serve *s, struct conn *c);
 
 #endif
