@@ -13,6 +13,7 @@
 
 #include "cleanup.h"
 #include "envfilter.h"
+#include "signals.h"
 #include "sjson.h"
 
 const char *const mcp_versions[] = {
@@ -903,23 +904,6 @@ char *mcp_output(struct mcp_session *s, const char *id, bool err_stream, const u
 	if (c && out_add(&(*c)->out, data, len) < 0)
 		return NULL;
 	return mcp_nothing();
-}
-
-static const char *sig_name(int sig)
-{
-	static const struct { int sig; const char *name; } names[] = {
-		{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" },
-		{ SIGILL, "SIGILL" }, { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
-		{ SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" }, { SIGKILL, "SIGKILL" },
-		{ SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
-		{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" },
-		{ SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
-	};
-
-	for (size_t i = 0; i < N_ELEMENTS(names); i++)
-		if (names[i].sig == sig)
-			return names[i].name;
-	return NULL;
 }
 
 /* The line that says how a call ended, when not with exit 0 (else ""). */

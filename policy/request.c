@@ -11,15 +11,8 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "signals.h"
 #include "sjson.h"
-
-static const struct {
-	const char *name;
-	int signo;
-} rq_signals[] = {
-	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "KILL", SIGKILL },
-	{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM }, { "WINCH", SIGWINCH },
-};
 
 /* jansson's message quotes keys and input as they are: make it one line. */
 static const char *rq_shown(const json_error_t *je, char buf[ERR_SHOWN_MAX])
@@ -194,7 +187,7 @@ static int rq_bare(struct rq_request *r, json_t *req, struct tn_error *err)
 	return 0;
 }
 
-/* signal: op, id and a signal of rq_signals by name. */
+/* signal: op, id and a signal a request may name (signals.h). */
 static int rq_signal(struct rq_request *r, json_t *req, struct tn_error *err)
 {
 	const char *op, *id, *sig = NULL;
@@ -203,11 +196,8 @@ static int rq_signal(struct rq_request *r, json_t *req, struct tn_error *err)
 	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
 			   "signal", &sig) != 0)
 		return rq_unpack_error(&je, "signal", err);
-	for (size_t i = 0; i < N_ELEMENTS(rq_signals); i++)
-		if (strcmp(sig, rq_signals[i].name) == 0)
-			r->signo = rq_signals[i].signo;
-	if (!r->signo)
-		return err_set(err, EINVAL, "signal: unknown signal (HUP INT QUIT KILL USR1 USR2 TERM WINCH)");
+	if (!(r->signo = sig_of_request(sig)))
+		return err_set(err, EINVAL, "signal: unknown signal (" SIG_REQUEST_NAMES ")");
 	return 0;
 }
 
