@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "envfilter.h"
 #include "signals.h"
+#include "utf8.h"
 #include "sjson.h"
 
 const char *const mcp_versions[] = {
@@ -111,35 +112,10 @@ static char *rpc_error(json_t *id, int code, const char *fmt, ...)
 /* --- UTF-8 ------------------------------------------------------------------------ */
 
 /* The length of the valid UTF-8 sequence at p (n bytes left), or 0 when the
- * bytes there are no character (RFC 3629: no overlong form, no surrogate,
- * nothing past U+10FFFF). */
+ * bytes there are no character (utf8.h). */
 static size_t utf8_len(const uint8_t *p, size_t n)
 {
-	uint8_t c = p[0];
-	size_t len;
-	uint32_t cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
+	return utf8_decode(p, n, NULL);
 }
 
 /* Bytes to cut off the end of p[0..n) so that it does not end inside a

@@ -26,6 +26,8 @@
 
 #include <sodium.h>
 
+#include "utf8.h"
+
 #define SIG_ALG_BYTES 2
 #define SIG_ED25519_BYTES 64
 #define SIG_PUBKEY_BLOB (SIG_ALG_BYTES + SIG_KEY_ID_BYTES + SIG_PK_BYTES)          /* 42 */
@@ -202,27 +204,9 @@ out:
 static size_t sig_utf8_len(const unsigned char *s, size_t n)
 {
 	uint32_t cp;
-	size_t len;
+	size_t len = utf8_decode(s, n, &cp);
 
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1fu;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0fu;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07u;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if (cp < 0xa0 || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
+	return len && cp >= 0xa0 ? len : 0;
 }
 
 /* A trusted comment is text that verify prints and the audit log records:
