@@ -86,7 +86,7 @@ static int step_caps(struct sandbox *sb, struct tn_error *err)
  * keeps its start's sets, with no_new_privs. */
 static int step_lockdown(struct sandbox *sb, struct tn_error *err)
 {
-	return sb->nonroot ? 0 : caps_lock_down(err);
+	return sb->nonroot ? 0 : caps_lock_down(sb->no_securebits, err);
 }
 
 const struct sandbox_step sandbox_steps[] = {

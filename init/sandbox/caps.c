@@ -16,10 +16,6 @@
 #include "cleanup.h"
 #include "plat.h"
 
-/* Set once at start by caps_securebits_probe (and then read-only): the
- * platform has no securebits (gVisor). */
-static bool caps_no_securebits;
-
 bool caps_have(cap_value_t cap)
 {
 	cap_t c = cap_get_proc();
@@ -147,11 +143,10 @@ bool caps_securebits_probe(void)
 	struct pf_facts f;
 
 	plat_facts(&f, &u);
-	caps_no_securebits = pf_securebits_absent(&f);
-	return caps_no_securebits;
+	return pf_securebits_absent(&f);
 }
 
-int caps_lock_down(struct tn_error *err)
+int caps_lock_down(bool no_securebits, struct tn_error *err)
 {
 	/* NO_SETUID_FIXUP: a command's uid change must not silently keep or
 	 * drop sets behind our back; they are emptied explicitly right after
@@ -165,7 +160,7 @@ int caps_lock_down(struct tn_error *err)
 	 * would hold is covered there by the empty bounding set, no_new_privs
 	 * and gVisor's own exec, which grants no privilege (docs/security.md,
 	 * "gVisor"). Any other failure, or EINVAL elsewhere, refuses. */
-	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0 && !(errno == EINVAL && caps_no_securebits))
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0 && !(errno == EINVAL && no_securebits))
 		return err_set(err, errno, "securebits: %s (turninit needs CAP_SETPCAP)",
 			       strerror(errno));
 	for (cap_value_t cap = 0; cap < max; cap++) {

@@ -51,9 +51,9 @@ int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err);
 
 /* caps_securebits_probe - once at start, before the first command: whether
  * this platform has no securebits at all (pf_securebits_absent: gVisor,
- * recognised by uname(2) and PR_GET_SECUREBITS's EINVAL). Remembered for
- * caps_lock_down. Anywhere else it returns false and securebits stay
- * required. Never fails. */
+ * recognised by uname(2) and PR_GET_SECUREBITS's EINVAL), for
+ * caps_lock_down (the sandbox keeps it: sb->no_securebits). Anywhere else it
+ * returns false and securebits stay required. Never fails. */
 bool caps_securebits_probe(void);
 
 /* caps_lock_down - once per turn, in turninit itself (privileged mode), after
@@ -61,10 +61,10 @@ bool caps_securebits_probe(void);
  * each LOCKED), clear the bounding set and read it back empty. turninit never
  * execs, so neither limits it; every command is forked from it (directly or
  * through a keeper) and inherits both, and neither can be undone. Needs
- * CAP_SETPCAP. Where caps_securebits_probe found no securebits,
+ * CAP_SETPCAP. With no_securebits (what caps_securebits_probe found),
  * PR_SET_SECUREBITS's EINVAL is passed over (and only that errno).
  * Errors: -EPERM and other -errno of prctl(2). */
-int caps_lock_down(struct tn_error *err);
+int caps_lock_down(bool no_securebits, struct tn_error *err);
 
 /* caps_clear_all - in a command process, after the uid change: empty the
  * effective, permitted, inheritable and ambient sets with capset(2), then
