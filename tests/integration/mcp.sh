@@ -37,7 +37,9 @@ else
 	suite_open mcp mcptest "rootful podman" podman buildah minisign timeout unshare ip
 fi
 
+# make mcp-latest has images of its own, so that it may run beside make mcp
 IMG=localhost/turninit-mcptest
+[[ $LATEST != 1 ]] || IMG=localhost/turninit-mcplatest
 LABEL=turninit-mcptest=$$
 WS=
 SOCKDIR=
