@@ -26,8 +26,16 @@ static int rq_unpack_error(const json_error_t *je, const char *op, struct tn_err
 {
 	char shown[ERR_SHOWN_MAX];
 
+	const char *left;
+
 	if (json_error_code(je) == json_error_out_of_memory)
 		return err_set(err, ENOMEM, "%s: out of memory", op);
+	/* jansson's "N object item(s) left unpacked: a, b": a field the request
+	 * does not take, said as such */
+	if (json_error_code(je) == json_error_end_of_input_expected &&
+	    (left = strstr(rq_shown(je, shown), "left unpacked: ")))
+		return err_set(err, EINVAL, "%s: unknown field %s (docs/protocol.md lists the fields of each op)",
+			       op, left + strlen("left unpacked: "));
 	return err_set(err, EINVAL, "%s: %s", op, rq_shown(je, shown));
 }
 

@@ -150,6 +150,9 @@ static void refusals(void **state)
 		{ "{\"op\":\"signal\",\"id\":\"b22\"}", "b22", "signal", -EINVAL },
 		{ "{\"op\":\"info\",\"id\":\"b23\",\"command\":\"t\"}", "b23", "info", -EINVAL },
 		{ "{\"op\":\"launch\",\"id\":\"b24\"}", "b24", "(exec, cancel, signal, info)", -EINVAL },
+		/* MCP's argument is timeout, serve's field timeout_s: the field is named unknown */
+		{ "{\"op\":\"exec\",\"id\":\"b25\",\"command\":\"t\",\"timeout\":1}", "b25",
+		  "exec: unknown field timeout (docs/protocol.md", -EINVAL },
 	};
 
 	(void)state;
