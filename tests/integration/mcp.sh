@@ -89,7 +89,7 @@ if [[ $LATEST == 1 ]]; then
 	[[ -n $CLAUDE_BIN ]] || CLAUDE_BIN=$LNM/@anthropic-ai/claude-code/cli.js
 	LATEST_ENV=(PATH="$NODE22:$WORK/bin:$PATH" MCPTEST_CLAUDE="$CLAUDE_BIN"
 		MCPTEST_CODEX="$LNM/@openai/codex/bin/codex.js" MCPTEST_GEMINI="$LNM/@google/gemini-cli/bundle/gemini.js")
-	echo "# newest: Claude Code $(version "$LNM/@anthropic-ai/claude-code") ($CLAUDE_BIN), Codex CLI $(version \
+	echo "# newest: Claude Code $(version "$LNM/@anthropic-ai/claude-code") (${CLAUDE_BIN#"$LNM"/}), Codex CLI $(version \
 		"$LNM/@openai/codex"), Gemini CLI $(version "$LNM/@google/gemini-cli"), under Node.js $("$NODE22/node" --version)"
 	# only the agents' tests
 	ITEST_ONLY=${ITEST_ONLY:-^(c|codex|gemini)-}
