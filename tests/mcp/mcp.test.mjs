@@ -588,6 +588,10 @@ test("c-readme: README's claude mcp add line works as written", async () => {
 	const readme = readFileSync(E.MCPTEST_README, "utf8");
 	const m = /^ {4}(claude mcp add turninit -- podman run .*(?:\\\n {8}.*)*)$/m.exec(readme);
 	assert.ok(m, "README has the claude mcp add line");
+	// docs/mcp.md gives Claude Code the same line, twice (top and "Claude Code")
+	const doc = readFileSync(E.MCPTEST_DOCS, "utf8");
+	const claudeSection = doc.slice(doc.indexOf("\n### Claude Code"));
+	assert.ok(claudeSection.includes(`    ${m[1]}\n`), "docs/mcp.md's Claude Code line is README's");
 	const line = m[1].replace(/\\\n\s*/g, " ").replace("IMAGE", E.MCPTEST_IMAGE);
 	const project = mkdtempSync(join(E.TMPDIR || "/tmp", "project."));
 	chmodSync(project, 0o755);   // uid 1000 enters /work
