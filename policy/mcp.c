@@ -111,13 +111,6 @@ static char *rpc_error(json_t *id, int code, const char *fmt, ...)
 
 /* --- UTF-8 ------------------------------------------------------------------------ */
 
-/* The length of the valid UTF-8 sequence at p (n bytes left), or 0 when the
- * bytes there are no character (utf8.h). */
-static size_t utf8_len(const uint8_t *p, size_t n)
-{
-	return utf8_decode(p, n, NULL);
-}
-
 /* Bytes to cut off the end of p[0..n) so that it does not end inside a
  * character: 0..3. */
 static size_t utf8_partial_end(const uint8_t *p, size_t n)
@@ -127,7 +120,7 @@ static size_t utf8_partial_end(const uint8_t *p, size_t n)
 
 		if ((c & 0xc0) == 0x80)
 			continue;   /* a continuation byte: look further back */
-		if (c >= 0xc0 && utf8_len(p + n - back, back) == 0 &&
+		if (c >= 0xc0 && utf8_decode(p + n - back, back, NULL) == 0 &&
 		    back < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u))
 			return back;   /* a lead byte whose character the end cut */
 		return 0;
@@ -186,8 +179,8 @@ static int buf_add_text(struct buf *b, const uint8_t *p, size_t n)
 	while (i < n) {
 		size_t run = i;
 
-		while (run < n && utf8_len(p + run, n - run) > 0)
-			run += utf8_len(p + run, n - run);
+		while (run < n && utf8_decode(p + run, n - run, NULL) > 0)
+			run += utf8_decode(p + run, n - run, NULL);
 		if (buf_add(b, p + i, run - i) < 0)
 			return -ENOMEM;
 		if (run < n && buf_add(b, "\xef\xbf\xbd", 3) < 0)

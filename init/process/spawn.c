@@ -350,7 +350,7 @@ static int step_seccomp(const struct spawn_plan *p, pid_t parent, struct tn_erro
  * opened before the uid change; the parent-death signal after it (which
  * clears it); workdir as the command's user; no_new_privs before Landlock,
  * which requires it without CAP_SYS_ADMIN; seccomp last, so that its filter
- * need allow none of the calls above. spawn_step_names lists them. */
+ * need allow none of the calls above. spawn_step_name lists them. */
 static const struct {
 	const char *name;
 	spawn_step_fn *run;

@@ -81,7 +81,8 @@ int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status
 		  bool *ret_exec_failed, struct tn_error *err);
 
 /* spawn_step_name - the name of the set-up step i (0 first: "session", ...,
- * "seccomp" last), or NULL past the last; for `turninit verify` and its test. */
+ * "seccomp" last), or NULL past the last; for the unit test that holds the
+ * order (tests/unit/test_spawn_steps.c). */
 const char *spawn_step_name(size_t i);
 
 #endif

@@ -215,6 +215,13 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	case SLOT_CMD_KEEPER: if (!m->exited) cmd_message(s, m); break;
 	case SLOT_KEEPER_IDLE: keeper_idle_message(sl->obj); break;
 	}
+	/* A handler that found the turn must end (a lost command whose
+	 * processes would not all end) asked for it: ended here, before any
+	 * other slot is served, so nothing starts in between. */
+	if (s->end_asked) {
+		s->end_asked = false;
+		serve_end_turn(s, s->end_code);
+	}
 }
 
 /* The loop's state at its start: the slots of commands and keepers, and in
@@ -430,10 +437,6 @@ int serve_run(const struct serve_ctx *ctx)
 		int wait_ms;
 		size_t n;
 
-		if (s.end_asked) {
-			s.end_asked = false;
-			serve_end_turn(&s, s.end_code);
-		}
 		phase_commands(&s, t);
 		phase_connections(&s);
 		if (s.ending && cmd_running(&s) == 0)

@@ -109,9 +109,9 @@ struct serve {
 	/* the loop's request handler (serve.c): a connection hands it each
 	 * whole line it reads */
 	void (*on_request)(struct serve *s, struct conn *c, const char *line, size_t len);
-	/* a part of the loop that found the turn must end (a command lost
-	 * whose processes would not all end) asks it here with the exit
-	 * status; the loop ends the turn at the start of its next round */
+	/* a handler that found the turn must end (a command lost whose
+	 * processes would not all end) asks it here with the exit status;
+	 * the loop ends the turn as soon as that handler returns */
 	bool end_asked;
 	int end_code;
 };
