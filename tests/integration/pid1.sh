@@ -137,6 +137,28 @@ term_blocked() {
 	return 1
 }
 
+# proc_snapshot PID: one line for PID and each descendant: pid, comm, state,
+# wchan, and the blocked and pending signal masks (what a hung run was doing).
+proc_snapshot() {
+	local queue=("$1") p c k v line out=
+	while ((${#queue[@]})); do
+		p=${queue[0]}
+		queue=("${queue[@]:1}")
+		line="$p"
+		while read -r k v; do
+			case $k in Name: | State: | SigBlk: | SigPnd: | ShdPnd: | SigIgn:) line+=" $k$v" ;; esac
+		done 2>/dev/null <"/proc/$p/status"
+		v=
+		read -r v 2>/dev/null <"/proc/$p/wchan"   # no final newline
+		[[ -n $v ]] && line+=" wchan:$v"
+		out+="$line; "
+		c=()
+		read -r -a c 2>/dev/null <"/proc/$p/task/$p/children" || true
+		queue+=("${c[@]}")
+	done
+	echo "$out"
+}
+
 # expect_left_nothing MODE: in subreaper mode, nothing but the namespace's shell was
 # left when turninit exited. In pid1 mode the kernel ends the namespace with its
 # PID 1, so there is nothing to see afterwards.
@@ -443,9 +465,16 @@ echo zombies=$z'
 			else
 				bad+=("run $i: turninit not found")
 			fi
+			# A run still there 20 s after its SIGTERM: what each process
+			# of it was doing, for the failure's line (then the hard
+			# timeout ends it).
+			snap=
+			d=$(($(now_ms) + 20000))
+			while kill -0 "$BG" 2>/dev/null && (($(now_ms) < d)); do :; done
+			kill -0 "$BG" 2>/dev/null && snap=" [$(proc_snapshot "$BG")]"
 			finish
 			seen[$RC]=$((${seen[$RC]:-0} + 1))
-			[[ $RC == 143 ]] || bad+=("run $i: $RC in $MS ms")
+			[[ $RC == 143 ]] || bad+=("run $i: $RC in $MS ms$snap")
 			((${#bad[@]} < 3)) || break
 		done
 		s=
