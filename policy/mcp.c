@@ -287,8 +287,7 @@ static void out_free(struct mcp_out *o)
 
 /* --- calls ------------------------------------------------------------------------ */
 
-struct mcp_session *mcp_session_new(const struct mf_manifest *m, const char *version,
-				    char *const *env)
+void *mcp_session_new(const struct mf_manifest *m, const char *version, char *const *env)
 {
 	struct mcp_session *s = calloc(1, sizeof(*s));
 	size_t n = 0;
@@ -317,8 +316,10 @@ static void call_free(struct mcp_call *c)
 	free(c);
 }
 
-void mcp_session_free(struct mcp_session *s)
+void mcp_session_free(void *st)
 {
+	struct mcp_session *s = st;
+
 	if (!s)
 		return;
 	while (s->calls) {
@@ -791,9 +792,10 @@ static int dispatch(struct mcp_session *s, json_t *msg, struct rq_request **ret,
 	return 0;
 }
 
-int mcp_parse(struct mcp_session *s, const char *line, size_t len, struct rq_request **ret,
+int mcp_parse(void *st, const char *line, size_t len, struct rq_request **ret,
 	      char ret_id[RQ_ID_MAX + 1], char **ret_reply, struct tn_error *err)
 {
+	struct mcp_session *s = st;
 	struct tn_error perr = { 0 };
 	struct rq_request *rq = NULL;
 	char *reply = NULL;
@@ -802,6 +804,7 @@ int mcp_parse(struct mcp_session *s, const char *line, size_t len, struct rq_req
 	bool failed;
 	int r = 0;
 
+	*ret = NULL;
 	ret_id[0] = '\0';
 	sj_guard_begin();
 	msg = sj_load(line, len, true, &je);
@@ -858,15 +861,15 @@ int mcp_parse(struct mcp_session *s, const char *line, size_t len, struct rq_req
 
 /* --- events ----------------------------------------------------------------------- */
 
-char *mcp_started(struct mcp_session *s, const char *id, int pid)
+char *mcp_started(void *st, const char *id, int pid)
 {
-	(void)s, (void)id, (void)pid;
+	(void)st, (void)id, (void)pid;
 	return mcp_nothing();
 }
 
-char *mcp_output(struct mcp_session *s, const char *id, bool err_stream, const uint8_t *data,
-		 size_t len)
+char *mcp_output(void *st, const char *id, bool err_stream, const uint8_t *data, size_t len)
 {
+	struct mcp_session *s = st;
 	struct mcp_call **c = call_find(s, id);
 
 	(void)err_stream;   /* interleaved as read: the order a terminal would show */
@@ -938,9 +941,9 @@ static char *call_result(struct mcp_session *s, const char *id, const struct ev_
 	return line;
 }
 
-char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e)
+char *mcp_exit(void *st, const char *id, const struct ev_end *e)
 {
-	return call_result(s, id, e, NULL);
+	return call_result(st, id, e, NULL);
 }
 
 char *mcp_abort(struct mcp_session *s, const char *id, const char *why)
@@ -948,8 +951,9 @@ char *mcp_abort(struct mcp_session *s, const char *id, const char *why)
 	return call_result(s, id, &(struct ev_end){ 0 }, why);
 }
 
-char *mcp_error(struct mcp_session *s, const char *id, const char *msg)
+char *mcp_error(void *st, const char *id, const char *msg)
 {
+	struct mcp_session *s = st;
 	struct mcp_call *c = call_take(s, id);
 	char *line;
 
@@ -960,8 +964,9 @@ char *mcp_error(struct mcp_session *s, const char *id, const char *msg)
 	return line;
 }
 
-char *mcp_progress(struct mcp_session *s, const char *id, uint64_t elapsed_ms)
+char *mcp_progress(void *st, const char *id, uint64_t elapsed_ms)
 {
+	struct mcp_session *s = st;
 	struct mcp_call **p = call_find(s, id), *c = p ? *p : NULL;
 	char last[200], fallback[64];
 	const uint8_t *src = NULL;
@@ -1006,3 +1011,16 @@ char *mcp_progress(struct mcp_session *s, const char *id, uint64_t elapsed_ms)
 	free(tail);
 	return line;
 }
+
+const struct codec codec_mcp = {
+	.name = "mcp",
+	.open = mcp_session_new,
+	.close = mcp_session_free,
+	.parse = mcp_parse,
+	.started = mcp_started,
+	.output = mcp_output,
+	.exit = mcp_exit,
+	.error = mcp_error,
+	.progress = mcp_progress,
+	.progress_ms = MCP_PROGRESS_MS,
+};

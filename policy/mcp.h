@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec.h"
 #include "error.h"
 #include "events.h"
 #include "manifest.h"
@@ -30,6 +31,9 @@ extern const char *const mcp_versions[];
 
 struct mcp_session;
 
+/* The functions below that take void *st are codec_mcp's (policy/codec.h):
+ * st is a session of mcp_session_new, whose void * return is one. */
+
 /* mcp_session_new - a session under manifest m (borrowed: it must outlive the
  * session), whose tool description and limits come from m; version is
  * turninit's, for serverInfo. env ("NAME=value", NULL-terminated, borrowed
@@ -37,10 +41,9 @@ struct mcp_session;
  * request carries the entries of it that m's env filter admits
  * (envf_admits), as one-shot mode takes them, since a tools/call carries no
  * environment. NULL when out of memory. */
-struct mcp_session *mcp_session_new(const struct mf_manifest *m, const char *version,
-				    char *const *env);
+void *mcp_session_new(const struct mf_manifest *m, const char *version, char *const *env);
 
-void mcp_session_free(struct mcp_session *s);
+void mcp_session_free(void *st);
 
 /* mcp_parse - one message line (without its newline). Exactly one of three:
  *  - a tools/call of the tool with valid arguments: *ret is an exec request
@@ -56,17 +59,16 @@ void mcp_session_free(struct mcp_session *s);
  *    tool. Invalid arguments of the tool are a tool result with isError true
  *    (the model can correct them).
  * Returns 0, or -ENOMEM with err filled (nothing to send). ret_id is "". */
-int mcp_parse(struct mcp_session *s, const char *line, size_t len, struct rq_request **ret,
+int mcp_parse(void *st, const char *line, size_t len, struct rq_request **ret,
 	      char ret_id[RQ_ID_MAX + 1], char **ret_reply, struct tn_error *err);
 
 /* mcp_output - keep len bytes of the output of the call of key id: the first
  * limits.result_bytes/2 bytes and the last of the rest, counting what falls
  * between. Returns "" (malloc'd: nothing to send), NULL when out of memory. */
-char *mcp_output(struct mcp_session *s, const char *id, bool err_stream, const uint8_t *data,
-		 size_t len);
+char *mcp_output(void *st, const char *id, bool err_stream, const uint8_t *data, size_t len);
 
 /* mcp_started - nothing to send ("", malloc'd). */
-char *mcp_started(struct mcp_session *s, const char *id, int pid);
+char *mcp_started(void *st, const char *id, int pid);
 
 /* mcp_exit - the tools/call result of the call of key id, which ends it: its
  * output as read (stdout and stderr interleaved), the middle cut when longer
@@ -75,13 +77,13 @@ char *mcp_started(struct mcp_session *s, const char *id, int pid);
  * (SIGKILL)]", "[timed out after 5 s ...]", ...); isError true unless it
  * exited 0. "" for a call the client cancelled (it is not answered).
  * NULL when out of memory. */
-char *mcp_exit(struct mcp_session *s, const char *id, const struct ev_end *e);
+char *mcp_exit(void *st, const char *id, const struct ev_end *e);
 
 /* mcp_error - turninit could not run the call of key id (msg says why): a
  * tool result with isError true, which ends the call ("" when it was
  * cancelled). id NULL: a JSON-RPC error -32600 with id null. NULL when out
  * of memory. */
-char *mcp_error(struct mcp_session *s, const char *id, const char *msg);
+char *mcp_error(void *st, const char *id, const char *msg);
 
 /* mcp_abort - the result of the call of key id, which ends it, when how its
  * command ended is not known (the sidecar's server went away): its output so
@@ -93,7 +95,7 @@ char *mcp_abort(struct mcp_session *s, const char *id, const char *why);
  * request carried a progressToken ("" otherwise): progress counts the
  * notifications sent, message is the last line of output so far (at most
  * 200 bytes) or "running for N s". NULL when out of memory. */
-char *mcp_progress(struct mcp_session *s, const char *id, uint64_t elapsed_ms);
+char *mcp_progress(void *st, const char *id, uint64_t elapsed_ms);
 
 /* mcp_tool_description - the tool's description as tools/list gives it,
  * made from m (malloc'd; NULL when out of memory). */

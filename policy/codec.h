@@ -1,8 +1,9 @@
 /* codec.h - the wire format of a serve or listen connection. The loop
- * (init/serve*.c) deals in requests (policy/request.h) and in what happened to
+ * (init/serve/) deals in requests (policy/request.h) and in what happened to
  * a command; a codec turns request lines into requests and events into lines.
- * codec_jsonl.c is the JSON Lines protocol of docs/protocol.md; codec_mcp.c
- * is the Model Context Protocol of `turninit mcp` (docs/mcp.md).
+ * codec_jsonl.c is the JSON Lines protocol of docs/protocol.md; mcp.c
+ * is the Model Context Protocol of `turninit mcp` (docs/mcp.md). The codecs
+ * are pure, as all of policy/: the loop owns the fds.
  *
  * st is the connection's state, made by open (NULL when open is NULL). Every
  * encoder returns one line, malloc'd, without its newline ("" for nothing to
@@ -22,8 +23,9 @@
 
 struct codec {
 	const char *name;
-	/* a connection's state (env: serve_ctx's caller_env); NULL when out of memory */
-	void *(*open)(const struct mf_manifest *m, char *const *env);
+	/* a connection's state (version: turninit's; env: serve_ctx's caller_env);
+	 * NULL when out of memory */
+	void *(*open)(const struct mf_manifest *m, const char *version, char *const *env);
 	void (*close)(void *st);
 	/* one request line (without its newline): rq_parse's contract, or 0
 	 * with *ret NULL and *ret_reply a line that answers it itself */
