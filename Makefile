@@ -65,7 +65,7 @@ TRUSTED_KEYS ?=
 
 # init/ in folders by role, each allowed to include only what its rule says
 # (docs/HACKING.md; tests/layout/layout.py checks it in make check).
-INIT_DIRS  := init init/util init/sandbox init/process init/serve init/client
+INIT_DIRS  := init init/util init/sandbox init/proxy init/process init/serve init/client
 POLICY_SRC := $(wildcard policy/*.c)
 INIT_SRC   := $(foreach d,$(INIT_DIRS),$(wildcard $(d)/*.c))
 SRC        := $(POLICY_SRC) $(INIT_SRC)
@@ -103,7 +103,7 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox workload serve pid1 nonroot hostile packaging fault valgrind audit pi mcp rootless gvisor docker
+SUITES := integration sandbox network workload serve pid1 nonroot hostile packaging fault valgrind audit pi mcp rootless gvisor docker
 # rootless writes one result per suite it runs as its user; docker one for its
 # own tests, one for containerd's ctr and one per suite it runs under dockerd.
 RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless-sandbox \

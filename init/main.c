@@ -153,6 +153,8 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 		return refuse(&err);
 	if (sb->landlock.abi > 0)
 		log_line("landlock: ABI %d enforced", sb->landlock.abi);
+	if (sb->net.mode != NET_RUNTIME)
+		log_line("network: %s", net_describe(&sb->net, NULL, (char[512]){ 0 }, 512));
 	if (!sb->filter_in_keeper)
 		log_line("seccomp: the filter is loaded in each command: it refuses %s, which a keeper calls",
 			 sb->keeper_refused);
@@ -248,6 +250,9 @@ int main(int argc, char **argv, char **envp)
 	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
 	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
+		return refuse(&err);
+	/* the proxy's variables, known now (its port), fixed by turninit */
+	if (cmd_env && sb.net.env[0] && envf_override(&cmd_env, sb.net.env, &err) < 0)
 		return refuse(&err);
 
 	/* 7. Many commands (serve, mcp, listen) or one. */

@@ -15,6 +15,7 @@
 #include "envfilter.h"
 #include "filter.h"
 #include "landlock.h"
+#include "net.h"
 #include "plat.h"
 
 /* [{"name": "mount", "action": "EPERM", "whole": true}, {"name": "ioctl",
@@ -170,7 +171,9 @@ static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no
 int verify_print(const struct load_result *r, const struct caps_start *start,
 		 const char *refusal, struct tn_error *err)
 {
-	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL;
+	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL, net[512];
+	struct net_plan net_p = { 0 };
+	struct tn_error net_err = { 0 };
 	json_t *root = NULL, *mf = NULL, *names = NULL, *denied = NULL;
 	struct scg_set set = { 0 };
 	uint32_t kill = SCMP_ACT_KILL_PROCESS;
@@ -197,13 +200,18 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 		goto out;
 	}
 	no_securebits = caps_securebits_probe();
+	/* the network as a start would find it; its refusal is verify's to show */
+	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) < 0)
+		net_describe(&net_p, net_err.msg, net, sizeof(net));
+	else
+		net_describe(&net_p, NULL, net, sizeof(net));
 	if (sc_denied(&r->manifest->seccomp, &set, err) < 0)
 		goto out;
 	denied = denied_json(&set);
 	scg_set_free(&set);
 	if (!denied)
 		goto out;
-	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:o, s:o*, s:o*}",
+	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:s, s:o, s:o*, s:o*}",
 			 "turninit", TURNINIT_VERSION,
 			 "commit", TURNINIT_COMMIT,
 			 "source", r->source,
@@ -219,6 +227,7 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 			 "SECCOMP_RET_KILL_THREAD",
 			 "denied", denied,
 			 "landlock", landlock_json(r->manifest),
+			 "network", net,
 			 "securebits", !refusal && start->mode == CAPS_NONROOT ?
 			 "not locked: non-root mode (needs CAP_SETPCAP; see start.not_applied)" :
 			 no_securebits ? "not available on this platform (gVisor): commands run without them" :

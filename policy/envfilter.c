@@ -325,3 +325,40 @@ void envf_free(char **envp)
 		free(*e);
 	free(envp);
 }
+
+int envf_override(char ***envp, char *const *pairs, struct tn_error *err)
+{
+	size_t n = 0, np = 0, k = 0;
+	char **out;
+
+	while ((*envp)[n])
+		n++;
+	while (pairs[np])
+		np++;
+	out = calloc(n + np + 1, sizeof(*out));
+	if (!out)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < np; i++)
+		if (!(out[n + i] = strdup(pairs[i]))) {
+			for (size_t j = 0; j < i; j++)
+				free(out[n + j]);
+			free(out);
+			return err_set(err, ENOMEM, "out of memory");
+		}
+	for (size_t i = 0; i < n; i++) {
+		const char *e = (*envp)[i], *eq = strchr(e, '=');
+		size_t len = eq ? (size_t)(eq - e) + 1 : strlen(e);
+		bool replaced = false;
+
+		for (size_t j = 0; j < np && !replaced; j++)
+			replaced = strncmp(pairs[j], e, len) == 0;
+		if (replaced)
+			free((*envp)[i]);
+		else
+			out[k++] = (*envp)[i];
+	}
+	memmove(out + k, out + n, (np + 1) * sizeof(*out));
+	free(*envp);
+	*envp = out;
+	return 0;
+}

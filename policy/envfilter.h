@@ -67,4 +67,11 @@ int envf_build(const struct mf_env *env, const char *home, char *const *caller, 
 
 void envf_free(char **envp);
 
+/* envf_override - set each "NAME=value" of pairs (NULL-terminated) in *envp
+ * (an envf_build result): an entry of that name already there is removed, and
+ * the pair appended, copied. For the values turninit fixes itself (the proxy
+ * variables), which neither the manifest nor a caller may set. On an error
+ * *envp is unchanged. Errors: -ENOMEM. */
+int envf_override(char ***envp, char *const *pairs, struct tn_error *err);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include "cleanup.h"
 #include "envfilter.h"
+#include "netallow.h"
 #include "seccomp_groups.h"
 #include "sjson.h"
 
@@ -204,7 +205,7 @@ static int mf_path(const json_t *v, const char *path, bool allow_root, char **re
 
 static const char *const mf_keys_root[] = {
 	"turninit", "expires", "user", "home", "workdir", "shell",
-	"env", "limits", "seccomp", "landlock", "callers", "audit", NULL,
+	"env", "limits", "seccomp", "landlock", "callers", "network", "audit", NULL,
 };
 static const char *const mf_keys_user[] = { "uid", "gid", "uid_range", "gid_range", NULL };
 static const char *const mf_keys_env[] = { "set", "allow", NULL };
@@ -215,6 +216,8 @@ static const char *const mf_keys_limits[] = {
 static const char *const mf_keys_seccomp[] = { "deny", "allow", NULL };
 static const char *const mf_keys_landlock[] = { "writable", "optional", "shm", NULL };
 static const char *const mf_keys_callers[] = { "uids", NULL };
+static const char *const mf_keys_network[] = { "allow", "isolation", NULL };
+static const char *const mf_keys_net_rule[] = { "host", "ports", NULL };
 static const char *const mf_keys_audit[] = { "required", NULL };
 
 static int mf_parse_version(const json_t *root, struct mf_manifest *m, struct tn_error *err)
@@ -853,6 +856,98 @@ static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn
 	return 0;
 }
 
+/* One entry of network.allow, at path, into *r. */
+static int mf_parse_net_rule(const json_t *v, const char *path, struct na_rule *r,
+			     struct tn_error *err)
+{
+	char show[MF_SHOW], sub[64];
+	const char *host = NULL, *problem;
+	json_t *ports;
+	int rc;
+
+	if (!json_is_object(v))
+		return err_set(err, EINVAL, "%s: expected an object {\"host\", \"ports\"}, got %s",
+			       path, mf_type_name(v));
+	rc = mf_check_keys(v, path, mf_keys_net_rule, err);
+	if (rc < 0)
+		return rc;
+	snprintf(sub, sizeof(sub), "%s.host", path);
+	if (!json_object_get(v, "host"))
+		return err_set(err, EINVAL, "%s: required", sub);
+	rc = mf_string(json_object_get(v, "host"), sub, &host, err);
+	if (rc < 0)
+		return rc;
+	problem = na_host_problem(host, &r->kind, r->addr);
+	if (problem)
+		return err_set(err, EINVAL, "%s: \"%s\" %s", sub, mf_show(host, show), problem);
+	snprintf(sub, sizeof(sub), "%s.ports", path);
+	ports = json_object_get(v, "ports");
+	if (!ports)
+		return err_set(err, EINVAL, "%s: required (the ports this host may be reached on)", sub);
+	if (!json_is_array(ports) || json_array_size(ports) == 0 ||
+	    json_array_size(ports) > NA_PORTS_MAX)
+		return err_set(err, EINVAL, "%s: expected an array of 1 to %d ports", sub, NA_PORTS_MAX);
+	for (size_t i = 0; i < json_array_size(ports); i++) {
+		char at[96];
+		json_int_t x = 0;
+
+		snprintf(at, sizeof(at), "%s[%zu]", sub, i);
+		rc = mf_int(json_array_get(ports, i), at, 1, 65535, &x, err);
+		if (rc < 0)
+			return rc;
+		for (size_t j = 0; j < r->n_ports; j++)
+			if (r->ports[j] == (uint16_t)x)
+				return err_set(err, EINVAL, "%s: %lld is listed twice", at, (long long)x);
+		r->ports[r->n_ports++] = (uint16_t)x;
+	}
+	return mf_strdup(host, &r->host, err);
+}
+
+/* "network": absent, not filtered; present, its allow list (default empty:
+ * loopback only) and isolation, whose only value is "namespace". */
+static int mf_parse_network(const json_t *root, struct mf_manifest *m, struct tn_error *err)
+{
+	json_t *net = NULL, *list = NULL, *iso;
+	const char *s = NULL;
+	int r;
+
+	r = mf_get_object(root, "network", "network", false, &net, err);
+	if (r < 0 || !net)
+		return r;
+	m->network.filtered = true;
+	r = mf_check_keys(net, "network", mf_keys_network, err);
+	if (r < 0)
+		return r;
+	if ((iso = json_object_get(net, "isolation"))) {
+		r = mf_string(iso, "network.isolation", &s, err);
+		if (r < 0)
+			return r;
+		if (strcmp(s, "namespace") != 0)
+			return err_set(err, EINVAL, "network.isolation: \"%s\" is not \"namespace\", the only isolation this turninit has",
+				       mf_show(s, (char[MF_SHOW]){ 0 }));
+	}
+	r = mf_get_array(net, "allow", "network.allow", &list, err);
+	if (r < 0 || !list)
+		return r;
+	m->network.allow = calloc(json_array_size(list) + 1, sizeof(*m->network.allow));
+	if (!m->network.allow)
+		return err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		char path[48];
+
+		snprintf(path, sizeof(path), "network.allow[%zu]", i);
+		r = mf_parse_net_rule(json_array_get(list, i), path, &m->network.allow[i], err);
+		m->network.n_allow += m->network.allow[i].host != NULL;
+		if (r < 0)
+			return r;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(m->network.allow[j].host, m->network.allow[i].host) == 0)
+				return err_set(err, EINVAL, "%s.host: \"%s\" is listed twice (list its ports in one entry)",
+					       path, mf_show(m->network.allow[i].host, (char[MF_SHOW]){ 0 }));
+	}
+	return 0;
+}
+
 static int mf_parse_audit(const json_t *root, struct mf_manifest *m, struct tn_error *err)
 {
 	json_t *audit = NULL;
@@ -893,6 +988,8 @@ static int mf_parse_root(const json_t *root, struct mf_manifest *m, int64_t now,
 		r = mf_parse_landlock(root, m, err);
 	if (r >= 0)
 		r = mf_parse_callers(root, m, err);
+	if (r >= 0)
+		r = mf_parse_network(root, m, err);
 	if (r >= 0)
 		r = mf_parse_audit(root, m, err);
 	return r;
@@ -967,6 +1064,9 @@ void mf_free(struct mf_manifest *m)
 	mf_free_strv(m->seccomp.allow, m->seccomp.n_allow);
 	mf_free_strv(m->landlock.writable, m->landlock.n_writable);
 	free(m->caller_uids);
+	for (size_t i = 0; i < m->network.n_allow; i++)
+		free(m->network.allow[i].host);
+	free(m->network.allow);
 	free(m);
 }
 
@@ -1050,6 +1150,28 @@ static json_t *mf_render(const struct mf_manifest *m)
 	for (size_t i = 0; i < m->n_caller_uids; i++)
 		if (json_array_append_new(uids, json_integer(m->caller_uids[i])) < 0)
 			return NULL;
+
+	if (m->network.filtered) {
+		json_t *net, *allow;
+
+		MF_SET(root, "network", net = json_object());
+		MF_SET(net, "allow", allow = json_array());
+		for (size_t i = 0; i < m->network.n_allow; i++) {
+			const struct na_rule *r = &m->network.allow[i];
+			json_t *rule = json_object(), *ports = json_array();
+
+			if (json_array_append_new(allow, rule) < 0) {
+				json_decref(ports);
+				return NULL;
+			}
+			MF_SET(rule, "host", json_string(r->host));
+			MF_SET(rule, "ports", ports);
+			for (size_t j = 0; j < r->n_ports; j++)
+				if (json_array_append_new(ports, json_integer(r->ports[j])) < 0)
+					return NULL;
+		}
+		MF_SET(net, "isolation", json_string("namespace"));
+	}
 
 	MF_SET(root, "audit", audit = json_object());
 	MF_SET(audit, "required", json_boolean(m->audit_required));

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "netallow.h"
 
 #define MF_MAX_BYTES 65536        /* bytes */
 #define MF_VERSION 1
@@ -60,6 +61,15 @@ struct mf_landlock {
 	bool no_shm;               /* "shm": false: /dev/shm is not always writable */
 };
 
+/* "network" (docs/manifest.md): absent, turninit does not filter the network and
+ * the runtime's applies. Present, commands reach loopback and, through turninit,
+ * the hosts of allow (an empty allow: loopback only). */
+struct mf_network {
+	bool filtered;             /* the key is present */
+	struct na_rule *allow;     /* "network.allow", in file order, hosts each once */
+	size_t n_allow;
+};
+
 struct mf_manifest {
 	int version;               /* "turninit": always MF_VERSION */
 	int64_t expires;           /* "expires": seconds since the epoch (UTC) */
@@ -79,6 +89,7 @@ struct mf_manifest {
 	uint32_t *caller_uids;     /* "callers.uids", 0..4294967294; default {uid} (with
 				      as_started and none given: empty until mf_user_start) */
 	size_t n_caller_uids;
+	struct mf_network network;
 	bool audit_required;       /* "audit.required", default false: serve and listen
 				      refuse to start without --audit-log, one-shot refuses */
 };

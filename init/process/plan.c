@@ -8,6 +8,7 @@
 #include "home.h"
 #include "keeper.h"
 #include "plat.h"
+#include "proxy.h"
 
 /* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
  * the bounding set, in step lockdown), SETUID and SETGID (each command's uid
@@ -62,6 +63,22 @@ static int step_home(struct sandbox *sb, struct tn_error *err)
  * commands share one uid too, and a command that could stop another's
  * process between its uid change and its exec would hold that command's
  * start (issue 27). */
+/* After HOME, before the capabilities it needs are dropped (net.h). */
+static int step_network(struct sandbox *sb, struct tn_error *err)
+{
+	int r = net_prepare(&sb->m->network, sb->nonroot, &sb->net, err);
+
+	if (r < 0 || sb->net.listen_fd < 0)
+		return r;
+	/* the proxy keeps the socket; PID 1 closes its own copy, so that with
+	 * the proxy gone a connect is refused at once */
+	r = proxy_start(&sb->m->network, sb->net.listen_fd, sb->net.outside_ns, &sb->proxy_pid, err);
+	close(sb->net.listen_fd);
+	close(sb->net.outside_ns);
+	sb->net.listen_fd = sb->net.outside_ns = -1;
+	return r;
+}
+
 static int step_landlock(struct sandbox *sb, struct tn_error *err)
 {
 	return ll_prepare(&sb->m->landlock, true, &sb->landlock, err);
@@ -93,6 +110,7 @@ const struct sandbox_step sandbox_steps[] = {
 	{ "platform", step_platform, NULL, false },
 	{ "filter", step_filter, undo_filter, false },
 	{ "home", step_home, NULL, false },
+	{ "network", step_network, NULL, true },
 	{ "landlock", step_landlock, undo_landlock, false },
 	{ "caps", step_caps, NULL, true },
 	{ "lockdown", step_lockdown, NULL, true },

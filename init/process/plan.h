@@ -16,6 +16,7 @@
 #include "error.h"
 #include "filter.h"
 #include "landlock.h"
+#include "net.h"
 #include "manifest.h"
 #include "spawn.h"
 
@@ -25,6 +26,8 @@ struct sandbox {
 	pid_t guard;                   /* turninit's pid when the commands share its uid
 					  (the signal guard, filter.h), else 0; step "filter" */
 	struct sc_program filter;      /* step "filter" */
+	struct net_plan net;           /* step "network" */
+	pid_t proxy_pid;               /* step "network": the proxy (proxy.h), or 0 */
 	struct ll_ruleset landlock;    /* step "landlock"; fd -1 without Landlock */
 	bool no_securebits;            /* step "platform": the platform has none (gVisor) */
 	bool no_subreaper;             /* step "platform": PR_SET_CHILD_SUBREAPER fails
@@ -35,7 +38,7 @@ struct sandbox {
 };
 
 struct sandbox_step {
-	const char *name;                                   /* "platform", "filter", "home", "landlock", "caps", "lockdown" */
+	const char *name;                                   /* "platform", "filter", "home", "network", "landlock", "caps", "lockdown" */
 	int (*run)(struct sandbox *sb, struct tn_error *err);   /* -errno, err filled */
 	void (*undo)(struct sandbox *sb);                  /* frees what run made (NULL: nothing) */
 	bool once;                                         /* cannot run twice in one process */

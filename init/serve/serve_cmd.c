@@ -133,7 +133,7 @@ void cmd_stdin(struct cmd *m)
  * they cannot all be ended, the turn ends, which kills every process. */
 static void cmd_lost(struct serve *s, struct cmd *m)
 {
-	pid_t keep[MF_CONCURRENCY_MAX];
+	pid_t keep[MF_CONCURRENCY_MAX + 1];
 	size_t n = 0;
 	pid_t lost = m->k->pid;
 	int r;
@@ -142,6 +142,8 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 	for (size_t i = 0; i < s->n_cmds && n < MF_CONCURRENCY_MAX; i++)
 		if (s->keepers[i].pid > 0 && &s->keepers[i] != m->k)
 			keep[n++] = s->keepers[i].pid;
+	if (s->ctx->sandbox->proxy_pid > 0)
+		keep[n++] = s->ctx->sandbox->proxy_pid;   /* and the proxy */
 	r = reap_kill_strays(keep, n, lost, clock_ms() + SERVE_LOST_MS);
 	keeper_stop(m->k, 0);
 	if (r < 0) {
@@ -407,6 +409,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 		if (!s->cmds[i].used)
 			m = &s->cmds[i];
 	if (envf_build(&mf->env, mf->home, rq->env, &envp, &err) < 0 ||
+	    (s->ctx->sandbox->net.env[0] && envf_override(&envp, s->ctx->sandbox->net.env, &err) < 0) ||
 	    !(shell_argv = spawn_argv(rq->words, rq->n_words, rq->argv_form)))
 		goto oom;
 	cmd_free(m);

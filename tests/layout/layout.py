@@ -40,12 +40,13 @@ RULES = {
     "policy": [],
     "init/util": ["policy"],
     "init/sandbox": ["init/util", "policy"],
-    "init/process": ["init/sandbox", "init/util", "policy"],
+    "init/proxy": ["init/sandbox", "init/util", "policy"],
+    "init/process": ["init/proxy", "init/sandbox", "init/util", "policy"],
     "init/serve": ["init/process", "init/sandbox", "init/util", "policy"],
     # the clients run outside the container and hold no policy: the command
     # line (util/cli), the wire formats, the helpers
     "init/client": ["init/util", "policy"],
-    "init": ["init/client", "init/serve", "init/process", "init/sandbox", "init/util", "policy"],
+    "init": ["init/client", "init/serve", "init/process", "init/proxy", "init/sandbox", "init/util", "policy"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -48,6 +48,11 @@ static const char good_json[] =
 	"  \"landlock\": {\"writable\": [\"/home/agent\", \"/tmp\", \"/work\"], \"optional\": true,\n"
 	"               \"shm\": false},\n"
 	"  \"callers\": {\"uids\": [1000, 0, 2000]},\n"
+	"  \"network\": {\"allow\": [{\"host\": \"registry.npmjs.org\", \"ports\": [443]},\n"
+	"                        {\"host\": \"*.pythonhosted.org\", \"ports\": [443, 80]},\n"
+	"                        {\"host\": \"10.89.0.5\", \"ports\": [8443]},\n"
+	"                        {\"host\": \"fd00::5\", \"ports\": [22]}],\n"
+	"              \"isolation\": \"namespace\"},\n"
 	"  \"audit\": {\"required\": true}\n"
 	"}\n";
 
@@ -210,6 +215,48 @@ static const struct mod_case mod_cases[] = {
 	BAD("landlock.writable", "[\"/proc/self\"]", "landlock.writable[0]: \"/proc/self\" is in /proc"),
 	GOOD("landlock.writable", "[\"/procx\"]"),
 	BAD("callers", "[1000]", "callers: expected an object, got an array"),
+	BAD("network", "true", "network: expected an object, got a boolean"),
+	BAD("network.allow", "{}", "network.allow: expected an array, got an object"),
+	BAD("network.allow", "[\"a.example\"]", "network.allow[0]: expected an object {\"host\", \"ports\"}, got a string"),
+	BAD("network.allow", "[{\"ports\": [443]}]", "network.allow[0].host: required"),
+	BAD("network.allow", "[{\"host\": \"a.example\"}]", "network.allow[0].ports: required"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [443], \"proto\": \"tcp\"}]",
+	    "network.allow[0].proto: unknown key"),
+	BAD("network.allow", "[{\"host\": \"*\", \"ports\": [443]}]", "\"*\" is a bare '*', which admits every host"),
+	BAD("network.allow", "[{\"host\": \"*.com\", \"ports\": [443]}]", "a '*.' of a top-level domain only"),
+	BAD("network.allow", "[{\"host\": \"a.*.example\", \"ports\": [443]}]", "has a '*' that is not its whole first label"),
+	BAD("network.allow", "[{\"host\": \"a..example\", \"ports\": [443]}]", "has an empty label"),
+	BAD("network.allow", "[{\"host\": \".example\", \"ports\": [443]}]", "has an empty label"),
+	BAD("network.allow", "[{\"host\": \"\", \"ports\": [443]}]", "\"\" is empty"),
+	BAD("network.allow", "[{\"host\": \"a.example.\", \"ports\": [443]}]", "ends in a dot"),
+	BAD("network.allow", "[{\"host\": \"-a.example\", \"ports\": [443]}]", "starts or ends with '-'"),
+	BAD("network.allow", "[{\"host\": \"A.example\", \"ports\": [443]}]", "write host names in lower case"),
+	BAD("network.allow", "[{\"host\": \"a_b.example\", \"ports\": [443]}]", "not a letter, a digit"),
+	BAD("network.allow", "[{\"host\": \"a b\", \"ports\": [443]}]", "not a letter, a digit"),
+	BAD("network.allow", "[{\"host\": \"999.1.1.1\", \"ports\": [443]}]", "ends in a label of digits only"),
+	BAD("network.allow", "[{\"host\": \"[fd00::5]\", \"ports\": [443]}]", "is not an IPv6 address (write it without brackets"),
+	BAD("network.allow", "[{\"host\": \"fe80::1%eth0\", \"ports\": [443]}]", "is not an IPv6 address"),
+	BAD("network.allow",
+	    "[{\"host\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.example\", \"ports\": [443]}]",
+	    "has a label longer than 63 bytes"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": []}]", "network.allow[0].ports: expected an array of 1 to 16 ports"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": 443}]", "network.allow[0].ports: expected an array of 1 to 16 ports"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [0]}]", "network.allow[0].ports[0]: 0 is out of range 1..65535"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [65536]}]", "network.allow[0].ports[0]: 65536 is out of range 1..65535"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [\"443\"]}]", "network.allow[0].ports[0]: expected an integer"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [443, 443]}]", "network.allow[0].ports[1]: 443 is listed twice"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}]",
+	    "expected an array of 1 to 16 ports"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [80]}, {\"host\": \"a.example\", \"ports\": [443]}]",
+	    "network.allow[1].host: \"a.example\" is listed twice (list its ports in one entry)"),
+	BAD("network.isolation", "\"landlock\"", "network.isolation: \"landlock\" is not \"namespace\""),
+	BAD("network.isolation", "true", "network.isolation: expected a string, got a boolean"),
+	BAD("network.dns", "[]", "network.dns: unknown key"),
+	GOOD("network", "{}"),
+	GOOD("network.allow", "[]"),
+	GOOD("network.allow", "[{\"host\": \"xn--bcher-kva.example\", \"ports\": [1, 65535]}]"),
+	GOOD("network.allow", "[{\"host\": \"localhost\", \"ports\": [8080]}]"),
+	GOOD("network.allow", "[{\"host\": \"::1\", \"ports\": [8080]}]"),
 	BAD("audit", "true", "audit: expected an object, got a boolean"),
 	BAD("audit.required", "\"yes\"", "audit.required: expected a boolean, got a string"),
 	BAD("audit.required", "1", "audit.required: expected a boolean, got an integer"),
@@ -386,6 +433,9 @@ static const struct mod_case mod_cases[] = {
 	ABSENT("landlock.shm"),
 	ABSENT("callers"),
 	ABSENT("callers.uids"),
+	ABSENT("network"),
+	ABSENT("network.allow"),
+	ABSENT("network.isolation"),
 	ABSENT("audit"),
 	ABSENT("audit.required"),
 	GOOD("limits", "{}"),
@@ -485,6 +535,20 @@ static void test_good_all_fields(void **state)
 	assert_int_equal(m->caller_uids[0], 1000);
 	assert_int_equal(m->caller_uids[1], 0);
 	assert_int_equal(m->caller_uids[2], 2000);
+	assert_true(m->network.filtered);
+	assert_int_equal(m->network.n_allow, 4);
+	assert_string_equal(m->network.allow[0].host, "registry.npmjs.org");
+	assert_int_equal(m->network.allow[0].kind, NA_NAME);
+	assert_int_equal(m->network.allow[0].n_ports, 1);
+	assert_int_equal(m->network.allow[0].ports[0], 443);
+	assert_int_equal(m->network.allow[1].kind, NA_SUFFIX);
+	assert_int_equal(m->network.allow[1].n_ports, 2);
+	assert_int_equal(m->network.allow[1].ports[1], 80);
+	assert_int_equal(m->network.allow[2].kind, NA_IPV4);
+	assert_memory_equal(m->network.allow[2].addr, ((uint8_t[]){ 10, 89, 0, 5 }), 4);
+	assert_int_equal(m->network.allow[3].kind, NA_IPV6);
+	assert_int_equal(m->network.allow[3].addr[0], 0xfd);
+	assert_int_equal(m->network.allow[3].addr[15], 5);
 	assert_true(m->audit_required);
 	mf_free(m);
 }
@@ -508,6 +572,8 @@ static void test_defaults(void **state)
 	assert_int_equal(m->limits.fsize_bytes, 1073741824);
 	assert_int_equal(m->limits.concurrency, 8);
 	assert_int_equal(m->limits.result_bytes, 30000);
+	assert_false(m->network.filtered);
+	assert_int_equal(m->network.n_allow, 0);
 	assert_int_equal(m->seccomp.n_deny, 1);
 	assert_string_equal(m->seccomp.deny[0], "@default");
 	assert_int_equal(m->seccomp.n_allow, 0);
@@ -999,6 +1065,16 @@ static void assert_same(const struct mf_manifest *a, const struct mf_manifest *b
 	assert_int_equal(a->landlock.optional, b->landlock.optional);
 	assert_int_equal(a->landlock.no_shm, b->landlock.no_shm);
 	assert_int_equal(a->audit_required, b->audit_required);
+	assert_int_equal(a->network.filtered, b->network.filtered);
+	assert_int_equal(a->network.n_allow, b->network.n_allow);
+	for (size_t i = 0; i < a->network.n_allow; i++) {
+		assert_string_equal(a->network.allow[i].host, b->network.allow[i].host);
+		assert_int_equal(a->network.allow[i].kind, b->network.allow[i].kind);
+		assert_memory_equal(a->network.allow[i].addr, b->network.allow[i].addr, 16);
+		assert_int_equal(a->network.allow[i].n_ports, b->network.allow[i].n_ports);
+		assert_memory_equal(a->network.allow[i].ports, b->network.allow[i].ports,
+				    sizeof(a->network.allow[i].ports));
+	}
 	assert_int_equal(a->n_caller_uids, b->n_caller_uids);
 	for (size_t i = 0; i < a->n_caller_uids; i++)
 		assert_int_equal(a->caller_uids[i], b->caller_uids[i]);
@@ -1234,7 +1310,7 @@ static void test_schema_matches_code(void **state)
 	};
 	static const char *const top_keys[] = {
 		"turninit", "expires", "user", "home", "workdir", "shell", "env", "limits",
-		"seccomp", "landlock", "callers", "audit",
+		"seccomp", "landlock", "callers", "network", "audit",
 	};
 	size_t len = 0, i;
 	char *text = vectors_read("../../policy/manifest.schema.json", &len);

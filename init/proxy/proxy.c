@@ -1,0 +1,377 @@
+/* proxy.c - see proxy.h. */
+#define _GNU_SOURCE
+#include "proxy.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cleanup.h"
+#include "clock.h"
+#include "io.h"
+#include "log.h"
+#include "netallow.h"
+#include "proxyreq.h"
+
+/* What one connection asked and what became of it: its log line. */
+struct proxy_conn {
+	int client, upstream;
+	struct pr_request rq;
+	long rule;                       /* index in network.allow, or -1 */
+	char addr[INET6_ADDRSTRLEN];     /* the address connected to */
+	uint64_t out, in;                /* bytes to the host, from it */
+	uint64_t start_ms;
+};
+
+static const char *proxy_kind(const struct proxy_conn *c)
+{
+	return c->rq.kind == PR_CONNECT ? "CONNECT" : "HTTP";
+}
+
+/* An answer of the proxy's own, then the connection's end: status and a
+ * one-line plain-text body, which curl, git, pip and npm show. */
+static void proxy_answer(int fd, int status, const char *reason, const char *body)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf),
+			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s\n",
+			 status, reason, strlen(body) + 1, body);
+
+	if (n > 0)
+		(void)io_write_all(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Refused: the answer, the log line, the child's end. */
+static void __attribute__((noreturn)) proxy_refuse(struct proxy_conn *c, int status, const char *reason,
+						   const char *why)
+{
+	char body[600];
+
+	snprintf(body, sizeof(body), "turninit: %s:%u refused: %s", c->rq.host, c->rq.port, why);
+	proxy_answer(c->client, status, reason, body);
+	log_line("net: refused %s %s:%u: %s", proxy_kind(c), c->rq.host, c->rq.port, why);
+	_exit(0);
+}
+
+/* The request head into buf (at most PR_HEAD_MAX bytes, within
+ * PROXY_HEAD_MS); *ret_len bytes read, the head's and any after it. */
+static int proxy_read_head(struct proxy_conn *c, char *buf, size_t *ret_len, char **ret_fwd,
+			   struct tn_error *err)
+{
+	uint64_t deadline = clock_ms() + PROXY_HEAD_MS;
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = c->client, .events = POLLIN };
+		uint64_t now = clock_ms();
+		ssize_t r;
+		int rc;
+
+		if (now >= deadline)
+			return err_set(err, ETIMEDOUT, "no complete request head within %d ms", PROXY_HEAD_MS);
+		if (poll(&p, 1, (int)(deadline - now)) <= 0)
+			continue;
+		r = read(c->client, buf + len, PR_HEAD_MAX - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return err_set(err, EPIPE, "the connection ended before its request head");
+		len += (size_t)r;
+		rc = pr_parse(buf, len, &c->rq, ret_fwd, err);
+		if (rc <= 0) {
+			*ret_len = len;
+			return rc;
+		}
+	}
+}
+
+/* A connect to one address within PROXY_CONNECT_MS: the socket, or -1. */
+static int proxy_connect_one(const struct sockaddr *sa, socklen_t len)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct pollfd p;
+	int e = 0;
+	socklen_t el = sizeof(e);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, sa, len) == 0)
+		return fd;
+	if (errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	if (poll(&p, 1, PROXY_CONNECT_MS) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 ||
+	    e != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The host's addresses that the rules allow, connected in order: the first
+ * that answers. Refuses (and ends the child) when none is allowed or none
+ * answers. */
+static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *res = NULL;
+	char port[8], why[400] = "", text[INET6_ADDRSTRLEN];
+	int rc;
+
+	snprintf(port, sizeof(port), "%u", c->rq.port);
+	/* getaddrinfo has no time limit of its own but the resolver's: the
+	 * alarm ends the child (its client sees the connection close) */
+	alarm(PROXY_RESOLVE_S);
+	rc = getaddrinfo(c->rq.host, port, &hints, &res);
+	alarm(0);
+	if (rc != 0) {
+		snprintf(why, sizeof(why), "the name does not resolve (%s)", gai_strerror(rc));
+		proxy_refuse(c, 502, "Bad Gateway", why);
+	}
+	for (struct addrinfo *a = res; a; a = a->ai_next) {
+		const uint8_t *bytes = a->ai_family == AF_INET ?
+			(const uint8_t *)&((struct sockaddr_in *)a->ai_addr)->sin_addr :
+			(const uint8_t *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr;
+		const char *kind;
+
+		if (a->ai_family != AF_INET && a->ai_family != AF_INET6)
+			continue;
+		inet_ntop(a->ai_family, bytes, text, sizeof(text));
+		kind = na_addr_class(a->ai_family == AF_INET, bytes);
+		/* DNS rebinding: a listed name that leads to a private address is
+		 * refused, unless that address is listed itself */
+		if (kind && na_match(n->allow, n->n_allow, text, c->rq.port) < 0) {
+			snprintf(why, sizeof(why), "it resolves to %s, a %s address that network.allow does not list",
+				 text, kind);
+			continue;
+		}
+		c->upstream = proxy_connect_one(a->ai_addr, a->ai_addrlen);
+		if (c->upstream >= 0) {
+			snprintf(c->addr, sizeof(c->addr), "%s", text);
+			freeaddrinfo(res);
+			return;
+		}
+		snprintf(why, sizeof(why), "no connection to %s within %d ms (%s)", text, PROXY_CONNECT_MS,
+			 strerror(errno));
+	}
+	freeaddrinfo(res);
+	if (!why[0])
+		snprintf(why, sizeof(why), "the name has no IPv4 or IPv6 address");
+	proxy_refuse(c, strstr(why, "network.allow") ? 403 : 502,
+		     strstr(why, "network.allow") ? "Forbidden" : "Bad Gateway", why);
+}
+
+/* One way of a tunnel: bytes read from `from` wait in buf until `to` takes
+ * them. */
+struct proxy_way {
+	int from, to;
+	char buf[PROXY_BUF];
+	size_t off, len;
+	bool eof;
+	uint64_t *count;
+};
+
+/* Relay until both sides have ended, one fails, or nothing moves for
+ * PROXY_IDLE_MS. */
+static void proxy_relay(struct proxy_conn *c)
+{
+	static struct proxy_way up, down;   /* static: 128 KiB off the stack */
+	uint64_t last = clock_ms();
+
+	up = (struct proxy_way){ .from = c->client, .to = c->upstream, .count = &c->out };
+	down = (struct proxy_way){ .from = c->upstream, .to = c->client, .count = &c->in };
+	while (!(up.eof && up.len == 0 && down.eof && down.len == 0)) {
+		struct proxy_way *w[2] = { &up, &down };
+		struct pollfd p[4];
+		int np = 0, wait;
+		uint64_t now = clock_ms();
+
+		if (now - last >= PROXY_IDLE_MS)
+			return;
+		wait = (int)(PROXY_IDLE_MS - (now - last));
+		for (int i = 0; i < 2; i++) {
+			if (!w[i]->eof && w[i]->len == 0)
+				p[np++] = (struct pollfd){ .fd = w[i]->from, .events = POLLIN };
+			if (w[i]->len > 0)
+				p[np++] = (struct pollfd){ .fd = w[i]->to, .events = POLLOUT };
+		}
+		if (poll(p, (nfds_t)np, wait) < 0 && errno != EINTR)
+			return;
+		for (int i = 0; i < 2; i++) {
+			ssize_t r;
+
+			if (!w[i]->eof && w[i]->len == 0) {
+				r = recv(w[i]->from, w[i]->buf, sizeof(w[i]->buf), MSG_DONTWAIT);
+				if (r > 0) {
+					w[i]->off = 0;
+					w[i]->len = (size_t)r;
+					last = clock_ms();
+				} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+					w[i]->eof = true;
+					shutdown(w[i]->to, SHUT_WR);
+					if (r < 0)
+						return;
+				}
+			}
+			if (w[i]->len > 0) {
+				r = send(w[i]->to, w[i]->buf + w[i]->off, w[i]->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+				if (r > 0) {
+					w[i]->off += (size_t)r;
+					w[i]->len -= (size_t)r;
+					*w[i]->count += (uint64_t)r;
+					last = clock_ms();
+				} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
+					return;
+				}
+			}
+		}
+	}
+}
+
+/* One connection, in a child of the proxy: never returns. */
+static void __attribute__((noreturn)) proxy_conn_main(int client, const struct mf_network *n)
+{
+	static char head[PR_HEAD_MAX];
+	struct proxy_conn c = { .client = client, .upstream = -1, .start_ms = clock_ms() };
+	struct tn_error err = { 0 };
+	_cleanup_free_ char *fwd = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = proxy_read_head(&c, head, &len, &fwd, &err);
+	if (rc < 0) {
+		int status = rc == -E2BIG ? 431 : 400;
+
+		if (rc == -ETIMEDOUT || rc == -EPIPE) {
+			log_line("net: a connection ended without a request: %s", err.msg);
+			_exit(0);
+		}
+		snprintf(c.rq.host, sizeof(c.rq.host), "?");
+		proxy_answer(client, status, status == 431 ? "Request Header Fields Too Large" : "Bad Request",
+			     err.msg);
+		log_line("net: refused a request: %s", err.msg);
+		_exit(0);
+	}
+	c.rule = na_match(n->allow, n->n_allow, c.rq.host, c.rq.port);
+	if (c.rule < 0)
+		proxy_refuse(&c, 403, "Forbidden", "no entry of the manifest's network.allow names this host and port");
+	proxy_connect(&c, n);
+	/* said now: the turn may end (and the child with it) before the tunnel */
+	log_line("net: allowed %s %s:%u (%s) by network.allow[%ld]", proxy_kind(&c), c.rq.host,
+		 c.rq.port, c.addr, c.rule);
+	if (c.rq.kind == PR_CONNECT) {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+		if (io_write_all(client, ok, sizeof(ok) - 1) < 0)
+			_exit(0);
+	} else if (io_send_all(c.upstream, fwd, strlen(fwd)) < 0) {
+		_exit(0);
+	}
+	/* what the client sent after its head goes on first */
+	if (len > c.rq.head_len && io_send_all(c.upstream, head + c.rq.head_len, len - c.rq.head_len) == 0)
+		c.out += len - c.rq.head_len;
+	proxy_relay(&c);
+	log_line("net: closed %s %s:%u (%s): %llu bytes out, %llu in, %llu ms", proxy_kind(&c),
+		 c.rq.host, c.rq.port, c.addr, (unsigned long long)c.out, (unsigned long long)c.in,
+		 (unsigned long long)(clock_ms() - c.start_ms));
+	_exit(0);
+}
+
+/* The proxy's loop: accept, a child per connection, at most PROXY_CONNS_MAX. */
+static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int lfd)
+{
+	unsigned live = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		pid_t pid;
+		int fd;
+
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			live--;
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (live >= PROXY_CONNS_MAX) {
+			proxy_answer(fd, 503, "Service Unavailable", "turninit: too many connections at once");
+			close(fd);
+			continue;
+		}
+		pid = fork();
+		if (pid == 0) {
+			close(lfd);
+			proxy_conn_main(fd, n);
+		}
+		if (pid > 0)
+			live++;
+		else
+			log_line("net: fork for a connection: %s", strerror(errno));
+		close(fd);
+	}
+}
+
+int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, pid_t *ret_pid,
+		struct tn_error *err)
+{
+	struct tn_error cerr = { 0 };
+	pid_t pid = fork();
+	sigset_t alrm;
+
+	if (pid < 0)
+		return err_errno(err, errno, "network: fork of the proxy");
+	if (pid > 0) {
+		*ret_pid = pid;
+		return 0;
+	}
+	/* the proxy: out of the commands' namespace, then nothing of PID 1's
+	 * but stderr, no capability, ended with PID 1 */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	prctl(PR_SET_NAME, "turninit-proxy", 0, 0, 0);
+	if (setns(outside_ns, CLONE_NEWNET) != 0) {
+		log_line("network: the proxy cannot enter the container's network namespace (setns: %s): connections to allowed hosts are refused",
+			 strerror(errno));
+		_exit(1);
+	}
+	if (dup2(listen_fd, 3) != 3 || syscall(SYS_close_range, 4u, ~0u, 0u) != 0) {
+		log_line("network: the proxy's fds: %s", strerror(errno));
+		_exit(1);
+	}
+	{
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, 0) != 0 || dup2(null, 1) != 1) {
+			log_line("network: the proxy's stdin and stdout: %s", strerror(errno));
+			_exit(1);
+		}
+		close(null);
+	}
+	if (caps_clear_all(&cerr) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		log_line("network: the proxy's capabilities: %s", cerr.msg[0] ? cerr.msg : strerror(errno));
+		_exit(1);
+	}
+	/* SIGALRM bounds a name's resolution in a connection's child */
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+	proxy_main(n, 3);
+}

@@ -1,0 +1,44 @@
+/* proxy.h - turninit's proxy: the one way out of the commands' network
+ * namespace to the hosts of the manifest's network.allow (docs/manifest.md,
+ * "network"; docs/design.md, "The network of a turn").
+ *
+ * A process of its own, forked by PID 1 after the commands' namespace is made:
+ * it listens on that namespace's loopback (a socket made there, which keeps its
+ * namespace) and connects out from the container's own namespace, which it
+ * re-enters with setns(2). It runs as PID 1's uid with no capability, not
+ * dumpable, with no fd of turninit's but stderr: a command (another uid) cannot
+ * signal, trace or read it. Each connection is a child of its own: one request
+ * head read with a time limit, checked against the rules (policy/proxyreq.c,
+ * policy/netallow.c), the name resolved with a time limit, addresses of
+ * loopback, private, link-local, metadata and multicast ranges refused unless
+ * listed, a connect with a time limit, then bytes relayed until either side
+ * ends or the idle time passes. Each decision is one log line on stderr.
+ * Sources: setns(2), RFC 9110 section 9.3.6 (CONNECT), getaddrinfo(3). */
+#ifndef TURNINIT_PROXY_H
+#define TURNINIT_PROXY_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "manifest.h"
+
+#define PROXY_CONNS_MAX 64       /* connections at once; more get a 503 */
+#define PROXY_HEAD_MS 30000      /* to send a request head */
+#define PROXY_RESOLVE_S 10       /* seconds to resolve a name (alarm) */
+#define PROXY_CONNECT_MS 10000   /* to connect to one address */
+#define PROXY_IDLE_MS 300000     /* a tunnel with no byte either way for this long ends */
+#define PROXY_BUF 65536          /* bytes buffered each way of a tunnel */
+
+/* proxy_start - fork the proxy. listen_fd: a listening TCP socket on the
+ * commands' loopback (kept by the proxy, to be closed by the caller);
+ * outside_ns: an fd of the container's network namespace (/proc/self/ns/net
+ * before the unshare), which the proxy enters; the caller still holds
+ * CAP_SYS_ADMIN. n: the rules (borrowed: the proxy has its own copy of the
+ * memory). *ret_pid on success. Errors: -errno of fork(2). The proxy's own
+ * set-up failing (setns) ends it with a log line; connections are then
+ * refused by the kernel (the listening socket is closed with it). */
+int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, pid_t *ret_pid,
+		struct tn_error *err);
+
+#endif

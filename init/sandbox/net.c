@@ -1,0 +1,181 @@
+/* net.c - see net.h. */
+#define _GNU_SOURCE
+#include "net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cleanup.h"
+
+/* The first interface of this network namespace that is not lo into other
+ * ("" when lo is alone). 0, or -errno of if_nameindex(3). */
+static int net_other_interface(char other[IF_NAMESIZE])
+{
+	struct if_nameindex *ifs = if_nameindex();
+
+	if (!ifs)
+		return -errno;
+	other[0] = '\0';
+	for (struct if_nameindex *i = ifs; i->if_index != 0 && !other[0]; i++)
+		if (strcmp(i->if_name, "lo") != 0)
+			snprintf(other, IF_NAMESIZE, "%s", i->if_name);
+	if_freenameindex(ifs);
+	return 0;
+}
+
+int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err)
+{
+	struct net_plan p = { .mode = NET_RUNTIME, .listen_fd = -1, .outside_ns = -1 };
+	int r;
+
+	if (!n->filtered) {
+		*ret = p;
+		return 0;
+	}
+	r = net_other_interface(p.other);
+	if (r < 0)
+		return err_errno(err, -r, "network: listing the interfaces (if_nameindex)");
+	p.mode = p.other[0] ? NET_OWN : NET_LOOPBACK;
+	if (p.mode == NET_LOOPBACK && n->n_allow > 0)
+		return err_set(err, EPERM,
+			       "network.allow: %zu hosts listed, and the container has no network but loopback (--network none): run it on a network, with --cap-add SYS_ADMIN --cap-add NET_ADMIN",
+			       n->n_allow);
+	if (p.mode == NET_OWN && nonroot)
+		return err_set(err, EPERM,
+			       "network: the container has interface %s besides lo, and non-root mode cannot make a network namespace of loopback only: add --network none to podman or docker run",
+			       p.other);
+	if (p.mode == NET_OWN && (!caps_have(CAP_SYS_ADMIN) || !caps_have(CAP_NET_ADMIN)))
+		return err_set(err, EPERM,
+			       "network: the container has interface %s besides lo, and turninit lacks %s to make a network namespace of loopback only: add --network none, or --cap-add SYS_ADMIN --cap-add NET_ADMIN, to podman or docker run",
+			       p.other, caps_have(CAP_SYS_ADMIN) ? "CAP_NET_ADMIN" :
+			       caps_have(CAP_NET_ADMIN) ? "CAP_SYS_ADMIN" : "CAP_SYS_ADMIN and CAP_NET_ADMIN");
+	p.proxy = n->n_allow > 0;
+	*ret = p;
+	return 0;
+}
+
+/* lo of this namespace up (a new one starts with it down). */
+static int net_lo_up(struct tn_error *err)
+{
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr = { 0 };
+
+	if (fd < 0)
+		return err_errno(err, errno, "network: socket for lo");
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) != 0)
+		return err_errno(err, errno, "network: lo's flags (SIOCGIFFLAGS)");
+	if (ifr.ifr_flags & IFF_UP)
+		return 0;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0)
+		return err_errno(err, errno, "network: lo up (SIOCSIFFLAGS)");
+	return 0;
+}
+
+void net_proxy_env(struct net_plan *p, uint16_t port)
+{
+	static const char *const names[NET_PROXY_VARS] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+		"NO_PROXY", "no_proxy",
+	};
+
+	for (size_t i = 0; i < NET_PROXY_VARS; i++) {
+		if (strstr(names[i], "NO_") || strstr(names[i], "no_"))
+			snprintf(p->env_buf[i], sizeof(p->env_buf[i]), "%s=localhost,127.0.0.1,::1", names[i]);
+		else
+			snprintf(p->env_buf[i], sizeof(p->env_buf[i]), "%s=http://127.0.0.1:%u", names[i], port);
+		p->env[i] = p->env_buf[i];
+	}
+	p->env[NET_PROXY_VARS] = NULL;
+	p->port = port;
+}
+
+/* The proxy's socket: TCP, listening on 127.0.0.1 of this namespace, its
+ * port the kernel's choice, in *ret_port. */
+static int net_listen(int *ret_fd, uint16_t *ret_port, struct tn_error *err)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return err_errno(err, errno, "network: the proxy's socket");
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 128) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) != 0)
+		return err_errno(err, errno, "network: the proxy's socket on 127.0.0.1");
+	*ret_port = ntohs(a.sin_port);
+	*ret_fd = steal_fd(&fd);
+	return 0;
+}
+
+int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
+		struct tn_error *err)
+{
+	struct net_plan p;
+	char other[IF_NAMESIZE];
+	_cleanup_close_ int outside = -1, lfd = -1;
+	uint16_t port = 0;
+	int r = net_plan(n, nonroot, &p, err);
+
+	if (r < 0 || p.mode != NET_OWN) {
+		if (r == 0)
+			*ret = p;
+		return r;
+	}
+	if (n->n_allow > 0 && (outside = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(err, errno, "network: the container's network namespace (/proc/self/ns/net)");
+	if (unshare(CLONE_NEWNET) != 0)
+		return err_errno(err, errno, "network: a network namespace of loopback only (unshare CLONE_NEWNET)");
+	r = net_lo_up(err);
+	if (r < 0)
+		return r;
+	/* what the commands will see, checked rather than assumed */
+	r = net_other_interface(other);
+	if (r < 0)
+		return err_errno(err, -r, "network: listing the interfaces (if_nameindex)");
+	if (other[0])
+		return err_set(err, EPERM, "network: interface %s is in turninit's new network namespace", other);
+	if (n->n_allow > 0) {
+		r = net_listen(&lfd, &port, err);
+		if (r < 0)
+			return r;
+		net_proxy_env(&p, port);
+		p.listen_fd = steal_fd(&lfd);
+		p.outside_ns = steal_fd(&outside);
+	}
+	*ret = p;
+	/* env points into p's own buffers: re-pointed at ret's */
+	for (size_t i = 0; ret->env[i]; i++)
+		ret->env[i] = ret->env_buf[i];
+	return 0;
+}
+
+const char *net_describe(const struct net_plan *p, const char *refusal, char *buf, size_t size)
+{
+	if (refusal)
+		snprintf(buf, size, "refused at start: %s", refusal);
+	else if (p->mode == NET_RUNTIME)
+		snprintf(buf, size, "not filtered by turninit (the manifest has no network key): the runtime's network applies");
+	else if (p->proxy && p->port)
+		snprintf(buf, size, "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy at 127.0.0.1:%u (the container's namespace has %s)",
+			 p->port, p->other);
+	else if (p->proxy)
+		snprintf(buf, size, "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy on 127.0.0.1 (the container's namespace has %s)",
+			 p->other);
+	else if (p->mode == NET_LOOPBACK)
+		snprintf(buf, size, "loopback only: the container's network namespace has no interface but lo (as under --network none)");
+	else
+		snprintf(buf, size, "loopback only: turninit runs the commands in a network namespace of its own with lo alone (the container's has %s)",
+			 p->other);
+	return buf;
+}

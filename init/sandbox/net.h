@@ -1,0 +1,72 @@
+/* net.h - the network of a turn's commands (docs/manifest.md, "network";
+ * docs/design.md, "The network of a turn"). Without the manifest's network key
+ * turninit leaves the runtime's network as it is. With it, the commands run in a
+ * network namespace whose only interface is loopback: the container's own when
+ * it has no other (podman or docker run --network none), else one turninit
+ * makes before the first command, which needs CAP_SYS_ADMIN (unshare) and
+ * CAP_NET_ADMIN (bringing its lo up) at start; both are dropped afterwards as
+ * every capability but those the set-up of a command needs.
+ * Sources: network_namespaces(7), unshare(2) CLONE_NEWNET, if_nameindex(3),
+ * netdevice(7) SIOCGIFFLAGS and SIOCSIFFLAGS. */
+#ifndef TURNINIT_NET_H
+#define TURNINIT_NET_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "manifest.h"
+
+enum net_mode {
+	NET_RUNTIME,      /* no network key: the runtime's network, not filtered */
+	NET_LOOPBACK,     /* the container's namespace has only lo: kept */
+	NET_OWN,          /* turninit makes a namespace with only lo */
+};
+
+#define NET_PROXY_VARS 8   /* the variables of net_proxy_env */
+
+struct net_plan {
+	enum net_mode mode;
+	char other[IF_NAMESIZE];   /* NET_OWN: the first interface that is not lo */
+	bool proxy;                /* allow has entries: the proxy runs (NET_OWN) */
+	/* net_prepare with allow entries: the proxy's listening socket on the
+	 * commands' loopback and the container's namespace, for proxy_start
+	 * (each -1 otherwise); the port; the variables every command gets */
+	int listen_fd, outside_ns;
+	uint16_t port;
+	char env_buf[NET_PROXY_VARS][64];
+	char *env[NET_PROXY_VARS + 1];   /* NULL-terminated; env[0] NULL without a proxy */
+};
+
+/* net_plan - how n would be enforced here, found without changing anything
+ * (verify shows it): *ret on success. Errors (err names what to add or
+ * change): -EPERM when entries are listed and the container has no network
+ * but loopback (no host could be reached), or when the namespace has other
+ * interfaces and turninit cannot make one of its own (non-root mode;
+ * CAP_SYS_ADMIN or CAP_NET_ADMIN missing); -errno of if_nameindex(3). */
+int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err);
+
+/* net_prepare - net_plan, then apply it: for NET_OWN, a new network namespace
+ * for turninit (so for every command it starts) with lo up, and no interface
+ * but lo checked afterwards; with allow entries, the proxy's socket listening
+ * on 127.0.0.1 there (port chosen by the kernel) and the proxy variables
+ * (net_proxy_env), the container's namespace kept open for the proxy (the
+ * caller starts it and closes both fds). Once per process. Errors: net_plan's,
+ * -errno of open(2), unshare(2), socket(2), bind(2), listen(2) or the ioctls,
+ * -EPERM when an interface but lo is seen. */
+int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
+		struct tn_error *err);
+
+/* net_describe - one sentence for verify and the log: the mode of p (from
+ * net_plan) or, with refusal non-NULL, that a start is refused and why. */
+/* net_proxy_env - the proxy variables of port into p->env: HTTP_PROXY,
+ * HTTPS_PROXY, ALL_PROXY and their lower-case forms as http://127.0.0.1:PORT
+ * (what curl, git, pip, npm, cargo and go read), NO_PROXY and no_proxy as
+ * localhost,127.0.0.1,::1. Fixed by turninit: they override any of the
+ * manifest or a caller (envf_override). */
+void net_proxy_env(struct net_plan *p, uint16_t port);
+
+const char *net_describe(const struct net_plan *p, const char *refusal, char *buf, size_t size);
+
+#endif

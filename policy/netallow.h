@@ -1,0 +1,58 @@
+/* netallow.h - the rules of the manifest's network.allow (docs/manifest.md,
+ * "network"): which hosts, by name, name suffix or address, and which ports a
+ * turn's commands may reach. Pure: the rules are checked as written in the
+ * signed manifest and matched against a destination as a proxy is asked for it.
+ * Sources: RFC 1035 section 2.3.1 and RFC 1123 section 2.1 (a host name's
+ * labels), RFC 4291 section 2.2 and inet_pton(3) (address literals). */
+#ifndef TURNINIT_NETALLOW_H
+#define TURNINIT_NETALLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NA_HOST_MAX 253     /* bytes of a host name (RFC 1035: 255 octets on the wire) */
+#define NA_LABEL_MAX 63     /* bytes of one label */
+#define NA_PORTS_MAX 16     /* ports of one rule */
+
+enum na_kind {
+	NA_NAME,     /* "registry.npmjs.org": that name only */
+	NA_SUFFIX,   /* "*.pythonhosted.org": any name below it (not the suffix itself) */
+	NA_IPV4,     /* "10.89.0.5" */
+	NA_IPV6,     /* "fd00::5", without brackets */
+};
+
+struct na_rule {
+	char *host;                       /* as written (lower case); malloc'd */
+	enum na_kind kind;
+	uint8_t addr[16];                 /* NA_IPV4: the first 4 bytes; NA_IPV6: all 16 */
+	uint16_t ports[NA_PORTS_MAX];     /* 1..65535, each once */
+	size_t n_ports;                   /* 1..NA_PORTS_MAX */
+};
+
+/* na_host_problem - why host cannot be a rule's host, or NULL when it can;
+ * then *ret_kind (and addr, for an address) are set. A name is 1 to
+ * NA_HOST_MAX bytes of labels of 1 to NA_LABEL_MAX bytes of [a-z0-9-], no
+ * label starting or ending with '-', no trailing dot, not all digits in its
+ * last label; a suffix is "*." and a name of at least two labels (a bare "*"
+ * and "*.com" are refused: they admit most of the internet). Upper case is
+ * refused, not folded: a signed policy says exactly what it means. */
+const char *na_host_problem(const char *host, enum na_kind *ret_kind, uint8_t addr[16]);
+
+/* na_match - the index of the first of n rules that admits host (a name in
+ * any case, or an address literal as a proxy request gives it) on port, or -1.
+ * A name matches an NA_NAME rule equal to it, or an NA_SUFFIX rule it ends in
+ * below the suffix ("a.b.example.org" under "*.example.org"); an address
+ * matches a rule of the same address. */
+long na_match(const struct na_rule *rules, size_t n, const char *host, uint16_t port);
+
+/* na_addr_class - the kind of a resolved address that a name on the list
+ * may not lead to unless that address is itself listed (DNS rebinding):
+ * "loopback", "private", "link-local", "cloud metadata", "multicast",
+ * "unspecified", "shared (CGNAT)", "reserved", or NULL for an address of
+ * the internet. addr: 4 bytes (v4 true) or 16; an IPv4-mapped IPv6 address
+ * is its IPv4 address's kind. Sources: RFC 6890 (special-purpose address
+ * registries), RFC 4193 (unique local), RFC 4291 (link-local, multicast). */
+const char *na_addr_class(bool v4, const uint8_t *addr);
+
+#endif

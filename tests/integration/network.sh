@@ -1,0 +1,258 @@
+#!/bin/bash
+# network.sh - the manifest's network key (docs/manifest.md, "network"): a turn
+# whose manifest has it reaches loopback and nothing else, whatever network the
+# runtime gave the container. Root, podman set up by `make setup`.
+#
+# The only network traffic of this suite is on a network it creates with
+# `podman network create --internal` (no route off the machine), to a server it
+# starts there (busybox httpd in the suite's image), or on loopback inside a
+# container. No test sends a packet to any other address.
+#
+# Images: localhost/turninit-ntest:{off,lo,hosts}, rootfs/build-image.sh around
+# BIN, sealed with tests/vectors/test-trusted.key:
+#   off    no network key: turninit does not filter (the control);
+#   lo     "network": {"allow": []}: loopback only;
+#   allow  the test server by name and by address: through turninit's proxy;
+#   name   the test server by name only (its address is private: refused).
+# Each probe of lo fails under a turninit without the key (it refuses the
+# manifest: unknown key), and passes here.
+#
+# Prints TAP, writes "PASS FAIL" to build/test-results/network; ITEST_ONLY and
+# ITEST_BINARY as in every suite.
+# shellcheck disable=SC2016 # '$X' is literal: it runs in the container
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+VECTORS=$ROOT/tests/vectors
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+suite_open network ntest "rootful podman, networks" podman buildah minisign timeout
+
+IMG=localhost/turninit-ntest
+NET=turninit-ntest
+SRV=turninit-ntest-srv
+T0=$(now_ms)
+
+finish_suite() {
+	cleanup_containers
+	timeout 60 podman rm -f -t 0 "$SRV" >/dev/null 2>&1
+	timeout 60 podman network rm -f "$NET" >/dev/null 2>&1
+}
+trap finish_suite EXIT
+
+# --- images and manifests -----------------------------------------------------------
+cp "$VECTORS/test-trusted.pub" "$WORK/key.pub"
+cp "$VECTORS/test-trusted.key" "$WORK/key.key"
+MANIFEST_KEY=$WORK/key.key
+manifest off "{$HEAD,\"env\":{$SET}}"
+manifest lo "{$HEAD,\"env\":{$SET},\"network\":{\"allow\":[]}}"
+seal_images "$IMG" network off lo
+
+# --- the test network and its server ------------------------------------------------
+cleanup_containers
+timeout 60 podman rm -f -t 0 "$SRV" >/dev/null 2>&1
+timeout 60 podman network rm -f "$NET" >/dev/null 2>&1
+timeout 120 podman network create --internal "$NET" >"$WORK/net.log" 2>&1 \
+	|| { cat "$WORK/net.log"; abort "podman network create --internal $NET"; }
+[[ $(timeout 60 podman network inspect --format '{{.Internal}}' "$NET") == true ]] \
+	|| abort "network $NET is not internal"
+timeout 120 podman run -d --name "$SRV" --label "$LABEL" --network "$NET" --pull never \
+	--entrypoint /bin/busybox "$IMG:base" httpd -f -p 8080 -h /etc/turninit >"$WORK/srv.log" 2>&1 \
+	|| { cat "$WORK/srv.log"; abort "the server container"; }
+SRV_IP=$(timeout 60 podman inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$SRV")
+[[ $SRV_IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || abort "the server's address on $NET: '$SRV_IP'"
+echo "# server $SRV at $SRV_IP:8080 on the internal network $NET"
+
+# The proxy's manifests name the server's address, known now: "allow" lists the
+# server by name and by address (a name that resolves to a private address is
+# refused unless that address is listed); "name" by name only. Both set
+# HTTP_PROXY in env.set, which turninit's own value replaces.
+PSET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb","HTTP_PROXY":"http://192.0.2.1:1"}'
+manifest allow "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]},{\"host\":\"$SRV_IP\",\"ports\":[8080]}]}}"
+manifest name "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]}]}}"
+seal_images "$IMG" network allow name
+# the names, for the turn's container only (its /etc/hosts): no DNS is asked
+HOSTS=(--add-host "srv.test.internal:$SRV_IP" --add-host "other.test.internal:$SRV_IP")
+
+RUN=(timeout 60 podman run --rm --pull never --label "$LABEL" --tmpfs /home/agent:rw,mode=0700,size=64m,U)
+NETCAPS=(--cap-add SYS_ADMIN --cap-add NET_ADMIN)
+
+# What a command sees and reaches: its interfaces (its own network namespace's,
+# from /proc/net/dev: /sys/class/net is the runtime's mount), a TCP connect to
+# the server, a UDP datagram to it, and a TCP round trip on loopback.
+PROBE='awk -F: "NR > 2 { gsub(/ /, \"\", \$1); print \$1 }" /proc/net/dev | sort | tr "\n" " "; echo
+(exec 3<>/dev/tcp/'$SRV_IP'/8080) 2>/dev/null && echo tcp-reached || echo tcp-refused
+(echo x >/dev/udp/'$SRV_IP'/8080) 2>/dev/null && echo udp-sent || echo udp-refused
+busybox httpd -p 127.0.0.1:9000 -h /etc/turninit && (exec 3<>/dev/tcp/127.0.0.1/9000) && echo lo-reached || echo lo-refused'
+
+# The control: without the key, the runtime's network applies (the server is there).
+if begin net-off-reaches-server; then
+	run_cmd "${RUN[@]}" --network "$NET" "$IMG:off" -- "$PROBE"
+	expect_rc 0
+	expect_out $'eth0 lo \ntcp-reached\nudp-sent\nlo-reached\n'
+	end
+fi
+
+# Loopback only in a namespace turninit makes: nothing of the test network.
+if begin net-lo-own-namespace; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:lo" -- "$PROBE"
+	expect_rc 0
+	expect_out $'lo \ntcp-refused\nudp-refused\nlo-reached\n'
+	end
+fi
+
+# The runtime's namespace already has lo alone: kept, no capability needed.
+if begin net-lo-network-none; then
+	run_cmd "${RUN[@]}" --network none "$IMG:lo" -- "$PROBE"
+	expect_rc 0
+	expect_out $'lo \ntcp-refused\nudp-refused\nlo-reached\n'
+	end
+fi
+
+# The commands get no capability back: they cannot leave or rebuild the namespace.
+if begin net-lo-no-way-out; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:lo" -- \
+		'grep -E "^Cap(Eff|Prm|Bnd):" /proc/self/status | tr -s "\t" " "; ip link add dummy0 type dummy 2>/dev/null && echo added || echo no-add'
+	expect_rc 0
+	expect_out $'CapPrm: 0000000000000000\nCapEff: 0000000000000000\nCapBnd: 0000000000000000\nno-add\n'
+	end
+fi
+
+# Refusals: exit 125, one line naming what to add, nothing run.
+if begin net-lo-refused-without-caps; then
+	run_cmd "${RUN[@]}" --network "$NET" "$IMG:lo" -- 'echo RAN'
+	expect_refusal "lacks CAP_SYS_ADMIN and CAP_NET_ADMIN to make a network namespace of loopback only: add --network none, or --cap-add SYS_ADMIN --cap-add NET_ADMIN"
+	end
+fi
+if begin net-lo-refused-one-cap; then
+	run_cmd "${RUN[@]}" --network "$NET" --cap-add SYS_ADMIN "$IMG:lo" -- 'echo RAN'
+	expect_refusal "lacks CAP_NET_ADMIN"
+	end
+fi
+if begin net-lo-refused-nonroot; then
+	run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL \
+		--security-opt no-new-privileges "$IMG:lo" -- 'echo RAN'
+	expect_refusal "non-root mode cannot make a network namespace of loopback only: add --network none"
+	end
+fi
+
+# --- the proxy ---------------------------------------------------------------------
+# A CONNECT by hand (bash's /dev/tcp to the proxy the variables name), then a
+# request through the tunnel: the proxy's answer and the server's.
+connect_to() {
+	printf '%s' 'p=${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+printf "CONNECT '"$1"' HTTP/1.1\r\nHost: '"$1"'\r\n\r\nGET /trusted.pub HTTP/1.0\r\n\r\n" >&3
+IFS= read -r l <&3; echo "${l%$'"'\\r'"'}"; grep -c "untrusted comment" <&3'
+}
+
+if begin net-proxy-connect; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- "$(connect_to srv.test.internal:8080)"
+	expect_rc 0
+	expect_out $'HTTP/1.1 200 Connection established\n1\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT srv.test.internal:8080 ($SRV_IP) by network.allow[0]"
+	end
+fi
+if begin net-proxy-http; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- \
+		'busybox wget -q -O - http://srv.test.internal:8080/trusted.pub | grep -c "untrusted comment"'
+	expect_rc 0
+	expect_out $'1\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed HTTP srv.test.internal:8080 ($SRV_IP) by network.allow[0]"
+	end
+fi
+if begin net-proxy-address-rule; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:allow" -- "$(connect_to "$SRV_IP:8080")"
+	expect_rc 0
+	expect_out $'HTTP/1.1 200 Connection established\n1\n'
+	end
+fi
+# Still no way around it: a connect straight to the allowed host fails.
+if begin net-proxy-direct-refused; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- "$PROBE"
+	expect_rc 0
+	expect_out $'lo \ntcp-refused\nudp-refused\nlo-reached\n'
+	end
+fi
+if begin net-proxy-name-not-listed; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- "$(connect_to other.test.internal:8080)"
+	expect_out $'HTTP/1.1 403 Forbidden\n0\n'
+	expect_contains stderr "$ERR" "turninit: net: refused CONNECT other.test.internal:8080: no entry of the manifest's network.allow names this host and port"
+	end
+fi
+if begin net-proxy-port-not-listed; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- "$(connect_to srv.test.internal:8081)"
+	expect_out $'HTTP/1.1 403 Forbidden\n0\n'
+	expect_contains stderr "$ERR" "turninit: net: refused CONNECT srv.test.internal:8081: no entry"
+	end
+fi
+if begin net-proxy-private-address; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:name" -- "$(connect_to srv.test.internal:8080)"
+	expect_out $'HTTP/1.1 403 Forbidden\n0\n'
+	expect_contains stderr "$ERR" "refused CONNECT srv.test.internal:8080: it resolves to $SRV_IP, a private address that network.allow does not list"
+	end
+fi
+if begin net-proxy-origin-form; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- \
+		'p=${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p; printf "GET /trusted.pub HTTP/1.1\r\nHost: srv.test.internal:8080\r\n\r\n" >&3; head -n 1 <&3 | tr -d "\r"'
+	expect_out $'HTTP/1.1 400 Bad Request\n'
+	expect_contains stderr "$ERR" "send an absolute URI, or CONNECT host:port"
+	end
+fi
+# The variables are turninit's, whatever env.set says.
+if begin net-proxy-env; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:allow" -- \
+		'env | grep -i "_proxy=" | sed "s/1:[0-9]*$/1:PORT/" | sort'
+	expect_rc 0
+	expect_out $'ALL_PROXY=http://127.0.0.1:PORT\nHTTPS_PROXY=http://127.0.0.1:PORT\nHTTP_PROXY=http://127.0.0.1:PORT\nNO_PROXY=localhost,127.0.0.1,::1\nall_proxy=http://127.0.0.1:PORT\nhttp_proxy=http://127.0.0.1:PORT\nhttps_proxy=http://127.0.0.1:PORT\nno_proxy=localhost,127.0.0.1,::1\n'
+	end
+fi
+# The proxy is out of the commands' reach: another uid, not dumpable.
+if begin net-proxy-out-of-reach; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:allow" -- \
+		'for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = turninit-proxy ] && q=${p#/proc/}; done
+echo found=${q:+yes}; kill -9 $q 2>/dev/null && echo killed || echo not-killed
+ls /proc/$q/fd >/dev/null 2>&1 && echo fds-read || echo fds-closed'
+	expect_rc 0
+	expect_out $'found=yes\nnot-killed\nfds-closed\n'
+	end
+fi
+# Refused where no host could be reached: the container has loopback alone.
+if begin net-proxy-refused-network-none; then
+	run_cmd "${RUN[@]}" --network none "$IMG:allow" -- 'echo RAN'
+	expect_refusal "network.allow: 2 hosts listed, and the container has no network but loopback (--network none)"
+	end
+fi
+
+# verify states the network mode in each case, a refusal included.
+verify_network() {
+	run_cmd "${RUN[@]}" "$@" verify
+	expect_rc 0
+	NETLINE=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["network"])' 2>&1)
+}
+if begin net-verify-modes; then
+	verify_network --network "$NET" "$IMG:off"
+	expect_contains "off" "$NETLINE" "not filtered by turninit (the manifest has no network key): the runtime's network applies"
+	verify_network --network none "$IMG:lo"
+	expect_contains "lo, --network none" "$NETLINE" "loopback only: the container's network namespace has no interface but lo"
+	verify_network --network "$NET" "${NETCAPS[@]}" "$IMG:lo"
+	expect_contains "lo, own namespace" "$NETLINE" "loopback only: turninit runs the commands in a network namespace of its own with lo alone (the container's has eth0)"
+	verify_network --network "$NET" "$IMG:lo"
+	expect_contains "lo, no caps" "$NETLINE" "refused at start: network: the container has interface eth0 besides lo"
+	verify_network --network none "$IMG:allow"
+	expect_contains "allow, --network none" "$NETLINE" "refused at start: network.allow: 2 hosts listed, and the container has no network but loopback"
+	verify_network --network "$NET" "${NETCAPS[@]}" "$IMG:allow"
+	expect_contains "allow" "$NETLINE" "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy on 127.0.0.1"
+	end
+fi
+
+# serve says the mode in its log, once, before the first command.
+if begin net-serve-log; then
+	run_cmd "${RUN[@]}" -i --network "$NET" "${NETCAPS[@]}" "$IMG:lo" serve
+	expect_rc 0
+	expect_contains stderr "$ERR" "turninit: network: loopback only: turninit runs the commands in a network namespace of its own"
+	end
+fi
+
+echo "# network: $(($(now_ms) - T0)) ms"
+results
