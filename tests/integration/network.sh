@@ -212,9 +212,10 @@ if begin net-proxy-out-of-reach; then
 	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:allow" -- \
 		'for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = turninit-proxy ] && q=${p#/proc/}; done
 echo found=${q:+yes}; kill -9 $q 2>/dev/null && echo killed || echo not-killed
-ls /proc/$q/fd >/dev/null 2>&1 && echo fds-read || echo fds-closed'
+ls /proc/$q/fd >/dev/null 2>&1 && echo fds-read || echo fds-closed
+grep -E "^(CapEff|CapPrm|NoNewPrivs):" /proc/$q/status | tr -s "\t" " "'
 	expect_rc 0
-	expect_out $'found=yes\nnot-killed\nfds-closed\n'
+	expect_out $'found=yes\nnot-killed\nfds-closed\nCapPrm: 0000000000000000\nCapEff: 0000000000000000\nNoNewPrivs: 1\n'
 	end
 fi
 # Refused where no host could be reached: the container has loopback alone.
