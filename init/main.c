@@ -255,7 +255,12 @@ int main(int argc, char **argv, char **envp)
 	if (cmd_env && sb.net.env[0] && envf_override(&cmd_env, sb.net.env, &err) < 0)
 		return refuse(&err);
 
-	/* 7. Many commands (serve, mcp, listen) or one. */
+	/* 7. Many commands (serve, mcp, listen) or one. One-shot mode reads no
+	 * record of the proxy (its decisions are on stderr): the pipe goes. */
+	if (opt.mode == CLI_RUN && sb.net.records_fd >= 0) {
+		close(sb.net.records_fd);
+		sb.net.records_fd = -1;
+	}
 	if (opt.mode == CLI_SERVE || opt.mode == CLI_MCP || opt.mode == CLI_LISTEN)
 		return many_commands(&opt, &pol, &sb, &start, sfd);
 	/* The command. */

@@ -35,6 +35,8 @@ struct codec {
 	char *(*output)(void *st, const char *id, bool err_stream, const uint8_t *data, size_t len);
 	char *(*exit)(void *st, const char *id, const struct ev_end *end);
 	char *(*error)(void *st, const char *id, const char *msg);
+	/* a decision of turninit's proxy (policy/netrec.h), for every connection */
+	char *(*net)(void *st, const struct net_record *r);
 	/* a running command's progress every progress_ms milliseconds; NULL: none */
 	char *(*progress)(void *st, const char *id, uint64_t elapsed_ms);
 	uint64_t progress_ms;

@@ -36,6 +36,12 @@ static char *jsonl_error(void *st, const char *id, const char *msg)
 	return ev_error(id, msg);
 }
 
+static char *jsonl_net(void *st, const struct net_record *r)
+{
+	(void)st;
+	return ev_net(r);
+}
+
 const struct codec codec_jsonl = {
 	.name = "jsonl",
 	.parse = jsonl_parse,
@@ -43,4 +49,5 @@ const struct codec codec_jsonl = {
 	.output = jsonl_output,
 	.exit = jsonl_exit,
 	.error = jsonl_error,
+	.net = jsonl_net,
 };

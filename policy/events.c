@@ -176,6 +176,45 @@ static int parse_info(struct ev_event *e, json_t *v, struct tn_error *err)
 	return 0;
 }
 
+/* s, or JSON null for "" */
+static json_t *ev_str_or_null(const char *s)
+{
+	return s[0] ? json_string(s) : json_null();
+}
+
+char *ev_net(const struct net_record *r)
+{
+	return ev_dump(json_pack("{s:s, s:n, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+				 "event", "net", "id", "verdict", r->verdict,
+				 "request", ev_str_or_null(r->request),
+				 "host", ev_str_or_null(r->host),
+				 "port", r->port ? json_integer(r->port) : json_null(),
+				 "address", ev_str_or_null(r->addr),
+				 "rule", r->rule >= 0 ? json_integer(r->rule) : json_null(),
+				 "reason", ev_str_or_null(r->reason),
+				 "bytes_out", (json_int_t)r->bytes_out, "bytes_in", (json_int_t)r->bytes_in,
+				 "duration_ms", (json_int_t)r->duration_ms));
+}
+
+static int parse_net(struct ev_event *e, json_t *v, struct tn_error *err)
+{
+	json_t *host = json_object_get(v, "host"), *port = json_object_get(v, "port");
+	json_t *reason = json_object_get(v, "reason");
+
+	e->verdict = json_string_value(json_object_get(v, "verdict"));
+	if (!e->verdict)
+		return ev_bad(e, err, "net: no verdict");
+	if ((!json_is_string(host) && !json_is_null(host)) ||
+	    (!json_is_string(reason) && !json_is_null(reason)) ||
+	    (!json_is_integer(port) && !json_is_null(port)))
+		return ev_bad(e, err, "net: host, reason and port must be there, or null");
+	e->host = json_string_value(host);
+	e->reason = json_string_value(reason);
+	e->port = json_is_integer(port) && json_integer_value(port) > 0 &&
+		  json_integer_value(port) <= 65535 ? (int)json_integer_value(port) : 0;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	enum ev_kind kind;
@@ -186,6 +225,7 @@ static const struct {
 	{ "exit", EV_EXIT, parse_exit },
 	{ "error", EV_ERROR, parse_error },
 	{ "info", EV_INFO, parse_info },
+	{ "net", EV_NET, parse_net },
 };
 
 int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error *err)
@@ -212,7 +252,8 @@ int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error
 	id = json_object_get(v, "id");
 	if (!kind)
 		return ev_bad(&e, err, "no event name");
-	if (!json_is_string(id) && !(json_is_null(id) && strcmp(kind, "error") == 0))
+	if (!json_is_string(id) && !(json_is_null(id) && (strcmp(kind, "error") == 0 ||
+							  strcmp(kind, "net") == 0)))
 		return ev_bad(&e, err, "no id");
 	e.id = json_string_value(id);
 	for (i = 0; i < N_ELEMENTS(ev_kinds) && strcmp(kind, ev_kinds[i].name) != 0; i++)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "netrec.h"
 
 #define EV_LINE_MAX 1048576   /* bytes of one request line, newline excluded */
 #define EV_CHUNK 65536        /* raw bytes of output in one output event */
@@ -55,7 +56,14 @@ char *ev_error(const char *id, const char *msg);
  * not a JSON object. */
 char *ev_info(const char *id, const char *manifest);
 
-enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR, EV_INFO };
+/* {"event":"net","id":null,"verdict":V,"request":R|null,"host":H|null,
+ *  "port":N|null,"address":A|null,"rule":N|null,"reason":S|null,
+ *  "bytes_out":N,"bytes_in":N,"duration_ms":N}: a decision of turninit's
+ * proxy (docs/protocol.md, "net"). id is null: the proxy sees a connection on
+ * the commands' loopback, not which command made it. */
+char *ev_net(const struct net_record *r);
+
+enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR, EV_INFO, EV_NET };
 
 /* One decoded event. Strings point into the decoded value and live until
  * ev_clear. */
@@ -71,6 +79,8 @@ struct ev_event {
 	bool timed_out, truncated, lost, oom_killed;   /* the last two: false when absent */
 	const char *message;       /* error */
 	char *manifest;            /* info: the manifest object as compact JSON, malloc'd */
+	const char *verdict, *host, *reason;   /* net; host and reason NULL when null */
+	int port;                  /* net: 0 when null */
 	void *json;                /* the parsed value */
 };
 

@@ -44,6 +44,8 @@ struct mcp_call {
 	uint32_t timeout_s;    /* what it runs with (rq_command_of) */
 	uint64_t progress;     /* notifications sent */
 	struct mcp_out out;
+	char *net_notes;       /* mcp_net's lines, malloc'd, or NULL */
+	unsigned n_net_notes;
 };
 
 struct mcp_session {
@@ -313,6 +315,7 @@ static void call_free(struct mcp_call *c)
 	json_decref(c->id);
 	json_decref(c->token);
 	out_free(&c->out);
+	free(c->net_notes);
 	free(c);
 }
 
@@ -932,6 +935,8 @@ static char *call_result(struct mcp_session *s, const char *id, const struct ev_
 		r = buf_add(&b, "\n", 1);
 	if (r == 0)
 		r = why ? buf_addf(&b, "[%s]\n", why) : end_line(c, e, s->m, &b);
+	if (r == 0 && c->net_notes)
+		r = buf_addf(&b, "%s%s", b.len ? "" : "(no output)\n", c->net_notes);
 	if (r == 0 && b.len == 0)
 		r = buf_addf(&b, "(no output)");
 	if (r == 0)
@@ -962,6 +967,37 @@ char *mcp_error(void *st, const char *id, const char *msg)
 	line = c->cancelled ? mcp_nothing() : tool_refusal(c->id, "turninit did not run the command: %s", msg);
 	call_free(c);
 	return line;
+}
+
+char *mcp_net(void *st, const struct net_record *r)
+{
+	struct mcp_session *s = st;
+
+	if (strcmp(r->verdict, "refused") != 0)
+		return mcp_nothing();
+	for (struct mcp_call *c = s->calls; c; c = c->next) {
+		size_t old = c->net_notes ? strlen(c->net_notes) : 0;
+		char line[512], *p;
+		int n;
+
+		if (c->n_net_notes >= MCP_NET_NOTES)
+			continue;
+		n = r->host[0] ?
+			snprintf(line, sizeof(line), "[turninit: a connection to %s:%u was refused: %s]\n",
+				 r->host, r->port, r->reason) :
+			snprintf(line, sizeof(line), "[turninit: a connection to the proxy was refused: %s]\n",
+				 r->reason);
+		if (n < 0)
+			continue;
+		if ((size_t)n >= sizeof(line))
+			n = (int)sizeof(line) - 1;
+		if (!(p = realloc(c->net_notes, old + (size_t)n + 1)))
+			return NULL;
+		memcpy(p + old, line, (size_t)n + 1);
+		c->net_notes = p;
+		c->n_net_notes++;
+	}
+	return mcp_nothing();
 }
 
 char *mcp_progress(void *st, const char *id, uint64_t elapsed_ms)
@@ -1021,6 +1057,7 @@ const struct codec codec_mcp = {
 	.output = mcp_output,
 	.exit = mcp_exit,
 	.error = mcp_error,
+	.net = mcp_net,
 	.progress = mcp_progress,
 	.progress_ms = MCP_PROGRESS_MS,
 };

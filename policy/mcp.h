@@ -21,6 +21,7 @@
 
 #define MCP_TOOL "bash"             /* the tool's name (clients show mcp__SERVER__bash) */
 #define MCP_PROGRESS_MS 2000        /* milliseconds between progress notifications */
+#define MCP_NET_NOTES 4             /* refused connections told in one result */
 #define MCP_CALLS_MAX 2048          /* tools/call requests not yet answered */
 #define MCP_COMMAND_MAX 131071      /* bytes of a command: one execve(2) argument is at
 				       most MAX_ARG_STRLEN (131072) with its NUL */
@@ -90,6 +91,13 @@ char *mcp_error(void *st, const char *id, const char *msg);
  * far, then "[why]", isError true ("" for a cancelled call). NULL when out of
  * memory. */
 char *mcp_abort(struct mcp_session *s, const char *id, const char *why);
+
+/* mcp_net - a decision of turninit's proxy: a refusal becomes a line at the
+ * end of the result of every call running now ("[turninit: a connection to
+ * HOST:PORT was refused: REASON]", at most MCP_NET_NOTES of them a call; the
+ * proxy does not know which command connected). Returns "" (malloc'd:
+ * nothing to send now), NULL when out of memory. */
+char *mcp_net(void *st, const struct net_record *r);
 
 /* mcp_progress - a notifications/progress for the call of key id when its
  * request carried a progressToken ("" otherwise): progress counts the

@@ -245,6 +245,7 @@ static int call_event(const char *line, size_t len)
 		break;
 	case EV_STARTED:
 	case EV_INFO:   /* never asked for */
+	case EV_NET:    /* the turn's proxy, not this command's: the server logs it */
 		break;
 	}
 	ev_clear(&ev);

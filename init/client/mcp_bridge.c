@@ -199,6 +199,18 @@ static void from_server(void *ctx, const char *line, size_t len)
 		log_line("mcp: the server sent a line that is not an event (%s)", err.msg);
 		return;
 	}
+	/* The proxy's decisions concern the turn: a refusal goes into the
+	 * results of the calls running, as `turninit mcp` puts it (mcp_net). */
+	if (ev.kind == EV_NET) {
+		struct net_record r = { .port = (uint16_t)ev.port, .rule = -1 };
+
+		snprintf(r.verdict, sizeof(r.verdict), "%s", ev.verdict);
+		snprintf(r.host, sizeof(r.host), "%s", ev.host ? ev.host : "");
+		snprintf(r.reason, sizeof(r.reason), "%s", ev.reason ? ev.reason : "");
+		free(mcp_net(b->session, &r));
+		ev_clear(&ev);
+		return;
+	}
 	/* Only events of a call still running here: an error that answers a
 	 * cancel of what has ended since has no call left to end. */
 	if (!ev.id || !running_find(b, ev.id)) {
@@ -239,6 +251,7 @@ static void from_server(void *ctx, const char *line, size_t len)
 		running_end(b, ev.id);
 		break;
 	case EV_INFO:
+	case EV_NET:
 		out = NULL;
 		break;
 	}

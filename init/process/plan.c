@@ -72,10 +72,12 @@ static int step_network(struct sandbox *sb, struct tn_error *err)
 		return r;
 	/* the proxy keeps the socket; PID 1 closes its own copy, so that with
 	 * the proxy gone a connect is refused at once */
-	r = proxy_start(&sb->m->network, sb->net.listen_fd, sb->net.outside_ns, &sb->proxy_pid, err);
+	r = proxy_start(&sb->m->network, sb->net.listen_fd, sb->net.outside_ns, sb->net.records_wr,
+			&sb->proxy_pid, err);
 	close(sb->net.listen_fd);
 	close(sb->net.outside_ns);
-	sb->net.listen_fd = sb->net.outside_ns = -1;
+	close(sb->net.records_wr);
+	sb->net.listen_fd = sb->net.outside_ns = sb->net.records_wr = -1;
 	return r;
 }
 

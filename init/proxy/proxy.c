@@ -26,6 +26,7 @@
 #include "io.h"
 #include "log.h"
 #include "netallow.h"
+#include "netrec.h"
 #include "proxyreq.h"
 
 /* What one connection asked and what became of it: its log line. */
@@ -38,9 +39,29 @@ struct proxy_conn {
 	uint64_t start_ms;
 };
 
+#define PROXY_RECORDS 4   /* the fd of the records' pipe in the proxy */
+
 static const char *proxy_kind(const struct proxy_conn *c)
 {
-	return c->rq.kind == PR_CONNECT ? "CONNECT" : "HTTP";
+	return !c->rq.host[0] ? "" : c->rq.kind == PR_CONNECT ? "CONNECT" : "HTTP";
+}
+
+/* A decision to PID 1 (besides its log line): one record, written whole
+ * (smaller than PIPE_BUF) within PROXY_RECORD_MS, else dropped. */
+static void proxy_record(const struct proxy_conn *c, const char *verdict, const char *reason)
+{
+	struct net_record r = { .port = c->rq.port, .rule = (int32_t)c->rule,
+				.bytes_out = c->out, .bytes_in = c->in,
+				.duration_ms = clock_ms() - c->start_ms };
+	struct pollfd p = { .fd = PROXY_RECORDS, .events = POLLOUT };
+
+	snprintf(r.verdict, sizeof(r.verdict), "%s", verdict);
+	snprintf(r.request, sizeof(r.request), "%s", proxy_kind(c));
+	snprintf(r.host, sizeof(r.host), "%s", c->rq.host);
+	snprintf(r.addr, sizeof(r.addr), "%s", c->addr);
+	snprintf(r.reason, sizeof(r.reason), "%s", reason ? reason : "");
+	if (poll(&p, 1, PROXY_RECORD_MS) == 1)
+		(void)!write(PROXY_RECORDS, &r, sizeof(r));
 }
 
 /* An answer of the proxy's own, then the connection's end: status and a
@@ -62,9 +83,12 @@ static void __attribute__((noreturn)) proxy_refuse(struct proxy_conn *c, int sta
 {
 	char body[600];
 
+	/* on record before the command can see the answer: PID 1 then has
+	 * the record before the command's end (its net event comes first) */
+	log_line("net: refused %s %s:%u: %s", proxy_kind(c), c->rq.host, c->rq.port, why);
+	proxy_record(c, "refused", why);
 	snprintf(body, sizeof(body), "turninit: %s:%u refused: %s", c->rq.host, c->rq.port, why);
 	proxy_answer(c->client, status, reason, body);
-	log_line("net: refused %s %s:%u: %s", proxy_kind(c), c->rq.host, c->rq.port, why);
 	_exit(0);
 }
 
@@ -250,7 +274,7 @@ static void proxy_relay(struct proxy_conn *c)
 static void __attribute__((noreturn)) proxy_conn_main(int client, const struct mf_network *n)
 {
 	static char head[PR_HEAD_MAX];
-	struct proxy_conn c = { .client = client, .upstream = -1, .start_ms = clock_ms() };
+	struct proxy_conn c = { .client = client, .upstream = -1, .rule = -1, .start_ms = clock_ms() };
 	struct tn_error err = { 0 };
 	_cleanup_free_ char *fwd = NULL;
 	size_t len = 0;
@@ -264,10 +288,11 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 			log_line("net: a connection ended without a request: %s", err.msg);
 			_exit(0);
 		}
-		snprintf(c.rq.host, sizeof(c.rq.host), "?");
+		memset(&c.rq, 0, sizeof(c.rq));
+		log_line("net: refused a request: %s", err.msg);
+		proxy_record(&c, "refused", err.msg);
 		proxy_answer(client, status, status == 431 ? "Request Header Fields Too Large" : "Bad Request",
 			     err.msg);
-		log_line("net: refused a request: %s", err.msg);
 		_exit(0);
 	}
 	c.rule = na_match(n->allow, n->n_allow, c.rq.host, c.rq.port);
@@ -277,6 +302,7 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 	/* said now: the turn may end (and the child with it) before the tunnel */
 	log_line("net: allowed %s %s:%u (%s) by network.allow[%ld]", proxy_kind(&c), c.rq.host,
 		 c.rq.port, c.addr, c.rule);
+	proxy_record(&c, "allowed", NULL);
 	if (c.rq.kind == PR_CONNECT) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
@@ -292,6 +318,7 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 	log_line("net: closed %s %s:%u (%s): %llu bytes out, %llu in, %llu ms", proxy_kind(&c),
 		 c.rq.host, c.rq.port, c.addr, (unsigned long long)c.out, (unsigned long long)c.in,
 		 (unsigned long long)(clock_ms() - c.start_ms));
+	proxy_record(&c, "closed", NULL);
 	_exit(0);
 }
 
@@ -330,8 +357,8 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 	}
 }
 
-int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, pid_t *ret_pid,
-		struct tn_error *err)
+int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
+		pid_t *ret_pid, struct tn_error *err)
 {
 	struct tn_error cerr = { 0 };
 	pid_t pid = fork();
@@ -352,7 +379,10 @@ int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, pid_t
 			 strerror(errno));
 		_exit(1);
 	}
-	if (dup2(listen_fd, 3) != 3 || syscall(SYS_close_range, 4u, ~0u, 0u) != 0) {
+	/* listen_fd and records_fd to 3 and 4 (either may be there now) */
+	if ((listen_fd == PROXY_RECORDS && (listen_fd = dup(listen_fd)) < 0) ||
+	    dup2(records_fd, PROXY_RECORDS) != PROXY_RECORDS || dup2(listen_fd, 3) != 3 ||
+	    syscall(SYS_close_range, 5u, ~0u, 0u) != 0) {
 		log_line("network: the proxy's fds: %s", strerror(errno));
 		_exit(1);
 	}

@@ -28,17 +28,21 @@
 #define PROXY_RESOLVE_S 10       /* seconds to resolve a name (alarm) */
 #define PROXY_CONNECT_MS 10000   /* to connect to one address */
 #define PROXY_IDLE_MS 300000     /* a tunnel with no byte either way for this long ends */
-#define PROXY_BUF 65536          /* bytes buffered each way of a tunnel */
+#define PROXY_BUF 65536
+#define PROXY_RECORD_MS 1000     /* to hand PID 1 a record (its pipe full) */          /* bytes buffered each way of a tunnel */
 
 /* proxy_start - fork the proxy. listen_fd: a listening TCP socket on the
  * commands' loopback (kept by the proxy, to be closed by the caller);
  * outside_ns: an fd of the container's network namespace (/proc/self/ns/net
  * before the unshare), which the proxy enters; the caller still holds
  * CAP_SYS_ADMIN. n: the rules (borrowed: the proxy has its own copy of the
- * memory). *ret_pid on success. Errors: -errno of fork(2). The proxy's own
+ * memory). records_fd: the write end of the pipe of its records
+ * (policy/netrec.h), one per decision, besides its log line; a record that
+ * cannot be written within PROXY_RECORD_MS is dropped (the line stays).
+ * *ret_pid on success. Errors: -errno of fork(2). The proxy's own
  * set-up failing (setns) ends it with a log line; connections are then
  * refused by the kernel (the listening socket is closed with it). */
-int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, pid_t *ret_pid,
-		struct tn_error *err);
+int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
+		pid_t *ret_pid, struct tn_error *err);
 
 #endif

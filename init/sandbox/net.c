@@ -34,7 +34,8 @@ static int net_other_interface(char other[IF_NAMESIZE])
 
 int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err)
 {
-	struct net_plan p = { .mode = NET_RUNTIME, .listen_fd = -1, .outside_ns = -1 };
+	struct net_plan p = { .mode = NET_RUNTIME, .listen_fd = -1, .outside_ns = -1,
+			      .records_fd = -1, .records_wr = -1 };
 	int r;
 
 	if (!n->filtered) {
@@ -149,9 +150,15 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
 		r = net_listen(&lfd, &port, err);
 		if (r < 0)
 			return r;
+		int rec[2];
+
+		if (pipe2(rec, O_CLOEXEC) != 0 || fcntl(rec[0], F_SETFL, O_NONBLOCK) != 0)
+			return err_errno(err, errno, "network: the pipe of the proxy's records");
 		net_proxy_env(&p, port);
 		p.listen_fd = steal_fd(&lfd);
 		p.outside_ns = steal_fd(&outside);
+		p.records_fd = rec[0];
+		p.records_wr = rec[1];
 	}
 	*ret = p;
 	/* env points into p's own buffers: re-pointed at ret's */

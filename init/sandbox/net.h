@@ -34,6 +34,9 @@ struct net_plan {
 	 * commands' loopback and the container's namespace, for proxy_start
 	 * (each -1 otherwise); the port; the variables every command gets */
 	int listen_fd, outside_ns;
+	/* the proxy's records (policy/netrec.h): a pipe, its read end for PID 1
+	 * (non-blocking), its write end for the proxy_start; each -1 without */
+	int records_fd, records_wr;
 	uint16_t port;
 	char env_buf[NET_PROXY_VARS][64];
 	char *env[NET_PROXY_VARS + 1];   /* NULL-terminated; env[0] NULL without a proxy */

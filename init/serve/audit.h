@@ -14,6 +14,7 @@
 #include "load.h"
 #include "manifest.h"
 #include "events.h"
+#include "netrec.h"
 #include "request.h"
 
 /* audit_open - open the log named by spec, checked against m: "PATH" (absolute;
@@ -58,6 +59,13 @@ void audit_refused(unsigned stream, const char *id, const char *reason);
 
 /* audit_control - a cancel or signal request (signo 0 for cancel). */
 void audit_control(unsigned stream, const char *id, int signo);
+
+/* audit_net - a decision of turninit's proxy (policy/netrec.h): {"event":"net",
+ * "time", "verdict", "request", "host", "port", "address", "rule", "reason",
+ * "bytes_out", "bytes_in", "duration_ms"} (docs/audit.md); no command id: the
+ * proxy sees a connection on the commands' loopback, not which command made
+ * it. Nothing without a log. */
+void audit_net(const struct net_record *r);
 
 /* audit_exit - how a command ended: its start (CLOCK_REALTIME, ms since the
  * epoch) and end (start + e->duration_ms), what its exit event says (e: wait

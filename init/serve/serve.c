@@ -172,6 +172,7 @@ enum slot_kind {
 	SLOT_CMD_KEEPER,    /* its keeper's messages */
 	SLOT_KEEPER_IDLE,   /* an idle keeper's pipe: it says nothing unless it ended
 			       (obj: struct keeper) */
+	SLOT_NET,           /* the proxy's records (policy/netrec.h) */
 };
 
 struct slot {
@@ -200,6 +201,40 @@ static void keeper_idle_message(struct keeper *k)
 	keeper_stop(k, r == 0 ? 0 : clock_ms() + SERVE_LOST_MS);
 }
 
+/* The proxy's decisions: each to the audit log and, as its codec says it, to
+ * every connection. A record cut short or a read error ends the pipe (the
+ * proxy's records are then lost, said once; its connections go on). */
+static void net_records(struct serve *s)
+{
+	int *fd = &s->net_fd;
+
+	for (;;) {
+		struct net_record r;
+		ssize_t n = read(*fd, &r, sizeof(r));
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n != (ssize_t)sizeof(r)) {
+			if (n != 0)
+				log_line("network: the proxy's records: %s; no more are kept",
+					 n < 0 ? strerror(errno) : "a record cut short");
+			serve_close_fd(fd);
+			return;
+		}
+		/* strings of a fixed size, ended here whatever the proxy wrote */
+		r.verdict[sizeof(r.verdict) - 1] = r.request[sizeof(r.request) - 1] = '\0';
+		r.host[sizeof(r.host) - 1] = r.addr[sizeof(r.addr) - 1] = '\0';
+		r.reason[sizeof(r.reason) - 1] = '\0';
+		audit_net(&r);
+		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
+			struct conn *c = &s->conns[i];
+
+			if (c->used && !c->dead && c->codec->net)
+				conn_emit(c, c->codec->net(c->codec_st, &r));
+		}
+	}
+}
+
 static void slot_run(struct serve *s, const struct slot *sl)
 {
 	struct cmd *m = sl->obj;
@@ -214,6 +249,7 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	case SLOT_CMD_STDIN: if (m->in_fd >= 0) cmd_stdin(m); break;
 	case SLOT_CMD_KEEPER: if (!m->exited) cmd_message(s, m); break;
 	case SLOT_KEEPER_IDLE: keeper_idle_message(sl->obj); break;
+	case SLOT_NET: net_records(s); break;
 	}
 	/* A handler that found the turn must end (a lost command whose
 	 * processes would not all end) asked for it: ended here, before any
@@ -347,6 +383,8 @@ static size_t phase_poll_set(struct serve *s, struct pollfd *pf, struct slot *sl
 	size_t n = 0;
 
 	slot_add(pf, slots, &n, ctx->sfd, POLLIN, SLOT_SIGNALS, NULL);
+	if (s->net_fd >= 0)
+		slot_add(pf, slots, &n, s->net_fd, POLLIN, SLOT_NET, NULL);
 	if (ctx->listen_fd >= 0 && !s->ending)
 		slot_add(pf, slots, &n, ctx->listen_fd, POLLIN, SLOT_ACCEPT, NULL);
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
@@ -397,6 +435,8 @@ static void serve_close(struct serve *s)
 	uint64_t deadline = clock_ms() + SERVE_LOST_MS;
 
 	listen_log_tick(s, UINT64_MAX);   /* the last window's count, said now */
+	if (s->net_fd >= 0)
+		net_records(s);   /* the proxy's decisions so far, kept */
 	for (size_t i = 0; i < s->n_cmds; i++)
 		if (s->keepers[i].job_fd >= 0)
 			shutdown(s->keepers[i].job_fd, SHUT_RDWR);
@@ -420,8 +460,8 @@ static void serve_close(struct serve *s)
 int serve_run(const struct serve_ctx *ctx)
 {
 	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1,
-			   .on_request = serve_request };
-	size_t max_fds = 2 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
+			   .on_request = serve_request, .net_fd = ctx->sandbox->net.records_fd };
+	size_t max_fds = 3 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
 	_cleanup_free_ struct pollfd *pf = calloc(max_fds, sizeof(*pf));
 	_cleanup_free_ struct slot *slots = calloc(max_fds, sizeof(*slots));
 

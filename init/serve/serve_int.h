@@ -92,6 +92,7 @@ struct serve {
 	struct conn conns[SERVE_MAX_CONNS];
 	struct cmd *cmds;           /* limits.concurrency slots */
 	struct keeper *keepers;     /* one per slot, reused from command to command */
+	int net_fd;                 /* the proxy's records (sandbox's net.records_fd), or -1 */
 	struct cmd *starting;       /* the exec whose keeper has not answered yet: no
 				       request is handled meanwhile (its started or
 				       error event comes first, docs/protocol.md) */

@@ -41,6 +41,20 @@ static void same_again(const struct ev_event *e)
 	case EV_INFO:
 		line = ev_info(e->id, e->manifest);
 		break;
+	case EV_NET: {
+		struct net_record r = { .port = (uint16_t)e->port, .rule = -1 };
+
+		/* what a record holds: an empty host or reason is null again */
+		if (strlen(e->verdict) >= sizeof(r.verdict) || (e->host && (!e->host[0] ||
+		    strlen(e->host) >= sizeof(r.host))) || (e->reason && (!e->reason[0] ||
+		    strlen(e->reason) >= sizeof(r.reason))))
+			return;
+		strcpy(r.verdict, e->verdict);
+		strcpy(r.host, e->host ? e->host : "");
+		strcpy(r.reason, e->reason ? e->reason : "");
+		line = ev_net(&r);
+		break;
+	}
 	}
 	if (!line)
 		return;   /* out of memory, or a message jansson will not encode */
@@ -57,6 +71,12 @@ static void same_again(const struct ev_event *e)
 	     back.lost != e->lost || back.oom_killed != e->oom_killed))
 		abort();
 	if (e->kind == EV_INFO && strcmp(back.manifest, e->manifest) != 0)
+		abort();
+	if (e->kind == EV_NET &&
+	    (strcmp(back.verdict, e->verdict) != 0 || back.port != e->port ||
+	     (back.host == NULL) != (e->host == NULL) || (e->host && strcmp(back.host, e->host) != 0) ||
+	     (back.reason == NULL) != (e->reason == NULL) ||
+	     (e->reason && strcmp(back.reason, e->reason) != 0)))
 		abort();
 	ev_clear(&back);
 	free(line);
@@ -78,7 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strchr(err.msg, '\n'))
 			abort();
 	} else {
-		if (e.kind < EV_STARTED || e.kind > EV_ERROR || (e.kind != EV_ERROR && !e.id))
+		if (e.kind < EV_STARTED || e.kind > EV_NET ||
+		    (e.kind != EV_ERROR && e.kind != EV_NET && !e.id))
 			abort();
 		same_again(&e);
 		ev_clear(&e);

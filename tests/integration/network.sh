@@ -225,6 +225,76 @@ if begin net-proxy-refused-network-none; then
 	end
 fi
 
+# --- every decision on record: serve's net events, the audit log, MCP results -------
+# The proxy hands PID 1 its record before it answers the command, so a
+# decision's event comes before the exit event of the command that asked.
+exec_json() {
+	python3 -c 'import json, sys; print(json.dumps({"op": "exec", "id": sys.argv[1], "command": sys.argv[2]}))' "$1" "$2"
+}
+if begin net-serve-events; then
+	LOGDIR=$WORK/auditlog
+	rm -rf "$LOGDIR" && mkdir -p "$LOGDIR" && chmod 0700 "$LOGDIR"
+	serve_session "$(exec_json a "$(connect_to other.test.internal:8080)")" "HTTP/1.1 403" \
+		"$(exec_json b "$(connect_to srv.test.internal:8080)")" -- \
+		"${RUN[@]}" -i --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" -v "$LOGDIR:/var/log/turninit" \
+		"$IMG:allow" serve --audit-log /var/log/turninit/audit.jsonl
+	expect_rc 0
+	# a tunnel's end ("closed") may come after its command's exit: not asserted here
+	OUT=$(printf '%s\n' "$OUT" | grep -v '^net closed ')$'\n'
+	expect_out "a exit 1 None
+a stdout 0
+a stdout HTTP/1.1 403 Forbidden
+b exit 0 None
+b stdout 1
+b stdout HTTP/1.1 200 Connection established
+net allowed srv.test.internal:8080 None
+net refused other.test.internal:8080 no entry of the manifest's network.allow names this host and port
+"
+	# the audit log has both, with the rule, the address and the reason
+	AUD=$(python3 - "$LOGDIR/audit.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event"] == "net" and e["verdict"] != "closed":
+        print(e["verdict"], e["request"], e["host"], e["port"], e["address"], e["rule"], e["reason"])
+PY
+)
+	eq "audit log's net lines" "$AUD" "refused CONNECT other.test.internal 8080 None None no entry of the manifest's network.allow names this host and port
+allowed CONNECT srv.test.internal 8080 $SRV_IP 0 None"
+	end
+fi
+
+# MCP: the result of a call that met a refusal says so in its last line.
+if begin net-mcp-refusal-line; then
+	MCP_IN=$(python3 - "$(connect_to other.test.internal:8080)" <<'PY'
+import json, sys
+msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "bash", "arguments": {"command": sys.argv[1]}}}]
+print("\n".join(json.dumps(m) for m in msgs))
+PY
+)
+	# stdin stays open until the call is answered (its end would end the turn)
+	run_cmd timeout 120 python3 -c '
+import json, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+p.stdin.write(sys.argv[1] + "\n"); p.stdin.flush()
+for line in p.stdout:
+    m = json.loads(line)
+    if m.get("id") == 2:
+        print(m["result"]["content"][0]["text"], end="")
+        break
+p.stdin.close()
+sys.exit(p.wait(timeout=30))' "$MCP_IN" "${RUN[@]}" -i --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" mcp
+	expect_rc 0
+	expect_out "HTTP/1.1 403 Forbidden
+0
+[exit code 1]
+[turninit: a connection to other.test.internal:8080 was refused: no entry of the manifest's network.allow names this host and port]
+"
+	end
+fi
+
 # verify states the network mode in each case, a refusal included.
 verify_network() {
 	run_cmd "${RUN[@]}" "$@" verify

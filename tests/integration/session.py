@@ -6,7 +6,8 @@ Runs COMMAND (a `podman run -i ... serve`), sends the request line FIRST, then,
 once a command's output holds MARK, SECOND; stdin stays open until every
 command sent has exited (end of stdin would end the turn and cancel what
 runs). Prints "ID STREAM LINE" for each output line (decoded) and "ID exit
-CODE SIGNAL" for each exit, sorted; an error event ends the session. Exits
+CODE SIGNAL" for each exit, "net VERDICT HOST:PORT REASON" for each decision
+of turninit's proxy, sorted; an error event ends the session. Exits
 with COMMAND's status.
 """
 import base64, json, subprocess, sys
@@ -31,6 +32,8 @@ for line in p.stdout:
         exited += 1
         if exited == sent and mark is None:
             break
+    elif e.get("event") == "net":
+        out.append("net %s %s:%s %s" % (e["verdict"], e["host"], e["port"], e["reason"]))
     elif e.get("event") == "error":
         out.append("error " + json.dumps(e, sort_keys=True))
         break

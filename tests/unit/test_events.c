@@ -110,6 +110,48 @@ static void decoder_reads_what_encoders_write(void **state)
 	free(l);
 }
 
+/* The proxy's decisions: every field there, null where the record has none;
+ * read back as `turninit call` and the bridge read them. */
+static void net_events(void **state)
+{
+	struct net_record r = { .verdict = "refused", .request = "CONNECT", .host = "a.example",
+				.port = 443, .rule = -1, .reason = "no entry names it" };
+	struct net_record ok = { .verdict = "closed", .request = "HTTP", .host = "b.example", .port = 80,
+				 .addr = "10.89.0.2", .rule = 2, .bytes_out = 10, .bytes_in = 20,
+				 .duration_ms = 30 };
+	struct net_record none = { .verdict = "refused", .rule = -1, .reason = "a bare CR" };
+	struct tn_error err = { 0 };
+	struct ev_event e;
+	char *line;
+
+	(void)state;
+	expect_line(ev_net(&r), "{\"event\":\"net\",\"id\":null,\"verdict\":\"refused\",\"request\":\"CONNECT\",\"host\":\"a.example\",\"port\":443,\"address\":null,\"rule\":null,\"reason\":\"no entry names it\",\"bytes_out\":0,\"bytes_in\":0,\"duration_ms\":0}");
+	expect_line(ev_net(&ok), "{\"event\":\"net\",\"id\":null,\"verdict\":\"closed\",\"request\":\"HTTP\",\"host\":\"b.example\",\"port\":80,\"address\":\"10.89.0.2\",\"rule\":2,\"reason\":null,\"bytes_out\":10,\"bytes_in\":20,\"duration_ms\":30}");
+	expect_line(ev_net(&none), "{\"event\":\"net\",\"id\":null,\"verdict\":\"refused\",\"request\":null,\"host\":null,\"port\":null,\"address\":null,\"rule\":null,\"reason\":\"a bare CR\",\"bytes_out\":0,\"bytes_in\":0,\"duration_ms\":0}");
+	line = ev_net(&r);
+	assert_int_equal(ev_parse(line, strlen(line), &e, &err), 0);
+	assert_int_equal(e.kind, EV_NET);
+	assert_null(e.id);
+	assert_string_equal(e.verdict, "refused");
+	assert_string_equal(e.host, "a.example");
+	assert_int_equal(e.port, 443);
+	assert_string_equal(e.reason, "no entry names it");
+	ev_clear(&e);
+	free(line);
+	line = ev_net(&none);
+	assert_int_equal(ev_parse(line, strlen(line), &e, &err), 0);
+	assert_null(e.host);
+	assert_int_equal(e.port, 0);
+	ev_clear(&e);
+	free(line);
+	/* a net event with a field missing is refused */
+	{
+		static const char missing[] = "{\"event\":\"net\",\"id\":null,\"verdict\":\"x\",\"host\":null}";
+
+		assert_int_equal(ev_parse(missing, sizeof(missing) - 1, &e, &err), -EBADMSG);
+	}
+}
+
 static void decoder_refuses(void **state)
 {
 	static const struct { const char *line; const char *msg; } bad[] = {
@@ -148,6 +190,7 @@ int main(void)
 		cmocka_unit_test(encoders_write_the_documented_lines),
 		cmocka_unit_test(decoder_reads_what_encoders_write),
 		cmocka_unit_test(decoder_refuses),
+		cmocka_unit_test(net_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

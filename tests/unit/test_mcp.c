@@ -717,6 +717,51 @@ static void duplicate_id_of_an_open_call(void **state)
 	free(sline);
 }
 
+/* A refusal of turninit's proxy ends the result of every call running then,
+ * after its exit line; an allowed connection adds nothing; a call keeps at
+ * most MCP_NET_NOTES of them. */
+static void net_refusals_in_results(void **state)
+{
+	struct fx *f = *state;
+	struct net_record refused = { .verdict = "refused", .request = "CONNECT", .host = "evil.example",
+				      .port = 443, .rule = -1,
+				      .reason = "no entry of the manifest's network.allow names this host and port" };
+	struct net_record allowed = { .verdict = "allowed", .request = "CONNECT", .host = "ok.example",
+				      .port = 443, .rule = 0 };
+	char *l;
+
+	open_call(f->s, "7", "7");
+	open_call(f->s, "8", "8");
+	l = mcp_net(f->s, &allowed);
+	assert_string_equal(l, "");
+	free(l);
+	l = mcp_net(f->s, &refused);
+	assert_string_equal(l, "");
+	free(l);
+	expect_tool_text(mcp_exit(f->s, "7", &exit0), "7",
+			 "(no output)\n[turninit: a connection to evil.example:443 was refused: no entry of the manifest's network.allow names this host and port]\n",
+			 false);
+	for (int i = 0; i < MCP_NET_NOTES + 2; i++)
+		free(mcp_net(f->s, &refused));
+	l = mcp_exit(f->s, "8", &(struct ev_end){ .wait_status = 3 << 8 });
+	{
+		const char *p = l;
+		int n = 0;
+
+		while ((p = strstr(p, "evil.example:443 was refused")))
+			n++, p++;
+		assert_int_equal(n, MCP_NET_NOTES);
+		assert_non_null(strstr(l, "[exit code 3]\\n[turninit: a connection to evil.example:443"));
+	}
+	free(l);
+	/* no call running: nothing kept, nothing sent */
+	l = mcp_net(f->s, &refused);
+	assert_string_equal(l, "");
+	free(l);
+	open_call(f->s, "9", "9");
+	expect_tool_text(mcp_exit(f->s, "9", &exit0), "9", "(no output)", false);
+}
+
 /* Invalid arguments are a tool result with isError (the model can correct
  * them), and open no call. */
 static void invalid_arguments_are_tool_errors(void **state)
@@ -1566,6 +1611,7 @@ int main(void)
 		T(tools_call_makes_an_exec_request),
 		T(call_keys_of_ids),
 		T(duplicate_id_of_an_open_call),
+		T(net_refusals_in_results),
 		T(invalid_arguments_are_tool_errors),
 		T(cancelled_calls_are_never_answered),
 		T(exit_results),
