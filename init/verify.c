@@ -187,8 +187,20 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	names = json_array();
 	if (!names)
 		goto out;
+	/* the network as a start would find it; its refusal is verify's to show */
+	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) < 0)
+		net_describe(&net_p, net_err.msg, net, sizeof(net));
+	else
+		net_describe(&net_p, NULL, net, sizeof(net));
 	if (envf_build(&r->manifest->env, r->manifest->home, r->caller_env, &envp, err) < 0)
 		goto out;
+	/* with the proxy, its variables replace any of the manifest's or the
+	 * caller's (their port is chosen at start) */
+	if (net_p.proxy) {
+		net_proxy_env(&net_p, 0);
+		if (envf_override(&envp, net_p.env, err) < 0)
+			goto out;
+	}
 	for (size_t i = 0; envp[i]; i++) {
 		const char *eq = strchr(envp[i], '=');
 
@@ -200,11 +212,6 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 		goto out;
 	}
 	no_securebits = caps_securebits_probe();
-	/* the network as a start would find it; its refusal is verify's to show */
-	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) < 0)
-		net_describe(&net_p, net_err.msg, net, sizeof(net));
-	else
-		net_describe(&net_p, NULL, net, sizeof(net));
 	if (sc_denied(&r->manifest->seccomp, &set, err) < 0)
 		goto out;
 	denied = denied_json(&set);

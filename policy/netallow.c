@@ -63,7 +63,13 @@ const char *na_host_problem(const char *host, enum na_kind *ret_kind, uint8_t ad
 		*ret_kind = NA_IPV4;
 		return NULL;
 	}
+	if (strstr(host, "://"))
+		return "has a scheme: write the host alone (its ports go in \"ports\")";
 	if (strchr(host, ':')) {
+		const char *colon = strchr(host, ':');
+
+		if (!strchr(colon + 1, ':') && colon[1])
+			return "has a port: write the host alone (its ports go in \"ports\")";
 		if (inet_pton(AF_INET6, host, a) != 1)
 			return "is not an IPv6 address (write it without brackets or a zone)";
 		memcpy(addr, a, 16);

@@ -181,6 +181,11 @@ int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_for
 			head_len = i + 4;
 			break;
 		}
+	/* a bare LF in the head is refused as soon as it comes: a head of LF
+	 * line ends would otherwise wait for a CRLF CRLF that never comes */
+	for (size_t i = 0; i < (head_end ? head_len : scan); i++)
+		if (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r'))
+			return err_set(err, EINVAL, "a bare LF in the request head (lines end in CRLF)");
 	if (!head_end) {
 		if (len >= PR_HEAD_MAX)
 			return err_set(err, E2BIG, "a request head of %d bytes or more", PR_HEAD_MAX);

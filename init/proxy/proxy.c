@@ -124,27 +124,30 @@ static int proxy_read_head(struct proxy_conn *c, char *buf, size_t *ret_len, cha
 	}
 }
 
-/* A connect to one address within PROXY_CONNECT_MS: the socket, or -1. */
+/* A connect to one address within PROXY_CONNECT_MS: the socket, or -errno
+ * (-ETIMEDOUT when the time ran out). */
 static int proxy_connect_one(const struct sockaddr *sa, socklen_t len)
 {
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	struct pollfd p;
-	int e = 0;
+	int e = 0, r;
 	socklen_t el = sizeof(e);
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (connect(fd, sa, len) == 0)
 		return fd;
 	if (errno != EINPROGRESS) {
+		e = errno;
 		close(fd);
-		return -1;
+		return -e;
 	}
 	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
-	if (poll(&p, 1, PROXY_CONNECT_MS) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 ||
-	    e != 0) {
+	r = poll(&p, 1, PROXY_CONNECT_MS);
+	if (r != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e != 0) {
+		e = r == 0 ? ETIMEDOUT : r < 0 ? errno : e ? e : EIO;
 		close(fd);
-		return -1;
+		return -e;
 	}
 	return fd;
 }
@@ -183,8 +186,8 @@ static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
 		/* DNS rebinding: a listed name that leads to a private address is
 		 * refused, unless that address is listed itself */
 		if (kind && na_match(n->allow, n->n_allow, text, c->rq.port) < 0) {
-			snprintf(why, sizeof(why), "it resolves to %s, a %s address that network.allow does not list",
-				 text, kind);
+			snprintf(why, sizeof(why), "it resolves to %s, %s %s address that network.allow does not list",
+				 text, strchr("aeiou", kind[0]) ? "an" : "a", kind);
 			continue;
 		}
 		c->upstream = proxy_connect_one(a->ai_addr, a->ai_addrlen);
@@ -193,8 +196,11 @@ static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
 			freeaddrinfo(res);
 			return;
 		}
-		snprintf(why, sizeof(why), "no connection to %s within %d ms (%s)", text, PROXY_CONNECT_MS,
-			 strerror(errno));
+		if (c->upstream == -ETIMEDOUT)
+			snprintf(why, sizeof(why), "no connection to %s within %d ms", text, PROXY_CONNECT_MS);
+		else
+			snprintf(why, sizeof(why), "no connection to %s (%s)", text, strerror(-c->upstream));
+		c->upstream = -1;
 	}
 	freeaddrinfo(res);
 	if (!why[0])
@@ -295,6 +301,10 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 			     err.msg);
 		_exit(0);
 	}
+	/* a name is resolved as the rules match it: in lower case */
+	for (char *h = c.rq.host; *h; h++)
+		if (*h >= 'A' && *h <= 'Z')
+			*h = (char)(*h - 'A' + 'a');
 	c.rule = na_match(n->allow, n->n_allow, c.rq.host, c.rq.port);
 	if (c.rule < 0)
 		proxy_refuse(&c, 403, "Forbidden", "no entry of the manifest's network.allow names this host and port");
@@ -310,6 +320,8 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 			_exit(0);
 	} else if (io_send_all(c.upstream, fwd, strlen(fwd)) < 0) {
 		_exit(0);
+	} else {
+		c.out += strlen(fwd);
 	}
 	/* what the client sent after its head goes on first */
 	if (len > c.rq.head_len && io_send_all(c.upstream, head + c.rq.head_len, len - c.rq.head_len) == 0)
@@ -340,6 +352,7 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 		if (fd < 0)
 			continue;
 		if (live >= PROXY_CONNS_MAX) {
+			log_line("net: refused a connection: %d are open, the most at once", PROXY_CONNS_MAX);
 			proxy_answer(fd, 503, "Service Unavailable", "turninit: too many connections at once");
 			close(fd);
 			continue;

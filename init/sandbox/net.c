@@ -46,19 +46,27 @@ int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, str
 	if (r < 0)
 		return err_errno(err, -r, "network: listing the interfaces (if_nameindex)");
 	p.mode = p.other[0] ? NET_OWN : NET_LOOPBACK;
+	/* entries need the proxy, so a namespace of turninit's: never
+	 * --network none, never non-root mode */
+	if (n->n_allow > 0 && nonroot)
+		return err_set(err, EPERM,
+			       "network.allow: %zu host%s listed, and non-root mode cannot run turninit's proxy (it needs a network namespace of its own): start turninit as root in the container, on a network, with --cap-add SYS_ADMIN --cap-add NET_ADMIN",
+			       n->n_allow, n->n_allow == 1 ? "" : "s");
 	if (p.mode == NET_LOOPBACK && n->n_allow > 0)
 		return err_set(err, EPERM,
-			       "network.allow: %zu hosts listed, and the container has no network but loopback (--network none): run it on a network, with --cap-add SYS_ADMIN --cap-add NET_ADMIN",
-			       n->n_allow);
+			       "network.allow: %zu host%s listed, and the container has no network but loopback (--network none): run it on a network, with --cap-add SYS_ADMIN --cap-add NET_ADMIN",
+			       n->n_allow, n->n_allow == 1 ? "" : "s");
 	if (p.mode == NET_OWN && nonroot)
 		return err_set(err, EPERM,
 			       "network: the container has interface %s besides lo, and non-root mode cannot make a network namespace of loopback only: add --network none to podman or docker run",
 			       p.other);
 	if (p.mode == NET_OWN && (!caps_have(CAP_SYS_ADMIN) || !caps_have(CAP_NET_ADMIN)))
 		return err_set(err, EPERM,
-			       "network: the container has interface %s besides lo, and turninit lacks %s to make a network namespace of loopback only: add --network none, or --cap-add SYS_ADMIN --cap-add NET_ADMIN, to podman or docker run",
+			       "network: the container has interface %s besides lo, and turninit lacks %s to make the commands a network namespace of their own: add %s to podman or docker run",
 			       p.other, caps_have(CAP_SYS_ADMIN) ? "CAP_NET_ADMIN" :
-			       caps_have(CAP_NET_ADMIN) ? "CAP_SYS_ADMIN" : "CAP_SYS_ADMIN and CAP_NET_ADMIN");
+			       caps_have(CAP_NET_ADMIN) ? "CAP_SYS_ADMIN" : "CAP_SYS_ADMIN and CAP_NET_ADMIN",
+			       n->n_allow > 0 ? "--cap-add SYS_ADMIN --cap-add NET_ADMIN" :
+			       "--network none (loopback only needs no capability), or --cap-add SYS_ADMIN --cap-add NET_ADMIN");
 	p.proxy = n->n_allow > 0;
 	*ret = p;
 	return 0;

@@ -69,7 +69,7 @@ echo "# server $SRV at $SRV_IP:8080 on the internal network $NET"
 # refused unless that address is listed); "name" by name only. Both set
 # HTTP_PROXY in env.set, which turninit's own value replaces.
 PSET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb","HTTP_PROXY":"http://192.0.2.1:1"}'
-manifest allow "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]},{\"host\":\"$SRV_IP\",\"ports\":[8080]}]}}"
+manifest allow "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]},{\"host\":\"$SRV_IP\",\"ports\":[8080,8081]}]}}"
 manifest name "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]}]}}"
 seal_images "$IMG" network allow name
 # the names, for the turn's container only (its /etc/hosts): no DNS is asked
@@ -122,7 +122,7 @@ fi
 # Refusals: exit 125, one line naming what to add, nothing run.
 if begin net-lo-refused-without-caps; then
 	run_cmd "${RUN[@]}" --network "$NET" "$IMG:lo" -- 'echo RAN'
-	expect_refusal "lacks CAP_SYS_ADMIN and CAP_NET_ADMIN to make a network namespace of loopback only: add --network none, or --cap-add SYS_ADMIN --cap-add NET_ADMIN"
+	expect_refusal "lacks CAP_SYS_ADMIN and CAP_NET_ADMIN to make the commands a network namespace of their own: add --network none (loopback only needs no capability), or --cap-add SYS_ADMIN --cap-add NET_ADMIN to podman or docker run"
 	end
 fi
 if begin net-lo-refused-one-cap; then
@@ -216,6 +216,26 @@ ls /proc/$q/fd >/dev/null 2>&1 && echo fds-read || echo fds-closed
 grep -E "^(CapEff|CapPrm|NoNewPrivs):" /proc/$q/status | tr -s "\t" " "'
 	expect_rc 0
 	expect_out $'found=yes\nnot-killed\nfds-closed\nCapPrm: 0000000000000000\nCapEff: 0000000000000000\nNoNewPrivs: 1\n'
+	end
+fi
+# Refused at start, naming what works: the capabilities (never --network
+# none, which reaches no host), or root (non-root mode runs no proxy).
+if begin net-proxy-refused-without-caps; then
+	run_cmd "${RUN[@]}" --network "$NET" "$IMG:allow" -- 'echo RAN'
+	expect_refusal "lacks CAP_SYS_ADMIN and CAP_NET_ADMIN to make the commands a network namespace of their own: add --cap-add SYS_ADMIN --cap-add NET_ADMIN to podman or docker run"
+	end
+fi
+if begin net-proxy-refused-nonroot; then
+	run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL \
+		--security-opt no-new-privileges "$IMG:allow" -- 'echo RAN'
+	expect_refusal "network.allow: 2 hosts listed, and non-root mode cannot run turninit's proxy"
+	end
+fi
+# A listed host that does not answer: 502 with the kernel's reason, at once.
+if begin net-proxy-connection-refused; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:allow" -- "$(connect_to "$SRV_IP:8081")"
+	expect_out $'HTTP/1.1 502 Bad Gateway\n0\n'
+	expect_contains stderr "$ERR" "turninit: net: refused CONNECT $SRV_IP:8081: no connection to $SRV_IP (Connection refused)"
 	end
 fi
 # Refused where no host could be reached: the container has loopback alone.

@@ -235,6 +235,8 @@ static const struct mod_case mod_cases[] = {
 	BAD("network.allow", "[{\"host\": \"a b\", \"ports\": [443]}]", "not a letter, a digit"),
 	BAD("network.allow", "[{\"host\": \"999.1.1.1\", \"ports\": [443]}]", "ends in a label of digits only"),
 	BAD("network.allow", "[{\"host\": \"[fd00::5]\", \"ports\": [443]}]", "is not an IPv6 address (write it without brackets"),
+	BAD("network.allow", "[{\"host\": \"a.example:443\", \"ports\": [443]}]", "has a port: write the host alone (its ports go in \"ports\")"),
+	BAD("network.allow", "[{\"host\": \"https://a.example\", \"ports\": [443]}]", "has a scheme: write the host alone"),
 	BAD("network.allow", "[{\"host\": \"fe80::1%eth0\", \"ports\": [443]}]", "is not an IPv6 address"),
 	BAD("network.allow",
 	    "[{\"host\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.example\", \"ports\": [443]}]",

@@ -32,6 +32,8 @@ static void test_connect(void **state)
 	assert_int_equal(r.port, 443);
 	assert_int_equal(r.head_len, strlen(h) - 3);   /* the tunnel's first bytes are not the head's */
 	assert_null(fwd);
+	/* bytes after the head are the tunnel's, LF or not */
+	assert_int_equal(parse("CONNECT a.example:22 HTTP/1.1\r\n\r\nSSH-2.0-x\n", &r, &fwd, &err), 0);
 	assert_int_equal(parse("CONNECT [fd00::5]:22 HTTP/1.0\r\n\r\n", &r, &fwd, &err), 0);
 	assert_string_equal(r.host, "fd00::5");
 	assert_int_equal(r.port, 22);
@@ -109,7 +111,9 @@ static const struct bad bads[] = {
 	{ "G(T http://a.example/ HTTP/1.1\r\n\r\n", -EINVAL, "not a token" },
 	{ "GET http://a.example/\x01 HTTP/1.1\r\n\r\n", -EINVAL, "control character" },
 	{ "GET http://a.example/ HTTP/1.1\r\nHost: a\rb\r\n\r\n", -EINVAL, "bare CR" },
-	{ "GET http://a.example/ HTTP/1.1\r\nHost: a\nX: b\r\n\r\n", -EINVAL, "bare CR or LF" },
+	{ "GET http://a.example/ HTTP/1.1\r\nHost: a\nX: b\r\n\r\n", -EINVAL, "a bare LF" },
+	{ "GET http://a.example/ HTTP/1.1\n\n", -EINVAL, "a bare LF" },
+	{ "GET http://a.example/ HTTP/1.1\nHost: a", -EINVAL, "a bare LF" },
 	{ "GET http://a.example/ HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", -EINVAL, "folded" },
 	{ "GET http://a.example/ HTTP/1.1\r\nNo colon\r\n\r\n", -EINVAL, "NAME: VALUE" },
 	{ "GET http://a.example/ HTTP/1.1\r\n: empty\r\n\r\n", -EINVAL, "NAME: VALUE" },
