@@ -182,18 +182,29 @@ static json_t *ev_str_or_null(const char *s)
 	return s[0] ? json_string(s) : json_null();
 }
 
+json_t *ev_net_fields(json_t *obj, const struct net_record *r)
+{
+	json_t *f = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+			      "verdict", r->verdict, "request", ev_str_or_null(r->request),
+			      "host", ev_str_or_null(r->host),
+			      "port", r->port ? json_integer(r->port) : json_null(),
+			      "address", ev_str_or_null(r->addr),
+			      "rule", r->rule >= 0 ? json_integer(r->rule) : json_null(),
+			      "reason", ev_str_or_null(r->reason),
+			      "bytes_out", (json_int_t)r->bytes_out, "bytes_in", (json_int_t)r->bytes_in,
+			      "duration_ms", (json_int_t)r->duration_ms);
+
+	if (!obj || !f || json_object_update(obj, f) != 0) {
+		json_decref(obj);
+		obj = NULL;
+	}
+	json_decref(f);
+	return obj;
+}
+
 char *ev_net(const struct net_record *r)
 {
-	return ev_dump(json_pack("{s:s, s:n, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
-				 "event", "net", "id", "verdict", r->verdict,
-				 "request", ev_str_or_null(r->request),
-				 "host", ev_str_or_null(r->host),
-				 "port", r->port ? json_integer(r->port) : json_null(),
-				 "address", ev_str_or_null(r->addr),
-				 "rule", r->rule >= 0 ? json_integer(r->rule) : json_null(),
-				 "reason", ev_str_or_null(r->reason),
-				 "bytes_out", (json_int_t)r->bytes_out, "bytes_in", (json_int_t)r->bytes_in,
-				 "duration_ms", (json_int_t)r->duration_ms));
+	return ev_dump(ev_net_fields(json_pack("{s:s, s:n}", "event", "net", "id"), r));
 }
 
 static int parse_net(struct ev_event *e, json_t *v, struct tn_error *err)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "error.h"
 #include "netrec.h"
 
@@ -62,6 +64,11 @@ char *ev_info(const char *id, const char *manifest);
  * proxy (docs/protocol.md, "net"). id is null: the proxy sees a connection on
  * the commands' loopback, not which command made it. */
 char *ev_net(const struct net_record *r);
+
+/* ev_net_fields - obj (stolen) with r's fields appended, from "verdict" to
+ * "duration_ms" as ev_net writes them (the audit log's net line puts its own
+ * first keys before them); NULL, obj released, when out of memory. */
+json_t *ev_net_fields(json_t *obj, const struct net_record *r);
 
 enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR, EV_INFO, EV_NET };
 

@@ -357,26 +357,12 @@ void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 			      "stderr_bytes", (json_int_t)err_bytes));
 }
 
-/* s, or JSON null for "" */
-static json_t *audit_str(const char *s)
-{
-	return s[0] ? json_string(s) : json_null();
-}
-
 void audit_net(const struct net_record *r)
 {
 	if (audit_fd < 0)
 		return;
-	audit_write(json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
-			      "event", "net", "time", rfc3339(audit_wall_ms()),
-			      "verdict", r->verdict, "request", audit_str(r->request),
-			      "host", audit_str(r->host),
-			      "port", r->port ? json_integer(r->port) : json_null(),
-			      "address", audit_str(r->addr),
-			      "rule", r->rule >= 0 ? json_integer(r->rule) : json_null(),
-			      "reason", audit_str(r->reason),
-			      "bytes_out", (json_int_t)r->bytes_out, "bytes_in", (json_int_t)r->bytes_in,
-			      "duration_ms", (json_int_t)r->duration_ms));
+	audit_write(ev_net_fields(json_pack("{s:s, s:o}", "event", "net", "time",
+					    rfc3339(audit_wall_ms())), r));
 }
 
 void audit_turn_end(int exit_code)
