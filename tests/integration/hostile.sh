@@ -255,6 +255,16 @@ mrow h-manifest-control-bytes-in-value "{$HX,\"expires\":\"2099\\n\\u001b[31mred
 	'manifest: expires: expected a UTC time "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339), got "2099\x0a\x1b[31mred"'
 mrow h-manifest-control-bytes-in-key "{$HD,\"env\":{$ST},\"limits\":{\"a\\nb\\u001b\":1}}" \
 	'manifest: limits.a\x0ab\x1b: unknown key'
+mrow h-manifest-network-bare-star "{$HD,\"env\":{$ST},\"network\":{\"allow\":[{\"host\":\"*\",\"ports\":[443]}]}}" \
+	"manifest: network.allow[0].host: \"*\" is a bare '*', which admits every host"
+mrow h-manifest-network-empty-label "{$HD,\"env\":{$ST},\"network\":{\"allow\":[{\"host\":\"a..example\",\"ports\":[443]}]}}" \
+	"manifest: network.allow[0].host: \"a..example\" has an empty label"
+mrow h-manifest-network-host-with-port "{$HD,\"env\":{$ST},\"network\":{\"allow\":[{\"host\":\"a.example:443\",\"ports\":[443]}]}}" \
+	"manifest: network.allow[0].host: \"a.example:443\" has a port: write the host alone (its ports go in \"ports\")"
+mrow h-manifest-network-port-0 "{$HD,\"env\":{$ST},\"network\":{\"allow\":[{\"host\":\"a.example\",\"ports\":[0]}]}}" \
+	"manifest: network.allow[0].ports[0]: 0 is out of range 1..65535"
+mrow h-manifest-network-isolation "{$HD,\"env\":{$ST},\"network\":{\"isolation\":\"none\"}}" \
+	"manifest: network.isolation: \"none\" is not \"namespace\", the only isolation this turninit has"
 if selected h-manifest-env-bad-base64; then
 	begin h-manifest-env-bad-base64
 	envfile mf-b64
