@@ -155,9 +155,19 @@ static void handle_signals(struct serve *s)
 			if (s->cmds[i].used && !s->cmds[i].exited)
 				keeper_forward(s->cmds[i].k, sig);
 	}
-	/* Keepers, and anything reparented to turninit as PID 1. */
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	/* Keepers, the proxy, and anything reparented to turninit as PID 1. */
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+
+		if (p <= 0)
+			break;
+		/* its socket went with it: connections are refused from now on */
+		if (p == s->ctx->sandbox->proxy_pid)
+			log_line("network: the proxy ended (%s %d): connections to the allowed hosts are refused from now on; the turn goes on",
+				 WIFSIGNALED(st) ? "signal" : "status",
+				 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	}
 }
 
 /* What a pollfd of the loop stands for: its kind and its object. */

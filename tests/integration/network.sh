@@ -284,6 +284,36 @@ allowed CONNECT srv.test.internal 8080 $SRV_IP 0 None"
 	end
 fi
 
+# The proxy killed from outside: connections are refused from then on, the
+# failure is logged, and the turn and its commands go on. The command waits
+# (bounded by its own loop) until the proxy's port refuses it.
+if begin net-proxy-killed-turn-goes-on; then
+	NAME=turninit-ntest-kill-$$
+	timeout 120 python3 "$ROOT/tests/integration/session.py" \
+		"$(exec_json a 'p=${HTTP_PROXY##*:}; for i in $(seq 600000); do (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null || break; done; echo refused-now; echo still-here')" -- \
+		"${RUN[@]}" -i --name "$NAME" --network "$NET" "${NETCAPS[@]}" "$IMG:allow" serve \
+		>"$WORK/kill.out" 2>"$WORK/kill.err" &
+	SESSION=$!
+	CPID= PROXY=
+	d=$(($(now_ms) + 60000))
+	until [[ -n $PROXY ]] || (($(now_ms) > d)); do
+		CPID=$(timeout 10 podman inspect -f '{{.State.Pid}}' "$NAME" 2>/dev/null)
+		for c in $(cat "/proc/$CPID/task/$CPID/children" 2>/dev/null); do
+			[[ $(cat "/proc/$c/comm" 2>/dev/null) == turninit-proxy ]] && PROXY=$c
+		done
+	done
+	[[ -n $PROXY ]] && kill -9 "$PROXY"
+	wait "$SESSION"
+	RC=$?
+	CMD="serve; the proxy (host pid ${PROXY:-not found}) killed from the host"
+	slurp "$WORK/kill.out" OUT
+	slurp "$WORK/kill.err" ERR
+	expect_rc 0
+	expect_out $'a exit 0 None\na stdout refused-now\na stdout still-here\n'
+	expect_contains stderr "$ERR" "turninit: network: the proxy ended (signal 9): connections to the allowed hosts are refused from now on; the turn goes on"
+	end
+fi
+
 # MCP: the result of a call that met a refusal says so in its last line.
 if begin net-mcp-refusal-line; then
 	MCP_IN=$(python3 - "$(connect_to other.test.internal:8080)" <<'PY'
