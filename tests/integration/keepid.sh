@@ -209,7 +209,14 @@ eq fds "$(stat_of fds)" "0 1 2"
 end; fi
 
 # Every probe of the table gets the verdict sandbox.sh asserts under rootful
-# podman: attacks blocked or killed, controls allowed.
+# podman: attacks blocked or killed, controls allowed. A row that relies on a
+# kernel feature is not asserted where the kernel lacks it (sandbox.sh's
+# ROW_FEATURE: int 0x80 never reaches the filter without IA32 emulation).
+declare -A ROW_FEATURE=([int80_getpid]=int80) ROW_SKIP=()
+for name in "${!ROW_FEATURE[@]}"; do
+	[[ -n ${EXP_V[$name]-} ]] || abort "ROW_FEATURE names $name, which probe list does not"
+	kernel_lacks "${ROW_FEATURE[$name]}" && ROW_SKIP[$name]=$KERNEL_WHY
+done
 if begin k-probe-table-as-rootful; then
 prun "${KEEPID[@]}" --security-opt seccomp=unconfined --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe'
 expect_rc 0
@@ -220,7 +227,9 @@ while read -r name verdict code; do
 done <<<"$OUT"
 for name in "${NAMES[@]}"; do
 	got=${GOT[$name]-missing}
-	if [[ ${EXP_V[$name]} == allowed ]]; then
+	if [[ -n ${ROW_SKIP[$name]-} ]]; then
+		echo "# $name not asserted: ${ROW_SKIP[$name]}"
+	elif [[ ${EXP_V[$name]} == allowed ]]; then
 		[[ $got == "allowed "* ]] || why "$name: got $got, want allowed"
 	else
 		[[ $got == "${EXP_V[$name]} ${EXP_C[$name]}" ]] || why "$name: got $got, want ${EXP_V[$name]} ${EXP_C[$name]}"
