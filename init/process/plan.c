@@ -59,10 +59,6 @@ static int step_home(struct sandbox *sb, struct tn_error *err)
 			  err);
 }
 
-/* Signals are scoped in every mode (from ABI 6): in privileged mode the
- * commands share one uid too, and a command that could stop another's
- * process between its uid change and its exec would hold that command's
- * start (issue 27). */
 /* After HOME, before the capabilities it needs are dropped (net.h). */
 static int step_network(struct sandbox *sb, struct tn_error *err)
 {
@@ -81,6 +77,10 @@ static int step_network(struct sandbox *sb, struct tn_error *err)
 	return r;
 }
 
+/* Signals are scoped in every mode (from ABI 6): in privileged mode the
+ * commands share one uid too, and a command that could stop another's
+ * process between its uid change and its exec would hold that command's
+ * start (issue 27). */
 static int step_landlock(struct sandbox *sb, struct tn_error *err)
 {
 	return ll_prepare(&sb->m->landlock, true, &sb->landlock, err);
