@@ -14,7 +14,9 @@
 # required by the manifest; a start whose commands would share turninit's
 # uid, non-root mode among them) is exit 125, one line, no command run; the
 # missing subreaper of serve's keepers is said at start and by verify. Under
-# podman's default runtime verify names no weakened layer.
+# podman's default runtime verify names no weakened layer. The network key:
+# "allow": [] keeps runsc's loopback (verify says so); listed hosts are
+# refused, as the container has no network.
 #
 # Every podman call has a hard timeout (60 s); containers are labelled and
 # removed at exit. ITEST_ONLY=REGEX, ITEST_BINARY=PATH as in every suite.
@@ -273,6 +275,34 @@ if selected gv-home-refusal-one-line; then
 	begin gv-home-refusal-one-line
 	gvrun "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "--tmpfs"
+	end
+fi
+
+# The network key under gVisor: runsc's network=none leaves the sandbox loopback
+# alone, which turninit keeps (no namespace of its own needed); a manifest that
+# lists hosts is refused there, as everywhere the container has no network.
+# (The runtime's own network cannot be had with this runsc: see the top.)
+manifest netlo "{$HEAD,\"env\":{$SET},\"landlock\":{\"optional\":true},\"network\":{\"allow\":[]}}"
+manifest netallow "{$HEAD,\"env\":{$SET},\"landlock\":{\"optional\":true},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]}]}}"
+mapfile -t ENV_NETLO < <(manifest_env "$M/netlo.json")
+mapfile -t ENV_NETALLOW < <(manifest_env "$M/netallow.json")
+if begin gv-network-loopback-only; then
+	gvrun --tmpfs "$HOME_TMPFS" "${ENV_NETLO[@]}" "$SEALED" \
+		'awk -F: "NR > 2 { gsub(/ /, \"\", \$1); print \$1 }" /proc/net/dev | tr "\n" " "; echo
+busybox httpd -p 127.0.0.1:9000 -h /etc/turninit && (exec 3<>/dev/tcp/127.0.0.1/9000) && echo lo-reached || echo lo-refused'
+	expect_rc 0
+	expect_out $'lo \nlo-reached\n'
+	end
+fi
+if begin gv-network-verify; then
+	gvrun "${ENV_NETLO[@]}" "$SEALED" verify
+	expect_rc 0
+	expect_contains stdout "$OUT" '"network": "loopback only: the container'"'"'s network namespace has no interface but lo'
+	end
+fi
+if begin gv-network-allow-refused; then
+	gvrun --tmpfs "$HOME_TMPFS" "${ENV_NETALLOW[@]}" "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "network.allow: 1 host listed, and the container has no network but loopback (--network none)"
 	end
 fi
 
