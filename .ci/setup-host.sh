@@ -33,14 +33,17 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   packaging suite checks the committed page against it), and man-db to read it;
 #   runsc (gVisor), the OCI runtime of the gvisor suite (podman --runtime);
 #   docker.io (dockerd and its client, 20.10; it pulls in tini), containerd (and
-#   its ctr) and runc, which tests/integration/docker.sh starts as its own daemons.
+#   its ctr) and runc, which tests/integration/docker.sh starts as its own daemons;
+#   openssl and git, with which the network suite makes its test CA, certificate
+#   and repository (tests/network/fixtures.py).
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun runsc catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
-	python3-jsonschema strace go-md2man man-db docker.io containerd runc"
+	python3-jsonschema strace go-md2man man-db docker.io containerd runc
+	openssl git"
 
 # --- 1b. docker.io and containerd: installed, never started ------------------------
 # Their maintainer scripts start the system services: docker.io's postinst runs

@@ -12,7 +12,8 @@
 #   - a dockerd of its own on that containerd (--containerd): its own unix
 #     socket (-H, group root), --data-root, --exec-root and --pidfile, an
 #     empty --config-file (the host's /etc/docker/daemon.json is not read),
-#     --bridge=none --iptables=false (every test runs --network none), and
+#     --bridge=none --iptables=false (no default bridge, no NAT: a test runs
+#     --network none, or on an --internal network of its own), and
 #     --init-path build/turninit, so that `docker run --init` runs turninit.
 # Nothing of a docker or containerd of the host is used or touched. While a
 # container runs, its shim keeps a socket in /run/containerd/s/, whatever
@@ -29,16 +30,16 @@
 #   - docker-containerd: `ctr image import` of sealed images, one turn by
 #     `ctr run` with the HOME tmpfs as a --mount (exact output, environment,
 #     status), Landlock under ctr, SIGTERM, and the refusal without the mount;
-#   - run.sh, sandbox.sh and serve.sh with ITEST_ENGINE=docker and
+#   - run.sh, sandbox.sh, network.sh and serve.sh with ITEST_ENGINE=docker and
 #     DOCKER_HOST that socket (tests/integration/lib.sh): docker-integration,
-#     docker-sandbox, docker-serve.
+#     docker-sandbox, docker-network, docker-serve.
 # Their counts go to build/test-results/docker-*; the last line adds them up.
 # Exits 1 when anything failed or did not run.
 #
 # Environment: ITEST_ONLY=REGEX and ITEST_BINARY=PATH (passed on);
 # ITEST_DOCKER, the docker client (default Debian's /usr/bin/docker, of the
 # daemon's version, where there is one); DOCKER_SUITES="run serve", a subset
-# of the three suites, by file name.
+# of the four suites, by file name.
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the container
 set -uo pipefail
 
@@ -58,7 +59,7 @@ SUITE=docker-engine   # where a failure before suite_open is counted
 BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 ENGINES=docker
 # file name of the suite : its name in build/test-results (with docker-)
-ALL=(run:integration sandbox:sandbox serve:serve)
+ALL=(run:integration sandbox:sandbox network:network serve:serve)
 SUITE_TIMEOUT=900
 
 D=$ROOT/build/docker

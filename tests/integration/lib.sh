@@ -58,11 +58,11 @@ rootless() {
 # ITEST_ENGINE=docker: the suite's containers run under Docker instead of
 # podman (tests/integration/docker.sh starts a dockerd of its own, sets
 # DOCKER_HOST to its socket and ITEST_DOCKER to its client, and runs run.sh,
-# sandbox.sh and serve.sh so; the other suites are podman's only). Images are
-# still built with buildah and podman (rootfs/build-image.sh, oci/seal.sh) and
-# handed over with `podman save | docker load` (engine_images). ENGINE is the
-# client, ENGINE_NAME its name in test names and messages; SUITE and WORK get
-# the prefix docker- (build/test-results/docker-integration, build/docker-itest).
+# sandbox.sh, network.sh and serve.sh so; the other suites are podman's only).
+# Images are still built with buildah and podman (rootfs/build-image.sh,
+# oci/seal.sh) and handed over with `podman save | docker load` (engine_images).
+# ENGINE is the client, ENGINE_NAME its name in test names and messages; SUITE
+# and WORK get the prefix docker- (build/test-results/docker-integration, build/docker-itest).
 docker_engine() {
 	[[ ${ITEST_ENGINE:-podman} == docker ]]
 }
@@ -166,7 +166,7 @@ suite_open() {
 		SUITE=docker-$SUITE
 		WORK=$ROOT/build/docker-$2
 		[[ " ${ENGINES:-podman} " == *" docker "* ]] \
-			|| abort "this suite runs under podman only (ITEST_ENGINE=docker: run.sh, sandbox.sh, serve.sh)"
+			|| abort "this suite runs under podman only (ITEST_ENGINE=docker: run.sh, sandbox.sh, network.sh, serve.sh)"
 	fi
 	BIN=${BIN:-${ITEST_BINARY:-$ROOT/build/turninit}}
 	preflight "$why" "$BIN" "$@"

@@ -27,17 +27,23 @@ ROOT=$(cd "$HERE/../.." && pwd)
 VECTORS=$ROOT/tests/vectors
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open network ntest "rootful podman, networks" podman buildah minisign timeout
+ENGINES="podman docker"
+suite_open network ntest "rootful $ENGINE_NAME, networks" podman buildah minisign timeout openssl git
 
 IMG=localhost/turninit-ntest
+DIMG=localhost/turninit-ntest-debian
 NET=turninit-ntest
 SRV=turninit-ntest-srv
+TLS=turninit-ntest-tls
 T0=$(now_ms)
 
+servers_down() {
+	timeout 60 "$ENGINE" rm -f "$SRV" "$TLS" >/dev/null 2>&1
+	timeout 60 "$ENGINE" network rm "$NET" >/dev/null 2>&1
+}
 finish_suite() {
 	cleanup_containers
-	timeout 60 podman rm -f -t 0 "$SRV" >/dev/null 2>&1
-	timeout 60 podman network rm -f "$NET" >/dev/null 2>&1
+	servers_down
 }
 trap finish_suite EXIT
 
@@ -48,19 +54,19 @@ MANIFEST_KEY=$WORK/key.key
 manifest off "{$HEAD,\"env\":{$SET}}"
 manifest lo "{$HEAD,\"env\":{$SET},\"network\":{\"allow\":[]}}"
 seal_images "$IMG" network off lo
+engine_images "$IMG:base" "$IMG:off" "$IMG:lo"
 
 # --- the test network and its server ------------------------------------------------
 cleanup_containers
-timeout 60 podman rm -f -t 0 "$SRV" >/dev/null 2>&1
-timeout 60 podman network rm -f "$NET" >/dev/null 2>&1
-timeout 120 podman network create --internal "$NET" >"$WORK/net.log" 2>&1 \
-	|| { cat "$WORK/net.log"; abort "podman network create --internal $NET"; }
-[[ $(timeout 60 podman network inspect --format '{{.Internal}}' "$NET") == true ]] \
+servers_down
+timeout 120 "$ENGINE" network create --internal "$NET" >"$WORK/net.log" 2>&1 \
+	|| { cat "$WORK/net.log"; abort "$ENGINE_NAME network create --internal $NET"; }
+[[ $(timeout 60 "$ENGINE" network inspect --format '{{.Internal}}' "$NET") == true ]] \
 	|| abort "network $NET is not internal"
-timeout 120 podman run -d --name "$SRV" --label "$LABEL" --network "$NET" --pull never \
+timeout 120 "$ENGINE" run -d --name "$SRV" --label "$LABEL" --network "$NET" --pull never \
 	--entrypoint /bin/busybox "$IMG:base" httpd -f -p 8080 -h /etc/turninit >"$WORK/srv.log" 2>&1 \
 	|| { cat "$WORK/srv.log"; abort "the server container"; }
-SRV_IP=$(timeout 60 podman inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$SRV")
+SRV_IP=$(timeout 60 "$ENGINE" inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$SRV")
 [[ $SRV_IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || abort "the server's address on $NET: '$SRV_IP'"
 echo "# server $SRV at $SRV_IP:8080 on the internal network $NET"
 
@@ -72,10 +78,11 @@ PSET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb
 manifest allow "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]},{\"host\":\"$SRV_IP\",\"ports\":[8080,8081]}]}}"
 manifest name "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]}]}}"
 seal_images "$IMG" network allow name
+engine_images "$IMG:allow" "$IMG:name"
 # the names, for the turn's container only (its /etc/hosts): no DNS is asked
 HOSTS=(--add-host "srv.test.internal:$SRV_IP" --add-host "other.test.internal:$SRV_IP")
 
-RUN=(timeout 60 podman run --rm --pull never --label "$LABEL" --tmpfs /home/agent:rw,mode=0700,size=64m,U)
+RUN=(timeout 60 "$ENGINE" run --rm --pull never --label "$LABEL" --tmpfs "$HOME_TMPFS")
 NETCAPS=(--cap-add SYS_ADMIN --cap-add NET_ADMIN)
 
 # What a command sees and reaches: its interfaces (its own network namespace's,
@@ -297,7 +304,7 @@ if begin net-proxy-killed-turn-goes-on; then
 	CPID= PROXY=
 	d=$(($(now_ms) + 60000))
 	until [[ -n $PROXY ]] || (($(now_ms) > d)); do
-		CPID=$(timeout 10 podman inspect -f '{{.State.Pid}}' "$NAME" 2>/dev/null)
+		CPID=$(timeout 10 "$ENGINE" inspect -f '{{.State.Pid}}' "$NAME" 2>/dev/null)
 		for c in $(cat "/proc/$CPID/task/$CPID/children" 2>/dev/null); do
 			[[ $(cat "/proc/$c/comm" 2>/dev/null) == turninit-proxy ]] && PROXY=$c
 		done
@@ -342,6 +349,141 @@ sys.exit(p.wait(timeout=30))' "$MCP_IN" "${RUN[@]}" -i --network "$NET" "${NETCA
 [exit code 1]
 [turninit: a connection to other.test.internal:8080 was refused: no entry of the manifest's network.allow names this host and port]
 "
+	end
+fi
+
+# --- real clients over HTTPS: curl, git clone, pip install ---------------------------
+# A second server on the test network: tests/network/testsrv.py in the Debian
+# base image of tests/workload/build-image.sh, over TLS with a certificate of a
+# test CA made now (tests/network/fixtures.py), serving a file, a git
+# repository by smart HTTP and a pip index of a wheel built now. The turn's
+# image is that Debian root (curl, git, pip) with turninit, sealed with a
+# manifest that lists the server by name and address on port 8443 only. The
+# CA reaches the turn as a read-only file; each client is told of it by flag.
+# Made only when one of these tests is selected (the image takes minutes the
+# first time; a mutation's single test needs none of it).
+TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
+	net-tls-other-host-refused net-tls-audit-log)
+tls_wanted() {
+	local t
+	for t in "${TLS_TESTS[@]}"; do selected "$t" && return 0; done
+	return 1
+}
+# Under rootless podman they are skipped: debootstrap, which makes the image,
+# runs as root (the rootful run of this suite has them).
+TLS_SKIP=
+rootless && TLS_SKIP="the Debian image of these tests is made by debootstrap, as root: the rootful run has them"
+# tls_begin NAME: begin, or the skip line under rootless
+tls_begin() {
+	if [[ -n $TLS_SKIP ]]; then
+		selected "$1" && skip "$1" "$TLS_SKIP"
+		return 1
+	fi
+	begin "$1"
+}
+if [[ -z $TLS_SKIP ]] && tls_wanted; then
+	FX=$WORK/fx
+	python3 "$ROOT/tests/network/fixtures.py" "$FX" tls.test.internal other.test.internal >"$WORK/fx.log" 2>&1 \
+		|| { cat "$WORK/fx.log"; abort "tests/network/fixtures.py"; }
+	sh "$ROOT/tests/workload/build-image.sh" --tag "$DIMG:latest" --trusted-key "$WORK/key.pub" "$BIN" \
+		>"$WORK/debian.log" 2>&1 || { cat "$WORK/debian.log"; abort "tests/workload/build-image.sh"; }
+	sed 's/^/# /' "$WORK/debian.log"
+	DBASE=localhost/turninit-workload-base:latest
+	engine_images "$DBASE"
+	timeout 120 "$ENGINE" run -d --name "$TLS" --label "$LABEL" --network "$NET" --pull never \
+		-v "$FX:/fx:ro" -v "$ROOT/tests/network/testsrv.py:/testsrv.py:ro" --entrypoint python3 \
+		"$DBASE" /testsrv.py /fx/www /fx/srv.pem /fx/srv.key 8443 >"$WORK/tls.log" 2>&1 \
+		|| { cat "$WORK/tls.log"; abort "the HTTPS server container"; }
+	wait_for 60 sh -c "timeout 10 $ENGINE logs $TLS 2>/dev/null | grep -q 'listening on 8443'" \
+		|| abort "the HTTPS server did not listen within 60 s: $(timeout 10 "$ENGINE" logs "$TLS" 2>&1 | tail -n 3)"
+	TLS_IP=$(timeout 60 "$ENGINE" inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$TLS")
+	[[ $TLS_IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || abort "the HTTPS server's address on $NET: '$TLS_IP'"
+	echo "# HTTPS server $TLS at $TLS_IP:8443 on $NET"
+	manifest tls "{$HEAD,\"env\":{$SET},\"network\":{\"allow\":[{\"host\":\"tls.test.internal\",\"ports\":[8443]},{\"host\":\"$TLS_IP\",\"ports\":[8443]}]}}"
+	sh "$ROOT/oci/seal.sh" --image "$DIMG:latest" --tag "$DIMG:tls" --manifest "$WORK/m/tls.json" \
+		--key "$WORK/key.key" --trusted-comment "turninit network test: tls" \
+		>"$WORK/seal-tls.log" 2>&1 || { cat "$WORK/seal-tls.log"; abort "oci/seal.sh tls"; }
+	engine_images "$DIMG:tls"
+	TLS_HOSTS=(--add-host "tls.test.internal:$TLS_IP" --add-host "other.test.internal:$SRV_IP")
+	TRUN=("${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${TLS_HOSTS[@]}" -v "$FX/ca.pem:/ca/ca.pem:ro")
+	CURL='curl -sS --cacert /ca/ca.pem'
+fi
+
+if tls_begin net-tls-curl; then
+	run_cmd "${TRUN[@]}" "$DIMG:tls" -- "$CURL https://tls.test.internal:8443/hello.txt"
+	expect_rc 0
+	expect_out $'hello from the test server\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443 ($TLS_IP) by network.allow[0]"
+	end
+fi
+if tls_begin net-tls-git-clone; then
+	run_cmd "${TRUN[@]}" "$DIMG:tls" -- \
+		'git -c http.sslCAInfo=/ca/ca.pem clone -q https://tls.test.internal:8443/git/probe.git "$HOME/probe" && cat "$HOME/probe/README"'
+	expect_rc 0
+	expect_out $'cloned through the proxy\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443"
+	end
+fi
+if tls_begin net-tls-pip-install; then
+	run_cmd "${TRUN[@]}" "$DIMG:tls" -- \
+		'pip install -q --disable-pip-version-check --no-cache-dir --cert /ca/ca.pem --index-url https://tls.test.internal:8443/simple/ --target "$HOME/site" turninit-probe && PYTHONPATH=$HOME/site python3 -c "import turninit_probe; print(turninit_probe.VALUE)"'
+	expect_rc 0
+	expect_out $'probe 1.0\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443"
+	end
+fi
+# What the kernel stops: TCP straight to the allowed server, the same over
+# IPv6 (its IPv4-mapped address), UDP (DNS's port among them), raw and packet
+# sockets; the commands see lo alone.
+DPROBE='awk -F: "NR > 2 { gsub(/ /, \"\", \$1); print \$1 }" /proc/net/dev | sort | tr "\n" " "; echo
+(exec 3<>/dev/tcp/'$TLS_IP'/8443) 2>/dev/null && echo tcp-reached || echo tcp-refused
+(exec 3<>/dev/tcp/::ffff:'$TLS_IP'/8443) 2>/dev/null && echo tcp6-reached || echo tcp6-refused
+(echo x >/dev/udp/'$TLS_IP'/53) 2>/dev/null && echo udp-sent || echo udp-refused
+python3 -c "
+import socket
+for name, fam, kind in ((\"raw\", socket.AF_INET, socket.SOCK_RAW), (\"packet\", socket.AF_PACKET, socket.SOCK_RAW)):
+    try:
+        socket.socket(fam, kind, 0); print(name + \"-opened\")
+    except OSError:
+        print(name + \"-refused\")"'
+if tls_begin net-tls-kernel-stops-the-rest; then
+	run_cmd "${TRUN[@]}" "$DIMG:tls" -- "$DPROBE"
+	expect_rc 0
+	expect_out $'lo \ntcp-refused\ntcp6-refused\nudp-refused\nraw-refused\npacket-refused\n'
+	end
+fi
+if tls_begin net-tls-other-host-refused; then
+	run_cmd "${TRUN[@]}" "$DIMG:tls" -- "$CURL https://other.test.internal:8443/hello.txt"
+	expect_rc 56
+	expect_contains stderr "$ERR" "turninit: net: refused CONNECT other.test.internal:8443: no entry of the manifest's network.allow names this host and port"
+	expect_contains stderr "$ERR" "CONNECT tunnel failed, response 403"
+	end
+fi
+# serve with the audit log: each decision, with the rule, the address, and
+# on the tunnel's close its bytes each way and duration.
+if tls_begin net-tls-audit-log; then
+	LOGDIR=$WORK/auditlog-tls
+	rm -rf "$LOGDIR" && mkdir -p "$LOGDIR" && chmod 0700 "$LOGDIR"
+	serve_session "$(exec_json a "$CURL https://tls.test.internal:8443/hello.txt")" "hello from" \
+		"$(exec_json b "$CURL https://other.test.internal:8443/hello.txt")" -- \
+		"${TRUN[@]}" -i -v "$LOGDIR:/var/log/turninit" "$DIMG:tls" serve --audit-log /var/log/turninit/audit.jsonl
+	expect_rc 0
+	# sorted: a tunnel's close may come after the next command's decision
+	AUD=$(python3 - "$LOGDIR/audit.jsonl" <<'PY' | sort
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event"] != "net":
+        continue
+    if e["verdict"] == "closed":
+        print("closed", e["host"], e["port"], e["address"], e["bytes_out"] > 0, e["bytes_in"] > 0, e["duration_ms"] >= 0)
+    else:
+        print(e["verdict"], e["request"], e["host"], e["port"], e["address"], e["rule"], e["reason"])
+PY
+)
+	eq "audit log's net lines" "$AUD" "allowed CONNECT tls.test.internal 8443 $TLS_IP 0 None
+closed tls.test.internal 8443 $TLS_IP True True True
+refused CONNECT other.test.internal 8443 None None no entry of the manifest's network.allow names this host and port"
 	end
 fi
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # build-image.sh - the workload test's image: a Debian root made by debootstrap
 # (--variant=minbase) with the tools of a real agent session, and turninit as its
-# ENTRYPOINT (issue 3, "Deliver" 7). Registry-free; root; needs debootstrap, podman
-# and buildah.
+# ENTRYPOINT (issue 3, "Deliver" 7); its curl and pip are the clients of the
+# network suite's HTTPS tests, whose server runs in the base image.
+# Registry-free; root; needs debootstrap, podman and buildah.
 #
 # usage: build-image.sh [--tag TAG] [--trusted-key FILE.pub] [BINARY]
 #   --tag TAG           image name (default localhost/turninit-workload:latest)
@@ -29,7 +30,7 @@
 set -eu
 
 SUITE=bookworm
-PACKAGES="git python3 gcc libc6-dev make coreutils findutils tar gzip xz-utils procps diffutils"
+PACKAGES="git python3 python3-pip curl gcc libc6-dev make coreutils findutils tar gzip xz-utils procps diffutils"
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 BASE_TAG=localhost/turninit-workload-base:latest
 
@@ -38,7 +39,7 @@ ROOT_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=$ROOT_DIR/build/workload
 
 die() { echo "workload-image: $*" >&2; exit 1; }
-usage() { sed -n '6,11s/^# \{0,1\}//p' "$SELF" >&2; exit 2; }
+usage() { sed -n '7,12s/^# \{0,1\}//p' "$SELF" >&2; exit 2; }
 short() { printf '%.12s' "$1"; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 T_STEP=$(now_ms)
