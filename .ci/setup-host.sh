@@ -1,7 +1,7 @@
 #!/bin/sh
 # setup-host.sh - the one idempotent host setup step (`make setup`, run by `make demo`
 # and `make check`): installs the Debian packages the project needs, then applies the
-# two podman host fixes (sections 2 and 3 below) only when this machine needs
+# three podman host fixes (sections 2, 3 and 3b below) only when this machine needs
 # them. Prints one line per thing it did or found already done; exits non-zero with a
 # "setup: FAILED: ..." line on failure. A second run installs nothing and needs no network.
 # It also says whether node >= 20.6 and npm are there (section 4), which only the pi
@@ -11,7 +11,8 @@
 # Environment, for testing this script only: SETUP_CONTAINERS_CONF (default
 # /etc/containers/containers.conf), the file the ulimit fix edits; SETUP_CGROUP_ROOT
 # (default /sys/fs/cgroup), where the cgroup fix looks and mounts; SETUP_POLICY_RC
-# (default /usr/sbin/policy-rc.d), the file of section 1b.
+# (default /usr/sbin/policy-rc.d), the file of section 1b; SETUP_TUN (default
+# /dev/net/tun), the device of section 3b.
 set -eu
 
 say() { echo "setup: $*"; }
@@ -35,7 +36,8 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   docker.io (dockerd and its client, 20.10; it pulls in tini), containerd (and
 #   its ctr) and runc, which tests/integration/docker.sh starts as its own daemons;
 #   openssl and git, with which the network suite makes its test CA, certificate
-#   and repository (tests/network/fixtures.py).
+#   and repository (tests/network/fixtures.py); slirp4netns, with which rootless
+#   podman 4.3 joins a network the user made (the network suite, rootless).
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun runsc catatonit uidmap conmon buildah
@@ -43,7 +45,7 @@ PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
 	python3-jsonschema strace go-md2man man-db docker.io containerd runc
-	openssl git"
+	openssl git slirp4netns"
 
 # --- 1b. docker.io and containerd: installed, never started ------------------------
 # Their maintainer scripts start the system services: docker.io's postinst runs
@@ -212,6 +214,23 @@ else
 		say "ulimits: set $want in $CONF, other settings kept ($why)"
 	fi
 fi
+# --- 3b. /dev/net/tun, for rootless podman's networks --------------------------------
+# Rootless podman joins a network its user made through slirp4netns, which opens
+# /dev/net/tun. udev makes it 0666 (what it opens needs CAP_NET_ADMIN anyway, in
+# the user's own namespace); a /dev made by a container runtime can leave it 0600,
+# root's alone, and then the rootless network suite cannot start its server. It
+# is then made 0666, as udev would.
+TUN=${SETUP_TUN:-/dev/net/tun}
+if [ ! -c "$TUN" ]; then
+	say "tun: no $TUN: rootless podman cannot join a network here (the rootless network suite fails)"
+elif [ "$(stat -c %a "$TUN")" = 666 ]; then
+	say "tun: $TUN is 0666 already, nothing to do"
+else
+	was=$(stat -c %a "$TUN")
+	chmod 0666 "$TUN" || die "tun: chmod 0666 $TUN"
+	say "tun: $TUN made 0666 (was 0$was), as udev makes it: rootless podman's slirp4netns opens it"
+fi
+
 # --- 4. node, for the pi and mcp suites only ---------------------------------------
 # Checked, never installed: Debian 12's nodejs is 18 and pi needs 20.6 (its engines),
 # so node comes from elsewhere. Without it everything but `make pi` and `make mcp`

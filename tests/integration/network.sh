@@ -371,7 +371,7 @@ tls_wanted() {
 }
 # Under rootless podman they are skipped: debootstrap, which makes the image,
 # runs as root (the rootful run of this suite has them).
-TLS_SKIP=
+TLS_SKIP= TLS_IP=
 rootless && TLS_SKIP="the Debian image of these tests is made by debootstrap, as root: the rootful run has them"
 # tls_begin NAME: begin, or the skip line under rootless
 tls_begin() {

@@ -20,9 +20,10 @@
 #
 # Then runs, as that user with ITEST_ROOTLESS=1 (tests/integration/lib.sh),
 # each under a hard timeout: run.sh (one-shot), sandbox.sh (escape probes),
-# serve.sh (serve, listen, call, sidecar) and keepid.sh (--userns=keep-id).
-# Their counts go to build/test-results/rootless-integration, -sandbox, -serve
-# and -keepid of this checkout; the last line adds them up. Exits 1 when
+# network.sh (the network key; its HTTPS tests skipped), serve.sh (serve,
+# listen, call, sidecar) and keepid.sh (--userns=keep-id). Their counts go to
+# build/test-results/rootless-integration, -sandbox, -network, -serve and
+# -keepid of this checkout; the last line adds them up. Exits 1 when
 # anything failed or did not run.
 #
 # Environment: ITEST_ROOTLESS_USER=NAME, ITEST_ONLY=REGEX (passed on),
@@ -36,7 +37,7 @@ BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 RUSER=${ITEST_ROOTLESS_USER:-turninit-rootless}
 RESULTS=$ROOT/build/test-results
 # file name of the suite : its name in build/test-results
-ALL=(run:integration sandbox:sandbox serve:serve keepid:keepid)
+ALL=(run:integration sandbox:sandbox network:network serve:serve keepid:keepid)
 SUITE_TIMEOUT=3600
 
 say() { echo "# rootless: $*"; }
