@@ -209,77 +209,106 @@ static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
 		     strstr(why, "network.allow") ? "Forbidden" : "Bad Gateway", why);
 }
 
-/* One way of a tunnel: bytes read from `from` wait in buf until `to` takes
- * them. */
+/* One way of a tunnel: bytes spliced from `from` into a pipe wait there (at
+ * most cap: PROXY_BUF, or the pipe's size when smaller) until `to` takes
+ * them; they never pass through the proxy's memory (splice(2)). */
 struct proxy_way {
 	int from, to;
-	char buf[PROXY_BUF];
-	size_t off, len;
-	bool eof;
+	int pipe[2];
+	size_t len, cap;                 /* bytes in the pipe, and its bound */
+	bool eof, full;                  /* full: the pipe took no more */
 	uint64_t *count;
 };
+
+/* Moves what it can both ways: false when the tunnel is to end (a side
+ * failed). Updates *last when a byte moved. */
+static bool proxy_move(struct proxy_way *w, uint64_t *last)
+{
+	ssize_t r;
+
+	if (!w->eof && !w->full && w->len < w->cap) {
+		r = splice(w->from, NULL, w->pipe[1], NULL, w->cap - w->len,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (r > 0) {
+			w->len += (size_t)r;
+			*last = clock_ms();
+		} else if (r < 0 && errno == EAGAIN) {
+			/* with bytes in it, the pipe may be out of slots (a slot
+			 * a page, and TCP's pages partly filled): polled again
+			 * once some left it */
+			w->full = w->len > 0;
+		} else if (r == 0 || errno != EINTR) {
+			w->eof = true;
+			if (r < 0)
+				return false;
+		}
+	}
+	if (w->len > 0) {
+		r = splice(w->pipe[0], NULL, w->to, NULL, w->len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (r > 0) {
+			w->len -= (size_t)r;
+			w->full = false;
+			*w->count += (uint64_t)r;
+			*last = clock_ms();
+		} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
+			return false;
+		}
+	}
+	if (w->eof && w->len == 0 && w->to >= 0) {
+		shutdown(w->to, SHUT_WR);
+		w->to = -1;   /* said once */
+	}
+	return true;
+}
 
 /* Relay until both sides have ended, one fails, or nothing moves for
  * PROXY_IDLE_MS. */
 static void proxy_relay(struct proxy_conn *c)
 {
-	static struct proxy_way up, down;   /* static: 128 KiB off the stack */
+	struct proxy_way up = { .from = c->client, .to = c->upstream, .count = &c->out };
+	struct proxy_way down = { .from = c->upstream, .to = c->client, .count = &c->in };
+	struct proxy_way *w[2] = { &up, &down };
 	uint64_t last = clock_ms();
 
-	up = (struct proxy_way){ .from = c->client, .to = c->upstream, .count = &c->out };
-	down = (struct proxy_way){ .from = c->upstream, .to = c->client, .count = &c->in };
+	for (int i = 0; i < 2; i++) {
+		int size, fl = fcntl(w[i]->from, F_GETFL);
+
+		/* splice(2)'s SPLICE_F_NONBLOCK is the pipe's: a socket's
+		 * side follows its own O_NONBLOCK */
+		if (fl < 0 || fcntl(w[i]->from, F_SETFL, fl | O_NONBLOCK) != 0 ||
+		    pipe2(w[i]->pipe, O_CLOEXEC | O_NONBLOCK) != 0 ||
+		    ((void)fcntl(w[i]->pipe[1], F_SETPIPE_SZ, PROXY_BUF),
+		     (size = fcntl(w[i]->pipe[1], F_GETPIPE_SZ)) <= 0)) {
+			log_line("net: a tunnel's pipe: %s", strerror(errno));
+			return;
+		}
+		w[i]->cap = (size_t)size < PROXY_BUF ? (size_t)size : PROXY_BUF;
+	}
 	while (!(up.eof && up.len == 0 && down.eof && down.len == 0)) {
-		struct proxy_way *w[2] = { &up, &down };
 		struct pollfd p[4];
-		int np = 0, wait;
+		int np = 0;
 		uint64_t now = clock_ms();
 
 		if (now - last >= PROXY_IDLE_MS)
 			return;
-		wait = (int)(PROXY_IDLE_MS - (now - last));
 		for (int i = 0; i < 2; i++) {
-			if (!w[i]->eof && w[i]->len == 0)
+			if (!w[i]->eof && !w[i]->full && w[i]->len < w[i]->cap)
 				p[np++] = (struct pollfd){ .fd = w[i]->from, .events = POLLIN };
 			if (w[i]->len > 0)
 				p[np++] = (struct pollfd){ .fd = w[i]->to, .events = POLLOUT };
 		}
-		if (poll(p, (nfds_t)np, wait) < 0 && errno != EINTR)
+		if (poll(p, (nfds_t)np, (int)(PROXY_IDLE_MS - (now - last))) < 0 && errno != EINTR)
 			return;
-		for (int i = 0; i < 2; i++) {
-			ssize_t r;
-
-			if (!w[i]->eof && w[i]->len == 0) {
-				r = recv(w[i]->from, w[i]->buf, sizeof(w[i]->buf), MSG_DONTWAIT);
-				if (r > 0) {
-					w[i]->off = 0;
-					w[i]->len = (size_t)r;
-					last = clock_ms();
-				} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-					w[i]->eof = true;
-					shutdown(w[i]->to, SHUT_WR);
-					if (r < 0)
-						return;
-				}
-			}
-			if (w[i]->len > 0) {
-				r = send(w[i]->to, w[i]->buf + w[i]->off, w[i]->len, MSG_NOSIGNAL | MSG_DONTWAIT);
-				if (r > 0) {
-					w[i]->off += (size_t)r;
-					w[i]->len -= (size_t)r;
-					*w[i]->count += (uint64_t)r;
-					last = clock_ms();
-				} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
-					return;
-				}
-			}
-		}
+		for (int i = 0; i < 2; i++)
+			if (!proxy_move(w[i], &last))
+				return;
 	}
 }
 
 /* One connection, in a child of the proxy: never returns. */
 static void __attribute__((noreturn)) proxy_conn_main(int client, const struct mf_network *n)
 {
-	static char head[PR_HEAD_MAX];
+	char head[PR_HEAD_MAX];
 	struct proxy_conn c = { .client = client, .upstream = -1, .rule = -1, .start_ms = clock_ms() };
 	struct tn_error err = { 0 };
 	_cleanup_free_ char *fwd = NULL;

@@ -28,8 +28,8 @@
 #define PROXY_RESOLVE_S 10       /* seconds to resolve a name (alarm) */
 #define PROXY_CONNECT_MS 10000   /* to connect to one address */
 #define PROXY_IDLE_MS 300000     /* a tunnel with no byte either way for this long ends */
-#define PROXY_BUF 65536
-#define PROXY_RECORD_MS 1000     /* to hand PID 1 a record (its pipe full) */          /* bytes buffered each way of a tunnel */
+#define PROXY_BUF 262144         /* bytes buffered each way of a tunnel */
+#define PROXY_RECORD_MS 1000     /* to hand PID 1 a record (its pipe full) */
 
 /* proxy_start - fork the proxy. listen_fd: a listening TCP socket on the
  * commands' loopback (kept by the proxy, to be closed by the caller);
