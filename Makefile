@@ -24,8 +24,9 @@
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make helpers         the static test helpers (build/helpers/) the suites use
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
-#   make bench           turninit against catatonit, tini, dumb-init and a bare bash:
-#                        writes docs/benchmarks.md and its plots (not in check; ~10 min)
+#   make bench           turninit against catatonit, tini, dumb-init and a bare bash,
+#                        its proxy against a direct connection: writes
+#                        docs/benchmarks.md and its plots (not in check; ~20 min)
 #   make size            what each archive and object costs in build/turninit (its
 #                        linker map), against the 256 KiB goal
 #   make mutants         each mutation of tests/mutants/mutants.txt built and run against

@@ -7,7 +7,7 @@
  *                                the other, or J at a time (-j; a new one as
  *                                soon as one ends) (--setsid: each child calls
  *                                setsid(2) first, as turninit's do): total_ns
- *   bench serve [-j J] N CMD [--probe SH] [--latency FILE] -- SERVER_ARGV...
+ *   bench serve [-j J] N CMD [--probe SH] [--latency FILE] [--hold CMD2] -- SERVER_ARGV...
  *                                start SERVER_ARGV (turninit serve, or podman
  *                                run -i ... serve) on pipes, run 3 warm-up
  *                                commands, then N commands CMD one after the
@@ -23,12 +23,31 @@
  *                                the median from the command's last stamp
  *                                (written to FILE just before it exits) to
  *                                reading its exit event.
+ *                                --hold CMD2 runs CMD2 after the warm-up, and
+ *                                waits for its first output (bench hold's
+ *                                "held N"),
+ *                                before the probe; it is cancelled at the end.
  *   bench stamp FILE             write CLOCK_MONOTONIC now to FILE, exit 0
  *   bench getppid N              N getppid(2) calls: total_ns
  *   bench timeit ARGV...         run ARGV, stdout to /dev/null: total_ns
  *   bench orphans N              N children orphaned to PID 1, then released
  *                                at once: reap_ns until none is left in /proc
  *                                (zombies included), left (what is left then)
+ *   bench connect [-p] N ADDR PORT
+ *                                N TCP connections to ADDR:PORT (an IPv4
+ *                                literal), one after the other, each closed
+ *                                when made: connect_ns, the median; with -p
+ *                                through the proxy $HTTP_PROXY names (CONNECT,
+ *                                until its 200 answer ends)
+ *   bench fetch [-p] ADDR PORT PATH
+ *                                GET PATH over HTTP/1.0 (-p: in a CONNECT
+ *                                tunnel), read to the end: total_ns, bytes
+ *                                (the body's), mib_s
+ *   bench hold -p N ADDR PORT PATH
+ *                                N tunnels through the proxy, a GET PATH sent
+ *                                in each and nothing read (a stalled peer),
+ *                                then "held N" on stdout, then waits for
+ *                                SIGTERM (serve's cancel) and exits 0
  *
  * Exit status 0, or 1 with one line on stderr. */
 #define _GNU_SOURCE
@@ -40,6 +59,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -307,10 +329,34 @@ static uint64_t read_stamp(const char *file)
 	return strtoull(buf, NULL, 10);
 }
 
+/* The --hold command: sent with its own id; its "held" output awaited. */
+#define HOLD_ID "2000000000"
+#define HOLD_CANCEL "{\"op\":\"cancel\",\"id\":\"b" HOLD_ID "\"}\n"
+static void hold_start(const char *cmd)
+{
+	char line[4096];
+
+	send_exec(cmd, atol(HOLD_ID));
+	for (;;) {
+		if (read_line(line, sizeof(line)) < 0) {
+			fprintf(stderr, "bench: serve: the server closed its output\n");
+			exit(1);
+		}
+		if (!strstr(line, "\"id\":\"b" HOLD_ID "\""))
+			continue;
+		if (strstr(line, "\"event\":\"output\""))
+			return;   /* its only output, "held N", comes when all are open */
+		if (strstr(line, "\"event\":\"exit\"") || strstr(line, "\"event\":\"error\"")) {
+			fprintf(stderr, "bench: serve: --hold: %s\n", line);
+			exit(1);
+		}
+	}
+}
+
 static int cmd_serve(int argc, char **argv)
 {
 	long n, jobs = take_jobs(&argc, &argv);
-	const char *cmd, *probe = NULL, *stamp = NULL;
+	const char *cmd, *probe = NULL, *stamp = NULL, *hold = NULL;
 	int in[2], out[2], i, status;
 	uint64_t t_start, t0, t1, *lat_start = NULL, *lat_exit = NULL;
 	char line_sink[64];
@@ -325,13 +371,15 @@ static int cmd_serve(int argc, char **argv)
 			probe = argv[i + 1];
 		else if (strcmp(argv[i], "--latency") == 0)
 			stamp = argv[i + 1];
+		else if (strcmp(argv[i], "--hold") == 0)
+			hold = argv[i + 1];
 		else
 			return 2;
 	}
 	if (argc < i + 2 || strcmp(argv[i], "--") != 0 || (stamp && jobs != 1))
 		return 2;
 	argv += i + 1;
-	if (strchr(cmd, '"') || strchr(cmd, '\\')) {
+	if (strchr(cmd, '"') || strchr(cmd, '\\') || (hold && (strchr(hold, '"') || strchr(hold, '\\')))) {
 		fprintf(stderr, "bench: serve: CMD must not need JSON escapes\n");
 		return 2;
 	}
@@ -360,6 +408,8 @@ static int cmd_serve(int argc, char **argv)
 			fprintf(stderr, "bench: serve: warm-up command failed\n");
 			return 1;
 		}
+	if (hold)
+		hold_start(hold);
 	if (probe && system(probe) != 0)
 		fprintf(stderr, "bench: serve: probe failed\n");
 	t0 = now_ns();
@@ -399,6 +449,8 @@ static int cmd_serve(int argc, char **argv)
 	t1 = now_ns();
 	if (probe && system(probe) != 0)
 		fprintf(stderr, "bench: serve: probe failed\n");
+	if (hold)
+		write_all(srv_in, HOLD_CANCEL, strlen(HOLD_CANCEL));
 	close(srv_in);
 	while (read_line(line_sink, sizeof(line_sink)) == 0)
 		;
@@ -444,6 +496,154 @@ static int cmd_timeit(char **argv)
 
 	printf("total_ns %llu\n", (unsigned long long)(now_ns() - t0));
 	return status == 0 ? 0 : 1;
+}
+
+/* --- network: direct, or through turninit's proxy ------------------------- */
+
+/* tcp_to - a connected TCP socket to the IPv4 literal addr:port, or -1. */
+static int tcp_to(const char *addr, int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd;
+
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
+		fprintf(stderr, "bench: %s: not an IPv4 address\n", addr);
+		exit(1);
+	}
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		die("socket");
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("connect");
+	return fd;
+}
+
+/* proxy_port - the port of $HTTP_PROXY (http://127.0.0.1:PORT, turninit's). */
+static int proxy_port(void)
+{
+	const char *v = getenv("HTTP_PROXY"), *c = v ? strrchr(v, ':') : NULL;
+
+	if (!c || atoi(c + 1) <= 0) {
+		fprintf(stderr, "bench: -p: no port in HTTP_PROXY\n");
+		exit(1);
+	}
+	return atoi(c + 1);
+}
+
+/* open_to - a stream to addr:port, direct, or (via) a tunnel of the proxy
+ * whose answer's head has been read. */
+static int open_to(const char *addr, int port, int via)
+{
+	char req[256], head[1024];
+	size_t got = 0;
+	int fd;
+
+	if (!via)
+		return tcp_to(addr, port);
+	fd = tcp_to("127.0.0.1", proxy_port());
+	snprintf(req, sizeof(req), "CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n", addr, port, addr, port);
+	write_all(fd, req, strlen(req));
+	/* byte by byte: nothing of the tunnel's own data is read here */
+	while (got < sizeof(head) - 1 && (got < 4 || memcmp(head + got - 4, "\r\n\r\n", 4) != 0)) {
+		ssize_t r = read(fd, head + got, 1);
+
+		if (r <= 0)
+			die("proxy answer");
+		got++;
+	}
+	head[got] = '\0';
+	if (strncmp(head, "HTTP/1.1 200", 12) != 0) {
+		fprintf(stderr, "bench: proxy: %.*s\n", (int)strcspn(head, "\r"), head);
+		exit(1);
+	}
+	return fd;
+}
+
+static int take_via(int *argc, char ***argv)
+{
+	if (*argc > 0 && strcmp((*argv)[0], "-p") == 0) {
+		(*argc)--;
+		(*argv)++;
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_connect(int argc, char **argv)
+{
+	int via = take_via(&argc, &argv);
+	long n;
+	uint64_t *t;
+
+	if (argc != 3 || (n = num(argv[0])) < 1)
+		return 2;
+	if (!(t = calloc((size_t)n, sizeof(*t))))
+		die("calloc");
+	for (long i = 0; i < n; i++) {
+		uint64_t t0 = now_ns();
+
+		close(open_to(argv[1], atoi(argv[2]), via));
+		t[i] = now_ns() - t0;
+	}
+	printf("connect_ns %llu\n", (unsigned long long)median(t, n));
+	return 0;
+}
+
+static int cmd_fetch(int argc, char **argv)
+{
+	int via = take_via(&argc, &argv), fd;
+	static char buf[1 << 17];
+	unsigned long long bytes = 0;
+	char req[512], *body = NULL;
+	uint64_t t0, dt;
+	ssize_t r;
+
+	if (argc != 3)
+		return 2;
+	t0 = now_ns();
+	fd = open_to(argv[0], atoi(argv[1]), via);
+	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: %s:%s\r\n\r\n", argv[2], argv[0], argv[1]);
+	write_all(fd, req, strlen(req));
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die("read");
+		}
+		/* the body starts after the head's blank line (in the first read) */
+		if (!body && (body = memmem(buf, (size_t)r, "\r\n\r\n", 4)))
+			r -= body + 4 - buf;
+		bytes += (unsigned long long)r;
+	}
+	dt = now_ns() - t0;
+	printf("total_ns %llu\nbytes %llu\nmib_s %.1f\n", (unsigned long long)dt, bytes,
+	       (double)bytes / 1048576.0 / ((double)dt / 1e9));
+	return 0;
+}
+
+static volatile sig_atomic_t held_done;
+static void on_term(int sig)
+{
+	(void)sig;
+	held_done = 1;
+}
+
+static int cmd_hold(int argc, char **argv)
+{
+	int via = take_via(&argc, &argv);
+	char req[512];
+	long n;
+
+	if (!via || argc != 4 || (n = num(argv[0])) < 1)
+		return 2;
+	signal(SIGTERM, on_term);
+	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: %s:%s\r\n\r\n", argv[3], argv[1], argv[2]);
+	for (long i = 0; i < n; i++)
+		write_all(open_to(argv[1], atoi(argv[2]), via), req, strlen(req));
+	printf("held %ld\n", n);
+	fflush(stdout);
+	while (!held_done)
+		pause();
+	return 0;
 }
 
 /* --- orphans ----------------------------------------------------------- */
@@ -531,6 +731,12 @@ int main(int argc, char **argv)
 		return cmd_orphans(argv + 2);
 	if (argc == 3 && strcmp(argv[1], "stamp") == 0)
 		return cmd_stamp(argv[2]);
-	fprintf(stderr, "usage: bench spawn|serve|getppid|timeit|orphans|stamp ... (see bench.c)\n");
+	if (argc >= 2 && strcmp(argv[1], "connect") == 0)
+		return cmd_connect(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "fetch") == 0)
+		return cmd_fetch(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "hold") == 0)
+		return cmd_hold(argc - 2, argv + 2);
+	fprintf(stderr, "usage: bench spawn|serve|getppid|timeit|orphans|stamp|connect|fetch|hold ... (see bench.c)\n");
 	return 2;
 }

@@ -382,6 +382,48 @@ W("\n" + plot("rss", "PID 1 peak resident set (VmHWM)", "KiB",
                                  min(vals("rss", v, "hwm_kib")), max(vals("rss", v, "hwm_kib"))))
                for v, label in rv], 1024, "goal: 1 MiB") + "\n")
 
+# --- 8. the network ---------------------------------------------------------------------
+W("## 8. The network: turninit's proxy against a direct connection\n")
+nconn, nbig = one("net", "connections"), one("net", "bytes")
+W(f"On an internal network of the bench's own (`podman network create --internal`), to "
+  f"a busybox httpd serving a {nbig / 1048576:.0f} MiB file. *direct*: the default "
+  f"manifest and the runtime's network, the command connecting itself; *proxy*: the "
+  f"same manifest with `network.allow` listing the server, the command in turninit's "
+  f"namespace with loopback alone, through turninit's proxy (`CONNECT`). Connect: the "
+  f"median of {nconn} connections one after the other, each until it is made (through "
+  f"the proxy: until its `200` answer); download: `GET` over HTTP/1.0, read to the end.\n")
+c_d, c_p = med("net-connect", "direct", "connect_ns"), med("net-connect", "proxy", "connect_ns")
+f_d, f_p = med("net-fetch", "direct", "mib_s"), med("net-fetch", "proxy", "mib_s")
+rows = [("connect, direct", fmt(c_d / 1000) + " µs", "1.00×", spread("net-connect", "direct", "connect_ns")),
+        ("connect, through the proxy", fmt(c_p / 1000) + " µs", ratio(c_p, c_d),
+         spread("net-connect", "proxy", "connect_ns")),
+        (f"download {nbig / 1048576:.0f} MiB, direct", fmt(f_d) + " MiB/s", "1.00×",
+         spread("net-fetch", "direct", "mib_s")),
+        (f"download {nbig / 1048576:.0f} MiB, through the proxy", fmt(f_p) + " MiB/s", ratio(f_p, f_d),
+         spread("net-fetch", "proxy", "mib_s"))]
+W(table(["", "median", "÷ direct", "spread"], rows))
+goal(8, "a connection through the proxy adds at most 1 ms", f"{(c_p - c_d) / 1e6:.3f} ms", c_p - c_d <= 1e6)
+goal(8, "a download through the proxy at least 0.9× direct", ratio(f_p, f_d), f_p >= 0.9 * f_d)
+n, ntun = one("tunnels", "commands"), one("tunnels", "tunnels")
+W(f"\nWith {ntun} tunnels open and stalled (each asked for the {nbig / 1048576:.0f} MiB file, "
+  f"and nothing read: the server and the proxy blocked on full buffers) and with none: "
+  f"serve's events over {n} commands (`bench serve --latency`, as in section 2, "
+  f"turninit serve the harness's child), turninit's VmRSS, and the sum of the proxy's "
+  f"processes' (one per tunnel, and the listener), read after the commands.\n")
+rows = []
+for v, label in (("none", "no tunnel"), ("tunnels", f"{ntun} stalled tunnels")):
+    rows.append((label, fmt(med("tunnels", v, "started_ns") / 1000) + " µs",
+                 fmt(med("tunnels", v, "exit_ns") / 1000) + " µs",
+                 fmt(med("tunnels", v, "rss_kib")), fmt(med("tunnels", v, "proxy_rss_kib"))))
+W(table(["", "request → started", "last write → exit", "turninit VmRSS KiB", "proxy's VmRSS KiB, summed"], rows))
+lat_n, lat_t = med("tunnels", "none", "exit_ns"), med("tunnels", "tunnels", "exit_ns")
+W(f"\nThe exit event with the tunnels stalled: {ratio(lat_t, lat_n)} of that with none; "
+  f"the started event: {ratio(med('tunnels', 'tunnels', 'started_ns'), med('tunnels', 'none', 'started_ns'))}.\n")
+rss_t = med("tunnels", "tunnels", "rss_kib")
+goal(8, f"turninit's RSS with {ntun} tunnels open within 1 MiB", f"{rss_t:.0f} KiB", rss_t <= 1024)
+goal(8, f"{ntun} stalled tunnels delay no event (exit event within 1.25× of none)", ratio(lat_t, lat_n),
+     lat_t <= 1.25 * lat_n)
+
 # --- the page -----------------------------------------------------------------------
 notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
 notes = open(notes_path).read() if os.path.exists(notes_path) else ""
@@ -403,7 +445,8 @@ head = ["# Benchmarks\n",
         "- One image for all (tests/bench/run.sh builds it with rootfs/build-image.sh: "
         "static bash 5.2, busybox, turninit, tini-static, the harness), sealed with "
         "two manifests (`full`: the default sandbox; `min`: the least sandbox a manifest "
-        "allows). Every container runs with `--network none --pull never`.\n",
+        "allows). Every container runs with `--pull never`, and `--network none` but in "
+        "section 8.\n",
         "## Machine\n",
         table(["", ""], [("CPU", machine["cpu"]), ("memory", machine["memory"]),
                          ("kernel", machine["kernel"]), ("OS", machine["os"]),
@@ -412,7 +455,7 @@ head = ["# Benchmarks\n",
                          ("catatonit", machine["catatonit"]), ("tini", machine["tini"]),
                          ("dumb-init", machine["dumb_init"]), ("bash", machine["bash"]),
                          ("turninit", f"commit {machine['turninit_commit']}"),
-                         ("runnable tasks at the start of sections 1 to 5 (mean of 10 samples; 1 is the sampler)",
+                         ("runnable tasks at the start of sections 1 to 5 and 8 (mean of 10 samples; 1 is the sampler)",
                           ", ".join(f"{x:.1f}" for x in loads)),
                          ("duration of the run", f"{machine['duration_s']} s")])]
 if max(loads) >= 2:

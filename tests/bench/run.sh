@@ -67,6 +67,24 @@ for lib in $(ldd "$(command -v dumb-init)" | awk '$2 == "=>" { print $3 } $1 ~ /
 	cp -L "$lib" "$WORK/overlay$lib"
 done
 BB=$WORK/overlay/bench/bench
+# rss.sh: "T X", the VmRSS (KiB) of the turninit whose parent is bench (not its
+# keepers, also named turninit) and the sum over the proxy's processes.
+cat > "$WORK/overlay/bench/rss.sh" <<'EOF'
+#!/bin/sh
+t= x=0
+for p in /proc/[0-9]*; do
+	c=$(cat "$p/comm" 2>/dev/null) || continue
+	r=$(awk '/^VmRSS:/ { print $2 }' "$p/status" 2>/dev/null)
+	case $c in
+	turninit)
+		pp=$(awk '/^PPid:/ { print $2 }' "$p/status" 2>/dev/null)
+		[ "$(cat "/proc/$pp/comm" 2>/dev/null)" = bench ] && t=$r ;;
+	turninit-proxy) x=$((x + ${r:-0})) ;;
+	esac
+done
+echo "$t $x"
+EOF
+chmod 0755 "$WORK/overlay/bench/rss.sh"
 
 # --- images: one root, two sealed manifests ---------------------------------
 say "images"
@@ -332,6 +350,88 @@ for ((r = 0; r < N7; r++)); do
 	record rss serve-after hwm_kib "$h2"
 	record rss serve-after rss_kib "$r2"
 done
+
+# --- 8. the network: turninit's proxy against a direct connection ----------------------
+# On an internal network of the bench's own (podman network create --internal),
+# to a busybox httpd of the bench's image serving a 256 MiB file: nothing else is
+# ever sent a packet. Direct: the full manifest, the runtime's network, the
+# command connecting itself. Proxy: the same with "network" listing the server,
+# the command in turninit's namespace with loopback alone, through the proxy.
+NET=turninit-bench-net
+SRVC=turninit-bench-srv-$$
+net_down() {
+	timeout 60 podman rm -f -t 0 "$SRVC" >/dev/null 2>&1
+	timeout 60 podman network rm -f "$NET" >/dev/null 2>&1
+}
+say "8. network: setting up $NET"
+net_down
+mkdir -p "$WORK/www"
+NBIG=$((256 * 1048576 / SCALE))
+head -c "$NBIG" /dev/zero > "$WORK/www/big" || die "the 256 MiB file"
+timeout 120 podman network create --internal "$NET" >/dev/null 2>>"$WORK/stderr.log" || die "network create"
+timeout 120 podman run -d --name "$SRVC" --label "$LABEL" --network "$NET" --pull never \
+	-v "$WORK/www:/www:ro" --entrypoint /bin/busybox "$IMG:base" httpd -f -p 8080 -h /www \
+	>/dev/null 2>>"$WORK/stderr.log" || die "the server container"
+SRV_IP=$(timeout 60 podman inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$SRVC")
+[[ $SRV_IP =~ ^[0-9.]+$ ]] || die "the server's address: '$SRV_IP'"
+printf '{%s,%s,%s,"network":{"allow":[{"host":"%s","ports":[8080]}]}}\n' "$HEAD" "$ENV" "$LIM" "$SRV_IP" > "$WORK/m/net.json"
+sh "$ROOT/oci/seal.sh" --image "$IMG:base" --manifest "$WORK/m/net.json" --key "$KEY" \
+	--tag "$IMG:net" >"$WORK/seal-net.log" 2>&1 || { cat "$WORK/seal-net.log"; die "oci/seal.sh net"; }
+NRUN=("$PODMAN" run --rm --pull never --network "$NET" --label "$LABEL" --tmpfs "$HOME_TMPFS")
+NCAPS=(--cap-add SYS_ADMIN --cap-add NET_ADMIN)
+NCONN=$(scaled 200 20)
+record net all connections "$NCONN"
+record net all bytes "$NBIG"
+net_run() {
+	case $1 in
+	direct) measure net-connect "$1" connect_ns -- "${NRUN[@]}" "$IMG:full" -- \
+			/bench/bench connect "$NCONN" "$SRV_IP" 8080
+		measure net-fetch "$1" total_ns mib_s -- "${NRUN[@]}" "$IMG:full" -- \
+			/bench/bench fetch "$SRV_IP" 8080 /big ;;
+	proxy) measure net-connect "$1" connect_ns -- "${NRUN[@]}" "${NCAPS[@]}" "$IMG:net" -- \
+			/bench/bench connect -p "$NCONN" "$SRV_IP" 8080
+		measure net-fetch "$1" total_ns mib_s -- "${NRUN[@]}" "${NCAPS[@]}" "$IMG:net" -- \
+			/bench/bench fetch -p "$SRV_IP" 8080 /big ;;
+	esac
+}
+N8=$(scaled 7 1)
+loadmark
+say "8. network: $N8 rounds of $NCONN connections and a $((NBIG / 1048576)) MiB download, direct and through the proxy"
+interleave "$N8" net_run direct proxy
+
+# With 64 tunnels held open and stalled (their server sending 256 MiB each,
+# the command reading nothing), and without: turninit's RSS and the latency of
+# serve's events. bench serve runs turninit serve as its child (not PID 1: the
+# stamp file needs one container); the probe reads turninit's VmRSS and the
+# sum of the proxy's processes'.
+NLAT=$(scaled 300 20)
+NTUN=64
+record tunnels all commands "$NLAT"
+record tunnels all tunnels "$NTUN"
+RSSPROBE='/bench/rss.sh >> /tmp/rss'
+tunnels_run() {
+	local hold=() out
+	[[ $1 == tunnels ]] && hold=(--hold "/bench/bench hold -p $NTUN $SRV_IP 8080 /big")
+	out=$(timeout 300 "${NRUN[@]}" "${NCAPS[@]}" --entrypoint /bin/sh "$IMG:net" -c \
+		'/bench/bench "$@" && cat /tmp/rss' sh serve "$NLAT" "/bench/bench stamp /tmp/stamp" \
+		--latency /tmp/stamp --probe "$RSSPROBE" "${hold[@]}" -- /sbin/turninit serve \
+		2>>"$WORK/stderr.log") || die "tunnels/$1: $(tail -3 "$WORK/stderr.log")"
+	local k v
+	for k in started_ns exit_ns; do
+		v=$(awk -v k="$k" '$1 == k { print $2 }' <<<"$out")
+		[[ -n $v ]] || die "tunnels/$1: no $k in: $out"
+		record tunnels "$1" "$k" "$v"
+	done
+	# the probe's two lines: after the warm-up (and the tunnels), after the commands
+	read -r t x < <(awk 'NF == 2 && $1 ~ /^[0-9]+$/' <<<"$out" | tail -1)
+	[[ -n ${t:-} ]] || die "tunnels/$1: no RSS in: $out"
+	record tunnels "$1" rss_kib "$t"
+	record tunnels "$1" proxy_rss_kib "$x"
+}
+N9=$(scaled 5 1)
+say "8. network: $N9 rounds of $NLAT commands, with $NTUN stalled tunnels and with none"
+interleave "$N9" tunnels_run none tunnels
+net_down
 
 echo "load_sections	$(cat "$WORK/load")" >> "$WORK/machine.tsv"
 echo "duration_s	$((SECONDS - T0))" >> "$WORK/machine.tsv"
