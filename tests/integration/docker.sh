@@ -186,7 +186,9 @@ MANIFEST_KEY=$WORK/key.key
 manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
 # narrow: Landlock lets commands write HOME only (/work is world-writable)
 manifest narrow "{$HEAD,\"env\":{$SET},\"landlock\":{\"writable\":[\"/home/agent\"]}}"
-seal_images "$IMG" docker main narrow
+# netlo: loopback only (ctr's default network already is)
+manifest netlo "{$HEAD,\"env\":{$SET},\"network\":{\"allow\":[]}}"
+seal_images "$IMG" docker main narrow netlo
 engine_images "$IMG:base" "$IMG:main"
 COMMIT=$(timeout 10 "$BIN" --version | sed -n 's/^turninit version [^ ]* - git\.\([^ ]*\)$/\1/p')
 
@@ -295,12 +297,12 @@ CTR_HOME=type=tmpfs,src=tmpfs,dst=/home/agent,options=rw:nosuid:nodev:mode=0700:
 IMPORTED=0
 if selected ctr-image-import; then
 	begin ctr-image-import
-	timeout 120 podman save -m -o "$WORK/images.tar" "$IMG:main" "$IMG:narrow" >/dev/null 2>&1 \
-		|| why "podman save -m -o images.tar $IMG:main $IMG:narrow failed"
+	timeout 120 podman save -m -o "$WORK/images.tar" "$IMG:main" "$IMG:narrow" "$IMG:netlo" >/dev/null 2>&1 \
+		|| why "podman save -m -o images.tar $IMG:main $IMG:narrow $IMG:netlo failed"
 	run_cmd "${CTR[@]}" image import "$WORK/images.tar"
 	expect_rc 0
 	refs=$("${CTR[@]}" image ls -q 2>&1)
-	for ref in "$IMG:main" "$IMG:narrow"; do
+	for ref in "$IMG:main" "$IMG:narrow" "$IMG:netlo"; do
 		[[ $'\n'$refs$'\n' == *$'\n'"$ref"$'\n'* ]] || why "ctr image ls -q does not list $ref: $refs"
 	done
 	[[ ${#T_WHY[@]} -eq 0 ]] && IMPORTED=1
@@ -362,6 +364,18 @@ fi
 if ctr_test ctr-run-without-home-tmpfs-refused; then
 	run_cmd "${CTR_RUN[@]}" "$IMG:main" "turninit-ctr-$$-nohome" /sbin/turninit -- 'echo COMMAND-RAN'
 	expect_refusal "HOME /home/agent is not a private tmpfs mount"
+	end
+fi
+# ctr's own network namespace has lo alone: "allow": [] keeps it, with no
+# capability added, and verify says so.
+if ctr_test ctr-run-network-loopback-only; then
+	run_cmd "${CTR_RUN[@]}" --mount "$CTR_HOME" "$IMG:netlo" "turninit-ctr-$$-netlo" /sbin/turninit -- \
+		'sed 1,2d /proc/net/dev | cut -d: -f1 | tr -d " "'
+	expect_rc 0
+	expect_out $'lo\n'
+	run_cmd "${CTR_RUN[@]}" "$IMG:netlo" "turninit-ctr-$$-netlo-verify" /sbin/turninit verify
+	expect_rc 0
+	expect_contains "verify" "$OUT" "loopback only: the container's network namespace has no interface but lo"
 	end
 fi
 if ctr_test ctr-run-sigterm-143; then
