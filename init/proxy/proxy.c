@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -64,6 +65,49 @@ static void proxy_record(const struct proxy_conn *c, const char *verdict, const 
 		(void)!write(PROXY_RECORDS, &r, sizeof(r));
 }
 
+/* Refusals are logged and recorded at most PROXY_REFUSED_LOG_MAX in each
+ * PROXY_REFUSED_LOG_MS window, past that only counted: a command's loop of
+ * refused connections must not bury the log and the events. The count is
+ * said, a line and a record, by the proxy's loop once the window has passed
+ * (one still open when the turn ends is not). One page shared by the proxy
+ * and its children; a count the window's reset races with may be lost. */
+struct proxy_quota {
+	uint64_t window_ms;
+	unsigned logged, quiet;
+};
+static struct proxy_quota *quota;
+
+/* true: this refusal is logged and recorded; false: only counted */
+static bool proxy_quota_take(void)
+{
+	if (!quota || __atomic_add_fetch(&quota->logged, 1, __ATOMIC_RELAXED) <= PROXY_REFUSED_LOG_MAX)
+		return true;
+	__atomic_add_fetch(&quota->quiet, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* In the proxy's loop: a passed window's count said, a new window begun. */
+static void proxy_quota_tick(void)
+{
+	uint64_t now = clock_ms();
+	unsigned quiet;
+
+	if (!quota || now < __atomic_load_n(&quota->window_ms, __ATOMIC_RELAXED) + PROXY_REFUSED_LOG_MS)
+		return;
+	quiet = __atomic_exchange_n(&quota->quiet, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&quota->logged, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&quota->window_ms, now, __ATOMIC_RELAXED);
+	if (quiet) {
+		struct proxy_conn c = { .client = -1, .upstream = -1, .rule = -1, .start_ms = now };
+		char why[128];
+
+		snprintf(why, sizeof(why), "%u more connection(s) refused in %d s, not each logged", quiet,
+			 PROXY_REFUSED_LOG_MS / 1000);
+		log_line("net: %s", why);
+		proxy_record(&c, "refused", why);
+	}
+}
+
 /* An answer of the proxy's own, then the connection's end: status and a
  * one-line plain-text body, which curl, git, pip and npm show. */
 static void proxy_answer(int fd, int status, const char *reason, const char *body)
@@ -85,8 +129,10 @@ static void __attribute__((noreturn)) proxy_refuse(struct proxy_conn *c, int sta
 
 	/* on record before the command can see the answer: PID 1 then has
 	 * the record before the command's end (its net event comes first) */
-	log_line("net: refused %s %s:%u: %s", proxy_kind(c), c->rq.host, c->rq.port, why);
-	proxy_record(c, "refused", why);
+	if (proxy_quota_take()) {
+		log_line("net: refused %s %s:%u: %s", proxy_kind(c), c->rq.host, c->rq.port, why);
+		proxy_record(c, "refused", why);
+	}
 	snprintf(body, sizeof(body), "turninit: %s:%u refused: %s", c->rq.host, c->rq.port, why);
 	proxy_answer(c->client, status, reason, body);
 	_exit(0);
@@ -320,12 +366,15 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 		int status = rc == -E2BIG ? 431 : 400;
 
 		if (rc == -ETIMEDOUT || rc == -EPIPE) {
-			log_line("net: a connection ended without a request: %s", err.msg);
+			if (proxy_quota_take())
+				log_line("net: a connection ended without a request: %s", err.msg);
 			_exit(0);
 		}
 		memset(&c.rq, 0, sizeof(c.rq));
-		log_line("net: refused a request: %s", err.msg);
-		proxy_record(&c, "refused", err.msg);
+		if (proxy_quota_take()) {
+			log_line("net: refused a request: %s", err.msg);
+			proxy_record(&c, "refused", err.msg);
+		}
 		proxy_answer(client, status, status == 431 ? "Request Header Fields Too Large" : "Bad Request",
 			     err.msg);
 		_exit(0);
@@ -375,13 +424,23 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 
 		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
 			live--;
+		proxy_quota_tick();
 		if (poll(&p, 1, 1000) <= 0)
 			continue;
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
 		if (live >= PROXY_CONNS_MAX) {
-			log_line("net: refused a connection: %d are open, the most at once", PROXY_CONNS_MAX);
+			if (proxy_quota_take()) {
+				struct proxy_conn c = { .client = fd, .upstream = -1, .rule = -1,
+							.start_ms = clock_ms() };
+				char why[64];
+
+				snprintf(why, sizeof(why), "%d connections are open, the most at once",
+					 PROXY_CONNS_MAX);
+				log_line("net: refused a connection: %s", why);
+				proxy_record(&c, "refused", why);
+			}
 			proxy_answer(fd, 503, "Service Unavailable", "turninit: too many connections at once");
 			close(fd);
 			continue;
@@ -440,6 +499,13 @@ int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int r
 	if (caps_clear_all(&cerr) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		log_line("network: the proxy's capabilities: %s", cerr.msg[0] ? cerr.msg : strerror(errno));
 		_exit(1);
+	}
+	quota = mmap(NULL, sizeof(*quota), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (quota == MAP_FAILED) {
+		log_line("network: the proxy's shared page: %s: refusals are logged without a bound", strerror(errno));
+		quota = NULL;
+	} else {
+		quota->window_ms = clock_ms();
 	}
 	/* SIGALRM bounds a name's resolution in a connection's child */
 	sigemptyset(&alrm);

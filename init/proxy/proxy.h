@@ -24,6 +24,8 @@
 #include "manifest.h"
 
 #define PROXY_CONNS_MAX 64       /* connections at once; more get a 503 */
+#define PROXY_REFUSED_LOG_MAX 10 /* refusals logged and recorded in a window, */
+#define PROXY_REFUSED_LOG_MS 10000 /* ... of this long; past that only counted */
 #define PROXY_HEAD_MS 30000      /* to send a request head */
 #define PROXY_RESOLVE_S 10       /* seconds to resolve a name (alarm) */
 #define PROXY_CONNECT_MS 10000   /* to connect to one address */

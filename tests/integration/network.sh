@@ -245,6 +245,25 @@ if begin net-proxy-connection-refused; then
 	expect_contains stderr "$ERR" "turninit: net: refused CONNECT $SRV_IP:8081: no connection to $SRV_IP (Connection refused)"
 	end
 fi
+# A command's loop of refused connections buries nothing: at most 10 lines
+# (and records) a 10 s window, then the count, said once the window has
+# passed. The loop runs 12 s by the clock, across one window's end.
+if begin net-proxy-refusals-bounded; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- \
+		'p=${HTTP_PROXY##*:}; end=$((SECONDS + 12)); n=0
+while ((SECONDS < end)); do
+	exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+	printf "CONNECT other.test.internal:8080 HTTP/1.1\r\n\r\n" >&3; cat <&3 >/dev/null; exec 3<&-
+	n=$((n + 1))
+done
+((n > 20)) && echo many-refused'
+	expect_rc 0
+	expect_out $'many-refused\n'
+	lines=$(grep -c "^turninit: net: refused CONNECT other.test.internal:8080" <<<"$ERR")
+	((lines >= 10 && lines <= 20)) || why "$lines refusal lines, want 10 to 20 (10 a window)"
+	expect_contains stderr "$ERR" "more connection(s) refused in 10 s, not each logged"
+	end
+fi
 # Refused where no host could be reached: the container has loopback alone.
 if begin net-proxy-refused-network-none; then
 	run_cmd "${RUN[@]}" --network none "$IMG:allow" -- 'echo RAN'
