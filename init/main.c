@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -123,6 +124,22 @@ static int policy_free_mode(struct cli_options *opt, char **envp, int *ret_statu
 	return 0;
 }
 
+/* stdin_can_carry - 0 when mode's stdin (serve's or mcp's requests) can carry
+ * a request; -1 and err when it is /dev/null, which podman run and docker
+ * run give without -i: the turn would read end of input at once and end,
+ * exit 0, having run nothing, and an MCP client would show only "failed to
+ * connect". A stdin fstat(2) cannot read passes (the loop says what it
+ * meets there). */
+static int stdin_can_carry(const char *mode, struct tn_error *err)
+{
+	struct stat st;
+
+	if (fstat(0, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3)
+		return err_set(err, ENOTTY, "%s: stdin is /dev/null (podman run or docker run without -i): "
+			       "no request can reach it; add -i (stdin: true in Kubernetes)", mode);
+	return 0;
+}
+
 /* Step 7 of serve, mcp and listen: the loop of many commands, under the
  * sandbox prepared once; its exit status. */
 static int many_commands(const struct cli_options *opt, const struct load_result *pol,
@@ -144,6 +161,8 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 
 	if (opt->mode == CLI_LISTEN &&
 	    serve_listen_socket(opt->socket_path, pol->manifest, &ctx.listen_fd, &err) < 0)
+		return refuse(&err);
+	if (opt->mode != CLI_LISTEN && stdin_can_carry(names[opt->mode], &err) < 0)
 		return refuse(&err);
 	log_weakened(sb, start);
 	/* Here stderr is turninit's own (events go to stdout or the socket),

@@ -407,6 +407,17 @@ serve status 0
 "
 	end
 fi
+# serve and mcp without -i: stdin is /dev/null, and they would read its end at
+# once and exit 0 with nothing run (an MCP client shows only "failed to
+# connect"): refused, naming -i.
+if selected s-stdin-devnull-refused; then
+	begin s-stdin-devnull-refused
+	run_cmd "${ENGINE_RUN[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" serve
+	expect_refusal "serve: stdin is /dev/null (podman run or docker run without -i): no request can reach it; add -i"
+	run_cmd "${ENGINE_RUN[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" mcp
+	expect_refusal "mcp: stdin is /dev/null"
+	end
+fi
 if selected s-sigterm-143; then
 	begin s-sigterm-143
 	serve_case term sigterm
