@@ -340,10 +340,18 @@ static int sig_verify_parsed(const struct sig_keyring *ring, const uint8_t *msg,
 		if (memcmp(ring->keys[i].key_id, p->key_id, SIG_KEY_ID_BYTES) == 0)
 			known = true;
 	if (!known) {
-		char hex[17];
+		char hex[17], ids[SIG_MAX_KEYS * 18 + 1] = "";
+		size_t off = 0;
 
 		sig_key_id_hex(p->key_id, hex);
-		return err_set(err, ENOKEY, "signature: key id %s is not trusted", hex);
+		for (i = 0; ring && i < ring->n && i < SIG_MAX_KEYS; i++) {
+			char h[17];
+
+			sig_key_id_hex(ring->keys[i].key_id, h);
+			off += (size_t)snprintf(ids + off, sizeof(ids) - off, "%s%s", i ? ", " : "", h);
+		}
+		return err_set(err, ENOKEY, "signature: key id %s is not trusted: %s%s", hex,
+			       off ? "the trusted keys are " : "no key is trusted", ids);
 	}
 
 	/* No sodium_init(): it only picks CPU-specific implementations and seeds

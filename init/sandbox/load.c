@@ -183,6 +183,11 @@ int load_policy(const struct cli_options *o, char **caller_env, struct load_resu
 		    sizeof(sig_path))
 			return err_set(err, ENAMETOOLONG, "manifest: path too long");
 		r = read_bounded(o->manifest_path, MF_MAX_BYTES, &mf_buf, &mf_len, err);
+		if (r == -ENOENT && !o->manifest_explicit)
+			/* the usual first mistake: an image not sealed, or the
+			 * binary run on the host */
+			return err_set(err, ENOENT, "manifest: none: no %s in the environment (an image sealed with turninit-seal, oci/seal.sh, carries it) and no %s (or --manifest PATH); turninit runs nothing without a signed manifest",
+				       LOAD_ENV_MANIFEST, o->manifest_path);
 		if (r < 0)
 			return err_prefix(err, "manifest");
 		r = read_bounded(sig_path, SIG_MAX_FILE_BYTES, &sig_buf, &sig_len, err);
@@ -193,6 +198,14 @@ int load_policy(const struct cli_options *o, char **caller_env, struct load_resu
 
 	/* Signature first, over the exact bytes; nothing is parsed before it holds. */
 	r = sig_verify(&ring, mf_buf, mf_len, (const char *)sig_buf, sig_len, &res.sig, err);
+	if (r == -ENOKEY && err) {
+		/* where the trusted keys come from, and what would be trusted */
+		size_t l = strlen(err->msg);
+
+		snprintf(err->msg + l, sizeof(err->msg) - l,
+			 " (%s%s): sign the manifest with one of them (oci/seal.sh --key)", res.trust,
+			 res.trust[0] == 'f' ? ", in the image" : "");
+	}
 	if (r < 0)
 		return err_prefix(err, "manifest");
 	r = mf_parse(mf_buf, mf_len, (int64_t)time(NULL), syscall_known, &res.manifest, err);

@@ -138,7 +138,7 @@ if selected h-manifest-missing; then
 	begin h-manifest-missing
 	envfile none
 	turn "$WORK/keys" -- 'echo RAN'
-	refused "manifest: /etc/turninit/manifest.json: No such file or directory"
+	refused "manifest: none: no TURNINIT_MANIFEST in the environment (an image sealed with turninit-seal, oci/seal.sh, carries it) and no /etc/turninit/manifest.json (or --manifest PATH); turninit runs nothing without a signed manifest"
 	end
 fi
 
@@ -334,8 +334,10 @@ fi
 sigfile wrong-key-id "${L[0]}" "$(byteflip "${L[1]}" 9)" "${L[2]}" "${L[3]}"
 # The id as minisign prints it is the 8 bytes little-endian: byte 9 is its first.
 FLIPPED_ID=$(printf '%02X%s' $((0x${TRUSTED_ID:0:2} ^ 1)) "${TRUSTED_ID:2}")
-sigrow h-sig-wrong-key-id "$WORK/sig/wrong-key-id" "manifest: signature: key id $FLIPPED_ID is not trusted"
-sigrow h-sig-another-key "$WORK/m/other.json.minisig" "manifest: signature: key id $OTHER_ID is not trusted"
+# the refusal names the keys trusted, where they come from, and what to do
+NOT_TRUSTED_TAIL="is not trusted: the trusted keys are $TRUSTED_ID (file /etc/turninit/trusted.pub, in the image): sign the manifest with one of them (oci/seal.sh --key)"
+sigrow h-sig-wrong-key-id "$WORK/sig/wrong-key-id" "manifest: signature: key id $FLIPPED_ID $NOT_TRUSTED_TAIL"
+sigrow h-sig-another-key "$WORK/m/other.json.minisig" "manifest: signature: key id $OTHER_ID $NOT_TRUSTED_TAIL"
 sigfile relabelled "${O[0]}" "$RELABEL" "${O[2]}" "${O[3]}"
 sigrow h-sig-another-key-relabelled "$WORK/sig/relabelled" "manifest: signature: file signature does not verify"
 sigfile tc "${L[0]}" "${L[1]}" "${L[2]}!" "${L[3]}"
@@ -402,7 +404,7 @@ keydir too-large
 keyrow h-keys-too-large "trusted keys (no keys compiled in): /etc/turninit/trusted.pub: larger than 4096 bytes"
 keydir several-none
 cat "$VEC/test-other.pub" "$VEC/test-other.pub" >"$KD/trusted.pub"
-keyrow h-keys-several-none-signed "manifest: signature: key id $TRUSTED_ID is not trusted"
+keyrow h-keys-several-none-signed "manifest: signature: key id $TRUSTED_ID is not trusted: the trusted keys are $OTHER_ID, $OTHER_ID (file /etc/turninit/trusted.pub, in the image): sign the manifest with one of them (oci/seal.sh --key)"
 keydir seventeen
 for _ in $(seq 17); do cat "$VEC/test-other.pub"; done >"$KD/trusted.pub"
 keyrow h-keys-seventeen "trusted keys /etc/turninit/trusted.pub: public key: line 34: more than 16 keys"

@@ -718,7 +718,7 @@ static void test_verify_shared_key_id(void **state)
 static void test_verify_untrusted_key(void **state)
 {
 	struct sig_keyring empty = {0};
-	char want[64];
+	char want[128];
 
 	(void)state;
 	snprintf(want, sizeof(want), "signature: key id %s is not trusted", V.other_hex);
@@ -728,6 +728,10 @@ static void test_verify_untrusted_key(void **state)
 	REFUSED_GOOD_MSG(&V.ring_other, V.sig_legacy.data, V.sig_legacy.len, ENOKEY, want);
 	REFUSED_GOOD_MSG(&empty, V.sig_ed.data, V.sig_ed.len, ENOKEY, want);
 	REFUSED_GOOD_MSG(NULL, V.sig_ed.data, V.sig_ed.len, ENOKEY, want);
+	/* the refusal names the keys that are trusted, or that none is */
+	snprintf(want, sizeof(want), "is not trusted: the trusted keys are %s", V.trusted_hex);
+	REFUSED_GOOD_MSG(&V.ring_trusted, V.sig_other.data, V.sig_other.len, ENOKEY, want);
+	REFUSED_GOOD_MSG(&empty, V.sig_ed.data, V.sig_ed.len, ENOKEY, "is not trusted: no key is trusted");
 }
 
 /* The key id is checked before any signature: a forgery under an unknown key
