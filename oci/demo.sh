@@ -7,7 +7,7 @@
 # Files (all under build/demo/, made when absent):
 #   demo.key demo.pub   a minisign key pair without a password (`minisign -G -W`);
 #                       demo only: trust it nowhere else
-#   manifest.json       the example manifest with a fresh "expires"
+# The example manifest is sealed with a fresh "expires" (oci/seal.sh --expires).
 # Images: localhost/turninit-demo:base (unsealed) and localhost/turninit-demo:latest.
 set -eu
 
@@ -34,11 +34,9 @@ sh "$ROOT_DIR/rootfs/build-image.sh" --trusted-key "$D/demo.pub" --tag "$BASE" \
 	--root "$D/rootfs" "$BIN"
 
 expires=$(date -u -d '+1 year' +%Y-%m-%dT%H:%M:%SZ)
-sed "s/\"expires\": *\"[^\"]*\"/\"expires\": \"$expires\"/" \
-	"$ROOT_DIR/oci/manifest.example.json" > "$D/manifest.json"
-grep -q "\"expires\": \"$expires\"" "$D/manifest.json" || die "could not set expires in $D/manifest.json"
-sh "$ROOT_DIR/oci/seal.sh" --image "$BASE" --manifest "$D/manifest.json" \
-	--key "$D/demo.key" --tag "$IMAGE" --trusted-comment "turninit demo manifest, expires $expires"
+sh "$ROOT_DIR/oci/seal.sh" --image "$BASE" --manifest "$ROOT_DIR/oci/manifest.example.json" \
+	--expires "$expires" --key "$D/demo.key" --tag "$IMAGE" \
+	--trusted-comment "turninit demo manifest, expires $expires"
 
 echo
 timeout 60 podman run --rm --pull never --network none "$IMAGE" verify > "$D/policy.json" \

@@ -2,7 +2,12 @@
 # seal.sh - seal a signed manifest into an image's OCI config Env.
 #
 # usage: seal.sh --image IN --manifest M.json --key SECRET.key --tag OUT
-#                [--trusted-comment TEXT] [--legacy]
+#                [--expires Nd|Nh|YYYY-MM-DDTHH:MM:SSZ] [--trusted-comment TEXT] [--legacy]
+#
+# --expires sets the manifest's "expires" in the copy that is signed: N days or
+# hours from now, or that time (UTC). The value M.json has is replaced; without
+# one, "expires" is put first in its object. The examples of oci/ carry none, so
+# nothing committed expires: seal them with --expires.
 #
 # Signs M.json with the stock minisign CLI (prehashed "ED"; --legacy: the legacy
 # "Ed" form) using a key without a password (`minisign -G -W`), checks the
@@ -12,15 +17,17 @@
 #   TURNINIT_MANIFEST_SIG  base64 of the .minisig file
 # The Env reaches PID 1's environ (labels and annotations do not); turninit
 # verifies the signature over those bytes before parsing them. Registry-free:
-# buildah from/config/commit on the local storage podman uses. The manifest's
-# content is checked by turninit, not here (`podman run OUT verify` shows the
-# effective policy).
+# buildah from/config/commit on the local storage podman uses. Before it
+# commits, IN's own turninit checks the signed manifest with its own parser and
+# trust roots (`podman run IN verify` given the same Env pair): a manifest it
+# would refuse at the first turn (expired, an unknown key, signed by a key IN
+# does not trust) is refused here with turninit's line, and OUT is not made.
 set -eu
 
 die() { echo "seal: $*" >&2; exit 1; }
 usage() { sed -n '4,5s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
-in='' manifest='' key='' out='' comment='' legacy=''
+in='' manifest='' key='' out='' comment='' legacy='' expires=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--image) [ $# -ge 2 ] || usage; in=$2; shift 2 ;;
@@ -28,6 +35,7 @@ while [ $# -gt 0 ]; do
 	--key) [ $# -ge 2 ] || usage; key=$2; shift 2 ;;
 	--tag) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
 	--trusted-comment) [ $# -ge 2 ] || usage; comment=$2; shift 2 ;;
+	--expires) [ $# -ge 2 ] || usage; expires=$2; shift 2 ;;
 	--legacy) legacy=-l; shift ;;
 	-h|--help) usage ;;
 	*) die "unknown argument $1" ;;
@@ -52,10 +60,29 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+cp "$manifest" "$tmp/manifest.json"
+if [ -n "$expires" ]; then
+	case $expires in
+	*[!0-9]*d|d|*[!0-9]*h|h) die "--expires $expires: give Nd, Nh or YYYY-MM-DDTHH:MM:SSZ" ;;
+	*d) expires=$(date -u -d "+${expires%d} days" +%Y-%m-%dT%H:%M:%SZ) ;;
+	*h) expires=$(date -u -d "+${expires%h} hours" +%Y-%m-%dT%H:%M:%SZ) ;;
+	[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z) ;;
+	*) die "--expires $expires: give Nd, Nh or YYYY-MM-DDTHH:MM:SSZ" ;;
+	esac
+	if grep -q '"expires"' "$tmp/manifest.json"; then
+		sed -i "s/\"expires\" *: *\"[^\"]*\"/\"expires\": \"$expires\"/" "$tmp/manifest.json"
+	else
+		sed -i "0,/{/s/{/{\"expires\": \"$expires\", /" "$tmp/manifest.json"
+	fi
+	[ "$(grep -o "\"expires\": \"$expires\"" "$tmp/manifest.json" | wc -l)" -eq 1 ] \
+		|| die "--expires: could not set \"expires\" once in a copy of $manifest"
+	size=$(wc -c < "$tmp/manifest.json")
+	[ "$size" -le 65536 ] || die "manifest $manifest: $size bytes with --expires, turninit accepts at most 65536"
+fi
 # A one-line trusted comment: minisign signs it (the global signature) and turninit
 # checks it, so it says what was signed. minisign reads a password from the
 # terminal for an encrypted key; </dev/null makes that fail instead of hang.
-sha=$(sha256sum "$manifest" | cut -d' ' -f1)
+sha=$(sha256sum "$tmp/manifest.json" | cut -d' ' -f1)
 [ -n "$comment" ] || comment="turninit manifest sha256:$sha for $out, signed $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 case $comment in *"
 "*) die "--trusted-comment must be one line" ;; esac
@@ -66,7 +93,6 @@ if printf '%s' "$comment" | tr -d '\t' | LC_ALL=C grep -q '[[:cntrl:]]' ||
    printf '%s' "$comment" | LC_ALL=C grep -q "$(printf '\302[\200-\237]')"; then
 	die "--trusted-comment must be printable text (tab, printable ASCII, UTF-8 from U+00A0): turninit refuses a control byte"
 fi
-cp "$manifest" "$tmp/manifest.json"
 # shellcheck disable=SC2086 # $legacy is empty or -l
 minisign -S $legacy -s "$key" -m "$tmp/manifest.json" -x "$tmp/manifest.json.minisig" \
 	-t "$comment" </dev/null >"$tmp/minisign.log" 2>&1 \
@@ -79,6 +105,14 @@ keyid=$(sed -n 's/^untrusted comment: minisign public key //p' "$tmp/key.pub")
 
 b64_manifest=$(base64 -w0 "$tmp/manifest.json")
 b64_sig=$(base64 -w0 "$tmp/manifest.json.minisig")
+
+# turninit's own check: the Env pair is what the sealed config gives PID 1.
+if ! timeout 120 podman run --rm --pull never --network none \
+	-e "TURNINIT_MANIFEST=$b64_manifest" -e "TURNINIT_MANIFEST_SIG=$b64_sig" \
+	"$in" verify >"$tmp/verify.out" 2>"$tmp/verify.err"; then
+	why=$(grep '^turninit: ' "$tmp/verify.err" | tail -n 1)
+	die "turninit in $in refuses this manifest, so $out is not made: ${why:-$(tail -n 1 "$tmp/verify.err")}"
+fi
 
 old_id=$(timeout 60 podman image inspect --format '{{.Id}}' "$out" 2>/dev/null || true)
 ctr=$(timeout 60 buildah from --pull-never --quiet "$in") || die "buildah from $in failed"

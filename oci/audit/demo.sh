@@ -15,7 +15,7 @@
 # tree changed or the log is missing.
 #
 # Files (under build/audit-demo/): demo.key demo.pub (a minisign key pair
-# without a password, made when absent; demo only), manifest.json, tree/ (the
+# without a password, made when absent; demo only), tree/ (the
 # sample, remade each run), log/audit.jsonl (remade each run).
 # Images: localhost/turninit-audit-demo:base and :latest.
 set -eu
@@ -43,11 +43,9 @@ fi
 sh "$ROOT_DIR/rootfs/build-image.sh" --trusted-key "$D/demo.pub" --tag "$BASE" \
 	--root "$D/rootfs" "$BIN"
 expires=$(date -u -d '+1 year' +%Y-%m-%dT%H:%M:%SZ)
-sed "s/\"expires\": *\"[^\"]*\"/\"expires\": \"$expires\"/" \
-	"$ROOT_DIR/oci/audit/manifest.json" > "$D/manifest.json"
-grep -q "\"expires\": \"$expires\"" "$D/manifest.json" || die "could not set expires"
-sh "$ROOT_DIR/oci/seal.sh" --image "$BASE" --manifest "$D/manifest.json" \
-	--key "$D/demo.key" --tag "$IMAGE" --trusted-comment "turninit audit demo manifest, expires $expires"
+sh "$ROOT_DIR/oci/seal.sh" --image "$BASE" --manifest "$ROOT_DIR/oci/audit/manifest.json" \
+	--expires "$expires" --key "$D/demo.key" --tag "$IMAGE" \
+	--trusted-comment "turninit audit demo manifest, expires $expires"
 
 # The sample tree, owned by the manifest's uid (the commands run as 1000 and
 # edit it in the overlay); the log directory, root's alone.

@@ -55,8 +55,9 @@ KEY_SEC=$VECTORS/test-trusted.key
 KEY_PUB=$VECTORS/test-trusted.pub
 KEY_ID=$(sed -n 's/^untrusted comment: minisign public key //p' "$KEY_PUB")
 [[ -n $KEY_ID ]] || abort "no key id in $KEY_PUB"
-sed 's/"expires": *"[^"]*"/"expires": "2099-01-01T00:00:00Z"/' "$ROOT/oci/audit/manifest.json" \
-	> "$WORK/m/audit.json"
+# oci/audit/manifest.json carries no expiry (seal.sh --expires sets one): put
+# one first, as seal.sh does, in the copy whose digest the log must name
+sed '0,/{/s/{/{"expires": "2099-01-01T00:00:00Z", /' "$ROOT/oci/audit/manifest.json" > "$WORK/m/audit.json"
 grep -q '"expires": "2099-01-01T00:00:00Z"' "$WORK/m/audit.json" || abort "could not set expires"
 DIGEST=$(b2sum -l 256 "$WORK/m/audit.json" | cut -d' ' -f1)
 sh "$ROOT/rootfs/build-image.sh" --trusted-key "$KEY_PUB" --tag "$IMG:base" \

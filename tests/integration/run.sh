@@ -371,6 +371,48 @@ if selected c-one-byte-changed-in-image-config-refused; then
 	expect_refusal signature
 	end
 fi
+if podman_test c-seal-refuses-what-turninit-refuses "oci/seal.sh makes podman images whatever the engine: make integration runs it"; then
+	# Sealing runs the image's own turninit over the signed manifest: what a
+	# turn would refuse is refused now, with turninit's line, and no image made.
+	begin c-seal-refuses-what-turninit-refuses
+	manifest seal-expired "{${HEAD/2099-01-01/2020-01-01},\"env\":{$SET}}"
+	manifest seal-unknown-key "{$HEAD,\"env\":{$SET},\"colour\":\"blue\"}"
+	for m in seal-expired:"manifest: expired at 2020-01-01T00:00:00Z" seal-unknown-key:"manifest: colour: unknown key" \
+		untrusted:"manifest: signature: key id"; do
+		name=${m%%:*} key=$KEY_TRUSTED_SEC file=$M/${m%%:*}.json
+		[[ $name == untrusted ]] && key=$KEY_OTHER_SEC file=$M/main.json
+		run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:refused-$name" --manifest "$file" --key "$key"
+		[[ $RC -ne 0 ]] || why "$name: seal.sh exited 0"
+		expect_contains "$name: stderr" "$ERR" "turninit in $IMG:base refuses this manifest, so $IMG:refused-$name is not made: turninit: ${m#*:}"
+		timeout 60 podman image exists "$IMG:refused-$name" && why "$name: the image $IMG:refused-$name was made"
+	done
+	end
+fi
+if podman_test c-seal-expires "oci/seal.sh makes podman images whatever the engine: make integration runs it"; then
+	# The example manifests carry no expiry: --expires sets it in the copy
+	# signed (Nd from now, or a time); without it turninit's check refuses.
+	begin c-seal-expires
+	run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:expires" \
+		--manifest "$ROOT/oci/manifest.example.json" --expires 30d --key "$MANIFEST_KEY"
+	expect_rc 0
+	got=$(timeout 60 podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMG:expires" |
+		sed -n 's/^TURNINIT_MANIFEST=//p' | base64 -d | python3 -c '
+import datetime, json, sys
+t = datetime.datetime.strptime(json.load(sys.stdin)["expires"], "%Y-%m-%dT%H:%M:%SZ")
+d = (t - datetime.datetime.utcnow()).total_seconds() / 86400
+print("30 days" if 29.9 < d <= 30.0 else f"{d} days")')
+	eq "expires of the sealed manifest" "$got" "30 days"
+	run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:no-expires" \
+		--manifest "$ROOT/oci/manifest.example.json" --key "$MANIFEST_KEY"
+	[[ $RC -ne 0 ]] || why "sealed a manifest without expires"
+	expect_contains stderr "$ERR" "turninit: manifest: expires"
+	run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:no-expires" \
+		--manifest "$ROOT/oci/manifest.example.json" --expires tomorrow --key "$MANIFEST_KEY"
+	[[ $RC -ne 0 ]] || why "took --expires tomorrow"
+	expect_contains stderr "$ERR" "--expires tomorrow: give Nd, Nh or YYYY-MM-DDTHH:MM:SSZ"
+	timeout 60 podman rmi -f "$IMG:expires" >/dev/null 2>&1
+	end
+fi
 if podman_test c-seal-refuses-unprintable-trusted-comment "oci/seal.sh makes podman images whatever the engine: make integration runs it"; then
 	# turninit refuses such a signature at run time; oci/seal.sh refuses to
 	# make the image at all, and says why.
@@ -409,7 +451,7 @@ fi
 if selected c-no-manifest-refused; then
 	begin c-no-manifest-refused
 	prun --tmpfs "$HOME_TMPFS" "$IMG:base" 'echo COMMAND-RAN'
-	expect_refusal manifest
+	expect_refusal "manifest: none: no TURNINIT_MANIFEST in the environment (an image sealed with turninit-seal"
 	end
 fi
 if selected c-legacy-signature-accepted; then
