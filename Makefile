@@ -326,6 +326,9 @@ install-check-dirs:
 		esac; \
 		echo "install: $${v%%=*} must be an absolute path of letters, digits and / . _ + - only, without ..: $${v#*=}" >&2; exit 1; \
 	done
+# The documents the man page names, installed under DOCDIR beside LICENSE.
+USER_DOCS := README.md $(addprefix docs/,manifest.md protocol.md mcp.md security.md audit.md \
+               exit-codes.md design.md deployment.md packaging.md)
 install: $(BUILD)/turninit install-check-dirs
 	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit.unstripped $(DESTDIR)$(SBINDIR)/turninit
 	@mkdir -p $(BUILD)/gen
@@ -338,6 +341,7 @@ install: $(BUILD)/turninit install-check-dirs
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/turninit/relink
 	$(INSTALL) -m 0644 $(MUSL_OBJ) $(MUSL_PREFIX)/versions.txt docs/relink.md $(DESTDIR)$(LIBDIR)/turninit/relink/
 	$(INSTALL) -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
+	$(INSTALL) -m 0644 $(USER_DOCS) $(DESTDIR)$(DOCDIR)/
 	for d in $(MUSL_PREFIX)/share/licenses/*/; do \
 		$(INSTALL) -D -m 0644 $$d/copyright $(DESTDIR)$(DOCDIR)/third-party/$$(basename $$d)/copyright || exit 1; \
 	done
@@ -350,7 +354,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/turninit $(DESTDIR)$(BINDIR)/turninit-build-image \
 	      $(DESTDIR)$(BINDIR)/turninit-seal $(DESTDIR)$(MANDIR)/man1/turninit.1 \
 	      $(DESTDIR)$(DATADIR)/turninit/Containerfile $(DESTDIR)$(DATADIR)/turninit/Containerfile.seal \
-	      $(DESTDIR)$(DOCDIR)/LICENSE \
+	      $(DESTDIR)$(DOCDIR)/LICENSE $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(USER_DOCS))) \
 	      $(foreach d,$(notdir $(wildcard $(MUSL_PREFIX)/share/licenses/*)),$(DESTDIR)$(DOCDIR)/third-party/$(d)/copyright) \
 	      $(addprefix $(DESTDIR)$(LIBDIR)/turninit/relink/,$(notdir $(MUSL_OBJ)) versions.txt relink.md)
 	rmdir $(foreach d,$(notdir $(wildcard $(MUSL_PREFIX)/share/licenses/*)),$(DESTDIR)$(DOCDIR)/third-party/$(d)) \

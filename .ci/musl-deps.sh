@@ -73,12 +73,17 @@ ln -sfn /usr/include/linux "$P/include/linux"
 ln -sfn /usr/include/x86_64-linux-gnu/asm "$P/include/asm"
 ln -sfn /usr/include/asm-generic "$P/include/asm-generic"
 
+# The sources' folder mapped away: the libraries' assert(3) messages name
+# their files, which would otherwise carry this build's absolute path into
+# turninit (a packager's path in the binary; two folders, two binaries).
+MAP_SRC="-ffile-prefix-map=$W/src/="
+
 autobuild() { # srcdir name configure-args...
 	src=$1 name=$2
 	shift 2
 	b=$W/build/$name
 	mkdir -p "$b"
-	( cd "$b" && "$src/configure" CC=musl-gcc CFLAGS="$CFLAGS_DEPS" \
+	( cd "$b" && "$src/configure" CC=musl-gcc CFLAGS="$CFLAGS_DEPS $MAP_SRC" \
 		CPPFLAGS="-isystem $P/include" --prefix="$P" --enable-static \
 		--disable-shared "$@" && make -j"$JOBS" && make install ) \
 		>"$b.log" 2>&1 || fail_log "$name" "$b.log"
@@ -99,7 +104,7 @@ autobuild "$(echo "$W"/src/jansson-[0-9]*)" jansson
 
 say "libcap (own Makefile)"
 make -C "$(echo "$W"/src/libcap2-[0-9]*)/libcap" CC=musl-gcc BUILD_CC=gcc \
-	COPTS="$CFLAGS_DEPS" SHARED=no PAM_CAP=no GOLANG=no PTHREADS=no \
+	COPTS="$CFLAGS_DEPS $MAP_SRC" SHARED=no PAM_CAP=no GOLANG=no PTHREADS=no \
 	prefix="$P" lib=lib libcap.a install-static-cap >"$W/build/libcap.log" 2>&1 \
 	|| fail_log "libcap" "$W/build/libcap.log"
 

@@ -41,6 +41,10 @@ want=$(
 	printf '755 usr/sbin\n755 usr/sbin/turninit\n755 usr/share\n755 usr/share/doc\n755 usr/share/doc/turninit\n'
 	printf '755 usr/share/turninit\n644 usr/share/turninit/Containerfile\n644 usr/share/turninit/Containerfile.seal\n'
 	printf '644 usr/share/doc/turninit/LICENSE\n755 usr/share/doc/turninit/third-party\n'
+	for f in README.md manifest.md protocol.md mcp.md security.md audit.md exit-codes.md design.md \
+		deployment.md packaging.md; do
+		printf '644 usr/share/doc/turninit/%s\n' "$f"
+	done
 	for l in jansson libcap2 libseccomp libsodium musl; do
 		printf '755 usr/share/doc/turninit/third-party/%s\n644 usr/share/doc/turninit/third-party/%s/copyright\n' "$l" "$l"
 	done
@@ -77,6 +81,15 @@ expect_contains "man" "$OUT" $'SYNOPSIS\n'
 expect_contains "man" "$OUT" "turninit 0.1.0"
 end; fi
 # The committed page is what go-md2man makes of docs/turninit.1.md now.
+# Every document the man page names is installed where it says (DOCDIR), and
+# it names no path of a checkout.
+if begin p-man-page-references-installed; then
+for n in $(grep -o '[a-z][a-z0-9-]*\.md' "$ROOT/docs/turninit.1.md" | LC_ALL=C sort -u); do
+	[[ -f $WORK/d1/usr/share/doc/turninit/$n ]] || why "the man page names $n, which install did not put in usr/share/doc/turninit"
+done
+grep -n 'docs/' "$ROOT/docs/turninit.1.md" | head -n 3 | while IFS= read -r l; do echo "$l"; done > "$WORK/checkout-paths"
+[[ ! -s $WORK/checkout-paths ]] || why "the man page names a checkout path: $(head -n 1 "$WORK/checkout-paths")"
+end; fi
 if begin p-man-page-matches-source; then
 run_cmd bash -c "sed '1s/^# turninit(1)\$/# turninit 1 \"\" \"turninit $(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")\" \"User Commands\"/' '$ROOT/docs/turninit.1.md' | go-md2man > '$WORK/turninit.1'"
 expect_rc 0
@@ -217,6 +230,40 @@ run_cmd timeout 300 unshare -n make --no-print-directory -C "$S" MUSL_PREFIX="$R
 expect_rc 0
 eq "sha256 of the two builds" "$(sha256sum < "$S/build/turninit")" "$(sha256sum < "$ROOT/build/turninit")"
 [[ ! -e $S/build/musl ]] || why "the build made build/musl although MUSL_PREFIX was given"
+end; fi
+
+# The binary names no folder of the machine that built it: the libraries'
+# assert(3) file names are mapped away (.ci/musl-deps.sh, -ffile-prefix-map).
+if begin p-binary-names-no-build-path; then
+found=$(strings "$BIN" | grep -F -e "$ROOT" -e "/build/musl/" | head -n 3)
+eq "build paths in $BIN (strings)" "$found" ""
+end; fi
+
+# No committed example carries an "expires" (or a --expires time) that will
+# pass within a year: the quick start, the demos and the docs would stop
+# working on that day (oci/seal.sh --expires sets it at sealing instead).
+# Past times (examples of a refusal) and far ones stay.
+if begin p-no-example-expires-within-a-year; then
+found=$(cd "$ROOT" && git ls-files -z README.md docs oci clients | python3 -c '
+import datetime, re, sys
+now = datetime.datetime.now(datetime.timezone.utc)
+soon = now + datetime.timedelta(days=365)
+for path in sys.stdin.read().split("\0"):
+    if not path:
+        continue
+    try:
+        text = open(path, encoding="utf-8").read()
+    except (UnicodeDecodeError, IsADirectoryError):
+        continue
+    # the "expires" of a manifest example, or a seal.sh --expires of a fixed time
+    for m in re.finditer(r"(?:\"expires\"\s*:\s*\"|--expires\s+)(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z", text):
+        try:
+            t = datetime.datetime(*map(int, m.groups()), tzinfo=datetime.timezone.utc)
+        except ValueError:
+            continue
+        if now < t <= soon:
+            print(f"{path}: {m.group(0)}")')
+eq "committed times that pass within a year" "$found" ""
 end; fi
 
 # --- images without buildah: oci/Containerfile and oci/Containerfile.seal -------------------
