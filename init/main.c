@@ -2,6 +2,7 @@
  * before the command starts any failure refuses with exit 125 and one line. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -124,20 +125,47 @@ static int policy_free_mode(struct cli_options *opt, char **envp, int *ret_statu
 	return 0;
 }
 
+/* fd 0 was closed when turninit started (main, step 2, put /dev/null there) */
+static bool stdin_closed;
+
 /* stdin_can_carry - 0 when mode's stdin (serve's or mcp's requests) can carry
- * a request; -1 and err when it is /dev/null, which podman run and docker
- * run give without -i: the turn would read end of input at once and end,
- * exit 0, having run nothing, and an MCP client would show only "failed to
+ * a request; -1 and err when it was closed at start (closed: main's step 2
+ * put /dev/null there) or is /dev/null, which podman run and docker run give
+ * without -i: the turn would read end of input at once and end, exit 0,
+ * having run nothing, and an MCP client would show only "failed to
  * connect". A stdin fstat(2) cannot read passes (the loop says what it
  * meets there). */
-static int stdin_can_carry(const char *mode, struct tn_error *err)
+static int stdin_can_carry(const char *mode, bool closed, struct tn_error *err)
 {
 	struct stat st;
 
+	if (closed)
+		return err_set(err, EBADF, "%s: stdin is closed: no request can reach it; give it the client's pipe (podman run -i, docker run -i; stdin: true in Kubernetes)", mode);
 	if (fstat(0, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3)
 		return err_set(err, ENOTTY, "%s: stdin is /dev/null (podman run or docker run without -i): "
 			       "no request can reach it; add -i (stdin: true in Kubernetes)", mode);
 	return 0;
+}
+
+/* verify (step 5's end): the checks of a start that change nothing, after
+ * those of caps_start (refusal, when one refused); the effective policy on
+ * stdout whatever they find; 125 and the refusal's line, as a start would
+ * give it, when a turn started so would be refused; a workdir warning a
+ * start would log is logged too. */
+static int verify(const struct load_result *pol, const struct caps_start *start,
+		  struct tn_error *refusal)
+{
+	struct tn_error err = { 0 };
+	char note[512] = "";
+	bool refused = refusal->code != 0;
+
+	if (!refused && sandbox_probe(pol->manifest, start->mode == CAPS_NONROOT, refusal) < 0)
+		refused = true;
+	if (!refused && sandbox_workdir_note(pol->manifest, ll_abi(), note, sizeof(note)))
+		log_line("%s", note);
+	if (verify_print(pol, start, refused ? refusal->msg : NULL, note[0] ? note : NULL, &err) < 0)
+		return refuse(&err);
+	return refused ? refuse(refusal) : 0;
 }
 
 /* Step 7 of serve, mcp and listen: the loop of many commands, under the
@@ -162,7 +190,7 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 	if (opt->mode == CLI_LISTEN &&
 	    serve_listen_socket(opt->socket_path, pol->manifest, &ctx.listen_fd, &err) < 0)
 		return refuse(&err);
-	if (opt->mode != CLI_LISTEN && stdin_can_carry(names[opt->mode], &err) < 0)
+	if (opt->mode != CLI_LISTEN && stdin_can_carry(names[opt->mode], stdin_closed, &err) < 0)
 		return refuse(&err);
 	log_weakened(sb, start);
 	/* Here stderr is turninit's own (events go to stdout or the socket),
@@ -170,8 +198,15 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 	 * the command's stderr. */
 	if (audit_turn_start(names[opt->mode], pol, &err) < 0)
 		return refuse(&err);
+	/* one line that reads as what it is, a start that went well: an MCP
+	 * client shows turninit's stderr when something fails, and a bare
+	 * "landlock: ..." there read like the failure (issue 31) */
 	if (sb->landlock.abi > 0)
-		log_line("landlock: ABI %d enforced", sb->landlock.abi);
+		log_line("%s: ready, reading requests on %s; landlock: ABI %d enforced", names[opt->mode],
+			 opt->mode == CLI_LISTEN ? opt->socket_path : "stdin", sb->landlock.abi);
+	else
+		log_line("%s: ready, reading requests on %s", names[opt->mode],
+			 opt->mode == CLI_LISTEN ? opt->socket_path : "stdin");
 	if (sb->net.mode != NET_RUNTIME)
 		log_line("network: %s", net_describe(&sb->net, NULL, (char[512]){ 0 }, 512));
 	if (!sb->filter_in_keeper)
@@ -203,6 +238,7 @@ int main(int argc, char **argv, char **envp)
 	static char **caller_env, **cmd_env, **cmd_argv;
 	struct tn_error err = { 0 }, refusal = { 0 };
 	struct spawn_plan plan;
+	char note[512];
 	pid_t pid;
 	bool exec_failed;
 	int sfd = -1, status = 0;   /* gcc -flto sees no set on the failure path */
@@ -211,6 +247,11 @@ int main(int argc, char **argv, char **envp)
 	reap_block_signals();
 	/* 2. Non-dumpable: commands cannot read /proc/1/mem or /proc/1/environ. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* A closed stdin gets /dev/null, before turninit opens anything: no fd
+	 * of its own (a signalfd, a pipe) may take number 0, where serve would
+	 * read requests and a command would find it. serve and mcp refuse it. */
+	stdin_closed = fcntl(0, F_GETFD) < 0 && errno == EBADF &&
+		       open("/dev/null", O_RDONLY) == 0;
 
 	/* 3. Command line; the modes that need no policy end here. */
 	if (cli_parse(argc, argv, &opt, &err) < 0)
@@ -234,8 +275,7 @@ int main(int argc, char **argv, char **envp)
 		refusal = err;
 	}
 	if (opt.mode == CLI_VERIFY)
-		return verify_print(&pol, &start, refusal.code ? refusal.msg : NULL, &err) < 0 ?
-		       refuse(&err) : 0;
+		return verify(&pol, &start, &refusal);
 	/* listen trusts SO_PEERCRED for who connects: where it does not name the
 	 * peer (gVisor), refuse before anything is set up or said. */
 	if (opt.mode == CLI_LISTEN && plat_peercred_check("listen", &err) < 0)
@@ -270,6 +310,8 @@ int main(int argc, char **argv, char **envp)
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
 	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
+	if (sandbox_workdir_note(pol.manifest, sb.landlock.abi, note, sizeof(note)))
+		log_line("%s", note);
 	/* the proxy's variables, known now (its port), fixed by turninit */
 	if (cmd_env && sb.net.env[0] && envf_override(&cmd_env, sb.net.env, &err) < 0)
 		return refuse(&err);

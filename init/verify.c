@@ -169,7 +169,7 @@ static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no
 }
 
 int verify_print(const struct load_result *r, const struct caps_start *start,
-		 const char *refusal, struct tn_error *err)
+		 const char *refusal, const char *workdir_note, struct tn_error *err)
 {
 	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL, net[512];
 	struct net_plan net_p = { 0 };
@@ -218,7 +218,7 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	scg_set_free(&set);
 	if (!denied)
 		goto out;
-	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:s, s:o, s:o*, s:o*}",
+	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:s, s:s, s:o, s:o*, s:o*}",
 			 "turninit", TURNINIT_VERSION,
 			 "commit", TURNINIT_COMMIT,
 			 "source", r->source,
@@ -235,6 +235,8 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 			 "denied", denied,
 			 "landlock", landlock_json(r->manifest),
 			 "network", net,
+			 "workdir", refusal ? "not checked: the start is refused" :
+			 workdir_note ? workdir_note : "writable by the commands",
 			 "securebits", !refusal && start->mode == CAPS_NONROOT ?
 			 "not locked: non-root mode (needs CAP_SETPCAP; see start.not_applied)" :
 			 no_securebits ? "not available on this platform (gVisor): commands run without them" :

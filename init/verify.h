@@ -18,10 +18,12 @@
  * refusal: the start's refusal, or NULL): {"mode": "privileged" | "non-root" |
  * "refused", "uid", "gid", "refusal", "not_applied": [what non-root mode
  * cannot do]}, and "signal_guard": whether the commands would share
- * turninit's uid and what then keeps them from signalling it. A refused start
- * is information here: the exit status is 0.
+ * turninit's uid and what then keeps them from signalling it; "workdir":
+ * "writable" or the warning a start logs (workdir_note, sandbox_workdir_note).
+ * refusal is that of caps_start or of sandbox_probe: the caller exits 125
+ * after printing (main.c, verify).
  * Errors: -ENOMEM, -EIO (stdout), with err set. */
 int verify_print(const struct load_result *r, const struct caps_start *start,
-		 const char *refusal, struct tn_error *err);
+		 const char *refusal, const char *workdir_note, struct tn_error *err);
 
 #endif

@@ -39,9 +39,9 @@ sh "$ROOT_DIR/oci/seal.sh" --image "$BASE" --manifest "$ROOT_DIR/oci/manifest.ex
 	--trusted-comment "turninit demo manifest, expires $expires"
 
 echo
-timeout 60 podman run --rm --pull never --network none "$IMAGE" verify > "$D/policy.json" \
-	|| die "turninit verify refused the demo manifest"
-echo "demo: the effective policy (\`podman run --rm $IMAGE verify\`, in full in $D/policy.json):"
+timeout 60 podman run --rm --pull never --network none --tmpfs /home/agent:rw,mode=0700,size=64m,U \
+	"$IMAGE" verify > "$D/policy.json" || die "turninit verify refused the demo manifest or the turn's flags"
+echo "demo: the effective policy (\`podman run --rm --network none --tmpfs /home/agent:rw,mode=0700,size=64m,U $IMAGE verify\`, in full in $D/policy.json):"
 python3 - "$D/policy.json" <<'EOP' 2>/dev/null || cat "$D/policy.json"
 import json, sys
 p = json.load(open(sys.argv[1]))

@@ -107,9 +107,14 @@ b64_manifest=$(base64 -w0 "$tmp/manifest.json")
 b64_sig=$(base64 -w0 "$tmp/manifest.json.minisig")
 
 # turninit's own check: the Env pair is what the sealed config gives PID 1.
+# verify prints the effective policy once the signature and the manifest
+# hold, and exits 125 also when only the start would be refused (this run
+# has no HOME tmpfs nor the network's capabilities: the turn's flags are the
+# runner's to give), so a policy on stdout is the manifest accepted.
 if ! timeout 120 podman run --rm --pull never --network none \
 	-e "TURNINIT_MANIFEST=$b64_manifest" -e "TURNINIT_MANIFEST_SIG=$b64_sig" \
-	"$in" verify >"$tmp/verify.out" 2>"$tmp/verify.err"; then
+	"$in" verify >"$tmp/verify.out" 2>"$tmp/verify.err" &&
+	! grep -q '^  "manifest": {' "$tmp/verify.out"; then
 	why=$(grep '^turninit: ' "$tmp/verify.err" | tail -n 1)
 	die "turninit in $in refuses this manifest, so $out is not made: ${why:-$(tail -n 1 "$tmp/verify.err")}"
 fi

@@ -1,6 +1,11 @@
 /* plan.c - see plan.h. */
 #include "plan.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -52,11 +57,14 @@ static void undo_filter(struct sandbox *sb)
 	sc_program_free(&sb->filter);
 }
 
+static enum home_how home_how_here(bool nonroot)
+{
+	return nonroot ? HOME_OWN : caps_have(CAP_SYS_ADMIN) ? HOME_MOUNT : HOME_CHECK;
+}
+
 static int step_home(struct sandbox *sb, struct tn_error *err)
 {
-	return home_setup(sb->m->home, sb->m->uid, sb->m->gid,
-			  sb->nonroot ? HOME_OWN : caps_have(CAP_SYS_ADMIN) ? HOME_MOUNT : HOME_CHECK,
-			  err);
+	return home_setup(sb->m->home, sb->m->uid, sb->m->gid, home_how_here(sb->nonroot), err);
 }
 
 /* After HOME, before the capabilities it needs are dropped (net.h). */
@@ -130,6 +138,68 @@ int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, bool nonro
 
 		if (r < 0)
 			return r;
+	}
+	return 0;
+}
+
+int sandbox_probe(const struct mf_manifest *m, bool nonroot, struct tn_error *err)
+{
+	struct net_plan net = { 0 };
+	struct ll_ruleset ll = { .fd = -1 };
+	int r = home_probe(m->home, m->uid, m->gid, home_how_here(nonroot), err);
+
+	if (r < 0 || (r = net_plan(&m->network, nonroot, &net, err)) < 0 ||
+	    (r = ll_prepare(&m->landlock, true, &ll, err)) < 0)
+		return r;
+	if (ll.fd >= 0)
+		close(ll.fd);
+	return 0;
+}
+
+/* path equals dir or lies below it (both absolute, normalised by the manifest) */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+
+	return strcmp(dir, "/") == 0 ||
+	       (strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/'));
+}
+
+int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, size_t n)
+{
+	const char *w = m->workdir;
+	struct statvfs vfs;
+	struct stat st;
+	bool under = false;
+	mode_t bit;
+	int found;
+
+	/* HOME is the commands' own tmpfs (made at the start: verify cannot
+	 * look in it yet) */
+	if (path_under(w, m->home))
+		return 0;
+	found = stat(w, &st) == 0 ? 0 : errno;
+	if (found || !S_ISDIR(st.st_mode)) {
+		snprintf(note, n, "workdir %s: %s: a command given no workdir of its own is refused (the manifest's \"workdir\")",
+			 w, found ? strerror(found) : "not a directory");
+		return 1;
+	}
+	if (statvfs(w, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+		snprintf(note, n, "workdir %s is on a read-only mount: commands cannot write there (mount it read-write, or set the manifest's \"workdir\" to a folder they can)", w);
+		return 1;
+	}
+	bit = st.st_uid == m->uid ? S_IWUSR : st.st_gid == m->gid ? S_IWGRP : S_IWOTH;
+	if (!(st.st_mode & bit)) {
+		snprintf(note, n, "workdir %s (owner %u:%u, mode %04o) is not writable by the commands' %u:%u: they cannot write there (give them the folder, for example -v DIR:%s with DIR theirs, or set the manifest's \"workdir\")",
+			 w, (unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777),
+			 (unsigned)m->uid, (unsigned)m->gid, w);
+		return 1;
+	}
+	for (size_t i = 0; landlock > 0 && !under && i < m->landlock.n_writable; i++)
+		under = path_under(w, m->landlock.writable[i]);
+	if (landlock > 0 && !under) {
+		snprintf(note, n, "workdir %s is outside landlock.writable: Landlock keeps commands from writing there (add it to landlock.writable)", w);
+		return 1;
 	}
 	return 0;
 }

@@ -52,6 +52,22 @@ extern const struct sandbox_step sandbox_steps[];   /* in order; ends with a NUL
 int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, bool nonroot,
 		    struct tn_error *err);
 
+/* sandbox_probe - what sandbox_prepare would refuse for m in this mode,
+ * found without changing anything (verify): HOME (home_probe), the network
+ * (net_plan) and the Landlock ruleset (made and closed). 0 when a start
+ * would get past them; else the step's error, word for word as a start
+ * gives it. */
+int sandbox_probe(const struct mf_manifest *m, bool nonroot, struct tn_error *err);
+
+/* sandbox_workdir_note - whether commands of m's uid:gid can write its
+ * workdir: 0 when they can (or it cannot be told: no stat); 1 with a
+ * one-line warning in note (n bytes, no "turninit: " prefix) when it is
+ * missing, not a directory, on a read-only mount (statvfs ST_RDONLY), not
+ * writable by uid:gid by its owner and mode bits (ACLs are not read), or
+ * outside landlock.writable and HOME where Landlock is enforced (landlock:
+ * the ABI in use, 0 none). A start logs it once; verify prints it. */
+int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, size_t n);
+
 /* sandbox_plan - the spawn plan of one command under sb: argv, envp, workdir
  * (NULL: the manifest's) and its stdin, stdout, stderr (-1: inherited). */
 struct spawn_plan sandbox_plan(const struct sandbox *sb, char *const *argv, char *const *envp,

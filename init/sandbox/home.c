@@ -16,6 +16,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "cleanup.h"
 
 /* mkdir -p with mode 0755 for the parents and path itself. */
@@ -132,7 +133,7 @@ static void home_parent(const char *path, char *buf)
 /* Non-root mode, HOME missing: a kubelet's memory emptyDir (root's, 1777, or
  * with fsGroup root:GROUP 2777) mounted at HOME's parent, which turninit
  * cannot chown; it makes HOME there itself, mode 0700, its own. */
-static int home_make(const char *path, uid_t uid, struct tn_error *err)
+static int home_make(const char *path, uid_t uid, bool dry, struct tn_error *err)
 {
 	char parent[PATH_MAX];
 	_cleanup_close_ int pfd = -1, fd = -1;
@@ -157,6 +158,8 @@ static int home_make(const char *path, uid_t uid, struct tn_error *err)
 		return err_set(err, ENOTEMPTY,
 			       "HOME %s is missing and its parent %s, a tmpfs, is not empty: it must be a fresh emptyDir of this container only",
 			       path, parent);
+	if (dry)
+		return 0;
 	if (mkdirat(pfd, strrchr(path, '/') + 1, 0700) != 0)
 		return err_errno(err, errno, "HOME %s: making it in %s", path, parent);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -171,7 +174,8 @@ static int home_make(const char *path, uid_t uid, struct tn_error *err)
 	return 0;
 }
 
-static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, struct tn_error *err)
+static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, bool dry,
+		      struct tn_error *err)
 {
 	char parent[PATH_MAX], hint[PATH_MAX + 64], dhint[PATH_MAX + 64];
 	_cleanup_close_ int fd = -1;
@@ -185,7 +189,7 @@ static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, stru
 	 * later check is made on this one open directory. */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && nonroot)
-		return home_make(path, uid, err);
+		return home_make(path, uid, dry, err);
 	if (fd < 0)
 		return err_set(err, errno == ENOENT ? ENOTSUP : errno,
 			       "HOME %s: %s, and turninit lacks CAP_SYS_ADMIN to mount a tmpfs: add %s to podman run, %s to docker run (Kubernetes: an emptyDir with medium: Memory)",
@@ -220,11 +224,15 @@ static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, stru
 				       (unsigned)st.st_uid, (unsigned)uid,
 				       st.st_uid == HOME_OVERFLOW_UID ?
 				       " (the overflow uid: an owner outside this user namespace, such as host root)" : "");
-		if (fchmod(fd, 0700) != 0 || fchown(fd, uid, gid) != 0)
+		if (dry && caps_have(CAP_CHOWN) && caps_have(CAP_FOWNER))
+			return 0;
+		if (dry)
+			errno = EPERM;   /* what fchown(2) would answer */
+		if (dry || fchmod(fd, 0700) != 0 || fchown(fd, uid, gid) != 0)
 			return err_set(err, errno,
 				       "HOME %s: giving it to %u:%u: %s (turninit needs CAP_CHOWN and CAP_FOWNER for that, as root in the container: do not start it with --user or drop those)",
 				       path, (unsigned)uid, (unsigned)gid, strerror(errno));
-	} else if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
+	} else if (!dry && (st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
 		return err_errno(err, errno, "HOME %s: chmod 0700", path);
 	}
 	return 0;
@@ -233,5 +241,10 @@ static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, stru
 int home_setup(const char *path, uid_t uid, gid_t gid, enum home_how how, struct tn_error *err)
 {
 	return how == HOME_MOUNT ? home_mount(path, uid, gid, err) :
-	       home_check(path, uid, gid, how == HOME_OWN, err);
+	       home_check(path, uid, gid, how == HOME_OWN, false, err);
+}
+
+int home_probe(const char *path, uid_t uid, gid_t gid, enum home_how how, struct tn_error *err)
+{
+	return how == HOME_MOUNT ? 0 : home_check(path, uid, gid, how == HOME_OWN, true, err);
 }

@@ -10,9 +10,9 @@
 
 #define HOME_TMPFS_BYTES (64u << 20)   /* size of the tmpfs turninit mounts itself */
 #define HOME_PODMAN_HINT "--tmpfs %s:rw,mode=0700,size=64m,U"
-/* Docker refuses podman's U; it takes the owner itself (add exec when HOME
- * must run programs: Docker mounts a --tmpfs noexec) */
-#define HOME_DOCKER_HINT "--tmpfs %s:mode=0700,uid=%u,gid=%u"
+/* Docker refuses podman's U; it takes the owner itself, and exec: Docker
+ * mounts a --tmpfs noexec, where podman's runs HOME's scripts (issue 31) */
+#define HOME_DOCKER_HINT "--tmpfs %s:exec,mode=0700,uid=%u,gid=%u"
 #define HOME_OVERFLOW_UID 65534u       /* /proc/sys/kernel/overflowuid's default */
 
 /* How turninit comes by HOME (home_setup). */
@@ -43,5 +43,13 @@ enum home_how {
  * (-ENOTSUP not a tmpfs or not a mount point, -ENOTEMPTY not empty, -EPERM
  * wrong owner). */
 int home_setup(const char *path, uid_t uid, gid_t gid, enum home_how how, struct tn_error *err);
+
+/* home_probe - what home_setup would answer, found without changing
+ * anything (verify): HOME_MOUNT always succeeds (the mount is made at the
+ * start); HOME_CHECK and HOME_OWN make every check of home_setup, the same
+ * refusal word for word, but neither chmod, chown nor mkdir (a HOME that
+ * needs a chown is refused only when CAP_CHOWN or CAP_FOWNER is missing).
+ * Errors: as home_setup. */
+int home_probe(const char *path, uid_t uid, gid_t gid, enum home_how how, struct tn_error *err);
 
 #endif

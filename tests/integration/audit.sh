@@ -106,7 +106,7 @@ session() {
 # --- the manifest -------------------------------------------------------------------------
 if selected manifest-verifies; then
 	begin manifest-verifies
-	prun "$IMG:sealed" verify
+	prun --tmpfs "$HOME_TMPFS" "$IMG:sealed" verify
 	expect_rc 0
 	printf '%s' "$OUT" > "$WORK/policy.json"
 	got=$(python3 -c 'import json, sys

@@ -578,8 +578,8 @@ srow() {
 	run_cmd timeout -k 5 180 "$PY" "$ROOT/tests/hostile/serve_row.py" "$2" -- \
 		timeout -k 5 170 unshare --pid --fork --kill-child --mount-proc \
 		sh "$NS" pid1 "$WORK/keys" "$WORK/left" "$RAWENV" "$EF" "$BIN" serve
-	[[ $ERR =~ ^turninit:\ landlock:\ ABI\ [0-9]+\ enforced$'\n'$ ]] \
-		|| why "serve's stderr is not its one landlock line"
+	[[ $ERR =~ ^turninit:\ serve:\ ready,\ reading\ requests\ on\ stdin\;\ landlock:\ ABI\ [0-9]+\ enforced$'\n'$ ]] \
+		|| why "serve's stderr is not its one ready line"
 }
 # sexpect EVENT_LINES: OUT is those lines, then the good exec and serve's status 0.
 sexpect() {

@@ -233,12 +233,13 @@ PODMAN_RUN=("${ENGINE_RUN[@]}")
 # HOME_TMPFS: the --tmpfs of the manifest's HOME. podman's U gives it to the
 # container's user (root); Docker refuses U and takes the owner itself (the
 # flag turninit's refusal names for docker run: init/sandbox/home.h, HOME_DOCKER_HINT;
-# Docker mounts it noexec, which no test needs lifted). NOCOPYUP: what the
+# exec, as the docs' Docker lines say: Docker mounts a --tmpfs noexec
+# otherwise). NOCOPYUP: what the
 # --tmpfs options of an image with files in HOME need: podman copies them in
 # unless told notmpcopyup; Docker never copies, and refuses the option.
 # shellcheck disable=SC2034 # used by the suites
 if docker_engine; then
-	HOME_TMPFS=/home/agent:mode=0700,uid=1000,gid=1000
+	HOME_TMPFS=/home/agent:exec,mode=0700,uid=1000,gid=1000
 	NOCOPYUP=
 else
 	HOME_TMPFS=/home/agent:rw,mode=0700,size=64m,U

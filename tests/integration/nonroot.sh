@@ -146,7 +146,7 @@ end; fi
 
 # verify states the mode and what it cannot apply.
 if begin n-verify-states-mode; then
-prun "${NR[@]}" "$SEALED" verify
+prun "${NR[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" verify
 expect_rc 0
 got=$(printf '%s' "$OUT" | python3 -c '
 import json, sys
@@ -169,11 +169,14 @@ eq "verify's Landlock ABI, against the kernel's" \
 	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["landlock"]["abi"])' 2>&1)" "$LL_ABI"
 end; fi
 if begin n-verify-privileged-and-refused; then
-prun "$SEALED" verify
+prun --tmpfs "$HOME_TMPFS" "$SEALED" verify
+expect_rc 0
 got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["start"]; print(s["mode"], s["uid"], d["signal_guard"]["applied"])' 2>&1)
 eq "verify start, root" "$got" "privileged 0 False"
-prun --user 1000:1000 "$SEALED" verify
-expect_rc 0
+prun --user 1000:1000 --tmpfs "$HOME_TMPFS" "$SEALED" verify
+# the policy is printed, and the start's refusal is verify's too: 125, its line
+expect_rc 125
+expect_contains stderr "$ERR" "turninit: capabilities: running as uid 1000 without"
 got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; s=json.load(sys.stdin)["start"]; print(s["mode"]); print(s["refusal"])' 2>&1)
 expect_contains "verify start, half-privileged" "$got" $'refused\ncapabilities: running as uid 1000 without'
 end; fi

@@ -440,6 +440,25 @@ echo zombies=$z'
 		end
 	fi
 
+	if selected "$M-serve-stdin-closed-refused"; then
+		# serve and mcp with stdin closed: no request can come (podman and
+		# Docker give /dev/null without -i: serve.sh's
+		# s-stdin-devnull-refused). Refused at start, naming the fix; no
+		# fd of turninit's takes number 0 meanwhile.
+		begin "$M-serve-stdin-closed-refused"
+		for mode in serve mcp; do
+			ti "$M" 'echo COMMAND-RAN'
+			TI=("${TI[@]:0:${#TI[@]}-2}" "$mode")
+			CMD="[$M] $mode, stdin closed"
+			"${TI[@]}" <&- >"$WORK/stdout" 2>"$WORK/stderr"
+			RC=$?
+			slurp "$WORK/stdout" OUT
+			slurp "$WORK/stderr" ERR
+			expect_refusal "$mode: stdin is closed: no request can reach it; give it the client's pipe (podman run -i, docker run -i; stdin: true in Kubernetes)"
+		done
+		end
+	fi
+
 	if selected "$M-early-sigterm"; then
 		begin "$M-early-sigterm-100"
 		declare -A seen=()

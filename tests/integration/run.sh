@@ -512,7 +512,7 @@ if selected e-home-missing-refused-naming-flags; then
 	begin e-home-missing-refused-naming-flags
 	prun "${ENV_HOME_MISSING[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "HOME /home/missing: No such file or directory"
-	expect_contains stderr "$ERR" "add --tmpfs /home/missing:rw,mode=0700,size=64m,U to podman run, --tmpfs /home/missing:mode=0700,uid=1000,gid=1000 to docker run"
+	expect_contains stderr "$ERR" "add --tmpfs /home/missing:rw,mode=0700,size=64m,U to podman run, --tmpfs /home/missing:exec,mode=0700,uid=1000,gid=1000 to docker run"
 	end
 fi
 if selected "e-refusal-names-working-$ENGINE_NAME-flag"; then
@@ -522,7 +522,7 @@ if selected "e-refusal-names-working-$ENGINE_NAME-flag"; then
 	begin "e-refusal-names-working-$ENGINE_NAME-flag"
 	prun "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "to $ENGINE_NAME run"
-	expect_err "turninit: HOME /home/agent is not a private tmpfs mount and turninit lacks CAP_SYS_ADMIN to mount one: add --tmpfs /home/agent:rw,mode=0700,size=64m,U to podman run, --tmpfs /home/agent:mode=0700,uid=1000,gid=1000 to docker run (Kubernetes: an emptyDir with medium: Memory)"$'\n'
+	expect_err "turninit: HOME /home/agent is not a private tmpfs mount and turninit lacks CAP_SYS_ADMIN to mount one: add --tmpfs /home/agent:rw,mode=0700,size=64m,U to podman run, --tmpfs /home/agent:exec,mode=0700,uid=1000,gid=1000 to docker run (Kubernetes: an emptyDir with medium: Memory)"$'\n'
 	flag=$(printf '%s' "$ERR" | sed -n "s/.* --tmpfs \([^ ]*\) to $ENGINE_NAME run.*/\1/p")
 	if [[ -z $flag ]]; then
 		why "the refusal names no --tmpfs for $ENGINE_NAME run"
@@ -721,7 +721,7 @@ if selected l-landlock-shm-false; then
 	expect_out $'Permission denied\ntmp ok\n'
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'touch /dev/shm/x && echo shm ok'
 	eq "default" "$OUT" $'shm ok\n'
-	prun "${ENV_LL_NO_SHM[@]}" "$SEALED" verify
+	prun --tmpfs "$HOME_TMPFS" "${ENV_LL_NO_SHM[@]}" "$SEALED" verify
 	aw=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["landlock"]["always_writable"]))' 2>&1)
 	eq "verify: always_writable" "$aw" "/dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts"
 	end
@@ -760,7 +760,7 @@ if selected l-landlock-unavailable-optional; then
 fi
 if selected l-verify-reports-abi; then
 	begin l-verify-reports-abi
-	prun "$SEALED" verify
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" verify
 	expect_rc 0
 	abi=$(printf '%s' "$OUT" | python3 -c 'import json,sys; l=json.load(sys.stdin)["landlock"]; print(l["abi"], l["status"])' 2>&1)
 	want=$(python3 -c 'import ctypes; l=ctypes.CDLL(None); l.syscall.restype=ctypes.c_long; print(l.syscall(444, None, 0, 1))')
@@ -886,6 +886,57 @@ print(d["turninit"], d["commit"], "|", d["source"], "|", m["user"]["uid"], m["us
 	# version and commit as --version names them
 	commit=$("$BIN" --version | sed -n 's/^turninit version .* - git\.//p')
 	eq "parsed policy" "$got" "$VERSION $commit | image config Env (TURNINIT_MANIFEST) | 1000 1000 /home/agent /work /usr/local/bin:/usr/bin:/bin ['TZ']"
+	end
+fi
+if selected e-home-runs-scripts; then
+	# HOME's flag, as the docs give it for this engine, lets a command run a
+	# script it wrote there (Docker mounts a --tmpfs noexec unless told exec:
+	# its line once left exec out, and such a script failed with 126).
+	begin e-home-runs-scripts
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'printf "#!/bin/sh\necho script ran\n" > ~/s.sh && chmod +x ~/s.sh && ~/s.sh'
+	expect_rc 0
+	expect_out $'script ran\n'
+	end
+fi
+if selected v-verify-refuses-as-a-run-would; then
+	# verify answers for the flags it is given: without the HOME tmpfs a turn
+	# refuses, and verify says so with the turn's own line, exit 125, the
+	# policy still printed (before: exit 0 and "privileged").
+	begin v-verify-refuses-as-a-run-would
+	prun "$SEALED" 'echo COMMAND-RAN'
+	expect_refusal "HOME /home/agent is not a private tmpfs mount"
+	run_line=$ERR
+	prun "$SEALED" verify
+	expect_rc 125
+	expect_err "$run_line"
+	got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["start"]; print(s["mode"], s["refusal"]); print(d["workdir"])' 2>&1)
+	eq "verify start" "$got" "refused ${run_line#turninit: }not checked: the start is refused"
+	end
+fi
+if selected v-workdir-not-writable-warned; then
+	# A workdir the commands cannot write: one line at the start (and in
+	# verify), not only bash's "Permission denied" later.
+	begin v-workdir-not-writable-warned
+	wd=$(mktemp -d "${TMPDIR:-/tmp}/turninit-itest-wd.XXXXXX")
+	chmod 0755 "$wd"
+	warn="turninit: workdir /work (owner 0:0, mode 0755) is not writable by the commands' 1000:1000: they cannot write there (give them the folder, for example -v DIR:/work with DIR theirs, or set the manifest's \"workdir\")"
+	prun --tmpfs "$HOME_TMPFS" -v "$wd:/work" "$SEALED" 'echo RAN; echo x > x'
+	expect_rc 1
+	expect_out $'RAN\n'
+	eq "stderr's first line" "$(printf '%s' "$ERR" | head -n 1)" "$warn"
+	expect_contains stderr "$ERR" "Permission denied"
+	prun --tmpfs "$HOME_TMPFS" -v "$wd:/work" "$SEALED" verify
+	expect_rc 0
+	expect_err "$warn"$'\n'
+	eq "verify workdir" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["workdir"])' 2>&1)" "${warn#turninit: }"
+	chmod 1777 "$wd"
+	prun --tmpfs "$HOME_TMPFS" -v "$wd:/work:ro" "$SEALED" 'echo RAN'
+	expect_rc 0
+	expect_out $'RAN\n'
+	expect_err "turninit: workdir /work is on a read-only mount: commands cannot write there (mount it read-write, or set the manifest's \"workdir\" to a folder they can)"$'\n'
+	prun --tmpfs "$HOME_TMPFS" -v "$wd:/work" "$SEALED" 'echo RAN'
+	expect_err ""
+	rmdir "$wd"
 	end
 fi
 if selected v-verify-refuses-forgery; then

@@ -530,7 +530,7 @@ expect_err ""
 end; fi
 # verify says so: whole for the names, "when" for the argument rules of @default.
 denied_of() { # denied_of IMAGE: "name action whole|when..." a line, from verify
-	prun "$1" verify
+	prun --tmpfs "$HOME_TMPFS" "$1" verify
 	printf '%s' "$OUT" | python3 -c 'import json, sys
 for d in json.load(sys.stdin)["seccomp"]["denied"]:
     if d["name"] in ("ioctl", "socket", "unshare", "clone3", "mount"):

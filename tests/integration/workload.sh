@@ -73,7 +73,8 @@ echo "# image built and sealed in $(( $(now_ms) - t )) ms"
 SEALED=$IMG:sealed
 
 # The effective policy, kept for diagnosing a failure (build/wtest/verify.json).
-timeout 120 podman run --rm --pull never --network none --label "$LABEL" "$SEALED" verify \
+timeout 120 podman run --rm --pull never --network none --label "$LABEL" \
+	--tmpfs /home/agent:rw,mode=0700,size=64m,U "$SEALED" verify \
 	>"$WORK/verify.json" 2>"$WORK/verify.err" || abort "turninit verify: $(cat "$WORK/verify.err")"
 
 # /work: a host directory owned by the manifest's uid, fresh for every run.
