@@ -30,16 +30,17 @@
 #   - docker-containerd: `ctr image import` of sealed images, one turn by
 #     `ctr run` with the HOME tmpfs as a --mount (exact output, environment,
 #     status), Landlock under ctr, SIGTERM, and the refusal without the mount;
-#   - run.sh, sandbox.sh, network.sh and serve.sh with ITEST_ENGINE=docker and
-#     DOCKER_HOST that socket (tests/integration/lib.sh): docker-integration,
-#     docker-sandbox, docker-network, docker-serve.
+#   - run.sh, sandbox.sh, network.sh, serve.sh and doclines.sh with
+#     ITEST_ENGINE=docker and DOCKER_HOST that socket (tests/integration/lib.sh):
+#     docker-integration, docker-sandbox, docker-network, docker-serve,
+#     docker-doclines (with ctr's CONTAINERD_ADDRESS this containerd's).
 # Their counts go to build/test-results/docker-*; the last line adds them up.
 # Exits 1 when anything failed or did not run.
 #
 # Environment: ITEST_ONLY=REGEX and ITEST_BINARY=PATH (passed on);
 # ITEST_DOCKER, the docker client (default Debian's /usr/bin/docker, of the
 # daemon's version, where there is one); DOCKER_SUITES="run serve", a subset
-# of the four suites, by file name.
+# of the five suites, by file name.
 # shellcheck disable=SC2016 # '$X' is literal: it runs in the container
 set -uo pipefail
 
@@ -59,11 +60,11 @@ SUITE=docker-engine   # where a failure before suite_open is counted
 BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 ENGINES=docker
 # file name of the suite : its name in build/test-results (with docker-)
-ALL=(run:integration sandbox:sandbox network:network serve:serve)
+ALL=(run:integration sandbox:sandbox network:network serve:serve doclines:doclines)
 SUITE_TIMEOUT=900
 
 D=$ROOT/build/docker
-CTD_SOCK=$D/containerd.sock
+export CTD_SOCK=$D/containerd.sock   # doclines.sh points ctr at it
 DOCKER_SOCK=$D/docker.sock
 CTD_PID='' DOCKERD_PID=''
 NS=turninit-itest          # the containerd namespace of the ctr tests
@@ -200,7 +201,7 @@ if selected docker-load-keeps-manifest-env; then
 	env_mf=$(timeout 60 "$ENGINE" image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMG:main" \
 		| sed -n 's/^TURNINIT_MANIFEST=//p')
 	eq "TURNINIT_MANIFEST, decoded" "$(printf '%s' "$env_mf" | base64 -d 2>&1; echo .)" "$(cat "$WORK/m/main.json"; echo .)"
-	prun "$IMG:main" verify
+	prun --tmpfs "$HOME_TMPFS" "$IMG:main" verify
 	expect_rc 0
 	eq "verify: source" "$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["source"])' 2>&1)" \
 		"image config Env (TURNINIT_MANIFEST)"
@@ -268,7 +269,7 @@ fi
 # reached (`--entrypoint '' IMAGE verify` ran a command named verify: 127).
 if selected docker-init-verify; then
 	begin docker-init-verify
-	prun --init "$IMG:main" verify
+	prun --init --tmpfs "$HOME_TMPFS" "$IMG:main" verify
 	expect_rc 0
 	expect_err ""
 	eq "verify" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["commit"], d["start"]["mode"], d["platform"]["weakened"])' 2>&1)" \
@@ -373,7 +374,7 @@ if ctr_test ctr-run-network-loopback-only; then
 		'sed 1,2d /proc/net/dev | cut -d: -f1 | tr -d " "'
 	expect_rc 0
 	expect_out $'lo\n'
-	run_cmd "${CTR_RUN[@]}" "$IMG:netlo" "turninit-ctr-$$-netlo-verify" /sbin/turninit verify
+	run_cmd "${CTR_RUN[@]}" --mount "$CTR_HOME" "$IMG:netlo" "turninit-ctr-$$-netlo-verify" /sbin/turninit verify
 	expect_rc 0
 	expect_contains "verify" "$OUT" "loopback only: the container's network namespace has no interface but lo"
 	end

@@ -1,0 +1,137 @@
+#!/bin/bash
+# doclines.sh - the shell lines of README.md and docs/ run as written (issue
+# 31: a doc line that drifts from the code fails make check).
+#
+# tests/docs/ledger lists every shell block of the docs (tests/docs/doclines.py
+# finds them) and how each is tested; this suite checks the ledger against the
+# docs (d-ledger-complete), then runs each "run ENGINE" block of this engine,
+# in the ledger's order, with bash -e from the clone's root:
+#   podman: the quick start first, then the others;
+#   ITEST_ENGINE=docker (tests/integration/docker.sh, its dockerd and
+#   containerd): the quick start to make the images, then the docker and ctr
+#   blocks.
+# What a run gives that the text leaves to the reader: HOME (the ~ of the
+# lines) is a folder of the suite's; IMAGE, HOSTDIR and LOGDIR are given;
+# podman and buildah use a container store of the suite's own
+# (CONTAINERS_STORAGE_CONF), so the images, pods and volumes the lines name
+# (localhost/agent-turn:1, turninit-home) are never a user's, and are gone
+# at the end. Each block must exit 0; a turn that echoes "hello from ..." or
+# "hi" must print it; the serve transcript's events must come back in order,
+# with its exit code; the audit invocation must leave an audit log.
+#
+# Environment: ITEST_ONLY=REGEX (test names: d-ledger-complete, d-FILE-LINE),
+# ITEST_BINARY=PATH.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/lib.sh"
+ENGINES="podman docker"
+suite_open doclines doctest "podman's own container store, make install" podman buildah minisign timeout python3
+
+# --- the ledger against the docs ----------------------------------------------------------------
+if begin d-ledger-complete; then
+	run_cmd python3 "$ROOT/tests/docs/doclines.py" check "$ROOT"
+	expect_rc 0
+	end
+fi
+
+# --- a container store, a HOME and placeholders of the suite's ----------------------------------
+export CONTAINERS_STORAGE_CONF=$WORK/storage.conf
+cat > "$CONTAINERS_STORAGE_CONF" <<EOF
+[storage]
+driver = "overlay"
+graphroot = "$WORK/store"
+runroot = "$WORK/runroot"
+EOF
+DL_HOME=$WORK/home
+mkdir -p "$DL_HOME" "$WORK/hostdir" "$WORK/log"
+printf 'a file of the session\n' > "$WORK/hostdir/README"
+# the tree of the audit invocation, the manifest's uid's (docs/audit.md:
+# the overlay keeps HOSTDIR's owners and modes)
+chown -R 1000:1000 "$WORK/hostdir"
+chmod 0755 "$WORK/log"
+export IMAGE=localhost/agent-turn:1 HOSTDIR=$WORK/hostdir LOGDIR=$WORK/log
+PKG_EXISTED=0
+[[ -e /tmp/pkg ]] && PKG_EXISTED=1
+TAR_EXISTED=0
+[[ -e $ROOT/agent-turn.tar ]] && TAR_EXISTED=1
+cleanup() {
+	timeout 120 podman rm -af -t 0 >/dev/null 2>&1
+	timeout 120 podman pod rm -af -t 0 >/dev/null 2>&1
+	timeout 120 podman volume rm -af >/dev/null 2>&1
+	timeout 120 podman rmi -af >/dev/null 2>&1
+	((PKG_EXISTED)) || rm -rf /tmp/pkg
+	((TAR_EXISTED)) || rm -f "$ROOT/agent-turn.tar"
+	if docker_engine; then
+		timeout 60 ctr image rm localhost/agent-turn:1 >/dev/null 2>&1
+		timeout 60 docker rmi -f localhost/agent-turn:1 >/dev/null 2>&1
+	fi
+	findmnt -rn -o TARGET | grep -F "$WORK/" | sort -r | while read -r m; do umount -l "$m"; done
+	rm -rf "$WORK/store" "$WORK/runroot"
+}
+trap cleanup EXIT
+
+# emit ENGINE DIR: the blocks of ENGINE as DIR/NN.sh, DIR/list "NN FILE:LINE"
+emit() {
+	rm -rf "$2"
+	python3 "$ROOT/tests/docs/doclines.py" emit "$ROOT" "$1" "$2" || abort "doclines.py emit $1 failed"
+}
+
+# run_block DIR NN WHERE: run DIR/NN.sh as written, and check what it says.
+run_block() {
+	local dir=$1 n=$2 where=$3 name last
+	name=d-$(printf '%s' "$where" | sed 's#^docs/##; s#\.md:#-#; s#[^A-Za-z0-9-]#-#g')
+	begin "$name" || return 0
+	CMD="(cd ROOT && HOME=... bash -e $where)"
+	run_cmd env HOME="$DL_HOME" bash -c 'cd "$1" && exec timeout 900 bash -e "$2"' doclines "$ROOT" "$dir/$n.sh"
+	CMD="bash -e <the block at $where>: $(head -n 1 "$dir/$n.sh")"
+	expect_rc 0
+	last=$(tail -n 1 "$dir/$n.sh")
+	case $last in
+	*"'echo \"hello from \$(id -u)\"'"*) eq "last line of stdout" "$(printf '%s' "$OUT" | tail -n 1)" "hello from 1000" ;;
+	*"'echo hi'") eq "last line of stdout" "$(printf '%s' "$OUT" | tail -n 1)" "hi" ;;
+	*"echo hello from a non-root start'") expect_contains stdout "$OUT" $'1000\nhello from a non-root start\n' ;;
+	*" verify") expect_contains stdout "$OUT" '"start": {' ;;
+	*"serve --audit-log /var/log/turninit/audit.jsonl")
+		[[ -s $LOGDIR/audit.jsonl ]] || why "no audit log in LOGDIR"
+		expect_contains "the audit log" "$(cat "$LOGDIR/audit.jsonl" 2>&1)" '"event":"turn_end"'
+		rm -f "$LOGDIR/audit.jsonl" ;;
+	esac
+	if [[ -e $dir/$n.answer ]]; then
+		# the transcript's events, in order, with the exit's code (pids and
+		# times are the run's own)
+		eq "events" "$(printf '%s' "$OUT" | python3 -c "$EVENTS")" "$(python3 -c "$EVENTS" < "$dir/$n.answer")"
+	fi
+	end
+}
+EVENTS='import json, sys
+for line in sys.stdin:
+    if line.strip():
+        e = json.loads(line)
+        print(e.get("event"), e.get("id"), e.get("code", ""), e.get("data", ""))'
+
+run_all() { # run_all ENGINE: every block of ENGINE
+	local n where
+	emit "$1" "$WORK/blocks-$1"
+	while read -r n where; do
+		run_block "$WORK/blocks-$1" "$n" "$where"
+	done < "$WORK/blocks-$1/list"
+}
+
+if docker_engine; then
+	# the images, made by the quick start as a reader makes them
+	emit podman "$WORK/blocks-podman"
+	read -r n where < "$WORK/blocks-podman/list"
+	env HOME="$DL_HOME" bash -c 'cd "$1" && exec timeout 900 bash -e "$2"' doclines "$ROOT" \
+		"$WORK/blocks-podman/$n.sh" > "$WORK/quickstart.log" 2>&1 \
+		|| abort "the quick start ($where) failed: $(tail -n 3 "$WORK/quickstart.log")"
+	# ctr talks to the docker suite's containerd
+	export CONTAINERD_ADDRESS=${CTD_SOCK:?docker.sh exports CTD_SOCK}
+	run_all docker
+	run_all ctr
+else
+	run_all podman
+fi
+results
