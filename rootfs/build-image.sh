@@ -136,10 +136,13 @@ done
 # --- a build context, or import --------------------------------------------------
 if [ -n "$context" ]; then
 	# a checkout's oci/, or where make install put it (DATADIR/turninit,
-	# written into the installed copy of this script)
+	# written into the installed copy of this script), or beside this
+	# script's BINDIR as the default DATADIR is (an install still in its
+	# DESTDIR: BINDIR/../share/turninit)
 	cf=$ROOT_DIR/oci/Containerfile
 	[ -r "$cf" ] || cf=$INSTALLED_DATADIR/Containerfile
-	[ -r "$cf" ] || die "Containerfile: not in $ROOT_DIR/oci or $INSTALLED_DATADIR"
+	[ -r "$cf" ] || cf=$ROOT_DIR/share/turninit/Containerfile
+	[ -r "$cf" ] || die "Containerfile: not in $ROOT_DIR/oci, $INSTALLED_DATADIR or $ROOT_DIR/share/turninit"
 	install -m 0644 "$cf" "$context/Containerfile" || die "writing $context/Containerfile"
 	echo "context: $context (podman build -t $tag $context; docker build -t $tag -f $context/Containerfile $context)"
 	exit 0

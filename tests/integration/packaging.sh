@@ -115,12 +115,21 @@ run_cmd env -C "$WORK" sh "$D/opt/b/turninit-build-image" --trusted-key "$ROOT/t
 	--context rel-ctx "$ROOT/build/turninit"
 expect_rc 1
 # installed under DESTDIR it names the real DATADIR, which is not there yet
-expect_contains "stderr" "$ERR" "Containerfile: not in $D/opt/oci or /opt/d/turninit"
+expect_contains "stderr" "$ERR" "Containerfile: not in $D/opt/oci, /opt/d/turninit or $D/opt/share/turninit"
 sed -i "s|^INSTALLED_DATADIR=.*|INSTALLED_DATADIR=$D/opt/d/turninit|" "$D/opt/b/turninit-build-image"
 run_cmd env -C "$WORK" sh "$D/opt/b/turninit-build-image" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
 	--context rel-ctx "$ROOT/build/turninit"
 expect_rc 0
 [[ -f $WORK/rel-ctx/Containerfile && -x $WORK/rel-ctx/root/sbin/turninit ]] || why "no context in $WORK/rel-ctx"
+end; fi
+# Installed in the default layout and still in its DESTDIR (a package being
+# made, docs/packaging.md's first line), build-image finds the Containerfile
+# beside its BINDIR, where the real DATADIR is not yet.
+if begin p-build-image-context-in-destdir; then
+run_cmd env -C "$WORK" sh "$WORK/d1/usr/bin/turninit-build-image" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+	--context destdir-ctx "$ROOT/build/turninit"
+expect_rc 0
+cmp -s "$WORK/destdir-ctx/Containerfile" "$ROOT/oci/Containerfile" || why "the context's Containerfile is not oci/Containerfile"
 end; fi
 # --root or --context naming a directory with other files: refused, nothing removed.
 # refused_root ROOT OPTION DIR: build-image.sh OPTION DIR, whose image root
@@ -230,6 +239,25 @@ run_cmd timeout 300 unshare -n make --no-print-directory -C "$S" MUSL_PREFIX="$R
 expect_rc 0
 eq "sha256 of the two builds" "$(sha256sum < "$S/build/turninit")" "$(sha256sum < "$ROOT/build/turninit")"
 [[ ! -e $S/build/musl ]] || why "the build made build/musl although MUSL_PREFIX was given"
+end; fi
+
+# Two clones in two folders of different lengths, each building its own
+# dependencies from Debian's source packages (as two packagers, or Debian's
+# reproducible-builds check that varies the build path), give the same
+# bytes, and neither names its folder. (Before: the libraries' assert(3)
+# file names carried each build's path, and the bytes differed there.)
+if begin p-build-two-folders-own-deps; then
+S2=$WORK/another-folder-for-a-second-clone
+mkdir -p "$S2"
+(cd "$ROOT" && git ls-files -z | tar --null -T - -cf -) | tar -C "$S2" -xf - || why "copying the tracked files"
+commit=$(sed -n 's/^#define TURNINIT_COMMIT "\(.*\)"$/\1/p' "$ROOT/build/gen/commit.h")
+run_cmd timeout 1200 env -u MUSL_PREFIX make --no-print-directory -C "$S2" COMMIT="$commit"
+expect_rc 0
+[[ -e $S2/build/musl/prefix/lib/libseccomp.a ]] || why "the second clone did not build its own dependencies"
+eq "sha256 of the two builds" "$(sha256sum < "$S2/build/turninit")" "$(sha256sum < "$ROOT/build/turninit")"
+found=$(strings "$S2/build/turninit" | grep -F -e "$S2" -e "$ROOT" | head -n 3)
+eq "build paths in the second build (strings)" "$found" ""
+rm -rf "$S2"
 end; fi
 
 # The binary names no folder of the machine that built it: the libraries'
