@@ -22,6 +22,8 @@
 #                        exit codes against docs/exit-codes.md (in check)
 #   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
+#   make pi-latest       the pi suite with pi's newest release under Node.js 22 (not
+#                        in check; reports)
 #   make helpers         the static test helpers (build/helpers/) the suites use
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash,
@@ -85,8 +87,10 @@ COMMON_CFLAGS := -std=gnu11 $(WARN) -fstack-protector-strong \
 # -flto saves about 4 KB over section garbage collection alone; the objects are
 # fat (real code beside the LTO bytecode), so the relink kit of `make install`
 # links with any gcc, LTO or not (docs/relink.md).
+# -ffile-prefix-map: a __FILE__ or assert(3) of ours names no folder of the
+# build machine (the dependencies are built so too: .ci/musl-deps.sh).
 MUSL_CFLAGS  := $(COMMON_CFLAGS) -Os -ffunction-sections -fdata-sections \
-                -flto -ffat-lto-objects \
+                -flto -ffat-lto-objects -ffile-prefix-map=$(CURDIR)/= \
                 -fno-asynchronous-unwind-tables -fno-unwind-tables \
                 -isystem $(MUSL_PREFIX)/include
 MUSL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--build-id \
@@ -104,14 +108,14 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox network workload serve pid1 nonroot hostile packaging fault valgrind audit pi mcp rootless gvisor docker
+SUITES := integration sandbox network workload serve pid1 nonroot hostile packaging doclines fault valgrind audit pi mcp rootless gvisor docker
 # rootless writes one result per suite it runs as its user; docker one for its
 # own tests, one for containerd's ctr and one per suite it runs under dockerd.
 RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless-sandbox \
-           rootless-serve rootless-keepid docker-engine docker-containerd docker-integration \
-           docker-sandbox docker-serve
+           rootless-serve rootless-network rootless-keepid docker-engine docker-containerd docker-integration \
+           docker-sandbox docker-serve docker-network docker-doclines
 
-.PHONY: all help deps setup unit helpers image demo audit-demo check $(SUITES) mcp-latest fuzz fuzz-replay bench size mutants \
+.PHONY: all help deps setup unit helpers image demo audit-demo check $(SUITES) mcp-latest pi-latest fuzz fuzz-replay bench size mutants \
         mutants-list layout update-docs install install-check-dirs install-strip uninstall clean FORCE
 all: $(BUILD)/turninit
 
@@ -247,6 +251,11 @@ valgrind: $(BUILD)/vg/turninit $(HELPERS)
 # version and result into build/test-results/mcp-latest.
 mcp-latest: $(BUILD)/turninit $(HELPERS)
 	@MCP_LATEST=1 bash tests/integration/mcp.sh
+
+# Not part of make check: the pi suite with pi's newest release under Node.js
+# 22 (the same pinned binary package); build/test-results/pi-latest.
+pi-latest: $(BUILD)/turninit $(HELPERS)
+	@PI_LATEST=1 bash tests/integration/pi.sh
 
 # Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
 fuzz-replay: $(BUILD)/gen/trusted_keys.h
