@@ -359,7 +359,8 @@ if ctr_test ctr-run-landlock-writes-home-only; then
 	# the manifest's workdir, /tmp and HOME: only HOME is in narrow's writable set
 	wd=$(sed -n 's/.*"workdir":"\([^"]*\)".*/\1/p' <<<"$HEAD")
 	expect_out "$wd denied"$'\n/tmp denied\n/home/agent ok\n'
-	expect_err ""
+	# said once at start: the workdir is outside what Landlock lets them write
+	expect_err "turninit: workdir $wd is outside landlock.writable: Landlock keeps commands from writing there (add it to landlock.writable)"$'\n'
 	end
 fi
 if ctr_test ctr-run-without-home-tmpfs-refused; then
