@@ -151,13 +151,17 @@ static int stdin_can_carry(const char *mode, bool closed, struct tn_error *err)
  * those of caps_start (refusal, when one refused); the effective policy on
  * stdout whatever they find; 125 and the refusal's line, as a start would
  * give it, when a turn started so would be refused; a workdir warning a
- * start would log is logged too. */
+ * start would log is logged too. audit_log: verify's --audit-log, checked
+ * as serve, mcp and listen check it (audit_probe), or NULL. */
 static int verify(const struct load_result *pol, const struct caps_start *start,
-		  struct tn_error *refusal)
+		  const char *audit_log, struct tn_error *refusal)
 {
 	struct tn_error err = { 0 };
 	char note[512] = "";
 	bool refused = refusal->code != 0;
+
+	if (!refused && audit_log && audit_probe(audit_log, pol->manifest, refusal) < 0)
+		refused = true;
 
 	if (!refused && sandbox_probe(pol->manifest, start->mode == CAPS_NONROOT, refusal) < 0)
 		refused = true;
@@ -275,7 +279,7 @@ int main(int argc, char **argv, char **envp)
 		refusal = err;
 	}
 	if (opt.mode == CLI_VERIFY)
-		return verify(&pol, &start, &refusal);
+		return verify(&pol, &start, opt.audit_log, &refusal);
 	/* listen trusts SO_PEERCRED for who connects: where it does not name the
 	 * peer (gVisor), refuse before anything is set up or said. */
 	if (opt.mode == CLI_LISTEN && plat_peercred_check("listen", &err) < 0)

@@ -131,7 +131,10 @@ static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struc
 	return 0;
 }
 
-int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *err)
+/* audit_open's work; probe: check only (verify): a PATH made for the check
+ * is removed again, and no fd is kept. */
+static int audit_open_or_probe(const char *spec, const struct mf_manifest *m, bool probe,
+			       struct tn_error *err)
 {
 	bool created;
 	int fd, r;
@@ -149,7 +152,8 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
 		r = check_fd(spec, (int)v, m, err);
 		if (r < 0)
 			return r;
-		audit_fd = (int)v;
+		if (!probe)
+			audit_fd = (int)v;
 		return 0;
 	}
 	if (spec[0] != '/')
@@ -166,7 +170,7 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
 	if (fd < 0)
 		return err_errno(err, errno, "audit log %s", spec);
 	r = check_path(spec, fd, m, err);
-	if (r < 0) {
+	if (r < 0 || probe) {
 		if (created)
 			unlink(spec);
 		close(fd);
@@ -176,6 +180,16 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
 	fcntl(fd, F_SETFL, O_APPEND);
 	audit_fd = fd;
 	return 0;
+}
+
+int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *err)
+{
+	return audit_open_or_probe(spec, m, false, err);
+}
+
+int audit_probe(const char *spec, const struct mf_manifest *m, struct tn_error *err)
+{
+	return audit_open_or_probe(spec, m, true, err);
 }
 
 uint64_t audit_wall_ms(void)

@@ -38,6 +38,12 @@
  * spec. */
 int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *err);
 
+/* audit_probe - what audit_open would answer for spec and m, for verify: the
+ * same checks and refusals, word for word, but no log is kept open, and a
+ * PATH that did not exist is removed again after the check (its directory's
+ * times change). Errors: as audit_open. */
+int audit_probe(const char *spec, const struct mf_manifest *m, struct tn_error *err);
+
 /* audit_turn_start - the first line: mode ("serve" or "listen"), the manifest's
  * source, signing key id and BLAKE2b-256 digest of its exact bytes.
  * Errors: -EIO when the line cannot be written whole (the turn must not start). */

@@ -40,7 +40,8 @@ const char cli_usage[] =
 	"                        listen runs as root); anything else is refused unsent\n"
 	"  --audit-log PATH|fd:N serve, mcp, listen: append one JSON line per event (turn, each\n"
 	"                        command and how it ended) to PATH or to inherited fd N;\n"
-	"                        refused where a command could write it (docs/audit.md)\n"
+	"                        refused where a command could write it (docs/audit.md);\n"
+	"                        verify: checked as those modes check it, nothing written\n"
 	"  -h, --help            this text\n"
 	"  --version             the version\n"
 	"\n"
@@ -234,7 +235,7 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 		return err_set(err, EINVAL, "no command given (try --help)");
 done:
 	if (o->audit_log && o->mode != CLI_SERVE && o->mode != CLI_MCP && o->mode != CLI_LISTEN &&
-	    o->mode != CLI_HELP && o->mode != CLI_VERSION)
+	    o->mode != CLI_VERIFY && o->mode != CLI_HELP && o->mode != CLI_VERSION)
 		return err_set(err, EINVAL, "--audit-log goes with serve, mcp or listen");
 	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
 		return err_set(err, EINVAL, "--timeout and --stdin go with call");

@@ -408,6 +408,26 @@ if selected refuse-one-shot-log-required; then
 	expect_refusal "audit.required: one-shot mode keeps no audit log"
 	end
 fi
+# verify --audit-log checks the log as serve would, and writes nothing: a
+# refused place gives serve's own line, exit 125, the policy still printed;
+# a good one exits 0 and leaves no file behind.
+if selected verify-checks-audit-log; then
+	begin verify-checks-audit-log
+	fresh_tree
+	vargs=(timeout 120 podman run --rm --pull never --network none --label "$LABEL"
+		--read-only --read-only-tmpfs=false --ipc none
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m
+		-v "$TREE:/work:O" -v "$LOGDIR:/var/log/turninit" "$IMG:sealed")
+	run_cmd "${vargs[@]}" verify --audit-log /work/audit.jsonl
+	expect_rc 125
+	expect_err "turninit: audit log /work/audit.jsonl: inside /work, which commands may write"$'\n'
+	expect_contains stdout "$OUT" '"mode": "refused"'
+	run_cmd "${vargs[@]}" verify --audit-log /var/log/turninit/audit.jsonl
+	expect_rc 0
+	expect_err ""
+	[[ ! -e $LOGDIR/audit.jsonl ]] || why "verify left $LOGDIR/audit.jsonl"
+	end
+fi
 if selected refuse-log-one-shot; then
 	begin refuse-log-one-shot
 	prun --tmpfs /home/agent:rw,mode=0700,size=64m,U -v "$LOGDIR:/var/log/turninit" \
