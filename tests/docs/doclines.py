@@ -8,7 +8,8 @@ lines and are left out. tests/docs/ledger lists every shell block by its file
 and its first and last lines, as written, and says how it is tested:
 
   run ENGINE       tests/integration/doclines.sh runs it as written under
-                   ENGINE (podman, docker, ctr), in order;
+                   ENGINE (podman, docker, ctr), in order; run keepid:
+                   tests/integration/keepid.sh runs it as the rootless user;
   test NAME        the suite test NAME extracts and runs it as written;
   not-run WHY      why no suite can run it here (a systemd service, a cluster).
 
@@ -127,7 +128,7 @@ def main():
                 print(f"ledger: {f}: no shell block runs from {first!r} to {last!r} (the docs changed: update tests/docs/ledger)")
                 bad += 1
             seen.add((f, first, last))
-            if not re.match(r"^(run (podman|docker|ctr)|test [\w-]+|not-run .+)$", how):
+            if not re.match(r"^(run (podman|docker|ctr|keepid)|test [\w-]+|not-run .+)$", how):
                 print(f"ledger: {f}: {first!r}: how {how!r} is not run ENGINE, test NAME or not-run WHY")
                 bad += 1
         for (f, first, last), (_, ln, _) in key.items():

@@ -300,6 +300,25 @@ else
 	expect_rc 0
 	expect_contains stdout "$OUT" "uid $U in /work"
 	eq "host owner of ~/agent-work/notes.txt" "$(stat -c '%u:%g' "$rhome/agent-work/notes.txt" 2>&1)" "$U:$G"
+	# docs/deployment.md's keep-id line (tests/docs/ledger: run keepid), as
+	# written, with the image the block above made; ~/project is the
+	# reader's project folder, made here
+	mkdir -p "$rhome/project"
+	if python3 "$ROOT/tests/docs/doclines.py" emit "$ROOT" keepid "$WORK/doc-keepid" >/dev/null; then
+		while read -r n where; do
+			(cd "$ROOT" && HOME=$rhome XDG_DATA_HOME=$xdata XDG_CONFIG_HOME=$xconfig \
+				timeout 600 bash -e "$WORK/doc-keepid/$n.sh") >"$WORK/stdout" 2>"$WORK/stderr"
+			RC=$?
+			slurp "$WORK/stdout" OUT
+			slurp "$WORK/stderr" ERR
+			CMD="(cd ROOT && HOME=$rhome bash -e <the block at $where>)"
+			expect_rc 0
+			eq "$where: stdout" "$OUT" "hello from $U"$'\n'
+		done < "$WORK/doc-keepid/list"
+		[[ -s $WORK/doc-keepid/list ]] || why "tests/docs/ledger lists no keepid block"
+	else
+		why "tests/docs/doclines.py emit keepid failed"
+	fi
 	timeout 60 podman rmi localhost/agent-turn-keepid:1 localhost/agent-base:1 >/dev/null 2>&1
 fi
 end; fi
