@@ -66,10 +66,15 @@ static int start_gvisor_check(const struct caps_start *start, const struct mf_ma
 		       (unsigned)start->uid);
 }
 
-/* What the start or the platform leaves out, said once, after the last
- * refusal (a refusal stays one line). */
+/* What the start or the platform leaves out, and a workdir the commands
+ * cannot write, said once, after the last refusal (a refusal stays one
+ * line). */
 static void log_weakened(const struct sandbox *sb, const struct caps_start *start)
 {
+	char note[512];
+
+	if (sandbox_workdir_note(sb->m, sb->landlock.abi, note, sizeof(note)))
+		log_line("%s", note);
 	if (start->mode == CAPS_NONROOT)
 		log_line("non-root mode: running as %u:%u with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)",
 			 (unsigned)start->uid, (unsigned)start->gid);
@@ -151,19 +156,23 @@ static int stdin_can_carry(const char *mode, bool closed, struct tn_error *err)
  * those of caps_start (refusal, when one refused); the effective policy on
  * stdout whatever they find; 125 and the refusal's line, as a start would
  * give it, when a turn started so would be refused; a workdir warning a
- * start would log is logged too. audit_log: verify's --audit-log, checked
- * as serve, mcp and listen check it (audit_probe), or NULL. */
-static int verify(const struct load_result *pol, const struct caps_start *start,
-		  const char *audit_log, struct tn_error *refusal)
+ * start would log is logged too. opt's --socket and --audit-log, when
+ * given, are checked as listen (SO_PEERCRED, the socket's place) and serve,
+ * mcp and listen (the log's place) check them, in the order of a start. */
+static int verify(const struct cli_options *opt, const struct load_result *pol,
+		  const struct caps_start *start, struct tn_error *refusal)
 {
 	struct tn_error err = { 0 };
 	char note[512] = "";
 	bool refused = refusal->code != 0;
 
-	if (!refused && audit_log && audit_probe(audit_log, pol->manifest, refusal) < 0)
+	if (!refused && opt->socket_path && plat_peercred_check("listen", refusal) < 0)
 		refused = true;
-
+	if (!refused && opt->audit_log && audit_probe(opt->audit_log, pol->manifest, refusal) < 0)
+		refused = true;
 	if (!refused && sandbox_probe(pol->manifest, start->mode == CAPS_NONROOT, refusal) < 0)
+		refused = true;
+	if (!refused && opt->socket_path && serve_listen_probe(opt->socket_path, pol->manifest, refusal) < 0)
 		refused = true;
 	if (!refused && sandbox_workdir_note(pol->manifest, ll_abi(), note, sizeof(note)))
 		log_line("%s", note);
@@ -242,7 +251,6 @@ int main(int argc, char **argv, char **envp)
 	static char **caller_env, **cmd_env, **cmd_argv;
 	struct tn_error err = { 0 }, refusal = { 0 };
 	struct spawn_plan plan;
-	char note[512];
 	pid_t pid;
 	bool exec_failed;
 	int sfd = -1, status = 0;   /* gcc -flto sees no set on the failure path */
@@ -279,7 +287,7 @@ int main(int argc, char **argv, char **envp)
 		refusal = err;
 	}
 	if (opt.mode == CLI_VERIFY)
-		return verify(&pol, &start, opt.audit_log, &refusal);
+		return verify(&opt, &pol, &start, &refusal);
 	/* listen trusts SO_PEERCRED for who connects: where it does not name the
 	 * peer (gVisor), refuse before anything is set up or said. */
 	if (opt.mode == CLI_LISTEN && plat_peercred_check("listen", &err) < 0)
@@ -314,8 +322,6 @@ int main(int argc, char **argv, char **envp)
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
 	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
-	if (sandbox_workdir_note(pol.manifest, sb.landlock.abi, note, sizeof(note)))
-		log_line("%s", note);
 	/* the proxy's variables, known now (its port), fixed by turninit */
 	if (cmd_env && sb.net.env[0] && envf_override(&cmd_env, sb.net.env, &err) < 0)
 		return refuse(&err);

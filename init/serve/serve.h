@@ -41,6 +41,12 @@ struct serve_ctx {
 int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_fd,
 			struct tn_error *err);
 
+/* serve_listen_probe - what serve_listen_socket would refuse of path and m,
+ * found without making or removing anything (verify --socket): the path's
+ * form, its directory's place and owner, another file than a socket there.
+ * 0 when a bind could be tried. Errors: as serve_listen_socket's refusals. */
+int serve_listen_probe(const char *path, const struct mf_manifest *m, struct tn_error *err);
+
 /* serve_run - run the protocol until the turn ends: end of stdin (serve mode:
  * returns 0) or SIGTERM (returns 143; with ctx->mcp also SIGINT, 130). Every running command is cancelled and
  * its exit event written before it returns. Never fails on its own errors:

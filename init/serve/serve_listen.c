@@ -217,6 +217,24 @@ static int listen_check_dir(const char *path, const struct mf_manifest *m, struc
 	return r;
 }
 
+int serve_listen_probe(const char *path, const struct mf_manifest *m, struct tn_error *err)
+{
+	struct sockaddr_un a;
+	struct stat st;
+	int r;
+
+	if (path[0] != '/')
+		return err_set(err, EINVAL, "listen: socket %s: expected an absolute path", path);
+	if (strlen(path) >= sizeof(a.sun_path))
+		return err_set(err, ENAMETOOLONG, "listen: socket path %s is too long", path);
+	r = listen_check_dir(path, m, err);
+	if (r < 0)
+		return r;
+	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return err_set(err, EEXIST, "listen: %s exists and is not a socket", path);
+	return 0;
+}
+
 int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_fd,
 			struct tn_error *err)
 {
@@ -225,19 +243,12 @@ int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_
 	mode_t old;
 	int fd, r;
 
-	if (path[0] != '/')
-		return err_set(err, EINVAL, "listen: socket %s: expected an absolute path", path);
-	if (strlen(path) >= sizeof(a.sun_path))
-		return err_set(err, ENAMETOOLONG, "listen: socket path %s is too long", path);
-	strcpy(a.sun_path, path);
-	r = listen_check_dir(path, m, err);
+	r = serve_listen_probe(path, m, err);
 	if (r < 0)
 		return r;
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return err_set(err, EEXIST, "listen: %s exists and is not a socket", path);
-		unlink(path);
-	}
+	strcpy(a.sun_path, path);   /* its length is checked */
+	if (lstat(path, &st) == 0)
+		unlink(path);   /* a stale socket (the probe refused anything else) */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return err_errno(err, errno, "listen: socket");

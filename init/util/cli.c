@@ -30,7 +30,8 @@ const char cli_usage[] =
 	"  --manifest PATH       manifest file, signature at PATH.minisig\n"
 	"                        (default " CLI_DEFAULT_MANIFEST "; the image config Env\n"
 	"                        TURNINIT_MANIFEST and TURNINIT_MANIFEST_SIG come first)\n"
-	"  --socket PATH         listen, call, mcp: the unix socket\n"
+	"  --socket PATH         listen, call, mcp: the unix socket (verify: checked as listen\n"
+	"                        checks it, nothing made)\n"
 	"  --timeout S           call: the command's timeout in seconds (capped by the manifest)\n"
 	"  --stdin               call: send all of stdin as the command's stdin (else /dev/null)\n"
 	"  -e, --env NAME[=VALUE]  call: send NAME (its value from call's environment, or\n"
@@ -212,7 +213,8 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 				return err_set(err, EINVAL, "%s takes no command", cli_modes[k].word);
 			if (o->mode == CLI_LISTEN && !o->socket_path)
 				return err_set(err, EINVAL, "listen needs --socket PATH");
-			if (o->socket_path && o->mode != CLI_LISTEN && o->mode != CLI_MCP)
+			if (o->socket_path && o->mode != CLI_LISTEN && o->mode != CLI_MCP &&
+			    o->mode != CLI_VERIFY)
 				return err_set(err, EINVAL, "--socket goes with listen, call or mcp");
 			if (o->mode == CLI_MCP && o->socket_path && (o->audit_log || o->manifest_explicit))
 				return err_set(err, EINVAL, "mcp --socket holds no policy: --manifest and "

@@ -854,7 +854,8 @@ print(json.dumps([e["env_names"] for e in map(json.loads, open(sys.argv[1])) if 
 fi
 
 # lrow NAME SOCKET MESSAGE: listen --socket SOCKET is refused with MESSAGE, and
-# makes no socket.
+# makes no socket; verify --socket SOCKET says the same line, exit 125, the
+# policy printed, and makes nothing either.
 lrow() {
 	selected "$1" || return 0
 	begin "$1"
@@ -863,6 +864,12 @@ lrow() {
 	run_cmd "${PA[@]}"
 	refused "$3"
 	[[ -e $2 ]] && why "$2 was made"
+	place_argv verify --socket "$2"
+	run_cmd "${PA[@]}"
+	expect_rc 125
+	expect_err "turninit: $3"$'\n'
+	expect_contains "verify's stdout" "$OUT" '"mode": "refused"'
+	[[ -e $2 ]] && why "verify made $2"
 	end
 }
 lrow h-listen-socket-dir-in-writable "$P/w/s.sock" \
