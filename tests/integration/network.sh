@@ -507,23 +507,30 @@ refused CONNECT other.test.internal 8443 None None no entry of the manifest's ne
 fi
 
 # verify states the network mode in each case, a refusal included.
+# verify_network RC ARGS...: verify under ARGS, its exit status RC (125
+# where the start would be refused: the policy is still printed); NETLINE
+# its network line.
 verify_network() {
+	local rc=$1
+	shift
 	run_cmd "${RUN[@]}" "$@" verify
-	expect_rc 0
+	expect_rc "$rc"
 	NETLINE=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["network"])' 2>&1)
 }
 if begin net-verify-modes; then
-	verify_network --network "$NET" "$IMG:off"
+	verify_network 0 --network "$NET" "$IMG:off"
 	expect_contains "off" "$NETLINE" "not filtered by turninit (the manifest has no network key): the runtime's network applies"
-	verify_network --network none "$IMG:lo"
+	verify_network 0 --network none "$IMG:lo"
 	expect_contains "lo, --network none" "$NETLINE" "loopback only: the container's network namespace has no interface but lo"
-	verify_network --network "$NET" "${NETCAPS[@]}" "$IMG:lo"
+	verify_network 0 --network "$NET" "${NETCAPS[@]}" "$IMG:lo"
 	expect_contains "lo, own namespace" "$NETLINE" "loopback only: turninit runs the commands in a network namespace of its own with lo alone (the container's has eth0)"
-	verify_network --network "$NET" "$IMG:lo"
+	verify_network 125 --network "$NET" "$IMG:lo"
 	expect_contains "lo, no caps" "$NETLINE" "refused at start: network: the container has interface eth0 besides lo"
-	verify_network --network none "$IMG:allow"
+	expect_contains "lo, no caps: stderr" "$ERR" "turninit: network: the container has interface eth0 besides lo"
+	verify_network 125 --network none "$IMG:allow"
 	expect_contains "allow, --network none" "$NETLINE" "refused at start: network.allow: 2 hosts listed, and the container has no network but loopback"
-	verify_network --network "$NET" "${NETCAPS[@]}" "$IMG:allow"
+	expect_contains "allow, --network none: stderr" "$ERR" "turninit: network.allow: 2 hosts listed, and the container has no network but loopback"
+	verify_network 0 --network "$NET" "${NETCAPS[@]}" "$IMG:allow"
 	expect_contains "allow" "$NETLINE" "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy on 127.0.0.1"
 	end
 fi
