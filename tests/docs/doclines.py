@@ -16,6 +16,7 @@ and its first and last lines, as written, and says how it is tested:
 ledger lines: FILE<TAB>FIRST LINE<TAB>LAST LINE<TAB>HOW ("#" starts a comment).
 
 usage: doclines.py check ROOT          every block in the ledger, every entry a block
+       doclines.py feed FILE -- CMD...   (a "$ " transcript's run) CMD fed FILE's requests
        doclines.py emit ROOT ENGINE DIR  DIR/NN.sh for each run block of ENGINE,
                                        DIR/list: "NN FILE:LINE" a line
 """
@@ -100,6 +101,29 @@ def blocks(root):
     return shell
 
 
+def run_feed(path, argv):
+    """Run argv (a serve), send the request lines of path, print what it
+    writes, and close its stdin once each request has its exit event (or
+    an error event comes); its exit status."""
+    import json, subprocess
+    reqs = [l for l in open(path).read().split("\n") if l.strip()]
+    ids = {json.loads(r)["id"] for r in reqs}
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    for r in reqs:
+        p.stdin.write(r + "\n")
+    p.stdin.flush()
+    for line in p.stdout:
+        sys.stdout.write(line)
+        e = json.loads(line)
+        if e.get("event") == "exit":
+            ids.discard(e.get("id"))
+        if not ids or e.get("event") == "error":
+            break
+    p.stdin.close()
+    sys.stdout.write(p.stdout.read())
+    return p.wait()
+
+
 def ledger(root):
     entries = []
     for n, raw in enumerate(open(os.path.join(root, "tests/docs/ledger"), encoding="utf-8"), 1):
@@ -117,6 +141,10 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     cmd, root = sys.argv[1], sys.argv[2]
+    if cmd == "feed":
+        if len(sys.argv) < 5 or sys.argv[3] != "--":
+            sys.exit(__doc__)
+        sys.exit(run_feed(root, sys.argv[4:]))
     found = blocks(root)
     led = ledger(root)
     key = {(f, b[0].rstrip(), b[-1].rstrip()): (f, ln, b) for f, ln, b in found}
@@ -151,9 +179,16 @@ def main():
                 name = f"{n:02d}"
                 with open(os.path.join(out, name + ".sh"), "w") as sh:
                     if body[0].startswith("$ "):
+                        # the command as written, fed the transcript's
+                        # requests by "feed", which keeps its stdin open
+                        # until each has its exit (end of stdin would end
+                        # the turn and cancel them)
                         cmd, feed, answer = transcript(body)
-                        sh.write(substitute(cmd, env) + " <<'DOCLINES_FEED'\n" + "\n".join(feed) +
-                                 "\nDOCLINES_FEED\n")
+                        fpath = os.path.abspath(os.path.join(out, name + ".feed"))
+                        with open(fpath, "w") as fd:
+                            fd.write("\n".join(feed) + "\n")
+                        sh.write("python3 %s feed %s -- \\\n" % (os.path.abspath(__file__), fpath) +
+                                 substitute(cmd, env) + "\n")
                         with open(os.path.join(out, name + ".answer"), "w") as a:
                             a.write("\n".join(answer) + "\n")
                     else:
