@@ -85,6 +85,14 @@ elif [ -z "$key" ]; then
 else
 	[ -r "$key" ] || die "trusted key $key: not readable"
 	head -n 1 "$key" | grep -q '^untrusted comment:' || die "trusted key $key: not a minisign public key file"
+	# A secret key file passes the line above (minisign -G writes the same
+	# comment form): installed as trusted.pub it would put the signing key,
+	# readable by every command, into the image. Every key line of a public
+	# key file is 42 bytes, 56 base64 characters; a secret key's is 158.
+	grep -qi '^untrusted comment:.*secret key' "$key" &&
+		die "trusted key $key: a minisign secret key: give its public key (the .pub file); a secret key must never go into an image"
+	awk 'NF && !/^untrusted comment:/ && length($0) != 56 { bad = 1 } END { exit bad }' "$key" ||
+		die "trusted key $key: not a minisign public key file (a key line is not 56 base64 characters)"
 fi
 [ -z "$overlay" ] || [ -d "$overlay" ] || die "overlay $overlay: not a directory"
 abs() { case $1 in /*|"") printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }

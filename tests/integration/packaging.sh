@@ -131,6 +131,17 @@ run_cmd env -C "$WORK" sh "$WORK/d1/usr/bin/turninit-build-image" --trusted-key 
 expect_rc 0
 cmp -s "$WORK/destdir-ctx/Containerfile" "$ROOT/oci/Containerfile" || why "the context's Containerfile is not oci/Containerfile"
 end; fi
+# A secret key given as the trusted key (FILE.key for FILE.pub, an easy
+# slip): refused before anything is built, so the signing key never goes
+# into an image (before: built, the secret key installed as a 0644
+# /etc/turninit/trusted.pub that every command could read).
+if begin p-build-image-refuses-secret-key; then
+run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.key" \
+	--context "$WORK/secret-ctx" "$ROOT/build/turninit"
+expect_rc 1
+expect_err "build-image: trusted key $ROOT/tests/vectors/test-trusted.key: a minisign secret key: give its public key (the .pub file); a secret key must never go into an image"$'\n'
+[[ ! -e $WORK/secret-ctx/root ]] || why "the context was made"
+end; fi
 # --root or --context naming a directory with other files: refused, nothing removed.
 # refused_root ROOT OPTION DIR: build-image.sh OPTION DIR, whose image root
 # is ROOT (holding keep.txt), refuses to empty it, and keep.txt stays.
