@@ -418,9 +418,9 @@ if selected verify-checks-audit-log; then
 		--read-only --read-only-tmpfs=false --ipc none
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m
 		-v "$TREE:/work:O" -v "$LOGDIR:/var/log/turninit" "$IMG:sealed")
-	run_cmd "${vargs[@]}" verify --audit-log /work/audit.jsonl
+	run_cmd "${vargs[@]}" verify --audit-log /tmp/audit.jsonl
 	expect_rc 125
-	expect_err "turninit: audit log /work/audit.jsonl: inside /work, which commands may write"$'\n'
+	expect_err "turninit: audit log /tmp/audit.jsonl: inside /tmp, which commands may write"$'\n'
 	expect_contains stdout "$OUT" '"mode": "refused"'
 	run_cmd "${vargs[@]}" verify --audit-log /var/log/turninit/audit.jsonl
 	expect_rc 0
