@@ -9,7 +9,8 @@
 #   podman: the quick start first, then the others;
 #   ITEST_ENGINE=docker (tests/integration/docker.sh, its dockerd and
 #   containerd): the quick start to make the images, then the docker and ctr
-#   blocks.
+#   blocks, then the private pair of docs/deployment.md (a dockerd and a
+#   containerd of its own in /tmp/try, stopped at the end).
 # What a run gives that the text leaves to the reader: HOME (the ~ of the
 # lines) is a folder of the suite's; IMAGE, HOSTDIR and LOGDIR are given;
 # podman and buildah use a container store of the suite's own
@@ -70,7 +71,10 @@ cleanup() {
 	fi
 	findmnt -rn -o TARGET | grep -F "$WORK/" | sort -r | while read -r m; do umount -l "$m"; done
 	rm -rf "$WORK/store" "$WORK/runroot"
+	((PAIR_STARTED)) && pair_stop
+	return 0
 }
+PAIR_STARTED=0
 trap cleanup EXIT
 
 # emit ENGINE DIR: the blocks of ENGINE as DIR/NN.sh, DIR/list "NN FILE:LINE"
@@ -90,6 +94,7 @@ run_block() {
 	expect_rc 0
 	last=$(tail -n 1 "$dir/$n.sh")
 	case $last in
+	"export DOCKER_HOST=unix:///tmp/try/docker/docker.sock") pair_check ;;
 	*"'echo \"hello from \$(id -u)\"'"*) eq "last line of stdout" "$(printf '%s' "$OUT" | tail -n 1)" "hello from 1000" ;;
 	*"'echo hi'") eq "last line of stdout" "$(printf '%s' "$OUT" | tail -n 1)" "hi" ;;
 	*"echo hello from a non-root start'") expect_contains stdout "$OUT" $'1000\nhello from a non-root start\n' ;;
@@ -112,6 +117,47 @@ for line in sys.stdin:
         e = json.loads(line)
         print(e.get("event"), e.get("id"), e.get("code", ""), e.get("data", ""))'
 
+# The private pair of docs/deployment.md (run pair): both daemons answer on
+# the block's sockets, the host's network is as it was (no docker0, the same
+# iptables rules), and they stop with kill; /tmp/try is gone at the end.
+PAIR=/tmp/try
+pair_rules() { { iptables -S; iptables -t nat -S; } 2>/dev/null; }
+pair_up() {
+	timeout 10 docker -H "unix://$PAIR/docker/docker.sock" version >/dev/null 2>&1 &&
+		timeout 10 ctr -a "$PAIR/ctd/containerd.sock" version >/dev/null 2>&1
+}
+pair_pids() { # the pair's daemons: those whose command line names $PAIR/
+	local p
+	for p in $(pgrep -x dockerd) $(pgrep -x containerd); do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$PAIR/" && echo "$p"
+	done
+}
+pair_stop() {
+	local p left
+	for p in $(pair_pids); do kill "$p" 2>/dev/null; done
+	pair_gone() { [[ -z $(pair_pids) ]]; }
+	if ! wait_for 60 pair_gone; then
+		left=$(pair_pids)
+		# shellcheck disable=SC2086 # one pid a word
+		kill -KILL $left 2>/dev/null
+		wait_for 10 pair_gone
+	fi
+	findmnt -rn -o TARGET | grep -F "$PAIR/" | sort -r | while read -r m; do umount -l "$m"; done
+	rm -rf --one-file-system "$PAIR"
+}
+pair_check() {
+	if ! wait_for 60 pair_up; then
+		why "the pair did not answer within 60 s: $(tail -n 3 "$PAIR/dockerd.log" "$PAIR/containerd.log" 2>&1)"
+	fi
+	eq "dockerd's storage root" "$(timeout 10 docker -H "unix://$PAIR/docker/docker.sock" info --format '{{.DockerRootDir}}' 2>&1)" "$PAIR/docker/data"
+	if ((!PAIR_HAD_DOCKER0)) && ip link show docker0 >/dev/null 2>&1; then
+		why "a docker0 bridge appeared"
+	fi
+	eq "iptables rules (filter and nat)" "$(pair_rules)" "$PAIR_RULES"
+	pair_stop
+	[[ -z $(pair_pids) ]] || why "a daemon of the pair outlived kill: $(pair_pids)"
+}
+
 run_all() { # run_all ENGINE: every block of ENGINE
 	local n where
 	emit "$1" "$WORK/blocks-$1"
@@ -131,6 +177,15 @@ if docker_engine; then
 	export CONTAINERD_ADDRESS=${CTD_SOCK:?docker.sh exports CTD_SOCK}
 	run_all docker
 	run_all ctr
+	if [[ -e $PAIR ]]; then
+		skip d-deployment-pair "$PAIR exists: the private pair's folder is someone's (docs/deployment.md)"
+	else
+		PAIR_RULES=$(pair_rules)
+		PAIR_HAD_DOCKER0=0
+		ip link show docker0 >/dev/null 2>&1 && PAIR_HAD_DOCKER0=1
+		PAIR_STARTED=1
+		run_all pair
+	fi
 else
 	run_all podman
 fi
