@@ -156,7 +156,7 @@ def main():
                 print(f"ledger: {f}: no shell block runs from {first!r} to {last!r} (the docs changed: update tests/docs/ledger)")
                 bad += 1
             seen.add((f, first, last))
-            if not re.match(r"^(run (podman|docker|ctr|keepid|pair)|test [\w-]+|not-run .+)$", how):
+            if not re.match(r"^(run (podman|docker|ctr|keepid|pair|host)|test [\w-]+|not-run .+)$", how):
                 print(f"ledger: {f}: {first!r}: how {how!r} is not run ENGINE, test NAME or not-run WHY")
                 bad += 1
         for (f, first, last), (_, ln, _) in key.items():

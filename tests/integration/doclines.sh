@@ -166,6 +166,37 @@ run_all() { # run_all ENGINE: every block of ENGINE
 	done < "$WORK/blocks-$1/list"
 }
 
+# run host: a block on the host, from a folder of the suite's that holds the
+# reader's manifest.json (oci/manifest.example.json with the expires that
+# oci/seal.sh --expires adds) and the clone's policy/; the block must pass
+# that manifest and refuse one with a key the schema does not know.
+run_host() {
+	local n where dir=$WORK/blocks-host hostdir=$WORK/hostrun
+	emit host "$dir"
+	mkdir -p "$hostdir"
+	ln -sfn "$ROOT/policy" "$hostdir/policy"
+	while read -r n where; do
+		python3 - "$ROOT/oci/manifest.example.json" "$hostdir/manifest.json" "$hostdir/unknown.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["expires"] = "2099-01-01T00:00:00Z"
+json.dump(m, open(sys.argv[2], "w"))
+m["no_such_key"] = 1
+json.dump(m, open(sys.argv[3], "w"))
+PY
+		begin "d-$(printf '%s' "$where" | sed 's#^docs/##; s#\.md:#-#; s#[^A-Za-z0-9-]#-#g')" || continue
+		CMD="(cd a folder with manifest.json and policy/ && bash -e $where)"
+		run_cmd bash -c 'cd "$1" && exec timeout 300 bash -e "$2"' doclines "$hostdir" "$dir/$n.sh"
+		expect_rc 0
+		mv "$hostdir/unknown.json" "$hostdir/manifest.json"
+		CMD="the same, manifest.json with a key the schema does not know (\"no_such_key\")"
+		run_cmd bash -c 'cd "$1" && exec timeout 300 bash -e "$2"' doclines "$hostdir" "$dir/$n.sh"
+		expect_rc 1
+		expect_contains stderr "$ERR" "ValidationError"
+		end
+	done < "$dir/list"
+}
+
 if docker_engine; then
 	# the images, made by the quick start as a reader makes them
 	emit podman "$WORK/blocks-podman"
@@ -187,6 +218,7 @@ if docker_engine; then
 		run_all pair
 	fi
 else
+	run_host
 	run_all podman
 fi
 results
