@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -103,11 +104,38 @@ static bool home_mount_is_whole_tmpfs(const char *path, dev_t dev)
 	return ok;
 }
 
+/* turninit not PID 1 and in PID 1's mount namespace (run by hand on a host,
+ * or under another init in one container): a mount made there would outlive
+ * turninit, over whatever that namespace had at HOME (a host's /home/agent).
+ * It takes a mount namespace of its own first, every mount a slave of the
+ * old one (mount_namespaces(7)), so HOME's tmpfs goes with its last process.
+ * A PID 1 of /proc/1 that cannot be read counts as another namespace's
+ * owner: turninit takes its own then too. */
+static int home_own_mount_ns(struct tn_error *err)
+{
+	struct stat self, init;
+
+	if (getpid() == 1)
+		return 0;
+	if (stat("/proc/self/ns/mnt", &self) == 0 && stat("/proc/1/ns/mnt", &init) == 0 &&
+	    (self.st_dev != init.st_dev || self.st_ino != init.st_ino))
+		return 0;
+	if (unshare(CLONE_NEWNS) != 0)
+		return err_errno(err, errno,
+				 "HOME: turninit is not PID 1 and shares PID 1's mount namespace; taking one of its own so HOME's tmpfs is not left there");
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
+		return err_errno(err, errno, "HOME: making its own mount namespace a slave of PID 1's");
+	return 0;
+}
+
 static int home_mount(const char *path, uid_t uid, gid_t gid, struct tn_error *err)
 {
 	char opts[128];
-	int r = mkdir_parents(path);
+	int r = home_own_mount_ns(err);
 
+	if (r < 0)
+		return r;
+	r = mkdir_parents(path);
 	if (r < 0)
 		return err_errno(err, r, "HOME %s: cannot create it", path);
 	snprintf(opts, sizeof(opts), "mode=0700,uid=%u,gid=%u,size=%u", (unsigned)uid,

@@ -25,7 +25,9 @@ enum home_how {
 /* home_setup - give the command a private, empty tmpfs at path, mode 0700,
  * owned by uid:gid.
  * HOME_MOUNT: turninit mounts a fresh tmpfs (nosuid, nodev) on path, creating
- * the directory if needed.
+ * the directory if needed; when it is not PID 1 and shares PID 1's mount
+ * namespace (run on a host), it first takes a mount namespace of its own
+ * (unshare(2) CLONE_NEWNS, / a slave), so the tmpfs is not left behind.
  * HOME_CHECK: path must already be a tmpfs mount point (statfs f_type
  * TMPFS_MAGIC, on another device than its parent, and in /proc/self/mountinfo
  * a tmpfs whose root is "/": not a bind of a directory inside another tmpfs)

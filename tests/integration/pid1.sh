@@ -160,13 +160,17 @@ proc_snapshot() {
 }
 
 # expect_left_nothing MODE: in subreaper mode, nothing but the namespace's shell was
-# left when turninit exited. In pid1 mode the kernel ends the namespace with its
+# left when turninit exited, and no mount (HOME's tmpfs). In pid1 mode the kernel ends the namespace with its
 # PID 1, so there is nothing to see afterwards.
 expect_left_nothing() {
 	[[ $1 == subreaper ]] || return 0
 	local left
 	left=$(tr '\n' ' ' <"$LEFT" 2>/dev/null) || { why "no list of what was left ($LEFT)"; return; }
 	[[ -z $left ]] || why "processes left in the namespace after turninit exited: $left"
+	# turninit, not PID 1 and in PID 1's mount namespace as on a host, mounts
+	# HOME in a mount namespace of its own: nothing stays mounted after it
+	left=$(tr '\n' ' ' <"$LEFT.mounts" 2>/dev/null) || { why "no list of the mounts left ($LEFT.mounts)"; return; }
+	[[ -z $left ]] || why "mounts left in the namespace after turninit exited: $left"
 }
 
 # The command's side of the zombie count: every process of the namespace in state Z.
