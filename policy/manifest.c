@@ -248,7 +248,7 @@ static int mf_parse_expires(const json_t *root, struct mf_manifest *m, int64_t n
 	int r;
 
 	if (!v)
-		return err_set(err, EINVAL, "expires: required (\"YYYY-MM-DDTHH:MM:SSZ\")");
+		return err_set(err, EINVAL, "expires: required (\"YYYY-MM-DDTHH:MM:SSZ\"; sealing with --expires 30d sets it)");
 	r = mf_string(v, "expires", &s, err);
 	if (r < 0)
 		return r;

@@ -312,7 +312,7 @@ static int sig_check_key(const struct sig_pubkey *key, const struct sig_parsed *
 	int r = 0;
 
 	if (crypto_sign_verify_detached(p->sig, signed_msg, signed_len, key->pk) != 0)
-		return err_set(err, EKEYREJECTED, "signature: file signature does not verify");
+		return err_set(err, EKEYREJECTED, "signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
 
 	memcpy(global_msg, p->sig, SIG_ED25519_BYTES);
 	memcpy(global_msg + SIG_ED25519_BYTES, p->comment, p->comment_len);

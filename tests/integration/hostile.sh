@@ -240,7 +240,7 @@ mrow h-manifest-allow-star "{$HD,\"env\":{$ST,\"allow\":[\"*\"]}}" \
 mrow h-manifest-expired "{${HD/2099-01-01/2020-01-01},\"env\":{$ST}}" \
 	"manifest: expired at 2020-01-01T00:00:00Z"
 mrow h-manifest-expires-missing "{$HX,\"env\":{$ST}}" \
-	'manifest: expires: required ("YYYY-MM-DDTHH:MM:SSZ")'
+	'manifest: expires: required ("YYYY-MM-DDTHH:MM:SSZ"; sealing with --expires 30d sets it)'
 mrow h-manifest-timestamp-space "{$HX,\"expires\":\"2099-01-01 00:00:00\",\"env\":{$ST}}" \
 	'manifest: expires: expected a UTC time "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339), got "2099-01-01 00:00:00"'
 mrow h-manifest-timestamp-feb-30 "{$HX,\"expires\":\"2099-02-30T00:00:00Z\",\"env\":{$ST}}" \
@@ -339,7 +339,7 @@ NOT_TRUSTED_TAIL="is not trusted: the trusted keys are $TRUSTED_ID (file /etc/tu
 sigrow h-sig-wrong-key-id "$WORK/sig/wrong-key-id" "manifest: signature: key id $FLIPPED_ID $NOT_TRUSTED_TAIL"
 sigrow h-sig-another-key "$WORK/m/other.json.minisig" "manifest: signature: key id $OTHER_ID $NOT_TRUSTED_TAIL"
 sigfile relabelled "${O[0]}" "$RELABEL" "${O[2]}" "${O[3]}"
-sigrow h-sig-another-key-relabelled "$WORK/sig/relabelled" "manifest: signature: file signature does not verify"
+sigrow h-sig-another-key-relabelled "$WORK/sig/relabelled" "manifest: signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)"
 sigfile tc "${L[0]}" "${L[1]}" "${L[2]}!" "${L[3]}"
 sigrow h-sig-tampered-trusted-comment "$WORK/sig/tc" "manifest: signature: trusted comment does not verify"
 if selected h-sig-tampered-manifest; then
@@ -348,7 +348,7 @@ if selected h-sig-tampered-manifest; then
 	envfile tampered
 	add_pair "$WORK/m/tampered.json" "$WORK/m/good.json.minisig"
 	turn "$WORK/keys" -- 'echo RAN'
-	refused "manifest: signature: file signature does not verify"
+	refused "manifest: signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)"
 	end
 fi
 sigfile truncated-2 "${L[0]}" "${L[1]}"

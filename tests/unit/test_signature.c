@@ -663,7 +663,7 @@ static void test_verify_edge_cases(void **state)
 	n = make_sig("ED", (const uint8_t *)"", 0, "e", "empty", 5, out, sizeof(out));
 	VERIFIES(&V.ring_trusted, NULL, 0, out, n, "ED", "empty");
 	VERIFIES(&V.ring_trusted, "", 0, out, n, "ED", "empty");
-	REFUSED(&V.ring_trusted, "\n", 1, out, n, EKEYREJECTED, "file signature");
+	REFUSED(&V.ring_trusted, "\n", 1, out, n, EKEYREJECTED, "manifest's signature");
 	n = make_sig("Ed", (const uint8_t *)"", 0, "e", "empty", 5, out, sizeof(out));
 	VERIFIES(&V.ring_trusted, NULL, 0, out, n, "Ed", "empty");
 	/* An empty trusted comment. */
@@ -706,7 +706,7 @@ static void test_verify_shared_key_id(void **state)
 	memcpy(ring.keys[0].pk, V.ring_other.keys[0].pk, SIG_PK_BYTES);
 	ring.n = 1;
 	REFUSED_GOOD_MSG(&ring, V.sig_ed.data, V.sig_ed.len, EKEYREJECTED,
-			 "signature: file signature does not verify");
+			 "signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
 	ring.keys[ring.n++] = V.ring_trusted.keys[0];
 	VERIFIES(&ring, V.msg.data, V.msg.len, V.sig_ed.data, V.sig_ed.len, "ED", tc_ed);
 	VERIFIES(&ring, V.msg.data, V.msg.len, V.sig_legacy.data, V.sig_legacy.len, "Ed",
@@ -789,18 +789,18 @@ static void test_verify_message_flip(void **state)
 			memcpy(msg, V.msg.data, V.msg.len);
 			msg[i] ^= 0x01;
 			REFUSED(&V.ring_trusted, msg, V.msg.len, sigs[s]->data, sigs[s]->len,
-				EKEYREJECTED, "signature: file signature does not verify");
+				EKEYREJECTED, "signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
 		}
 		/* One byte fewer or more. */
 		memcpy(msg, V.msg.data, V.msg.len);
 		msg[V.msg.len] = '\n';
 		REFUSED(&V.ring_trusted, msg, V.msg.len - 1, sigs[s]->data, sigs[s]->len,
-			EKEYREJECTED, "file signature does not verify");
+			EKEYREJECTED, "manifest's signature does not verify");
 		REFUSED(&V.ring_trusted, msg, V.msg.len + 1, sigs[s]->data, sigs[s]->len,
-			EKEYREJECTED, "file signature does not verify");
+			EKEYREJECTED, "manifest's signature does not verify");
 		/* Another key's message. */
 		REFUSED(&V.ring_trusted, V.pub_trusted.data, V.pub_trusted.len, sigs[s]->data,
-			sigs[s]->len, EKEYREJECTED, "file signature does not verify");
+			sigs[s]->len, EKEYREJECTED, "manifest's signature does not verify");
 	}
 }
 
@@ -821,7 +821,7 @@ static void test_verify_file_sig_flip(void **state)
 			sf_encode(&sf, 1, blob, sizeof(blob));
 			n = sf_join(&sf, "\n", out, sizeof(out));
 			REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EKEYREJECTED,
-					 "signature: file signature does not verify");
+					 "signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
 		}
 	}
 }
@@ -898,13 +898,13 @@ static void test_verify_algorithm(void **state)
 	blob[1] = 'd';
 	sf_encode(&sf, 1, blob, sizeof(blob));
 	n = sf_join(&sf, "\n", out, sizeof(out));
-	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EKEYREJECTED, "file signature does not verify");
+	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EKEYREJECTED, "manifest's signature does not verify");
 	sf_split(&V.sig_legacy, &sf);
 	sf_decode(&sf, 1, blob, sizeof(blob));
 	blob[1] = 'D';
 	sf_encode(&sf, 1, blob, sizeof(blob));
 	n = sf_join(&sf, "\n", out, sizeof(out));
-	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EKEYREJECTED, "file signature does not verify");
+	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EKEYREJECTED, "manifest's signature does not verify");
 	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		sf_split(&V.sig_ed, &sf);
 		sf_decode(&sf, 1, blob, sizeof(blob));
