@@ -5,7 +5,7 @@
 #                [--expires Nd|Nh|YYYY-MM-DDTHH:MM:SSZ] [--trusted-comment TEXT] [--legacy]
 #
 # --expires sets the manifest's "expires" in the copy that is signed: N days or
-# hours from now, or that time (UTC). The value M.json has is replaced; without
+# hours from now, or that time (UTC), at most 3650 days ahead. The value M.json has is replaced; without
 # one, "expires" is put first in its object. The examples of oci/ carry none, so
 # nothing committed expires: seal them with --expires.
 #
@@ -62,13 +62,22 @@ trap 'exit 130' INT TERM
 
 cp "$manifest" "$tmp/manifest.json"
 if [ -n "$expires" ]; then
+	# an expiry bounds replay: at most 3650 days (10 years) from now
+	now=$(date -u +%s)
 	case $expires in
 	*[!0-9]*d|d|*[!0-9]*h|h) die "--expires $expires: give Nd, Nh or YYYY-MM-DDTHH:MM:SSZ" ;;
-	*d) expires=$(date -u -d "+${expires%d} days" +%Y-%m-%dT%H:%M:%SZ) ;;
-	*h) expires=$(date -u -d "+${expires%h} hours" +%Y-%m-%dT%H:%M:%SZ) ;;
-	[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z) ;;
+	???????*[dh]) until=-1 ;;   # 6 digits or more: more than 3650 days either way
+	*d) until=$((now + ${expires%d} * 86400)) ;;
+	*h) until=$((now + ${expires%h} * 3600)) ;;
+	[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z)
+		until=$(date -u -d "$(echo "$expires" | tr TZ ' ')UTC" +%s 2>/dev/null) \
+			|| die "--expires $expires: not a time (YYYY-MM-DDTHH:MM:SSZ, UTC)" ;;
 	*) die "--expires $expires: give Nd, Nh or YYYY-MM-DDTHH:MM:SSZ" ;;
 	esac
+	[ "$until" -ge 0 ] && [ "$until" -le $((now + 3650 * 86400)) ] \
+		|| die "--expires $expires: more than 3650 days (10 years) from now; an expiry bounds how long a copied image can be replayed"
+	[ "$until" -gt "$now" ] || die "--expires $expires: already past"
+	expires=$(date -u -d "@$until" +%Y-%m-%dT%H:%M:%SZ)
 	if grep -q '"expires"' "$tmp/manifest.json"; then
 		sed -i "s/\"expires\" *: *\"[^\"]*\"/\"expires\": \"$expires\"/" "$tmp/manifest.json"
 	else

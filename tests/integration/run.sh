@@ -410,6 +410,18 @@ print("30 days" if 29.9 < d <= 30.0 else f"{d} days")')
 		--manifest "$ROOT/oci/manifest.example.json" --expires tomorrow --key "$MANIFEST_KEY"
 	[[ $RC -ne 0 ]] || why "took --expires tomorrow"
 	expect_contains stderr "$ERR" "--expires tomorrow: give Nd, Nh or YYYY-MM-DDTHH:MM:SSZ"
+	# an expiry bounds replay: not beyond 3650 days, not a number date(1)
+	# cannot take, not a time already past
+	for e in 99999999999d 3651d 2020-01-01T00:00:00Z; do
+		run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:no-expires" \
+			--manifest "$ROOT/oci/manifest.example.json" --expires "$e" --key "$MANIFEST_KEY"
+		[[ $RC -ne 0 ]] || why "took --expires $e"
+		case $e in
+		2020*) expect_contains stderr "$ERR" "--expires $e: already past" ;;
+		*) expect_contains stderr "$ERR" "--expires $e: more than 3650 days (10 years) from now" ;;
+		esac
+	done
+	timeout 60 podman image exists "$IMG:no-expires" && why "an image $IMG:no-expires was made"
 	timeout 60 podman rmi -f "$IMG:expires" >/dev/null 2>&1
 	end
 fi
