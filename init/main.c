@@ -75,6 +75,8 @@ static void log_weakened(const struct sandbox *sb, const struct caps_start *star
 
 	if (sandbox_workdir_note(sb->m, sb->landlock.abi, note, sizeof(note)))
 		log_line("%s", note);
+	if (sandbox_home_note(sb->m, sb->nonroot, note, sizeof(note)))
+		log_line("%s", note);
 	if (start->mode == CAPS_NONROOT)
 		log_line("non-root mode: running as %u:%u with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)",
 			 (unsigned)start->uid, (unsigned)start->gid);
@@ -174,6 +176,10 @@ static int verify(const struct cli_options *opt, const struct load_result *pol,
 		refused = true;
 	if (!refused && opt->socket_path && serve_listen_probe(opt->socket_path, pol->manifest, refusal) < 0)
 		refused = true;
+	if (!refused && sandbox_home_note(pol->manifest, start->mode == CAPS_NONROOT, note,
+					  sizeof(note)))
+		log_line("%s", note);
+	note[0] = '\0';
 	if (!refused && sandbox_workdir_note(pol->manifest, ll_abi(), note, sizeof(note)))
 		log_line("%s", note);
 	if (verify_print(pol, start, refused ? refusal->msg : NULL, note[0] ? note : NULL, &err) < 0)

@@ -204,6 +204,19 @@ int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, 
 	return 0;
 }
 
+int sandbox_home_note(const struct mf_manifest *m, bool nonroot, char *note, size_t n)
+{
+	struct statvfs vfs;
+
+	/* the tmpfs turninit mounts itself is exec (home.c) */
+	if (home_how_here(nonroot) == HOME_MOUNT || statvfs(m->home, &vfs) != 0 ||
+	    !(vfs.f_flag & ST_NOEXEC))
+		return 0;
+	snprintf(note, n, "HOME %s is mounted noexec: a script or program the commands put there fails with 126 (Docker mounts a --tmpfs noexec unless its options say exec: " HOME_DOCKER_HINT ")",
+		 m->home, m->home, (unsigned)m->uid, (unsigned)m->gid);
+	return 1;
+}
+
 struct spawn_plan sandbox_plan(const struct sandbox *sb, char *const *argv, char *const *envp,
 			       const char *workdir, int in_fd, int out_fd, int err_fd)
 {

@@ -68,6 +68,13 @@ int sandbox_probe(const struct mf_manifest *m, bool nonroot, struct tn_error *er
  * the ABI in use, 0 none). A start logs it once; verify prints it. */
 int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, size_t n);
 
+/* sandbox_home_note - whether HOME, given by the runtime (not mounted by
+ * turninit), is mounted noexec (statvfs ST_NOEXEC): 0 when not (or when
+ * turninit mounts it, or it cannot be told); 1 with a one-line warning in
+ * note (n bytes, no "turninit: " prefix) naming Docker's exec option. A
+ * start logs it once; verify logs it too. */
+int sandbox_home_note(const struct mf_manifest *m, bool nonroot, char *note, size_t n);
+
 /* sandbox_plan - the spawn plan of one command under sb: argv, envp, workdir
  * (NULL: the manifest's) and its stdin, stdout, stderr (-1: inherited). */
 struct spawn_plan sandbox_plan(const struct sandbox *sb, char *const *argv, char *const *envp,

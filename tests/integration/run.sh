@@ -910,6 +910,26 @@ if selected e-home-runs-scripts; then
 	expect_out $'script ran\n'
 	end
 fi
+if selected e-home-noexec-warned; then
+	# A HOME mounted noexec (Docker's --tmpfs without exec; podman's with
+	# noexec): one line at the start and in verify, not only a 126 later.
+	begin e-home-noexec-warned
+	if docker_engine; then
+		noexec=/home/agent:mode=0700,uid=1000,gid=1000
+	else
+		noexec=/home/agent:rw,noexec,mode=0700,size=64m,U
+	fi
+	warn="turninit: HOME /home/agent is mounted noexec: a script or program the commands put there fails with 126 (Docker mounts a --tmpfs noexec unless its options say exec: --tmpfs /home/agent:exec,mode=0700,uid=1000,gid=1000)"
+	prun --tmpfs "$noexec" "$SEALED" 'printf "#!/bin/sh\necho script ran\n" > ~/s.sh && chmod +x ~/s.sh && ~/s.sh'
+	expect_rc 126
+	eq "stderr's first line" "$(printf '%s' "$ERR" | head -n 1)" "$warn"
+	prun --tmpfs "$noexec" "$SEALED" verify
+	expect_rc 0
+	expect_err "$warn"$'\n'
+	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'echo RAN'
+	expect_err ""
+	end
+fi
 if selected v-verify-refuses-as-a-run-would; then
 	# verify answers for the flags it is given: without the HOME tmpfs a turn
 	# refuses, and verify says so with the turn's own line, exit 125, the
