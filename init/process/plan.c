@@ -1,4 +1,5 @@
 /* plan.c - see plan.h. */
+#define _GNU_SOURCE   /* ST_NOEXEC (glibc: a GNU extension) */
 #include "plan.h"
 
 #include <errno.h>
