@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "audit_verify.h"
 #include "call.h"
 #include "caps.h"
 #include "cli.h"
@@ -123,6 +124,10 @@ static int policy_free_mode(struct cli_options *opt, char **envp, int *ret_statu
 	}
 	if (opt->mode == CLI_CALL) {
 		*ret_status = call_main(opt, envp);
+		return 1;
+	}
+	if (opt->mode == CLI_AUDIT_VERIFY) {
+		*ret_status = audit_verify_main(opt);
 		return 1;
 	}
 	if (opt->mode == CLI_MCP && opt->socket_path) {

@@ -51,6 +51,8 @@ char *ev_exit(const char *id, const struct ev_end *e)
 		json_decref(v), v = NULL;
 	if (v && e->oom_killed && json_object_set_new(v, "oom_killed", json_true()) != 0)
 		json_decref(v), v = NULL;
+	if (v && e->audit_head && json_object_set_new(v, "audit_head", json_string(e->audit_head)) != 0)
+		json_decref(v), v = NULL;
 	return ev_dump(v);
 }
 

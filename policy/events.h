@@ -39,11 +39,14 @@ struct ev_end {
 	bool ended;            /* cancelled by the end of the turn (MCP results say so;
 				  the exit event does not) */
 	uint64_t duration_ms;
+	const char *audit_head;  /* the audit log's head after this command's exit
+				    line (64 hex digits, docs/audit.md), or NULL:
+				    no log */
 };
 
 /* {"event":"exit","id":ID,"code":N|null,"signal":N|null,"timed_out":B,
  *  "truncated":B,"duration_ms":N}, then "lost":true and "oom_killed":true
- * only when they are true; code and signal from e->wait_status (waitpid(2)):
+ * only when they are true, and "audit_head":HEX when e->audit_head is set; code and signal from e->wait_status (waitpid(2)):
  * one of them is null. */
 char *ev_exit(const char *id, const struct ev_end *e);
 

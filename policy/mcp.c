@@ -472,6 +472,18 @@ static json_t *tool_result(const char *text, size_t len, bool is_error)
 			 "isError", is_error);
 }
 
+/* The audit log's head after the command's exit line, in the result's _meta
+ * (docs/audit.md, "Anchors"); head NULL: no log, r as it is. */
+static json_t *tool_result_meta(json_t *r, const char *head)
+{
+	if (r && head &&
+	    json_object_set_new(r, "_meta", json_pack("{s:s}", "turninit/audit_head", head)) != 0) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
 /* A tool result that says why the call did not run. */
 static char *tool_refusal(json_t *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static char *tool_refusal(json_t *id, const char *fmt, ...)
@@ -940,7 +952,7 @@ static char *call_result(struct mcp_session *s, const char *id, const struct ev_
 	if (r == 0 && b.len == 0)
 		r = buf_addf(&b, "(no output)");
 	if (r == 0)
-		line = rpc_result(c->id, tool_result(b.p, b.len, !ok));
+		line = rpc_result(c->id, tool_result_meta(tool_result(b.p, b.len, !ok), e->audit_head));
 	free(b.p);
 	call_free(c);
 	return line;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,6 +28,12 @@ static int audit_fd = -1;
 static const struct mf_env *audit_env;   /* the filter that names an exec's env_names */
 static bool audit_started;  /* the turn_start line is written */
 static bool audit_broken;   /* a write failed: later execs are refused */
+/* The chain (docs/audit.md, "The chain"): each line's "prev" is the
+ * BLAKE2b-256 of the line before it, its exact bytes with the newline;
+ * turn_start's is that of its turn id, 32 hex digits. */
+static uint8_t audit_link[AUDIT_HASH_BYTES];  /* the head: the last line's digest */
+static char audit_turn[2 * AUDIT_TURN_BYTES + 1];
+static uint64_t audit_lines;                  /* lines of this turn written */
 
 /* The rules of a log that is a file (a regular file, or a FIFO with a path),
  * however it was handed in: where the kernel says fd is (place_resolve: a
@@ -219,6 +226,8 @@ static json_t *rfc3339(uint64_t ms)
 static int audit_write(json_t *ev)
 {
 	_cleanup_free_ char *s = NULL;
+	char prev[2 * AUDIT_HASH_BYTES + 1];
+	json_t *line;
 	size_t n, off = 0;
 	struct stat st;
 	off_t before;
@@ -227,6 +236,16 @@ static int audit_write(json_t *ev)
 		json_decref(ev);
 		return audit_fd < 0 ? 0 : -ENOMEM;
 	}
+	/* "event" first, "prev" second, then the event's own fields */
+	sodium_bin2hex(prev, sizeof(prev), audit_link, sizeof(audit_link));
+	line = json_pack("{s:O, s:s}", "event", json_object_get(ev, "event"), "prev", prev);
+	if (!line || json_object_update(line, ev) != 0) {
+		json_decref(line);
+		json_decref(ev);
+		return -ENOMEM;
+	}
+	json_decref(ev);
+	ev = line;
 	/* ASCII only: U+2028, U+2029 and U+0085 in a command end a line for some
 	 * readers (splitlines); escaped, every event stays one line for all. */
 	s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
@@ -256,7 +275,22 @@ static int audit_write(json_t *ev)
 		}
 		off += (size_t)w;
 	}
+	crypto_generichash(audit_link, sizeof(audit_link), (const uint8_t *)s, n, NULL, 0);
+	audit_lines++;
 	return 0;
+}
+
+bool audit_on(void)
+{
+	return audit_fd >= 0;
+}
+
+bool audit_head(char hex[static AUDIT_HEAD_HEX])
+{
+	if (audit_fd < 0 || !audit_started)
+		return false;
+	sodium_bin2hex(hex, AUDIT_HEAD_HEX, audit_link, sizeof(audit_link));
+	return true;
 }
 
 int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_error *err)
@@ -264,12 +298,22 @@ int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_
 	char kid[17], hex[2 * sizeof(pol->manifest_digest) + 1];
 	int r;
 
+	uint8_t id[AUDIT_TURN_BYTES];
+
 	if (audit_fd < 0)
 		return 0;
+	/* a fresh turn id; the chain's first link is made from it. getrandom(2)
+	 * rather than randombytes_buf, which links libsodium's stream ciphers */
+	if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id))
+		return err_errno(err, errno, "audit log: no random turn id: getrandom");
+	sodium_bin2hex(audit_turn, sizeof(audit_turn), id, sizeof(id));
+	crypto_generichash(audit_link, sizeof(audit_link), (const uint8_t *)audit_turn,
+			   strlen(audit_turn), NULL, 0);
+	audit_lines = 0;
 	sig_key_id_hex(pol->sig.key_id, kid);
 	sodium_bin2hex(hex, sizeof(hex), pol->manifest_digest, sizeof(pol->manifest_digest));
-	r = audit_write(json_pack("{s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}}",
-				  "event", "turn_start", "time", rfc3339(audit_wall_ms()),
+	r = audit_write(json_pack("{s:s, s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}}",
+				  "event", "turn_start", "turn", audit_turn, "time", rfc3339(audit_wall_ms()),
 				  "turninit", TURNINIT_VERSION, "mode", mode,
 				  "manifest", "key_id", kid, "blake2b_256", hex,
 				  "source", pol->source, "trusted_comment",
@@ -351,16 +395,21 @@ void audit_control(unsigned stream, const char *id, int signo)
 }
 
 void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
-		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes)
+		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes,
+		const uint8_t out_digest[static AUDIT_HASH_BYTES],
+		const uint8_t err_digest[static AUDIT_HASH_BYTES])
 {
+	char oh[AUDIT_HEAD_HEX], eh[AUDIT_HEAD_HEX];
 	int st = e->wait_status;
 	json_t *code, *sig;
 
 	if (audit_fd < 0)
 		return;
+	sodium_bin2hex(oh, sizeof(oh), out_digest, AUDIT_HASH_BYTES);
+	sodium_bin2hex(eh, sizeof(eh), err_digest, AUDIT_HASH_BYTES);
 	code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
 	sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
-	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:I, s:I}",
+	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:s, s:s}",
 			      "event", "exit", "time", rfc3339(audit_wall_ms()),
 			      "stream", (json_int_t)stream, "id", id, "pid", pid,
 			      "start", rfc3339(start_ms), "end", rfc3339(start_ms + e->duration_ms),
@@ -368,7 +417,8 @@ void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 			      "cancelled", cancelled, "truncated", e->truncated,
 			      "lost", e->lost, "oom_killed", e->oom_killed,
 			      "stdout_bytes", (json_int_t)out_bytes,
-			      "stderr_bytes", (json_int_t)err_bytes));
+			      "stderr_bytes", (json_int_t)err_bytes,
+			      "stdout_blake2b_256", oh, "stderr_blake2b_256", eh));
 }
 
 void audit_net(const struct net_record *r)
@@ -381,7 +431,16 @@ void audit_net(const struct net_record *r)
 
 void audit_turn_end(int exit_code)
 {
-	if (audit_fd >= 0)
-		audit_write(json_pack("{s:s, s:o, s:i}", "event", "turn_end",
-				      "time", rfc3339(audit_wall_ms()), "exit_code", exit_code));
+	char head[AUDIT_HEAD_HEX];
+
+	if (audit_fd < 0 || !audit_started)
+		return;
+	if (audit_write(json_pack("{s:s, s:o, s:i, s:I}", "event", "turn_end",
+				  "time", rfc3339(audit_wall_ms()), "exit_code", exit_code,
+				  "lines", (json_int_t)audit_lines + 1)) < 0)
+		return;
+	/* the final head, outside the log: the container's log keeps it */
+	sodium_bin2hex(head, sizeof(head), audit_link, sizeof(audit_link));
+	log_line("audit: turn %s ended, %llu lines, head %s", audit_turn,
+		 (unsigned long long)audit_lines, head);
 }

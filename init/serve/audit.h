@@ -17,6 +17,14 @@
 #include "netrec.h"
 #include "request.h"
 
+#define AUDIT_HASH_BYTES 32   /* BLAKE2b-256 */
+#define AUDIT_HEAD_HEX (2 * AUDIT_HASH_BYTES + 1)
+#define AUDIT_TURN_BYTES 16   /* a turn id: 128 random bits, 32 hex digits */
+
+/* Every line carries "prev", the BLAKE2b-256 (hex) of the line before it,
+ * its exact bytes with the newline; turn_start's is that of its "turn", the
+ * 32 hex digits (docs/audit.md, "The chain"). */
+
 /* audit_open - open the log named by spec, checked against m: "PATH" (absolute;
  * created mode 0600 if absent, else appended to; O_NOFOLLOW) or "fd:N" (N >= 3,
  * an fd open for writing that turninit inherited). Call it before privileges
@@ -44,7 +52,8 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
  * times change). Errors: as audit_open. */
 int audit_probe(const char *spec, const struct mf_manifest *m, struct tn_error *err);
 
-/* audit_turn_start - the first line: mode ("serve" or "listen"), the manifest's
+/* audit_turn_start - the first line: a fresh turn id (randombytes_buf, the
+ * chain's first link), mode ("serve", "mcp" or "listen"), the manifest's
  * source, signing key id and BLAKE2b-256 digest of its exact bytes.
  * Errors: -EIO when the line cannot be written whole (the turn must not start). */
 int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_error *err);
@@ -76,12 +85,26 @@ void audit_net(const struct net_record *r);
 /* audit_exit - how a command ended: its start (CLOCK_REALTIME, ms since the
  * epoch) and end (start + e->duration_ms), what its exit event says (e: wait
  * status, timed_out, truncated, lost, oom_killed), cancelled, and the bytes it
- * wrote to stdout and stderr (read by turninit, kept or not). */
+ * wrote to stdout and stderr (read by turninit, kept or not), with the
+ * BLAKE2b-256 of each stream's bytes, all of them (crypto_generichash). */
 void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
-		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes);
+		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes,
+		const uint8_t out_digest[static AUDIT_HASH_BYTES],
+		const uint8_t err_digest[static AUDIT_HASH_BYTES]);
 
-/* audit_turn_end - the last line: turninit's exit status. */
+/* audit_turn_end - the last line: turninit's exit status and the turn's
+ * line count (turn_end's own included); then, on stderr, one line with the
+ * turn id, the count and the final head, the digest of turn_end's line:
+ * "turninit: audit: turn ID ended, N lines, head HEX". */
 void audit_turn_end(int exit_code);
+
+/* audit_on - a log is open: output digests are worth computing. */
+bool audit_on(void);
+
+/* audit_head - the chain's head (the digest of the last line written) as 64
+ * hex digits and a NUL in hex; false when no log is open or no line is
+ * written yet. */
+bool audit_head(char hex[static AUDIT_HEAD_HEX]);
 
 /* audit_wall_ms - CLOCK_REALTIME in milliseconds since the epoch. */
 uint64_t audit_wall_ms(void);

@@ -87,6 +87,9 @@ ssize_t cmd_output(struct cmd *m, int *fd, const char *stream)
 		return 0;
 	}
 	*(stream[3] == 'o' ? &m->out_bytes : &m->err_bytes) += (uint64_t)n;
+	/* every byte read, kept or cut, in the same pass (docs/audit.md) */
+	if (audit_on())
+		crypto_generichash_update(stream[3] == 'o' ? &m->out_h : &m->err_h, buf, (size_t)n);
 	give = (size_t)n;
 	if (m->delivered + give > m->limit) {
 		give = m->limit > m->delivered ? (size_t)(m->limit - m->delivered) : 0;
@@ -259,15 +262,25 @@ void cmd_message(struct serve *s, struct cmd *m)
 /* The exit event, once the main process has ended and both pipes are drained. */
 void cmd_finish(struct cmd *m)
 {
-	const struct ev_end end = {
+	uint8_t od[AUDIT_HASH_BYTES] = { 0 }, ed[AUDIT_HASH_BYTES] = { 0 };
+	char head[AUDIT_HEAD_HEX];
+	struct ev_end end = {
 		.wait_status = m->wait_status, .timed_out = m->timed_out, .truncated = m->truncated,
 		.lost = m->lost, .oom_killed = m->oom_killed, .ended = m->turn_ended,
 		.duration_ms = m->end_ms - m->start_ms,
 	};
 
-	conn_emit(m->conn, m->conn->codec->exit(m->conn->codec_st, m->id, &end));
+	/* the log's line first: the client's exit event carries the head after
+	 * it (docs/audit.md, "Anchors") */
+	if (audit_on()) {
+		crypto_generichash_final(&m->out_h, od, sizeof(od));
+		crypto_generichash_final(&m->err_h, ed, sizeof(ed));
+	}
 	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, &end, m->cancelled,
-		   m->out_bytes, m->err_bytes);
+		   m->out_bytes, m->err_bytes, od, ed);
+	if (audit_head(head))
+		end.audit_head = head;
+	conn_emit(m->conn, m->conn->codec->exit(m->conn->codec_st, m->id, &end));
 	cmd_free(m);
 }
 
@@ -370,6 +383,10 @@ static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char
 	snprintf(m->id, sizeof(m->id), "%s", id);
 	m->start_ms = clock_ms();
 	m->wall_start_ms = audit_wall_ms();
+	if (audit_on()) {
+		crypto_generichash_init(&m->out_h, NULL, 0, AUDIT_HASH_BYTES);
+		crypto_generichash_init(&m->err_h, NULL, 0, AUDIT_HASH_BYTES);
+	}
 	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
 	m->progress_ms = m->start_ms + c->codec->progress_ms;
 	m->limit = s->ctx->manifest->limits.output_bytes;

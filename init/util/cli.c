@@ -21,6 +21,8 @@ const char cli_usage[] =
 	"       turninit mcp --socket PATH [--server-uid UID]\n"
 	"                                            the same, its commands run through a listen socket\n"
 	"       turninit verify [OPTIONS]            verify the manifest, print the effective policy as JSON\n"
+	"       turninit audit-verify LOG [--head HEX]  check an audit log: every line, the hash\n"
+	"                                            chain, each exec's end; 0 whole, 1 findings\n"
 	"       turninit --version | --help\n"
 	"\n"
 	"One COMMAND argument is a bash command string, run as\n"
@@ -170,6 +172,36 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 
 static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct tn_error *err);
 
+/* audit-verify LOG [--head HEX], from argv[i] on; no option before the mode
+ * word but --help and --version, which end the parse before. */
+static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
+			    struct tn_error *err)
+{
+	if (o->manifest_explicit || o->socket_path || o->timeout_s || o->send_stdin ||
+	    o->audit_log || o->n_env || o->server_uid_given)
+		return err_set(err, EINVAL, "audit-verify takes LOG and --head HEX only");
+	o->mode = CLI_AUDIT_VERIFY;
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "--head") == 0) {
+			if (i + 1 >= argc || argv[i + 1][0] == '\0' || o->audit_head)
+				return err_set(err, EINVAL, "audit-verify: --head needs one value (64 hex digits)");
+			o->audit_head = argv[++i];
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			o->mode = CLI_HELP;
+			return 0;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			return err_set(err, EINVAL, "audit-verify: unknown option %s (LOG [--head HEX])", argv[i]);
+		} else if (o->audit_verify_log || argv[i][0] == '\0') {
+			return err_set(err, EINVAL, "audit-verify takes one LOG");
+		} else {
+			o->audit_verify_log = argv[i];
+		}
+	}
+	if (!o->audit_verify_log)
+		return err_set(err, EINVAL, "audit-verify needs LOG (a path, or - for stdin)");
+	return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *err)
 {
 	struct cli_options o = {
@@ -197,6 +229,8 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 		return r;
 	if (r == 2)
 		goto done;
+	if (r == 0 && i < argc && strcmp(argv[i], "audit-verify") == 0)
+		return cli_audit_verify(argc, argv, i + 1, o, err);
 	for (size_t k = 0; r == 0 && i < argc && k < N_ELEMENTS(cli_modes); k++) {
 		if (strcmp(argv[i], cli_modes[k].word) != 0)
 			continue;

@@ -16,6 +16,7 @@ enum cli_mode {
 	CLI_MCP,        /* an MCP server on stdin/stdout (docs/mcp.md) */
 	CLI_LISTEN,     /* the same protocol on a unix socket */
 	CLI_CALL,       /* client of listen mode */
+	CLI_AUDIT_VERIFY, /* check an audit log offline (docs/audit.md) */
 	CLI_HELP,
 	CLI_VERSION,
 };
@@ -36,12 +37,15 @@ struct cli_options {
 	unsigned server_uid;            /* call, mcp --socket: the uid the server must run as
 					 * (--server-uid), default 0 */
 	bool server_uid_given;          /* --server-uid was given */
+	const char *audit_verify_log;   /* audit-verify: LOG ("-": stdin) */
+	const char *audit_head;         /* audit-verify: --head HEX, or NULL */
 };
 
 /* cli_parse - parse argv. Options stop at the first non-option or at "--";
  * nothing after "--" is an option. A first non-option word "verify", "serve",
  * "mcp", "listen" or "call" selects that mode (run a program of such a name with
- * `turninit -- serve`).
+ * `turninit -- serve`); "audit-verify" takes one LOG and `--head HEX`, in any
+ * order, and nothing else.
  * `-e`/`--env NAME[=VALUE]` (call; repeatable): NAME a valid environment name,
  * each NAME once. `--server-uid UID` (call): 0..4294967294.
  * Errors: -EINVAL (unknown option, missing or bad value, a name given twice,

@@ -15,6 +15,7 @@ field as docs/audit.md says (by hand; and against policy/audit.schema.json when
 this python has jsonschema). Prints "# ..." notes; each unmet expectation is a
 line "want: ..." on stdout; exits 1 if there is one.
 """
+import hashlib
 import json
 import os
 import re
@@ -52,15 +53,29 @@ def schema_validator():
 
 # The fields of each event, by hand (the schema says the same).
 FIELDS = {
-    "turn_start": {"event", "time", "turninit", "mode", "manifest"},
-    "exec": {"event", "time", "stream", "id", "cwd", "env_names", "timeout_s"},
-    "refused": {"event", "time", "stream", "id", "reason"},
-    "cancel": {"event", "time", "stream", "id"},
-    "signal": {"event", "time", "stream", "id", "signal"},
-    "exit": {"event", "time", "stream", "id", "pid", "start", "end", "code", "signal", "timed_out",
-             "cancelled", "truncated", "lost", "oom_killed", "stdout_bytes", "stderr_bytes"},
-    "turn_end": {"event", "time", "exit_code"},
+    "turn_start": {"event", "prev", "turn", "time", "turninit", "mode", "manifest"},
+    "exec": {"event", "prev", "time", "stream", "id", "cwd", "env_names", "timeout_s"},
+    "refused": {"event", "prev", "time", "stream", "id", "reason"},
+    "cancel": {"event", "prev", "time", "stream", "id"},
+    "signal": {"event", "prev", "time", "stream", "id", "signal"},
+    "exit": {"event", "prev", "time", "stream", "id", "pid", "start", "end", "code", "signal", "timed_out",
+             "cancelled", "truncated", "lost", "oom_killed", "stdout_bytes", "stderr_bytes",
+             "stdout_blake2b_256", "stderr_blake2b_256"},
+    "turn_end": {"event", "prev", "time", "exit_code", "lines"},
 }
+
+
+def b2(data):
+    """BLAKE2b-256, hex: what `b2sum -l 256` prints."""
+    return hashlib.blake2b(data, digest_size=32).hexdigest()
+
+
+DIGEST = {}   # id(event) -> the BLAKE2b-256 of its line, newline included
+
+
+def line_digest(ev):
+    """The digest of the log line ev was read from (read_log)."""
+    return DIGEST.get(id(ev))
 
 
 def read_log(path):
@@ -69,7 +84,9 @@ def read_log(path):
     want(data.endswith(b"\n"), "the log ends with a newline (no partial line)")
     events = []
     v = schema_validator()
+    link = None   # what the next line's prev must be
     for n, line in enumerate(data.split(b"\n")[:-1], 1):
+        digest = b2(line + b"\n")
         try:
             ev = json.loads(line)
         except ValueError:
@@ -90,6 +107,13 @@ def read_log(path):
         if v is not None:
             errs = [e.message for e in v.iter_errors(ev)]
             want(not errs, "line %d valid against the schema: %s" % (n, errs[:2]))
+        # the chain (docs/audit.md): turn_start's prev is the digest of its
+        # turn id, every other line's that of the line before it
+        if ev["event"] == "turn_start":
+            link = b2(ev.get("turn", "").encode())
+        want(ev.get("prev") == link, "line %d: prev %s, want %s" % (n, ev.get("prev"), link))
+        link = digest
+        DIGEST[id(ev)] = digest
         events.append(ev)
     print("# %d log lines" % len(events))
     return events
@@ -117,8 +141,9 @@ def statuses(log, key_id, digest, argv):
         ("c11", dict(argv=["true"])),
         ("c12", dict(command="echo one\u2028two\u0085three")),
     ]
+    got = {}
     for id, kw in runs:
-        r = c.run(id=id, timeout=60, **kw)
+        got[id] = c.run(id=id, timeout=60, **kw)
     c9 = c.exec("sleep 1000", id="c9")   # ends by the cancel alone
     c.wait(c9, timeout=30, until=lambda r: r.pid is not None)
     c.cancel(c9)
@@ -180,6 +205,20 @@ def statuses(log, key_id, digest, argv):
         if e["event"] == "exit":
             want(e["start"] <= e["end"], "%s: start <= end" % e["id"])
     want(all(e.get("stream", 0) == 0 for e in evs), "serve mode: every stream is 0")
+    # anchors and output digests: each exit event carries the head after its
+    # log line; the digests are those of what the client received (nothing cut)
+    got["c9"] = r9
+    for cid, r in got.items():
+        e = ex(cid)
+        if not e:
+            continue
+        want(r.exit is not None and r.exit.get("audit_head") == line_digest(e),
+             "%s: the exit event's audit_head %s is the digest of its log line %s"
+             % (cid, r.exit and r.exit.get("audit_head"), line_digest(e)))
+        want(e.get("stdout_blake2b_256") == b2(bytes(r.stdout)),
+             "%s: stdout_blake2b_256 is b2sum -l 256 of the %d bytes received" % (cid, len(r.stdout)))
+        want(e.get("stderr_blake2b_256") == b2(bytes(r.stderr)),
+             "%s: stderr_blake2b_256 is b2sum -l 256 of the %d bytes received" % (cid, len(r.stderr)))
     times = [e["time"] for e in evs]
     want(times == sorted(times), "times never go back")
 

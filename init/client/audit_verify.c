@@ -1,0 +1,111 @@
+/* audit_verify.c - see audit_verify.h. */
+#define _GNU_SOURCE
+#include "audit_verify.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auditlog.h"
+#include "log.h"
+
+#define READ_CHUNK (1u << 20)   /* bytes read at once past the longest line */
+
+static void print_finding(void *ctx, uint64_t line, bool note, const char *text)
+{
+	(void)ctx;
+	if (line)
+		printf("%sline %llu: %s\n", note ? "note: " : "", (unsigned long long)line, text);
+	else
+		printf("%s%s\n", note ? "note: " : "", text);
+}
+
+int audit_verify_main(const struct cli_options *o)
+{
+	const char *path = o->audit_verify_log;
+	uint8_t head[ALOG_HASH_BYTES];
+	char hex[2 * ALOG_HASH_BYTES + 1];
+	struct alog_check c;
+	sigset_t none;
+	FILE *f;
+	char *buf;
+	size_t cap;
+	uint64_t found;
+	int e = 0;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* no sodium_init(), as in policy/signature.c: BLAKE2b needs none */
+	if (o->audit_head && (strlen(o->audit_head) != 2 * ALOG_HASH_BYTES ||
+			      strspn(o->audit_head, "0123456789abcdef") != 2 * ALOG_HASH_BYTES ||
+			      sodium_hex2bin(head, sizeof(head), o->audit_head, strlen(o->audit_head),
+					     NULL, NULL, NULL) != 0)) {
+		log_line("audit-verify: --head %.80s: not 64 lowercase hex digits (a BLAKE2b-256 head)",
+			 o->audit_head);
+		return 125;
+	}
+	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	if (!f) {
+		log_line("audit-verify: %s: %s", path, strerror(errno));
+		return 125;
+	}
+	alog_init(&c, o->audit_head ? head : NULL, print_finding, NULL);
+	/* lines split here, not by getdelim(3): a line has a bound (a NUL in it
+	 * is a byte like another, and the parse refuses it) */
+	cap = ALOG_LINE_MAX + 1 + READ_CHUNK;
+	buf = malloc(cap);
+	if (!buf) {
+		e = ENOMEM;
+	} else {
+		size_t start = 0, end = 0;   /* the bytes not yet split: buf[start, end) */
+		bool eof = false;
+
+		while (!c.stopped) {
+			char *nl = memchr(buf + start, '\n', end - start);
+			size_t got;
+
+			if (nl) {
+				alog_line(&c, buf + start, (size_t)(nl - (buf + start)), true);
+				start = (size_t)(nl - buf) + 1;
+				continue;
+			}
+			if (eof || end - start > ALOG_LINE_MAX) {
+				if (end > start)
+					alog_line(&c, buf + start, end - start, false);
+				break;
+			}
+			memmove(buf, buf + start, end - start);
+			end -= start;
+			start = 0;
+			got = fread(buf + end, 1, cap - end, f);
+			end += got;
+			if (got == 0) {
+				if (ferror(f)) {
+					e = errno ? errno : EIO;
+					break;
+				}
+				eof = true;
+			}
+		}
+	}
+	free(buf);
+	if (f != stdin)
+		fclose(f);
+	if (e) {
+		log_line("audit-verify: %s: reading it: %s", path, strerror(e));
+		return 125;
+	}
+	sodium_bin2hex(hex, sizeof(hex), c.last, sizeof(c.last));
+	found = alog_finish(&c);
+	if (found)
+		printf("%s: %llu lines, %llu turns: %llu finding%s\n", path, (unsigned long long)c.lines,
+		       (unsigned long long)c.turns, (unsigned long long)found, found == 1 ? "" : "s");
+	else
+		printf("%s: %llu lines, %llu turns: whole, head %s\n", path,
+		       (unsigned long long)c.lines, (unsigned long long)c.turns, hex);
+	fflush(stdout);
+	return found ? 1 : 0;
+}

@@ -1,0 +1,272 @@
+/* auditlog.c - see auditlog.h and docs/audit.md. */
+#include "auditlog.h"
+
+#include <jansson.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "sjson.h"
+
+struct alog_pending {
+	json_int_t stream;
+	char *id;
+	uint64_t line;
+};
+
+static const char *const alog_events[] = {
+	"turn_start", "exec", "refused", "cancel", "signal", "exit", "net", "turn_end", NULL,
+};
+
+static void say(struct alog_check *c, uint64_t line, bool note, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void say(struct alog_check *c, uint64_t line, bool note, const char *fmt, ...)
+{
+	char text[TN_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!note)
+		c->findings++;
+	if (c->report)
+		c->report(c->ctx, line, note, text);
+}
+
+void alog_init(struct alog_check *c, const uint8_t *head, alog_report_fn report, void *ctx)
+{
+	memset(c, 0, sizeof(*c));
+	c->report = report;
+	c->ctx = ctx;
+	if (head) {
+		c->has_head = true;
+		memcpy(c->head, head, ALOG_HASH_BYTES);
+	}
+}
+
+/* s is exactly n lowercase hex digits */
+static bool is_hex(const char *s, size_t n)
+{
+	if (!s || strlen(s) != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+static void hex_of(const uint8_t d[ALOG_HASH_BYTES], char out[2 * ALOG_HASH_BYTES + 1])
+{
+	sodium_bin2hex(out, 2 * ALOG_HASH_BYTES + 1, d, ALOG_HASH_BYTES);
+}
+
+/* The open execs of a turn that ended: each a finding after a turn_end, a
+ * note when the turn has none. Empties the list. */
+static void pending_close(struct alog_check *c, bool ended)
+{
+	for (size_t i = 0; i < c->n_pending; i++) {
+		struct alog_pending *p = &c->pending[i];
+
+		if (ended)
+			say(c, p->line, false, "exec %lld/%s has no exit or refused before its turn's turn_end",
+			    (long long)p->stream, p->id);
+		else
+			say(c, p->line, true, "exec %lld/%s has no exit or refused: its turn has no turn_end",
+			    (long long)p->stream, p->id);
+		free(p->id);
+	}
+	c->n_pending = 0;
+}
+
+static void pending_add(struct alog_check *c, json_int_t stream, const char *id, uint64_t line)
+{
+	if (c->n_pending == c->cap_pending) {
+		size_t cap = c->cap_pending ? 2 * c->cap_pending : 16;
+		struct alog_pending *p = realloc(c->pending, cap * sizeof(*p));
+
+		if (!p) {
+			say(c, line, false, "out of memory keeping the open execs");
+			return;
+		}
+		c->pending = p;
+		c->cap_pending = cap;
+	}
+	c->pending[c->n_pending].id = strdup(id);
+	if (!c->pending[c->n_pending].id) {
+		say(c, line, false, "out of memory keeping the open execs");
+		return;
+	}
+	c->pending[c->n_pending].stream = stream;
+	c->pending[c->n_pending++].line = line;
+}
+
+/* Take the open exec of stream and id; false when there is none. */
+static bool pending_take(struct alog_check *c, json_int_t stream, const char *id)
+{
+	for (size_t i = 0; i < c->n_pending; i++) {
+		if (c->pending[i].stream != stream || strcmp(c->pending[i].id, id) != 0)
+			continue;
+		free(c->pending[i].id);
+		memmove(&c->pending[i], &c->pending[i + 1], (c->n_pending - i - 1) * sizeof(*c->pending));
+		c->n_pending--;
+		return true;
+	}
+	return false;
+}
+
+/* The turn that ends here (a turn_start after it, or the log's end) without
+ * a turn_end: said, with its open execs. */
+static void turn_cut(struct alog_check *c, uint64_t last)
+{
+	if (!c->in_turn)
+		return;
+	say(c, last, true, "turn %s (line %llu on) has no turn_end: it ends at line %llu (cut short: killed, or still running)",
+	    c->turn, (unsigned long long)c->turn_first, (unsigned long long)last);
+	pending_close(c, false);
+	c->in_turn = false;
+}
+
+/* The checks of one parsed line n whose digest is d. */
+static void alog_event(struct alog_check *c, json_t *ev, uint64_t n)
+{
+	const char *event = json_string_value(json_object_get(ev, "event"));
+	const char *prev = json_string_value(json_object_get(ev, "prev"));
+	const char *id = json_string_value(json_object_get(ev, "id"));
+	json_t *stream = json_object_get(ev, "stream");
+	uint8_t want[ALOG_HASH_BYTES], got[ALOG_HASH_BYTES];
+	char wh[2 * ALOG_HASH_BYTES + 1];
+	size_t k;
+
+	for (k = 0; alog_events[k] && (!event || strcmp(event, alog_events[k]) != 0); k++)
+		;
+	if (!alog_events[k]) {
+		say(c, n, false, "not an audit event (\"event\" is missing or unknown)");
+		return;
+	}
+	if (!is_hex(prev, 2 * ALOG_HASH_BYTES)) {
+		say(c, n, false, "%s: \"prev\" is not 64 lowercase hex digits", event);
+		return;
+	}
+	sodium_hex2bin(got, sizeof(got), prev, strlen(prev), NULL, NULL, NULL);
+	if (strcmp(event, "turn_start") == 0) {
+		const char *turn = json_string_value(json_object_get(ev, "turn"));
+
+		if (!is_hex(turn, 32)) {
+			say(c, n, false, "turn_start: \"turn\" is not 32 lowercase hex digits");
+			return;
+		}
+		turn_cut(c, n - 1);
+		c->in_turn = true;
+		c->turn_ended = false;
+		c->turns++;
+		c->turn_first = n;
+		memcpy(c->turn, turn, 33);
+		crypto_generichash(want, sizeof(want), (const uint8_t *)turn, 32, NULL, 0);
+		if (sodium_memcmp(want, got, sizeof(want)) != 0)
+			say(c, n, false, "turn_start: \"prev\" is not the BLAKE2b-256 of its turn id");
+		return;
+	}
+	if (!c->in_turn) {
+		if (c->turn_ended)
+			say(c, n, false, "%s after turn_end: a line after a turn's end must be a turn_start", event);
+		else
+			say(c, n, false, "%s before any turn_start", event);
+		return;
+	}
+	if (sodium_memcmp(c->last, got, sizeof(got)) != 0) {
+		hex_of(c->last, wh);
+		say(c, n, false, "the chain breaks here: \"prev\" is %.16s..., line %llu hashes to %.16s... (a line was removed, reordered, edited or put in before this one)",
+		    prev, (unsigned long long)(n - 1), wh);
+	}
+	if (strcmp(event, "exec") == 0 || strcmp(event, "exit") == 0 || strcmp(event, "refused") == 0) {
+		if (!id || !json_is_integer(stream)) {
+			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
+			return;
+		}
+		if (event[1] == 'x' && event[2] == 'e')   /* exec */
+			pending_add(c, json_integer_value(stream), id, n);
+		else if (!pending_take(c, json_integer_value(stream), id))
+			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
+			    (long long)json_integer_value(stream), id);
+	} else if (strcmp(event, "turn_end") == 0) {
+		json_t *lines = json_object_get(ev, "lines");
+
+		if (!json_is_integer(lines) || (uint64_t)json_integer_value(lines) != n - c->turn_first + 1)
+			say(c, n, false, "turn_end: \"lines\" is not %llu, the turn's count from line %llu",
+			    (unsigned long long)(n - c->turn_first + 1), (unsigned long long)c->turn_first);
+		pending_close(c, true);
+		c->in_turn = false;
+		c->turn_ended = true;
+	}
+}
+
+void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
+{
+	uint8_t d[ALOG_HASH_BYTES];
+	crypto_generichash_state h;
+	json_error_t je;
+	struct tn_error e = { 0 };
+	uint64_t n;
+	json_t *ev;
+	bool failed;
+
+	if (c->stopped)
+		return;
+	n = ++c->lines;
+	if (len > ALOG_LINE_MAX) {
+		say(c, n, false, "longer than %u bytes: no audit line is; the rest is not read", ALOG_LINE_MAX);
+		c->stopped = true;
+		return;
+	}
+	crypto_generichash_init(&h, NULL, 0, sizeof(d));
+	crypto_generichash_update(&h, (const uint8_t *)line, len);
+	if (newline)
+		crypto_generichash_update(&h, (const uint8_t *)"\n", 1);
+	crypto_generichash_final(&h, d, sizeof(d));
+	if (!newline)
+		say(c, n, false, "no newline at its end: the log was cut inside this line");
+	sj_guard_begin();
+	ev = sj_load(line, len, false, &je);
+	failed = sj_guard_end();
+	if (failed) {
+		say(c, n, false, "out of memory parsing it");
+	} else if (!ev) {
+		sj_error(&je, &e);
+		say(c, n, false, "%s", e.msg);
+	} else if (!json_is_object(ev)) {
+		say(c, n, false, "not a JSON object");
+	} else {
+		alog_event(c, ev, n);
+	}
+	json_decref(ev);
+	memcpy(c->last, d, sizeof(d));
+	if (c->has_head && sodium_memcmp(d, c->head, sizeof(d)) == 0)
+		c->head_line = n;
+}
+
+uint64_t alog_finish(struct alog_check *c)
+{
+	char hh[2 * ALOG_HASH_BYTES + 1];
+
+	if (c->lines == 0)
+		say(c, 0, false, "empty: no line");
+	turn_cut(c, c->lines);
+	pending_close(c, true);
+	if (c->has_head && c->head_line != c->lines && !c->stopped) {
+		hex_of(c->head, hh);
+		if (c->head_line)
+			say(c, c->head_line, false, "the head given (%.16s...) is this line's: %llu lines follow it",
+			    hh, (unsigned long long)(c->lines - c->head_line));
+		else
+			say(c, 0, false, "the head given (%.16s...) is no line's digest: this is not the log it came from, or its last lines changed",
+			    hh);
+	}
+	free(c->pending);
+	c->pending = NULL;
+	c->cap_pending = 0;
+	return c->findings;
+}
