@@ -220,8 +220,20 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 	/* Here stderr is turninit's own (events go to stdout or the socket),
 	 * so the layer in force is logged; in one-shot mode it would land in
 	 * the command's stderr. */
-	if (audit_turn_start(names[opt->mode], pol, &err) < 0)
-		return refuse(&err);
+	if (opt->audit_log) {
+		/* the protections in force, the record verify prints (one source) */
+		char note[512];
+		json_t *prot = verify_protections(pol, start, &sb->filter, NULL,
+						  sandbox_workdir_note(sb->m, sb->landlock.abi, note,
+								       sizeof(note)) ? note : NULL,
+						  &err);
+
+		if (!prot || audit_turn_start(names[opt->mode], pol, prot, &err) < 0) {
+			json_decref(prot);
+			return refuse(&err);
+		}
+		json_decref(prot);
+	}
 	/* one line that reads as what it is, a start that went well: an MCP
 	 * client shows turninit's stderr when something fails, and a bare
 	 * "landlock: ..." there read like the failure (issue 31) */

@@ -168,71 +168,53 @@ static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no
 			 "listen", listen_ok ? "available" : perr.msg);
 }
 
-int verify_print(const struct load_result *r, const struct caps_start *start,
-		 const char *refusal, const char *workdir_note, struct tn_error *err)
+json_t *verify_protections(const struct load_result *r, const struct caps_start *start,
+			   const struct sc_program *prog, const char *refusal,
+			   const char *workdir_note, struct tn_error *err)
 {
-	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL, net[512];
+	char net[512], digest[SC_DIGEST_HEX] = "";
 	struct net_plan net_p = { 0 };
-	struct tn_error net_err = { 0 };
-	json_t *root = NULL, *mf = NULL, *names = NULL, *denied = NULL;
+	struct tn_error net_err = { 0 }, build_err = { 0 };
+	struct sc_program built = { 0 };
 	struct scg_set set = { 0 };
 	uint32_t kill = SCMP_ACT_KILL_PROCESS;
+	json_t *denied, *root;
 	bool no_securebits;
-	int ret = -ENOMEM;
 
-	sig_key_id_hex(r->sig.key_id, kid);
-	mf_text = mf_to_json(r->manifest);
-	if (!mf_text || !(mf = json_loads(mf_text, 0, NULL)))
-		goto out;
-	names = json_array();
-	if (!names)
-		goto out;
 	/* the network as a start would find it; its refusal is verify's to show */
 	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) < 0)
 		net_describe(&net_p, net_err.msg, net, sizeof(net));
 	else
 		net_describe(&net_p, NULL, net, sizeof(net));
-	if (envf_build(&r->manifest->env, r->manifest->home, r->caller_env, &envp, err) < 0)
-		goto out;
-	/* with the proxy, its variables replace any of the manifest's or the
-	 * caller's (their port is chosen at start) */
-	if (net_p.proxy) {
-		net_proxy_env(&net_p, 0);
-		if (envf_override(&envp, net_p.env, err) < 0)
-			goto out;
-	}
-	for (size_t i = 0; envp[i]; i++) {
-		const char *eq = strchr(envp[i], '=');
-
-		if (json_array_append_new(names, json_stringn(envp[i], (size_t)(eq - envp[i]))) != 0)
-			goto out;
-	}
-	if (sc_kill_action(&kill, err) < 0) {
-		ret = -err->code;
-		goto out;
-	}
+	if (sc_kill_action(&kill, err) < 0)
+		return NULL;
 	no_securebits = caps_securebits_probe();
 	if (sc_denied(&r->manifest->seccomp, &set, err) < 0)
-		goto out;
+		return NULL;
 	denied = denied_json(&set);
 	scg_set_free(&set);
-	if (!denied)
-		goto out;
-	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O, s:{s:s, s:s, s:s, s:O}, s:o*, s:s, s:s, s:s, s:o, s:o*, s:o*}",
-			 "turninit", TURNINIT_VERSION,
-			 "commit", TURNINIT_COMMIT,
-			 "source", r->source,
-			 "trust", r->trust,
-			 "signature", "algorithm", r->sig.alg, "key_id", kid,
-			 "trusted_comment", r->sig.trusted_comment,
-			 "manifest", mf,
-			 "environment", names,
+	if (!denied) {
+		err_set(err, ENOMEM, "verify: out of memory");
+		return NULL;
+	}
+	/* the program a start loads: the one given, or built by the same rule
+	 * (plan.c, step_filter: the guard is turninit's pid when the commands
+	 * share its euid) */
+	if (!prog && !refusal &&
+	    sc_build(&r->manifest->seccomp, geteuid() == r->manifest->uid ? getpid() : 0, &built,
+		     &build_err) == 0)
+		prog = &built;
+	if (prog)
+		sc_program_digest(prog, digest);
+	sc_program_free(&built);
+	root = json_pack("{s:{s:s, s:s, s:s, s:o, s:s*}, s:o*, s:s, s:s, s:s, s:o*, s:o*, s:o*}",
 			 "seccomp", "architecture", "x86_64",
 			 "other_architectures", kill == SCMP_ACT_KILL_PROCESS ? "killed" :
 			 "the calling thread killed, not the process (the platform refuses SECCOMP_RET_KILL_PROCESS)",
 			 "bad_arch_action", kill == SCMP_ACT_KILL_PROCESS ? "SECCOMP_RET_KILL_PROCESS" :
 			 "SECCOMP_RET_KILL_THREAD",
 			 "denied", denied,
+			 "program_blake2b_256", digest[0] ? digest : NULL,
 			 "landlock", landlock_json(r->manifest),
 			 "network", net,
 			 "workdir", refusal ? "not checked: the start is refused" :
@@ -245,6 +227,59 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 			 "start", start_json(start, refusal),
 			 "signal_guard", guard_json(refusal ? NULL : start, r->manifest));
 	if (!root)
+		err_set(err, ENOMEM, "verify: out of memory");
+	return root;
+}
+
+int verify_print(const struct load_result *r, const struct caps_start *start,
+		 const char *refusal, const char *workdir_note, struct tn_error *err)
+{
+	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL;
+	struct net_plan net_p = { 0 };
+	struct tn_error net_err = { 0 };
+	json_t *root = NULL, *mf = NULL, *names = NULL, *prot = NULL;
+	int ret = -ENOMEM;
+
+	sig_key_id_hex(r->sig.key_id, kid);
+	mf_text = mf_to_json(r->manifest);
+	if (!mf_text || !(mf = json_loads(mf_text, 0, NULL)))
+		goto out;
+	names = json_array();
+	if (!names)
+		goto out;
+	if (envf_build(&r->manifest->env, r->manifest->home, r->caller_env, &envp, err) < 0)
+		goto out;
+	/* with the proxy, its variables replace any of the manifest's or the
+	 * caller's (their port is chosen at start) */
+	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) == 0 &&
+	    net_p.proxy) {
+		net_proxy_env(&net_p, 0);
+		if (envf_override(&envp, net_p.env, err) < 0)
+			goto out;
+	}
+	for (size_t i = 0; envp[i]; i++) {
+		const char *eq = strchr(envp[i], '=');
+
+		if (json_array_append_new(names, json_stringn(envp[i], (size_t)(eq - envp[i]))) != 0)
+			goto out;
+	}
+	prot = verify_protections(r, start, NULL, refusal, workdir_note, err);
+	if (!prot) {
+		ret = -(err->code ? err->code : ENOMEM);
+		goto out;
+	}
+	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O}",
+			 "turninit", TURNINIT_VERSION,
+			 "commit", TURNINIT_COMMIT,
+			 "source", r->source,
+			 "trust", r->trust,
+			 "signature", "algorithm", r->sig.alg, "key_id", kid,
+			 "trusted_comment", r->sig.trusted_comment,
+			 "manifest", mf,
+			 "environment", names);
+	/* the protections after the policy, in their own order (one source
+	 * with turn_start's, docs/audit.md) */
+	if (!root || json_object_update(root, prot) != 0)
 		goto out;
 	out = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2));
 	if (!out)
@@ -263,6 +298,6 @@ out:
 	json_decref(root);
 	json_decref(mf);
 	json_decref(names);
-	json_decref(denied);
+	json_decref(prot);
 	return ret;
 }

@@ -3,7 +3,10 @@
 #ifndef TURNINIT_VERIFY_H
 #define TURNINIT_VERIFY_H
 
+#include <jansson.h>
+
 #include "caps.h"
+#include "filter.h"
 #include "load.h"
 
 /* verify_print - write the effective policy of r as one JSON object and a
@@ -25,5 +28,17 @@
  * Errors: -ENOMEM, -EIO (stdout), with err set. */
 int verify_print(const struct load_result *r, const struct caps_start *start,
 		 const char *refusal, const char *workdir_note, struct tn_error *err);
+
+/* verify_protections - the protections in force, the one record verify
+ * prints and turn_start logs (docs/audit.md): {"seccomp": {architecture,
+ * other_architectures, bad_arch_action, denied, program_blake2b_256 (prog's
+ * BPF program, or one built by a start's rule when prog is NULL; absent when
+ * refused)}, "landlock", "network", "workdir", "securebits", "platform",
+ * "start", "signal_guard"}, each as verify_print describes it. Returns a new
+ * object, or NULL with err set (-ENOMEM; sc_kill_action's and sc_denied's
+ * errors). */
+json_t *verify_protections(const struct load_result *r, const struct caps_start *start,
+			   const struct sc_program *prog, const char *refusal,
+			   const char *workdir_note, struct tn_error *err);
 
 #endif

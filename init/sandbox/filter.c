@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -249,4 +250,13 @@ void sc_program_free(struct sc_program *p)
 	free(p->prog.filter);
 	p->prog.filter = NULL;
 	p->prog.len = 0;
+}
+
+void sc_program_digest(const struct sc_program *p, char hex[static SC_DIGEST_HEX])
+{
+	uint8_t d[32];
+
+	crypto_generichash(d, sizeof(d), (const uint8_t *)p->prog.filter,
+			   (size_t)p->prog.len * sizeof(*p->prog.filter), NULL, 0);
+	sodium_bin2hex(hex, SC_DIGEST_HEX, d, sizeof(d));
 }

@@ -61,4 +61,10 @@ int sc_load(const struct sc_program *p);
 
 void sc_program_free(struct sc_program *p);
 
+/* sc_program_digest - the BLAKE2b-256 of p's BPF program as loaded (its
+ * prog.len struct sock_filter entries, in this machine's byte order), as 64
+ * hex digits and a NUL in hex: turn_start and verify name the filter by it. */
+#define SC_DIGEST_HEX 65
+void sc_program_digest(const struct sc_program *p, char hex[static SC_DIGEST_HEX]);
+
 #endif

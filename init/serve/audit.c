@@ -293,7 +293,8 @@ bool audit_head(char hex[static AUDIT_HEAD_HEX])
 	return true;
 }
 
-int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_error *err)
+int audit_turn_start(const char *mode, const struct load_result *pol, json_t *protections,
+		     struct tn_error *err)
 {
 	char kid[17], hex[2 * sizeof(pol->manifest_digest) + 1];
 	int r;
@@ -312,12 +313,12 @@ int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_
 	audit_lines = 0;
 	sig_key_id_hex(pol->sig.key_id, kid);
 	sodium_bin2hex(hex, sizeof(hex), pol->manifest_digest, sizeof(pol->manifest_digest));
-	r = audit_write(json_pack("{s:s, s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}}",
+	r = audit_write(json_pack("{s:s, s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:O}",
 				  "event", "turn_start", "turn", audit_turn, "time", rfc3339(audit_wall_ms()),
 				  "turninit", TURNINIT_VERSION, "mode", mode,
 				  "manifest", "key_id", kid, "blake2b_256", hex,
 				  "source", pol->source, "trusted_comment",
-				  pol->sig.trusted_comment));
+				  pol->sig.trusted_comment, "protections", protections));
 	if (r < 0)
 		return err_errno(err, -r, "audit log: cannot write the turn_start line");
 	audit_started = true;

@@ -7,6 +7,7 @@
 #ifndef TURNINIT_AUDIT_H
 #define TURNINIT_AUDIT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,11 +53,14 @@ int audit_open(const char *spec, const struct mf_manifest *m, struct tn_error *e
  * times change). Errors: as audit_open. */
 int audit_probe(const char *spec, const struct mf_manifest *m, struct tn_error *err);
 
-/* audit_turn_start - the first line: a fresh turn id (randombytes_buf, the
+/* audit_turn_start - the first line: a fresh turn id (getrandom(2), the
  * chain's first link), mode ("serve", "mcp" or "listen"), the manifest's
- * source, signing key id and BLAKE2b-256 digest of its exact bytes.
- * Errors: -EIO when the line cannot be written whole (the turn must not start). */
-int audit_turn_start(const char *mode, const struct load_result *pol, struct tn_error *err);
+ * source, signing key id and BLAKE2b-256 digest of its exact bytes, and
+ * protections (verify_protections' record, not stolen; must not be NULL).
+ * Errors: -EIO when the line cannot be written whole (the turn must not
+ * start), -errno of getrandom(2). */
+int audit_turn_start(const char *mode, const struct load_result *pol, json_t *protections,
+		     struct tn_error *err);
 
 /* Every request line names its stream: 0 in serve mode, in listen mode the
  * connection's number (1 for the first accepted, and so on), since ids are

@@ -6,6 +6,7 @@
     cases.py killed LOG NAME -- SERVER_ARGV...
     cases.py broken -- SERVER_ARGV...      (SERVER_ARGV: ... serve --audit-log fd:3)
     cases.py lines LOG
+    cases.py mcp LOG -- SERVER_ARGV...     (SERVER_ARGV: ... mcp --audit-log ...)
 
 SERVER_ARGV starts `turninit serve --audit-log ...` in podman; LOG is the host
 path of that log. Each case drives a session with the reference client
@@ -53,7 +54,7 @@ def schema_validator():
 
 # The fields of each event, by hand (the schema says the same).
 FIELDS = {
-    "turn_start": {"event", "prev", "turn", "time", "turninit", "mode", "manifest"},
+    "turn_start": {"event", "prev", "turn", "time", "turninit", "mode", "manifest", "protections"},
     "exec": {"event", "prev", "time", "stream", "id", "cwd", "env_names", "timeout_s"},
     "refused": {"event", "prev", "time", "stream", "id", "reason"},
     "cancel": {"event", "prev", "time", "stream", "id"},
@@ -302,6 +303,47 @@ def broken(argv):
     want(c.close(timeout=60) == 0, "serve exits 0")
 
 
+def mcp(log, argv):
+    """turninit mcp with an audit log: each tools/call result's
+    _meta["turninit/audit_head"] is the digest of its exit line, and the log's
+    chain is whole."""
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def send(msg):
+        p.stdin.write(json.dumps(msg).encode() + b"\n")
+        p.stdin.flush()
+
+    def reply(want_id):
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                raise Closed("mcp: end of stdout")
+            m = json.loads(line)
+            if m.get("id") == want_id:
+                return m
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                     "clientInfo": {"name": "cases.py", "version": "1"}}})
+    reply(1)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    heads = []
+    for n, command in enumerate(["echo one", "echo two >&2; exit 3"], 2):
+        send({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+              "params": {"name": "bash", "arguments": {"command": command}}})
+        r = reply(n).get("result", {})
+        heads.append(r.get("_meta", {}).get("turninit/audit_head"))
+    p.stdin.close()
+    want(p.wait(timeout=60) == 0, "mcp exits 0 at the end of stdin")
+    evs = read_log(log)
+    exits = [e for e in evs if e["event"] == "exit"]
+    want(len(exits) == 2, "two exit lines (got %d)" % len(exits))
+    want(heads == [line_digest(e) for e in exits],
+         "the results' _meta heads %s are the digests of the exit lines %s"
+         % (heads, [line_digest(e) for e in exits]))
+    want(evs and evs[0].get("mode") == "mcp", "turn_start mode mcp")
+
+
 def main(a):
     cmd = a[0]
     sep = a.index("--") if "--" in a else len(a)
@@ -317,6 +359,8 @@ def main(a):
             broken(argv)
         elif cmd == "lines":
             read_log(args[0])
+        elif cmd == "mcp":
+            mcp(args[0], argv)
         else:
             sys.exit("cases.py: unknown case " + cmd)
     except (Closed, TimeoutError, KeyError, TypeError) as e:

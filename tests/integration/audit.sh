@@ -194,6 +194,98 @@ if selected log-statuses; then
 	end
 fi
 
+# The chain end to end: a session's log checks whole with the head turninit
+# printed at the end; turn_start's protections are verify's record; each kind
+# of tampering is a finding that names its line (docs/audit.md).
+if selected log-chain-verified; then
+	begin log-chain-verified
+	fresh_tree
+	audit_argv
+	printf '%s\n' 'echo one' 'echo two >&2; exit 3' 'printf "%s" three' > "$WORK/chain.txt"
+	session "$WORK/chain.txt"
+	expect_rc 0
+	head=$(printf '%s' "$ERR" | sed -n 's/^turninit: audit: turn [0-9a-f]\{32\} ended, 8 lines, head \([0-9a-f]\{64\}\)$/\1/p')
+	[[ -n $head ]] || why "no \"turninit: audit: turn ID ended, 8 lines, head HEX\" line on stderr: $ERR"
+	eq "the head printed" "$head" "$(tail -n 1 "$LOG" | b2sum -l 256 | cut -d' ' -f1)"
+	run_cmd "$BIN" audit-verify "$LOG" --head "$head"
+	expect_rc 0
+	expect_out "$LOG: 8 lines, 1 turns: whole, head $head"$'\n'
+	# turn_start's protections: verify's record under the same flags
+	run_cmd timeout 120 podman run --rm --pull never --network none --label "$LABEL" \
+		--read-only --read-only-tmpfs=false --ipc none \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
+		-v "$TREE:/work:O" -v "$TREE:/audit/base:ro" -v "$LOGDIR:/var/log/turninit" \
+		"$IMG:sealed" verify --audit-log /var/log/turninit/audit.jsonl
+	expect_rc 0
+	printf '%s' "$OUT" > "$WORK/chain-verify.json"
+	got=$(python3 -c 'import json, sys
+ts = json.loads(open(sys.argv[1]).readline())["protections"]
+v = json.load(open(sys.argv[2]))
+diff = [k for k in ts if ts[k] != v.get(k)]
+print("same %d keys" % len(ts) if not diff and len(ts) == 8 else "differ: %s" % diff)
+print(len(ts["seccomp"]["program_blake2b_256"]))' "$LOG" "$WORK/chain-verify.json" 2>&1)
+	eq "turn_start's protections against verify's" "$got" $'same 8 keys\n64'
+	# tampering: av EXPECT-LINE-PREFIX FILE [--head H]: exit 1, the finding names the line
+	av() {
+		local want=$1
+		shift
+		run_cmd "$BIN" audit-verify "$@"
+		expect_rc 1
+		expect_contains "audit-verify's findings" "$OUT" "$want"
+	}
+	t=$WORK/tampered.jsonl
+	sed 3d "$LOG" > "$t"                           # a line removed
+	av "line 3: the chain breaks here" "$t"
+	{ sed -n '1,2p' "$LOG"; sed -n 4p "$LOG"; sed -n 3p "$LOG"; sed -n '5,$p' "$LOG"; } > "$t"   # two lines swapped
+	av "line 3: the chain breaks here" "$t"
+	sed '5s/"code":3/"code":0/' "$LOG" > "$t"      # an exit code edited
+	cmp -s "$t" "$LOG" && why "the edit changed nothing"
+	av "line 6: the chain breaks here" "$t"
+	head -c -20 "$LOG" > "$t"                      # cut inside the last line
+	av "line 8: no newline at its end" "$t"
+	sed '$d' "$LOG" > "$t"                         # turn_end cut away: whole, but not the head held
+	run_cmd "$BIN" audit-verify "$t"
+	expect_rc 0
+	expect_contains "audit-verify's note" "$OUT" "has no turn_end"
+	av "the head given" "$t" --head "$head"
+	# spliced from two turns: a second session's lines after this one's first two
+	LOG1=$LOG
+	fresh_tree
+	audit_argv
+	session "$WORK/chain.txt"
+	expect_rc 0
+	{ sed -n '1,2p' "$LOG1"; sed -n '3,$p' "$LOG"; } > "$t"
+	av "line 3: the chain breaks here" "$t"
+	# two turns appended to one file are whole
+	cat "$LOG1" "$LOG" > "$t"
+	run_cmd "$BIN" audit-verify "$t"
+	expect_rc 0
+	expect_contains "two turns" "$OUT" ": 16 lines, 2 turns: whole"
+	# refusals of the tool itself: 125 and one line
+	run_cmd "$BIN" audit-verify "$WORK/no-such.jsonl"
+	expect_rc 125
+	expect_err "turninit: audit-verify: $WORK/no-such.jsonl: No such file or directory"$'\n'
+	run_cmd "$BIN" audit-verify "$LOG" --head abc
+	expect_rc 125
+	expect_err "turninit: audit-verify: --head abc: not 64 lowercase hex digits (a BLAKE2b-256 head)"$'\n'
+	end
+fi
+
+# mcp mode: the tool results carry the head after their exit line (_meta)
+if selected log-mcp-heads; then
+	begin log-mcp-heads
+	fresh_tree
+	audit_argv
+	SERVER[${#SERVER[@]} - 3]=mcp
+	run_cmd "$PY" "$CASES" mcp "$LOG" -- "${SERVER[@]}"
+	expect_rc 0
+	bad=$(printf '%s' "$OUT" | grep -v '^#' | head -5)
+	[[ -z $bad ]] || why "$bad"
+	run_cmd "$BIN" audit-verify "$LOG"
+	expect_rc 0
+	end
+fi
+
 if selected log-out-of-reach; then
 	begin log-out-of-reach
 	fresh_tree
@@ -284,6 +376,10 @@ if selected log-killed-container; then
 	audit_argv --name "turninit-audit-kill-$$"
 	run_cmd "$PY" "$CASES" killed "$LOG" "turninit-audit-kill-$$" -- "${SERVER[@]}"
 	expect_rc 0
+	# after kill -9 the log is whole up to its last line, without turn_end
+	run_cmd "$BIN" audit-verify "$LOG"
+	expect_rc 0
+	expect_contains "audit-verify" "$OUT" "has no turn_end: it ends at line"
 	end
 fi
 
