@@ -37,7 +37,8 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   its ctr) and runc, which tests/integration/docker.sh starts as its own daemons;
 #   openssl and git, with which the network suite makes its test CA, certificate
 #   and repository (tests/network/fixtures.py); slirp4netns, with which rootless
-#   podman 4.3 joins a network the user made (the network suite, rootless).
+#   podman 4.3 joins a network the user made (the network suite, rootless); jq, with
+#   which the audit suite runs docs/audit.md's b2sum-and-jq check of the chain.
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun runsc catatonit uidmap conmon buildah
@@ -45,7 +46,7 @@ PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
 	python3-jsonschema strace go-md2man man-db docker.io containerd runc
-	openssl git slirp4netns"
+	openssl git slirp4netns jq"
 
 # --- 1b. docker.io and containerd: installed, never started ------------------------
 # Their maintainer scripts start the system services: docker.io's postinst runs

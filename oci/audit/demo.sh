@@ -84,3 +84,6 @@ echo
 echo "audit-demo: the audit log $D/log/audit.jsonl:"
 [ -s "$D/log/audit.jsonl" ] || die "no audit log"
 cat "$D/log/audit.jsonl"
+echo
+echo "audit-demo: turninit audit-verify $D/log/audit.jsonl (the head is the one turninit printed at the end):"
+"$BIN" audit-verify "$D/log/audit.jsonl" || die "audit-verify found the log broken"

@@ -32,7 +32,7 @@ CASES=$ROOT/tests/audit/cases.py
 SESSION=$ROOT/oci/audit/session.py
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
-suite_open audit audittest "rootful podman" podman buildah minisign timeout python3 tar sha256sum b2sum
+suite_open audit audittest "rootful podman" podman buildah minisign timeout python3 tar sha256sum b2sum jq
 
 LABEL=turninit-audit=$$
 PODMAN_RUN=(timeout 120 podman run --rm --pull never --network none --label "$LABEL")
@@ -210,6 +210,14 @@ if selected log-chain-verified; then
 	run_cmd "$BIN" audit-verify "$LOG" --head "$head"
 	expect_rc 0
 	expect_out "$LOG: 8 lines, 1 turns: whole, head $head"$'\n'
+	# docs/audit.md's check with b2sum and jq, as written, LOG the log
+	python3 -c 'import re, sys
+t = open(sys.argv[1]).read()
+print(re.search(r"```sh\n(# turn_start.s link.*?)```", t, re.S).group(1).replace("LOG", sys.argv[2]))' \
+		"$ROOT/docs/audit.md" "$LOG" > "$WORK/chain-check.sh"
+	run_cmd bash -e "$WORK/chain-check.sh"
+	expect_rc 0
+	eq "the doc's head" "$(printf '%s' "$OUT" | cut -d' ' -f1)" "$head"
 	# turn_start's protections: verify's record under the same flags
 	run_cmd timeout 120 podman run --rm --pull never --network none --label "$LABEL" \
 		--read-only --read-only-tmpfs=false --ipc none \
