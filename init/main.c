@@ -16,6 +16,7 @@
 #include "audit.h"
 #include "audit_verify.h"
 #include "call.h"
+#include "changes.h"
 #include "caps.h"
 #include "cli.h"
 #include "commit.h"
@@ -177,6 +178,9 @@ static int verify(const struct cli_options *opt, const struct load_result *pol,
 		refused = true;
 	if (!refused && opt->audit_log && audit_probe(opt->audit_log, pol->manifest, refusal) < 0)
 		refused = true;
+	if (!refused && opt->audit_changes &&
+	    changes_open(opt->audit_changes, pol->manifest, true, refusal) < 0)
+		refused = true;
 	if (!refused && sandbox_probe(pol->manifest, start->mode == CAPS_NONROOT, refusal) < 0)
 		refused = true;
 	if (!refused && opt->socket_path && serve_listen_probe(opt->socket_path, pol->manifest, refusal) < 0)
@@ -251,6 +255,8 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 	if (sb->no_subreaper)
 		log_line("subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends");
 	status = serve_run(&ctx);
+	/* every command is gone: what they changed, from the trees themselves */
+	changes_record(audit_emit);
 	audit_turn_end(status);
 	return status;
 }
@@ -324,6 +330,8 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	}
 	if (opt.audit_log && audit_open(opt.audit_log, pol.manifest, &err) < 0)
+		return refuse(&err);
+	if (opt.audit_changes && changes_open(opt.audit_changes, pol.manifest, false, &err) < 0)
 		return refuse(&err);
 
 	/* Everything the command needs, prepared before anything changes. */

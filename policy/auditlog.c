@@ -18,7 +18,8 @@ struct alog_pending {
 };
 
 static const char *const alog_events[] = {
-	"turn_start", "exec", "refused", "cancel", "signal", "exit", "net", "turn_end", NULL,
+	"turn_start", "exec", "refused", "cancel", "signal", "exit", "net", "change", "changes",
+	"turn_end", NULL,
 };
 
 static void say(struct alog_check *c, uint64_t line, bool note, const char *fmt, ...)

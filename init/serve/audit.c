@@ -280,6 +280,26 @@ static int audit_write(json_t *ev)
 	return 0;
 }
 
+int audit_emit(json_t *ev)
+{
+	json_t *line;
+
+	if (audit_fd < 0 || !ev) {
+		json_decref(ev);
+		return audit_fd < 0 ? 0 : -ENOMEM;
+	}
+	/* "event", then "time" (audit_write puts "prev" between them) */
+	line = json_pack("{s:O, s:o}", "event", json_object_get(ev, "event"), "time",
+			 rfc3339(audit_wall_ms()));
+	if (!line || json_object_update(line, ev) != 0) {
+		json_decref(line);
+		json_decref(ev);
+		return -ENOMEM;
+	}
+	json_decref(ev);
+	return audit_write(line);
+}
+
 bool audit_on(void)
 {
 	return audit_fd >= 0;

@@ -102,6 +102,12 @@ void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
  * "turninit: audit: turn ID ended, N lines, head HEX". */
 void audit_turn_end(int exit_code);
 
+/* audit_emit - write ev (stolen; its "event" key first) as a line, with
+ * "time" after "event" (and the chain's "prev" between them); for events
+ * made elsewhere (changes.h). Returns 0 (also without a log), -ENOMEM, or
+ * -errno of write(2). */
+int audit_emit(json_t *ev);
+
 /* audit_on - a log is open: output digests are worth computing. */
 bool audit_on(void);
 

@@ -45,6 +45,9 @@ const char cli_usage[] =
 	"                        command and how it ended) to PATH or to inherited fd N;\n"
 	"                        refused where a command could write it (docs/audit.md);\n"
 	"                        verify: checked as those modes check it, nothing written\n"
+	"  --audit-changes BASE  with --audit-log: at the end of the turn, write to the log\n"
+	"                        each path the workdir (a copy-on-write view) changed against\n"
+	"                        BASE, the tree as it was, bound read-only (docs/audit.md)\n"
 	"  -h, --help            this text\n"
 	"  --version             the version\n"
 	"\n"
@@ -137,6 +140,12 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 			o->server_uid_given = true;
 			continue;
 		}
+		if (strcmp(a, "--audit-changes") == 0) {
+			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
+				return err_set(err, EINVAL, "%s needs a value", a);
+			o->audit_changes = argv[++(*i)];
+			continue;
+		}
 		if (strcmp(a, "--manifest") == 0 || strcmp(a, "--socket") == 0 ||
 		    strcmp(a, "--timeout") == 0 || strcmp(a, "--audit-log") == 0) {
 			const char *v;
@@ -178,7 +187,7 @@ static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 			    struct tn_error *err)
 {
 	if (o->manifest_explicit || o->socket_path || o->timeout_s || o->send_stdin ||
-	    o->audit_log || o->n_env || o->server_uid_given)
+	    o->audit_log || o->audit_changes || o->n_env || o->server_uid_given)
 		return err_set(err, EINVAL, "audit-verify takes LOG and --head HEX only");
 	o->mode = CLI_AUDIT_VERIFY;
 	for (; i < argc; i++) {
@@ -273,6 +282,8 @@ done:
 	if (o->audit_log && o->mode != CLI_SERVE && o->mode != CLI_MCP && o->mode != CLI_LISTEN &&
 	    o->mode != CLI_VERIFY && o->mode != CLI_HELP && o->mode != CLI_VERSION)
 		return err_set(err, EINVAL, "--audit-log goes with serve, mcp or listen");
+	if (o->audit_changes && !o->audit_log && o->mode != CLI_HELP && o->mode != CLI_VERSION)
+		return err_set(err, EINVAL, "--audit-changes goes with --audit-log (the change record is written there)");
 	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
 		return err_set(err, EINVAL, "--timeout and --stdin go with call");
 	if (o->mode != CLI_CALL && o->mode != CLI_HELP && o->mode != CLI_VERSION &&

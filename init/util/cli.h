@@ -31,6 +31,7 @@ struct cli_options {
 	unsigned timeout_s;             /* call: --timeout, 0: the manifest's */
 	bool send_stdin;                /* call: --stdin */
 	const char *audit_log;          /* serve, mcp, listen: --audit-log PATH|fd:N, or NULL */
+	const char *audit_changes;      /* with --audit-log: --audit-changes BASE, or NULL */
 	const char **env;               /* call: each --env NAME or NAME=VALUE, in order (into argv;
 					 * the array malloc'd, NULL without --env); names distinct */
 	int n_env;

@@ -71,7 +71,7 @@ python3 "$ROOT_DIR/oci/audit/session.py" "$ROOT_DIR/oci/audit/commands.txt" -- \
 	--read-only --read-only-tmpfs=false --network none --ipc none \
 	--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
 	-v "$D/tree:/work:O" -v "$D/tree:/audit/base:ro" -v "$D/log:/var/log/turninit" \
-	"$IMAGE" serve --audit-log /var/log/turninit/audit.jsonl
+	"$IMAGE" serve --audit-log /var/log/turninit/audit.jsonl --audit-changes /audit/base
 rc=$?
 set -e
 [ "$rc" -eq 0 ] || die "the session failed"
@@ -85,5 +85,15 @@ echo "audit-demo: the audit log $D/log/audit.jsonl:"
 [ -s "$D/log/audit.jsonl" ] || die "no audit log"
 cat "$D/log/audit.jsonl"
 echo
-echo "audit-demo: turninit audit-verify $D/log/audit.jsonl (the head is the one turninit printed at the end):"
+echo "audit-demo: the change record turninit wrote at the end of the turn (op, path, digest now):"
+python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "change":
+        print("  %-8s %-22s %s" % (e["op"], e.get("path"), (e["now"] or {}).get("blake2b_256")))
+    elif e["event"] == "changes":
+        print("  %d added, %d removed, %d changed; complete: %s" % (e["added"], e["removed"], e["changed"], e["complete"]))' \
+	"$D/log/audit.jsonl"
+echo
+echo "audit-demo: turninit audit-verify $D/log/audit.jsonl (the head it ends at is the one turninit printed at the end of the turn):"
 "$BIN" audit-verify "$D/log/audit.jsonl" || die "audit-verify found the log broken"

@@ -63,6 +63,9 @@ FIELDS = {
              "cancelled", "truncated", "lost", "oom_killed", "stdout_bytes", "stderr_bytes",
              "stdout_blake2b_256", "stderr_blake2b_256"},
     "turn_end": {"event", "prev", "time", "exit_code", "lines"},
+    "change": {"event", "prev", "time", "op", "path", "base", "now"},
+    "changes": {"event", "prev", "time", "base", "root", "added", "removed", "changed", "entries",
+                "bytes_hashed", "duration_ms", "complete", "stopped"},
 }
 
 

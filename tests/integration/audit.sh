@@ -512,6 +512,83 @@ if selected refuse-one-shot-log-required; then
 	expect_refusal "audit.required: one-shot mode keeps no audit log"
 	end
 fi
+# The change record (--audit-changes /audit/base): written by turninit at the
+# end of the turn, one line per path added, removed or changed, with digests;
+# times alone are no change, a path made and removed again is none either.
+if selected log-change-record; then
+	begin log-change-record
+	fresh_tree
+	audit_argv
+	SERVER+=(--audit-changes /audit/base)
+	cat > "$WORK/changes.txt" <<'EOF2'
+sed -i 's/return 0/return 42/' src/main.c
+echo 'new file' > NEW.md
+rm docs/old.txt
+mv docs/keep.txt docs/kept.txt
+chmod 0644 run.sh && touch -d 2001-01-01 README.md
+mkdir -p a/b && echo deep > a/b/c.txt && rm -r a
+mkdir -p d/e && echo deeper > d/e/f.txt && ln -s ../NEW.md d/link
+EOF2
+	session "$WORK/changes.txt"
+	expect_rc 0
+	got=$(python3 - "$LOG" "$TREE" <<'PY' 2>&1
+import hashlib, json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+ch = [l for l in lines if l["event"] == "change"]
+b2 = lambda b: hashlib.blake2b(b, digest_size=32).hexdigest()
+for c in ch:
+    now, base = c["now"], c["base"]
+    print(c["op"], c["path"], (base or {}).get("mode"), (now or {}).get("mode"),
+          (now or {}).get("type"))
+main = [c for c in ch if c["path"] == "src/main.c"][0]
+print("main.c base digest is the host file's:",
+      main["base"]["blake2b_256"] == b2(open(sys.argv[2] + "/src/main.c", "rb").read()))
+print("main.c now digest:", main["now"]["blake2b_256"] == b2(b"int main(void) { return 42; }\n"))
+print("link digest:", [c for c in ch if c["path"] == "d/link"][0]["now"]["blake2b_256"] == b2(b"../NEW.md"))
+end = [l for l in lines if l["event"] == "changes"][0]
+print("changes:", end["added"], end["removed"], end["changed"], end["complete"], end["stopped"],
+      lines[-1]["event"], lines[-2]["event"])
+PY
+)
+	want='added NEW.md None 0644 file
+added d None 0755 dir
+added d/e None 0755 dir
+added d/e/f.txt None 0644 file
+added d/link None 0777 symlink
+removed docs/keep.txt 0644 None None
+added docs/kept.txt None 0644 file
+removed docs/old.txt 0644 None None
+changed run.sh 0755 0644 file
+changed src/main.c 0644 0644 file
+main.c base digest is the host file'"'"'s: True
+main.c now digest: True
+link digest: True
+changes: 6 2 2 True None turn_end changes'
+	eq "the change record" "$got" "$want"
+	run_cmd "$BIN" audit-verify "$LOG"
+	expect_rc 0
+	# a bound reached: the record stops there and says which
+	fresh_tree
+	audit_argv
+	SERVER+=(--audit-changes /audit/base)
+	echo 'mkdir -p x$(printf "/x%.0s" $(seq 140))' > "$WORK/deep.txt"
+	session "$WORK/deep.txt"
+	expect_rc 0
+	eq "the record's end" "$(python3 -c 'import json, sys
+e = [json.loads(l) for l in open(sys.argv[1]) if "\"changes\"" in l][0]
+print(e["complete"], e["stopped"], e["added"])' "$LOG" 2>&1)" "False more than 128 directory levels 129"
+	# refused: a base the commands may write, and one holding the workdir
+	for bad in "/tmp:inside /tmp, which commands may write" "/:the base and the workdir /work may not hold one another"; do
+		run_refused timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
+			--read-only --read-only-tmpfs=false --ipc none \
+			--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
+			-v "$TREE:/work:O" -v "$LOGDIR:/var/log/turninit" "$IMG:sealed" \
+			serve --audit-log /var/log/turninit/refused.jsonl --audit-changes "${bad%%:*}"
+		expect_refusal "${bad#*:}"
+	done
+	end
+fi
+
 # verify --audit-log checks the log as serve would, and writes nothing: a
 # refused place gives serve's own line, exit 125, the policy still printed;
 # a good one exits 0 and leaves no file behind.

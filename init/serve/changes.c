@@ -1,0 +1,390 @@
+/* changes.c - see changes.h and docs/audit.md. */
+#define _GNU_SOURCE
+#include "changes.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "place.h"
+#include "utf8.h"
+
+static int base_fd = -1, root_fd = -1;
+static char base_path[PATH_MAX], root_path[PATH_MAX];
+
+struct walk {
+	int (*emit)(json_t *ev);
+	uint64_t entries, bytes, start_ms;
+	uint64_t added, removed, changed;
+	const char *stopped;          /* why the walk stopped early, or NULL */
+	char path[PATH_MAX];          /* the relative path of the entry at hand */
+};
+
+/* One side of a path: lstat's answer, and the digest when it was made. */
+struct ent {
+	struct stat st;
+	bool hashed;
+	uint8_t d[crypto_generichash_BYTES];
+};
+
+/* path is inside dir or is dir (both absolute, without "." or ".." parts) */
+static bool nested(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+
+	return strcmp(dir, "/") == 0 ||
+	       (strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/'));
+}
+
+int changes_open(const char *base, const struct mf_manifest *m, bool probe, struct tn_error *err)
+{
+	const char *w;
+	int bfd, rfd;
+
+	if (base[0] != '/' || strstr(base, "/./") || strstr(base, "/../") ||
+	    strlen(base) >= sizeof(base_path))
+		return err_set(err, EINVAL, "--audit-changes %s: expected an absolute path", base);
+	if (nested(base, m->workdir) || nested(m->workdir, base))
+		return err_set(err, EINVAL, "--audit-changes %s: the base and the workdir %s may not hold one another",
+			       base, m->workdir);
+	if ((w = place_writable_holder(base, m)))
+		return err_set(err, EPERM, "--audit-changes %s: inside %s, which commands may write: the base must be the tree as it was (bind it read-only outside the writable set)",
+			       base, w);
+	bfd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (bfd < 0)
+		return err_errno(err, errno, "--audit-changes %s", base);
+	rfd = open(m->workdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rfd < 0) {
+		close(bfd);
+		return err_errno(err, errno, "--audit-changes: the workdir %s", m->workdir);
+	}
+	if (probe) {
+		close(bfd);
+		close(rfd);
+		return 0;
+	}
+	base_fd = bfd;
+	root_fd = rfd;
+	snprintf(base_path, sizeof(base_path), "%s", base);
+	snprintf(root_path, sizeof(root_path), "%s", m->workdir);
+	return 0;
+}
+
+/* A bound reached: the walk stops, and says which (the first one). */
+static bool stop_here(struct walk *w)
+{
+	if (w->stopped)
+		return true;
+	if (w->entries > CHANGES_MAX_ENTRIES)
+		w->stopped = "more than 200000 entries";
+	else if (w->bytes > CHANGES_MAX_BYTES)
+		w->stopped = "more than 1 GiB of files hashed";
+	else if (clock_ms() - w->start_ms > CHANGES_MAX_MS)
+		w->stopped = "30 s passed";
+	return w->stopped != NULL;
+}
+
+/* The digest of a regular file's bytes or a link's target, into e. */
+static void ent_hash(struct walk *w, int dirfd, const char *name, struct ent *e)
+{
+	crypto_generichash_state h;
+	static uint8_t buf[65536];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (e->hashed)
+		return;
+	crypto_generichash_init(&h, NULL, 0, sizeof(e->d));
+	if (S_ISLNK(e->st.st_mode)) {
+		char target[PATH_MAX];
+
+		n = readlinkat(dirfd, name, target, sizeof(target));
+		if (n < 0)
+			return;
+		crypto_generichash_update(&h, (const uint8_t *)target, (size_t)n);
+	} else if (S_ISREG(e->st.st_mode)) {
+		/* O_NONBLOCK: what lstat called a file may be a FIFO now */
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return;
+		}
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
+			crypto_generichash_update(&h, buf, (size_t)n);
+			w->bytes += (uint64_t)n;
+			if (stop_here(w))
+				break;
+		}
+		close(fd);
+		if (n != 0)
+			return;
+	} else {
+		return;
+	}
+	crypto_generichash_final(&h, e->d, sizeof(e->d));
+	e->hashed = true;
+}
+
+static json_t *ent_json(const struct ent *e)
+{
+	char mode[8], hex[2 * crypto_generichash_BYTES + 1];
+	mode_t t = e->st.st_mode & S_IFMT;
+
+	snprintf(mode, sizeof(mode), "%04o", (unsigned)(e->st.st_mode & 07777));
+	if (e->hashed)
+		sodium_bin2hex(hex, sizeof(hex), e->d, sizeof(e->d));
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:s?}", "type",
+			 t == S_IFREG ? "file" : t == S_IFDIR ? "dir" : t == S_IFLNK ? "symlink" : "other",
+			 "mode", mode, "uid", (json_int_t)e->st.st_uid, "gid", (json_int_t)e->st.st_gid,
+			 "size", (json_int_t)e->st.st_size, "blake2b_256", e->hashed ? hex : NULL);
+}
+
+/* w->path as "path", or "path_base64" when it is not UTF-8 */
+static int set_path(json_t *ev, const char *path)
+{
+	size_t n = strlen(path), i = 0, cap;
+	uint32_t cp;
+	char *b;
+	int r;
+
+	while (i < n) {
+		size_t k = utf8_decode((const uint8_t *)path + i, n - i, &cp);
+
+		if (k == 0)
+			break;
+		i += k;
+	}
+	if (i == n)
+		return json_object_set_new(ev, "path", json_string(path));
+	cap = sodium_base64_ENCODED_LEN(n, sodium_base64_VARIANT_ORIGINAL);
+	b = malloc(cap);
+	if (!b)
+		return -1;
+	sodium_bin2base64(b, cap, (const uint8_t *)path, n, sodium_base64_VARIANT_ORIGINAL);
+	r = json_object_set_new(ev, "path_base64", json_string(b));
+	free(b);
+	return r;
+}
+
+static void emit_change(struct walk *w, const char *op, const struct ent *base, const struct ent *now)
+{
+	json_t *ev = json_pack("{s:s, s:s}", "event", "change", "op", op);
+
+	if (!ev || set_path(ev, w->path) != 0 ||
+	    json_object_set_new(ev, "base", base ? ent_json(base) : json_null()) != 0 ||
+	    json_object_set_new(ev, "now", now ? ent_json(now) : json_null()) != 0) {
+		json_decref(ev);
+		w->stopped = "out of memory";
+		return;
+	}
+	*(op[0] == 'a' ? &w->added : op[0] == 'r' ? &w->removed : &w->changed) += 1;
+	w->emit(ev);
+}
+
+static int strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entry names of dirfd but "." and "..", sorted; NULL with *n 0 when it
+ * cannot be read. */
+static char **list_dir(int dirfd, size_t *n)
+{
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char **v = NULL;
+	size_t cap = 0;
+	struct dirent *e;
+
+	*n = 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (*n == cap) {
+			char **nv = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		if (!(v[*n] = strdup(e->d_name)))
+			break;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), strcmp_ptr);
+	return v;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* w->path + "/" + name (no "/" at the top); false when it would not fit */
+static bool path_push(struct walk *w, const char *name, size_t *old)
+{
+	size_t l = strlen(w->path), k = strlen(name);
+
+	*old = l;
+	if (l + (l ? 1 : 0) + k + 1 > sizeof(w->path)) {
+		w->stopped = "a path longer than PATH_MAX";
+		return false;
+	}
+	if (l)
+		w->path[l++] = '/';
+	memcpy(w->path + l, name, k + 1);
+	return true;
+}
+
+static void walk_pair(struct walk *w, int bfd, int rfd, unsigned depth);
+
+/* name exists on one side only (base: removed, else added): it, and below
+ * it when it is a directory. */
+static void one_side(struct walk *w, int dirfd, const char *name, bool base, unsigned depth)
+{
+	struct ent e = { 0 };
+	size_t old, n = 0;
+	char **v;
+	int fd;
+
+	w->entries++;
+	if (stop_here(w) || !path_push(w, name, &old))
+		return;
+	if (fstatat(dirfd, name, &e.st, AT_SYMLINK_NOFOLLOW) == 0) {
+		ent_hash(w, dirfd, name, &e);
+		emit_change(w, base ? "removed" : "added", base ? &e : NULL, base ? NULL : &e);
+		if (S_ISDIR(e.st.st_mode)) {
+			if (depth >= CHANGES_MAX_DEPTH)
+				w->stopped = "more than 128 directory levels";
+			else if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+				v = list_dir(fd, &n);
+				for (size_t i = 0; i < n && !stop_here(w); i++)
+					one_side(w, fd, v[i], base, depth + 1);
+				free_list(v, n);
+				close(fd);
+			}
+		}
+	}
+	w->path[old] = '\0';
+}
+
+/* The same name on both sides. A file whose size, mode, owner, mtime and
+ * ctime are the base's is the base's own file, not copied up: overlayfs
+ * shows the lower inode until a copy-up, and no command can set a ctime. It
+ * is not read. */
+static void both_sides(struct walk *w, int bdir, int rdir, const char *name, unsigned depth)
+{
+	struct ent b = { 0 }, r = { 0 };
+	size_t old;
+	int bfd, rfd;
+	bool same;
+
+	w->entries += 2;
+	if (stop_here(w) || !path_push(w, name, &old))
+		return;
+	if (fstatat(bdir, name, &b.st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    fstatat(rdir, name, &r.st, AT_SYMLINK_NOFOLLOW) != 0)
+		goto out;
+	if ((b.st.st_mode & S_IFMT) != (r.st.st_mode & S_IFMT)) {
+		w->path[old] = '\0';
+		one_side(w, bdir, name, true, depth);
+		one_side(w, rdir, name, false, depth);
+		return;
+	}
+	same = b.st.st_mode == r.st.st_mode && b.st.st_uid == r.st.st_uid &&
+	       b.st.st_gid == r.st.st_gid;
+	if (S_ISREG(b.st.st_mode) || S_ISLNK(b.st.st_mode)) {
+		bool untouched = same && b.st.st_size == r.st.st_size &&
+				 b.st.st_mtim.tv_sec == r.st.st_mtim.tv_sec &&
+				 b.st.st_mtim.tv_nsec == r.st.st_mtim.tv_nsec &&
+				 b.st.st_ctim.tv_sec == r.st.st_ctim.tv_sec &&
+				 b.st.st_ctim.tv_nsec == r.st.st_ctim.tv_nsec;
+
+		if (!untouched) {
+			ent_hash(w, bdir, name, &b);
+			ent_hash(w, rdir, name, &r);
+			same = same && b.st.st_size == r.st.st_size && b.hashed && r.hashed &&
+			       memcmp(b.d, r.d, sizeof(b.d)) == 0;
+		}
+	} else if (!S_ISDIR(b.st.st_mode)) {
+		same = same && b.st.st_rdev == r.st.st_rdev;
+	}
+	if (!same && !stop_here(w))
+		emit_change(w, "changed", &b, &r);
+	if (S_ISDIR(b.st.st_mode) && !stop_here(w)) {
+		if (depth >= CHANGES_MAX_DEPTH) {
+			w->stopped = "more than 128 directory levels";
+		} else {
+			bfd = openat(bdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			rfd = openat(rdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (bfd >= 0 && rfd >= 0)
+				walk_pair(w, bfd, rfd, depth + 1);
+			if (bfd >= 0)
+				close(bfd);
+			if (rfd >= 0)
+				close(rfd);
+		}
+	}
+out:
+	w->path[old] = '\0';
+}
+
+/* Two directories of the same path: their names merged in order. */
+static void walk_pair(struct walk *w, int bfd, int rfd, unsigned depth)
+{
+	size_t nb = 0, nr = 0, i = 0, j = 0;
+	char **b = list_dir(bfd, &nb), **r = list_dir(rfd, &nr);
+
+	while ((i < nb || j < nr) && !stop_here(w)) {
+		int c = i == nb ? 1 : j == nr ? -1 : strcmp(b[i], r[j]);
+
+		if (c < 0)
+			one_side(w, bfd, b[i++], true, depth);
+		else if (c > 0)
+			one_side(w, rfd, r[j++], false, depth);
+		else
+			both_sides(w, bfd, rfd, b[i++], depth), j++;
+	}
+	free_list(b, nb);
+	free_list(r, nr);
+}
+
+void changes_record(int (*emit)(json_t *ev))
+{
+	struct walk w = { .emit = emit, .start_ms = clock_ms() };
+
+	if (base_fd < 0)
+		return;
+	walk_pair(&w, base_fd, root_fd, 0);
+	emit(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s?}",
+		       "event", "changes", "base", base_path, "root", root_path,
+		       "added", (json_int_t)w.added, "removed", (json_int_t)w.removed,
+		       "changed", (json_int_t)w.changed, "entries", (json_int_t)w.entries,
+		       "bytes_hashed", (json_int_t)w.bytes,
+		       "duration_ms", (json_int_t)(clock_ms() - w.start_ms),
+		       "complete", w.stopped == NULL, "stopped", w.stopped));
+	close(base_fd);
+	close(root_fd);
+	base_fd = root_fd = -1;
+}
