@@ -424,6 +424,24 @@ goal(8, f"turninit's RSS with {ntun} tunnels open within 1 MiB", f"{rss_t:.0f} K
 goal(8, f"{ntun} stalled tunnels delay no event (exit event within 1.25× of none)", ratio(lat_t, lat_n),
      lat_t <= 1.25 * lat_n)
 
+# --- 9. the audit log's digests -----------------------------------------------------------
+n = one("audit", "commands")
+nb = one("audit", "bytes")
+pl = med("audit", "plain", "total_ns") / n
+lg = med("audit", "logged", "total_ns") / n
+W("## 9. The audit log's digests\n")
+W(f"`bench serve` runs {n:,} commands, each writing {nb / 1048576:.0f} MiB to stdout "
+  "(`head -c ... /dev/zero`), through `turninit serve` without a log and with "
+  "`--audit-log` (on a tmpfs of root's): with the log, turninit hashes every byte of "
+  "each stream as it reads it (BLAKE2b-256) and writes two chained lines a command. "
+  "The output is read and sent either way; the difference is the digests, the "
+  "chain and the log's writes.\n")
+W(table(["serve", "median ms a command", "÷ without the log", "rounds ÷ median"],
+        [("without --audit-log", fmt(pl / 1e6), "1.00", spread("audit", "plain", "total_ns")),
+         ("with --audit-log", fmt(lg / 1e6), ratio(lg, pl), spread("audit", "logged", "total_ns"))]))
+goal(9, f"output digests: no second pass ({nb / 1048576:.0f} MiB a command)",
+     f"{lg / pl:.2f}× a command without the log", lg / pl <= 1.10)
+
 # --- the page -----------------------------------------------------------------------
 notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
 notes = open(notes_path).read() if os.path.exists(notes_path) else ""

@@ -433,6 +433,27 @@ say "8. network: $N9 rounds of $NLAT commands, with $NTUN stalled tunnels and wi
 interleave "$N9" tunnels_run none tunnels
 net_down
 
+# --- 9. the audit log's digests: 16 MiB of output a command --------------------------
+# serve with --audit-log (every byte of stdout hashed as it is read, each line
+# chained) against serve without, the same command writing 16 MiB; the log on
+# a tmpfs of root's outside the commands' writable set.
+NAUD=$(scaled 20 5)
+AOUT=16777216
+audit_run() {
+	local e=("${RUN[@]}" --tmpfs /var/log/turninit:rw,mode=0700 --entrypoint /bench/bench)
+	case $1 in
+	plain) measure audit "$1" total_ns -- "${e[@]}" "$IMG:full" serve "$NAUD" \
+		"head -c $AOUT /dev/zero" -- /sbin/turninit serve ;;
+	logged) measure audit "$1" total_ns -- "${e[@]}" "$IMG:full" serve "$NAUD" \
+		"head -c $AOUT /dev/zero" -- /sbin/turninit serve --audit-log /var/log/turninit/a.jsonl ;;
+	esac
+}
+N10=$(scaled 6 2)
+say "9. audit digests: $N10 rounds of $NAUD commands of $((AOUT / 1048576)) MiB output, with and without --audit-log"
+record audit all commands "$NAUD"
+record audit all bytes "$AOUT"
+interleave "$N10" audit_run plain logged
+
 echo "load_sections	$(cat "$WORK/load")" >> "$WORK/machine.tsv"
 echo "duration_s	$((SECONDS - T0))" >> "$WORK/machine.tsv"
 cleanup
