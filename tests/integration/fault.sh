@@ -200,6 +200,13 @@ serve status 0
 	eq "audit log, first lines" "$(printf '%s\n' "$AL" | head -n 2)" "ends with a newline: yes
 lines that are not JSON: 0"
 	expect_contains "audit log" "$AL" "events turn_start exec:long exec:e0 exit:e0"
+	# what the full file system kept is one chain, whole: a line that could
+	# not be written is not in it, and the next one links to the last written;
+	# the exits lost are findings (an exec with no end before turn_end)
+	run_cmd "$BIN" audit-verify "$AUD/turn.jsonl"
+	expect_rc 1
+	expect_contains "audit-verify" "$OUT" "exec 0/long has no exit or refused before its turn's turn_end"
+	[[ $OUT == *"chain breaks"* ]] && why "the chain broke where lines were lost: $OUT"
 	end
 fi
 if selected f-audit-fd-closed; then
@@ -253,6 +260,11 @@ serve status 137
 	eq "audit log" "$AL" "ends with a newline: yes
 lines that are not JSON: 0
 events turn_start exec:k"
+	# after kill -9 the log is whole up to its last line, without turn_end
+	run_cmd "$BIN" audit-verify "$AUD/turn.jsonl"
+	expect_rc 0
+	expect_contains "audit-verify" "$OUT" "turn_end: it ends at line 2"
+	expect_contains "audit-verify" "$OUT" ": 2 lines, 1 turns: whole, head "
 	end
 fi
 

@@ -20,6 +20,7 @@ import base64
 import fcntl
 import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -120,6 +121,8 @@ SHAPES = {
 }
 # Keys an event has only when they are true (docs/protocol.md, "exit").
 OPTIONAL = {"exit": ("lost", "oom_killed")}
+# Keys an event has only with an audit log: a string of 64 hex digits.
+HEADS = {"exit": ("audit_head",)}
 
 
 def malformed(line):
@@ -133,8 +136,12 @@ def malformed(line):
         return "not compact JSON"
     shape = SHAPES[ev["event"]]
     extra = set(ev) - {"event", "id"} - set(shape)
+    heads = extra & set(HEADS.get(ev["event"], ()))
+    extra -= heads
     if not set(shape) <= set(ev) or not extra <= set(OPTIONAL.get(ev["event"], ())):
         return "keys %s" % sorted(ev)
+    if any(not (isinstance(ev[k], str) and re.fullmatch("[0-9a-f]{64}", ev[k])) for k in heads):
+        return "an audit head that is not 64 hex digits: %s" % [ev[k] for k in heads]
     if any(ev[k] is not True for k in extra):
         return "an optional key that is not true: %s" % sorted(extra)
     for k, t in shape.items():
