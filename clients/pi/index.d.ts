@@ -9,6 +9,8 @@ export interface TurninitBashOptions {
 	workspace?: { hostPath: string; containerPath?: string; mountOptions?: string } | null;
 	/** Extra `podman run` flags, placed before the image. */
 	podmanArgs?: string[];
+	/** turninit serve's flags, after "serve" (for example ["--audit-log", "/var/log/turninit/audit.jsonl"]). */
+	serveArgs?: string[];
 	/** Names taken from pi's environment and sent to turninit ("LC_*" is a prefix). */
 	env?: string[];
 	/** One container per call instead of one per turn. */
@@ -40,6 +42,8 @@ export interface TurninitBashOperations {
 	endTurn(): Promise<void>;
 	/** endTurn(), and every later exec rejects. */
 	dispose(): Promise<void>;
+	/** The audit log's head after each command that ended, in order (serve --audit-log). */
+	auditHeads(): { container: string; id: string; head: string }[];
 }
 
 export function createTurninitBashOperations(options: TurninitBashOptions): TurninitBashOperations;

@@ -53,12 +53,13 @@ function fail(message) {
 
 function checkOptions(options) {
 	if (options === null || typeof options !== "object") fail("options must be an object");
-	const known = new Set(["image", "workspace", "podmanArgs", "env", "perCall", "home", "network", "podman", "namePrefix", "onStderr"]);
+	const known = new Set(["image", "workspace", "podmanArgs", "serveArgs", "env", "perCall", "home", "network", "podman", "namePrefix", "onStderr"]);
 	for (const k of Object.keys(options)) if (!known.has(k)) fail(`unknown option ${k}`);
 	const {
 		image,
 		workspace,
 		podmanArgs = [],
+		serveArgs = [],
 		env = [],
 		perCall = false,
 		home = "/home/agent",
@@ -70,6 +71,8 @@ function checkOptions(options) {
 	if (typeof image !== "string" || image === "") fail("image must be a non-empty string");
 	if (!Array.isArray(podmanArgs) || !podmanArgs.every((a) => typeof a === "string"))
 		fail("podmanArgs must be an array of strings");
+	if (!Array.isArray(serveArgs) || !serveArgs.every((a) => typeof a === "string"))
+		fail("serveArgs must be an array of strings");
 	// As the manifest's env.allow: a name, or a prefix and "*"; "*" alone is refused.
 	if (!Array.isArray(env) || !env.every((n) => typeof n === "string" && /^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(n)))
 		fail("env must be an array of variable names (a trailing * matches a prefix; * alone is refused)");
@@ -99,7 +102,10 @@ function checkOptions(options) {
 		}
 		ws = { hostAbs, hostReal, containerPath: path.posix.normalize(containerPath), mountOptions };
 	}
-	return { image, ws, podmanArgs: [...podmanArgs], env: [...env], perCall, home, network, podman, namePrefix, onStderr };
+	return {
+		image, ws, podmanArgs: [...podmanArgs], serveArgs: [...serveArgs], env: [...env], perCall, home, network, podman,
+		namePrefix, onStderr, heads: [],
+	};
 }
 
 // The podman arguments of one turn's container.
@@ -111,7 +117,7 @@ function podmanRunArgs(cfg, name) {
 		const opt = cfg.ws.mountOptions ? `:${cfg.ws.mountOptions}` : "";
 		args.push("-v", `${cfg.ws.hostAbs}:${cfg.ws.containerPath}${opt}`);
 	}
-	args.push(...cfg.podmanArgs, cfg.image, "serve");
+	args.push(...cfg.podmanArgs, cfg.image, "serve", ...cfg.serveArgs);
 	return args;
 }
 
@@ -318,6 +324,10 @@ class Turn {
 				break;
 			case "exit":
 				if (!cmd) break;
+				// the audit log's head after this command (serve --audit-log): kept
+				// for the caller, an anchor held outside the log (docs/audit.md)
+				if (typeof ev.audit_head === "string")
+					this.cfg.heads.push({ container: this.name, id: ev.id, head: ev.audit_head });
 				if (ev.truncated) cmd.onData(Buffer.from(TRUNCATED_NOTE));
 				this.finish(cmd, {
 					exitCode: ev.signal === null ? ev.code : 128 + ev.signal,
@@ -434,6 +444,8 @@ class Turn {
  *                and pi's cwd under hostPath becomes the same path under
  *                containerPath. Without it, commands run in the manifest's workdir.
  *   podmanArgs   extra podman run flags, before the image (default [])
+ *   serveArgs    turninit serve's flags, after "serve" (default []), such as
+ *                ["--audit-log", "/var/log/turninit/audit.jsonl"]
  *   env          names from pi's environment to pass (default []); "LC_*" is a
  *                prefix. Nothing else of pi's environment is sent.
  *   perCall      true: a container per call instead of one per turn
@@ -537,5 +549,12 @@ export function createTurninitBashOperations(options) {
 		await endTurn();
 	}
 
-	return { exec, endTurn, dispose };
+	// auditHeads: the audit log's head after each command that ended, in the
+	// order received, { container, id, head } (with serveArgs' --audit-log):
+	// `turninit audit-verify LOG --head HEAD` checks a log cut there against it.
+	function auditHeads() {
+		return cfg.heads.map((h) => ({ ...h }));
+	}
+
+	return { exec, endTurn, dispose, auditHeads };
 }

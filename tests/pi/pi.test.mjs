@@ -357,6 +357,29 @@ test("endTurn removes the turn's container; the next call starts a new one", T, 
 	await rejectsWith(o.exec("true", WS, { onData() {} }), /exec after dispose/);
 });
 
+test("serveArgs --audit-log: auditHeads() holds each exit's head, the digest of its log line", T, async () => {
+	const logdir = mkdtempSync(path.join(tmpdir(), "turninit-pi-audit-"));
+	try {
+		const o = ops({
+			podmanArgs: ["--label", LABEL, "-v", `${logdir}:/var/log/turninit`],
+			serveArgs: ["--audit-log", "/var/log/turninit/audit.jsonl"],
+		});
+		const tool = createBashTool(WS, { operations: o });
+		await run(tool, "echo one");
+		await run(tool, "echo two");
+		await o.endTurn();
+		const heads = o.auditHeads();
+		assert.equal(heads.length, 2);
+		const lines = readFileSync(path.join(logdir, "audit.jsonl"), "utf8").split("\n").filter(Boolean);
+		const exits = lines.filter((l) => JSON.parse(l).event === "exit");
+		const b2 = (l) => spawnSync("b2sum", ["-l", "256"], { input: `${l}\n`, encoding: "utf8" }).stdout.split(" ")[0];
+		assert.deepEqual(heads.map((h) => h.head), exits.map(b2));
+		assert.ok(heads.every((h) => h.container.startsWith("turninit-pi-")));
+	} finally {
+		rmSync(logdir, { recursive: true, force: true });
+	}
+});
+
 test("a missing image is a clear error", T, async () => {
 	const tool = createBashTool(WS, { operations: ops({ image: `${IMAGE}-missing` }) });
 	await rejectsWith(run(tool, "true"), /ended before the command did \(podman exited 125\)[^]*image not known/);
