@@ -346,7 +346,7 @@ int audit_turn_start(const char *mode, const struct load_result *pol, json_t *pr
 }
 
 int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
-	       uint32_t timeout_s)
+	       uint32_t timeout_s, bool filter_in_command)
 {
 	json_t *ev, *names, *words;
 
@@ -374,6 +374,13 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", rq->id,
 		       rq->argv_form ? "argv" : "command", words, "cwd", cwd,
 		       "env_names", names, "timeout_s", (int)timeout_s);
+	/* where this command's sandbox differs from turn_start's record: its
+	 * filter is loaded in the command, not in its keeper */
+	if (ev && filter_in_command &&
+	    json_object_set_new(ev, "filter_in_command", json_true()) != 0) {
+		json_decref(ev);
+		ev = NULL;
+	}
 	/* stdin is code as much as the command is (`bash` with a script on
 	 * stdin): logged whole, base64 as the request carried it. */
 	if (ev && rq->has_stdin) {

@@ -68,10 +68,12 @@ int audit_turn_start(const char *mode, const struct load_result *pol, json_t *pr
 
 /* audit_exec - an exec request, before it runs: id, command (or argv), cwd,
  * the names of the request's env that the manifest's filter admits, in the
- * request's order (never the values), timeout_s.
+ * request's order (never the values), timeout_s; "filter_in_command": true
+ * when the seccomp filter is loaded in the command rather than in its keeper
+ * (filter_in_command; absent otherwise).
  * Returns 0 (also when no log is open) or -EIO: the command must not run. */
 int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
-	       uint32_t timeout_s);
+	       uint32_t timeout_s, bool filter_in_command);
 
 /* audit_refused - an exec request that ran nothing, and why. */
 void audit_refused(unsigned stream, const char *id, const char *reason);

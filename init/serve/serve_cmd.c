@@ -480,7 +480,7 @@ static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, c
 	const struct rq_command cmd = rq_command_of(s->ctx->manifest, rq);
 	struct tn_error err = { 0 };
 
-	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s) < 0) {
+	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s, !s->ctx->sandbox->filter_in_keeper) < 0) {
 		conn_error(c, rq->id, "exec: the audit log cannot be written");
 		return;
 	}

@@ -103,7 +103,7 @@ def read_log(path):
         need = FIELDS[ev["event"]]
         if ev["event"] == "exec":
             want(("command" in keys) != ("argv" in keys), "line %d: command or argv" % n)
-            keys -= {"command", "argv", "stdin"}
+            keys -= {"command", "argv", "stdin", "filter_in_command"}
         want(keys == need, "line %d: fields %s, want %s" % (n, sorted(keys), sorted(need)))
         for k in ("time", "start", "end"):
             if k in ev:

@@ -122,9 +122,10 @@ serve_case() {
 	shift 2
 	run_cmd timeout 300 "$PY" "$CASES" "$case" --name "$name" -- \
 		"$ENGINE" run -i --rm --pull never --network none --label "$LABEL" --name "$name" \
-		--tmpfs "$HOME_TMPFS" "$@" "$SEALED" serve
+		--tmpfs "$HOME_TMPFS" "$@" "$SEALED" serve "${SERVE_EXTRA[@]}"
 	show_notes
 }
+SERVE_EXTRA=()   # serve's own flags, after "serve"
 
 EXIT_OK='code=0 signal=null timed_out=false truncated=false'
 EXIT_TERM='code=null signal=15 timed_out=false truncated=false'
@@ -261,6 +262,14 @@ if selected s-filter-per-command; then
 seccomp: keeper turninit+0, command turninit+1
 "
 	expect_contains stderr "$ERR" "turninit: seccomp: the filter is loaded in each command: it refuses getppid, which a keeper calls"
+	# the audit log says so on each command's exec line (docs/audit.md)
+	mkdir -m 0700 "$WORK/noppid-log"
+	SERVE_EXTRA=(--audit-log /var/log/turninit/a.jsonl)
+	serve_case noppid-log filter_per_command "${ENV_NOPPID[@]}" -v "$WORK/noppid-log:/var/log/turninit"
+	SERVE_EXTRA=()
+	eq "exec lines with filter_in_command" "$(grep -c '"event":"exec",.*"filter_in_command":true' "$WORK/noppid-log/a.jsonl")" \
+		"$(grep -c '"event":"exec"' "$WORK/noppid-log/a.jsonl")"
+	grep -q '"event":"exec"' "$WORK/noppid-log/a.jsonl" || why "no exec line in the log"
 	end
 fi
 if selected s-timeout-capped-by-manifest; then
