@@ -280,6 +280,58 @@ static int audit_write(json_t *ev)
 	return 0;
 }
 
+json_t *audit_read_back(int pid, int ppid)
+{
+	static const char *const keys[][2] = {
+		{ "CapInh:", "cap_inh" }, { "CapPrm:", "cap_prm" }, { "CapEff:", "cap_eff" },
+		{ "CapBnd:", "cap_bnd" }, { "CapAmb:", "cap_amb" }, { "NoNewPrivs:", "no_new_privs" },
+		{ "Seccomp:", "seccomp" }, { "Seccomp_filters:", "seccomp_filters" },
+	};
+	char path[64], line[256];
+	json_t *o;
+	long pp = -1;
+	FILE *f;
+
+	if (audit_fd < 0 || pid <= 0)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	o = json_object();
+	while (o && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v++;
+		v += strspn(v, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		if (strncmp(line, "PPid:", 5) == 0)
+			pp = strtol(v, NULL, 10);
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			size_t l = strlen(keys[i][0]);
+
+			if (strncmp(line, keys[i][0], l) != 0)
+				continue;
+			/* capability masks as the kernel prints them (hex); the
+			 * others as numbers */
+			if (keys[i][1][0] == 'c')
+				json_object_set_new(o, keys[i][1], json_string(v));
+			else
+				json_object_set_new(o, keys[i][1], json_integer(strtol(v, NULL, 10)));
+		}
+	}
+	fclose(f);
+	/* the command's own: a child of its keeper (a pid reused after it ended
+	 * would have another parent) */
+	if (o && pp != ppid) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 int audit_emit(json_t *ev)
 {
 	json_t *line;
@@ -425,7 +477,7 @@ void audit_control(unsigned stream, const char *id, int signo)
 void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes,
 		const uint8_t out_digest[static AUDIT_HASH_BYTES],
-		const uint8_t err_digest[static AUDIT_HASH_BYTES])
+		const uint8_t err_digest[static AUDIT_HASH_BYTES], json_t *read_back)
 {
 	char oh[AUDIT_HEAD_HEX], eh[AUDIT_HEAD_HEX];
 	int st = e->wait_status;
@@ -437,7 +489,7 @@ void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 	sodium_bin2hex(eh, sizeof(eh), err_digest, AUDIT_HASH_BYTES);
 	code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
 	sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
-	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:s, s:s}",
+	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:s, s:s, s:O?}",
 			      "event", "exit", "time", rfc3339(audit_wall_ms()),
 			      "stream", (json_int_t)stream, "id", id, "pid", pid,
 			      "start", rfc3339(start_ms), "end", rfc3339(start_ms + e->duration_ms),
@@ -446,7 +498,8 @@ void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 			      "lost", e->lost, "oom_killed", e->oom_killed,
 			      "stdout_bytes", (json_int_t)out_bytes,
 			      "stderr_bytes", (json_int_t)err_bytes,
-			      "stdout_blake2b_256", oh, "stderr_blake2b_256", eh));
+			      "stdout_blake2b_256", oh, "stderr_blake2b_256", eh,
+			      "read_back", read_back ? read_back : json_null()));
 }
 
 void audit_net(const struct net_record *r)

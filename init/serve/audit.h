@@ -92,11 +92,21 @@ void audit_net(const struct net_record *r);
  * epoch) and end (start + e->duration_ms), what its exit event says (e: wait
  * status, timed_out, truncated, lost, oom_killed), cancelled, and the bytes it
  * wrote to stdout and stderr (read by turninit, kept or not), with the
- * BLAKE2b-256 of each stream's bytes, all of them (crypto_generichash). */
+ * BLAKE2b-256 of each stream's bytes, all of them (crypto_generichash), and
+ * read_back (audit_read_back's, or NULL: null). */
 void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes,
 		const uint8_t out_digest[static AUDIT_HASH_BYTES],
-		const uint8_t err_digest[static AUDIT_HASH_BYTES]);
+		const uint8_t err_digest[static AUDIT_HASH_BYTES], json_t *read_back);
+
+/* audit_read_back - the command's sandbox as the kernel shows it, read from
+ * /proc/PID/status once it has exec'd (proc(5)): {"cap_inh", "cap_prm",
+ * "cap_eff", "cap_bnd", "cap_amb" (the masks as hex strings), "no_new_privs",
+ * "seccomp" (2: a filter), "seccomp_filters"} (a key the kernel does not
+ * print is absent); NULL without a log, or when pid is gone or is no child
+ * of ppid (its keeper) any more. The caller owns the object; audit_exit logs
+ * it as the exit line's "read_back" (not stolen). */
+json_t *audit_read_back(int pid, int ppid);
 
 /* audit_turn_end - the last line: turninit's exit status and the turn's
  * line count (turn_end's own included); then, on stderr, one line with the

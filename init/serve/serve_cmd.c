@@ -67,6 +67,7 @@ void cmd_free(struct cmd *m)
 	serve_close_fd(&m->err_fd);
 	serve_close_fd(&m->in_fd);
 	free(m->in_buf);
+	json_decref(m->read_back);
 	memset(m, 0, sizeof(*m));
 	m->out_fd = m->err_fd = m->in_fd = -1;
 }
@@ -192,6 +193,8 @@ static void cmd_start_answer(struct serve *s, struct cmd *m, int r, const struct
 		if (m->in_fd >= 0)
 			fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
 		m->pid = msg->pid;
+		/* what the kernel shows of its sandbox, for the audit log */
+		m->read_back = audit_read_back(msg->pid, m->k ? m->k->pid : -1);
 		conn_emit(m->conn, m->conn->codec->started(m->conn->codec_st, m->id, msg->pid));
 	} else if (r == 1 && msg->type == KEEPER_FAILED) {
 		cmd_start_failed(s, m, true, "exec: %s", msg->msg);
@@ -277,7 +280,7 @@ void cmd_finish(struct cmd *m)
 		crypto_generichash_final(&m->err_h, ed, sizeof(ed));
 	}
 	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, &end, m->cancelled,
-		   m->out_bytes, m->err_bytes, od, ed);
+		   m->out_bytes, m->err_bytes, od, ed, m->read_back);
 	if (audit_head(head))
 		end.audit_head = head;
 	conn_emit(m->conn, m->conn->codec->exit(m->conn->codec_st, m->id, &end));

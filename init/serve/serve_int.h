@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <sodium.h>
 #include <sys/types.h>
 
@@ -76,6 +77,7 @@ struct cmd {
 	uint64_t wall_start_ms;      /* CLOCK_REALTIME at start, for the audit log */
 	uint64_t out_bytes, err_bytes;   /* read from its stdout and stderr */
 	crypto_generichash_state out_h, err_h;  /* their BLAKE2b-256, with an audit log */
+	json_t *read_back;           /* its sandbox as /proc showed it at its start, or NULL */
 };
 
 /* An exec request waiting for a slot (limits.concurrency), first in, first

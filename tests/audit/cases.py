@@ -61,7 +61,7 @@ FIELDS = {
     "signal": {"event", "prev", "time", "stream", "id", "signal"},
     "exit": {"event", "prev", "time", "stream", "id", "pid", "start", "end", "code", "signal", "timed_out",
              "cancelled", "truncated", "lost", "oom_killed", "stdout_bytes", "stderr_bytes",
-             "stdout_blake2b_256", "stderr_blake2b_256"},
+             "stdout_blake2b_256", "stderr_blake2b_256", "read_back"},
     "turn_end": {"event", "prev", "time", "exit_code", "lines"},
     "change": {"event", "prev", "time", "op", "path", "base", "now"},
     "changes": {"event", "prev", "time", "base", "root", "added", "removed", "changed", "entries",
@@ -191,6 +191,11 @@ def statuses(log, key_id, digest, argv):
     want(ex("c5").get("stdout_bytes") == 5, "c5: the audit manifest admits no name: TZ unset")
     want(st("c6")[2] is True and st("c6")[1] == 15, "c6: timed_out, signal 15 (got %s)" % (st("c6"),))
     want(by.get(("exec", "c6"), {}).get("timeout_s") == 1, "c6: timeout_s 1")
+    # c6 ran a second: its sandbox as the kernel showed it at its start
+    rb = ex("c6").get("read_back") or {}
+    want((rb.get("cap_inh"), rb.get("cap_prm"), rb.get("cap_eff"), rb.get("cap_bnd"), rb.get("cap_amb"),
+          rb.get("no_new_privs"), rb.get("seccomp")) == ("0" * 16,) * 5 + (1, 2),
+         "c6: read_back: every capability set empty, no_new_privs 1, seccomp 2 (got %s)" % rb)
     want("/no/such/dir" in by.get(("refused", "c7"), {}).get("reason", ""), "c7: refused, reason names the cwd")
     want(by.get(("exec", "c8"), {}).get("command") == tricky, "c8: the command string exactly (JSON escaped)")
     want(st("c8") == (0, None, False, False), "c8: code 0")
