@@ -153,6 +153,11 @@ def statuses(log, key_id, digest, argv):
     c.cancel(c9)
     r9 = c.wait(c9, timeout=30)
     want(r9.exit is not None and r9.exit["signal"] == 15, "c9 cancelled: signal 15")
+    c13 = c.exec("sleep 1000", id="c13")   # ends by a signal request
+    c.wait(c13, timeout=30, until=lambda r: r.pid is not None)
+    c.signal(c13, "USR1")
+    r13 = c.wait(c13, timeout=30)
+    want(r13.exit is not None and r13.exit["signal"] == 10, "c13 signalled: signal 10 (got %s)" % r13.exit)
     status = c.close(timeout=60)
     want(status == 0, "serve exits 0 at the end of stdin (got %s)" % status)
 
@@ -161,7 +166,8 @@ def statuses(log, key_id, digest, argv):
     expect = [("turn_start", None)]
     for id, _ in runs:
         expect += [("exec", id), ("refused" if id == "c7" else "exit", id)]
-    expect += [("exec", "c9"), ("cancel", "c9"), ("exit", "c9"), ("turn_end", None)]
+    expect += [("exec", "c9"), ("cancel", "c9"), ("exit", "c9"),
+               ("exec", "c13"), ("signal", "c13"), ("exit", "c13"), ("turn_end", None)]
     want(seq == expect, "events in order %s, got %s" % (expect, seq))
     by = {}
     for e in evs:
@@ -217,6 +223,7 @@ def statuses(log, key_id, digest, argv):
     # anchors and output digests: each exit event carries the head after its
     # log line; the digests are those of what the client received (nothing cut)
     got["c9"] = r9
+    got["c13"] = r13
     for cid, r in got.items():
         e = ex(cid)
         if not e:
