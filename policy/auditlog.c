@@ -105,6 +105,15 @@ static void pending_add(struct alog_check *c, json_int_t stream, const char *id,
 	c->pending[c->n_pending++].line = line;
 }
 
+/* An open exec of stream and id. */
+static bool pending_find(const struct alog_check *c, json_int_t stream, const char *id)
+{
+	for (size_t i = 0; i < c->n_pending; i++)
+		if (c->pending[i].stream == stream && strcmp(c->pending[i].id, id) == 0)
+			return true;
+	return false;
+}
+
 /* Take the open exec of stream and id; false when there is none. */
 static bool pending_take(struct alog_check *c, json_int_t stream, const char *id)
 {
@@ -132,7 +141,7 @@ static void turn_cut(struct alog_check *c, uint64_t last)
 }
 
 /* The checks of one parsed line n whose digest is d. */
-static void alog_event(struct alog_check *c, json_t *ev, uint64_t n)
+static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_order)
 {
 	const char *event = json_string_value(json_object_get(ev, "event"));
 	const char *prev = json_string_value(json_object_get(ev, "prev"));
@@ -150,6 +159,10 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n)
 	}
 	if (!is_hex(prev, 2 * ALOG_HASH_BYTES)) {
 		say(c, n, false, "%s: \"prev\" is not 64 lowercase hex digits", event);
+		return;
+	}
+	if (!in_order) {
+		say(c, n, false, "%s: not written by turninit: a line starts with \"event\" and then \"prev\"", event);
 		return;
 	}
 	sodium_hex2bin(got, sizeof(got), prev, strlen(prev), NULL, NULL, NULL);
@@ -188,9 +201,20 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n)
 			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
 			return;
 		}
-		if (event[1] == 'x' && event[2] == 'e')   /* exec */
-			pending_add(c, json_integer_value(stream), id, n);
-		else if (!pending_take(c, json_integer_value(stream), id))
+		if (event[1] == 'x' && event[2] == 'e') {   /* exec */
+			if (pending_find(c, json_integer_value(stream), id))
+				say(c, n, false, "exec of %lld/%s while one of that stream and id is open (turninit refuses a running id)",
+				    (long long)json_integer_value(stream), id);
+			else
+				pending_add(c, json_integer_value(stream), id, n);
+		} else if (!pending_take(c, json_integer_value(stream), id))
+			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
+			    (long long)json_integer_value(stream), id);
+	} else if (strcmp(event, "cancel") == 0 || strcmp(event, "signal") == 0) {
+		/* turninit logs these only for a running command */
+		if (!id || !json_is_integer(stream))
+			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
+		else if (!pending_find(c, json_integer_value(stream), id))
 			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
 			    (long long)json_integer_value(stream), id);
 	} else if (strcmp(event, "turn_end") == 0) {
@@ -241,7 +265,14 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 	} else if (!json_is_object(ev)) {
 		say(c, n, false, "not a JSON object");
 	} else {
-		alog_event(c, ev, n);
+		/* turninit writes "event" first and "prev" second, compact */
+		const char *name = json_string_value(json_object_get(ev, "event"));
+		size_t el = name ? strlen(name) : 0;
+		bool in_order = name && len > 10 + el + 10 && memcmp(line, "{\"event\":\"", 10) == 0 &&
+				memcmp(line + 10, name, el) == 0 &&
+				memcmp(line + 10 + el, "\",\"prev\":\"", 10) == 0;
+
+		alog_event(c, ev, n, in_order);
 	}
 	json_decref(ev);
 	memcpy(c->last, d, sizeof(d));
@@ -257,6 +288,9 @@ uint64_t alog_finish(struct alog_check *c)
 		say(c, 0, false, "empty: no line");
 	turn_cut(c, c->lines);
 	pending_close(c, true);
+	if (c->has_head && c->head_line == c->lines && c->turns > 1)
+		say(c, c->turn_first, true, "the head given vouches for the turn from this line on; each of the %llu turns before it has a head of its own (anchor each turn)",
+		    (unsigned long long)(c->turns - 1));
 	if (c->has_head && c->head_line != c->lines && !c->stopped) {
 		hex_of(c->head, hh);
 		if (c->head_line)

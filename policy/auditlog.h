@@ -50,17 +50,20 @@ void alog_init(struct alog_check *c, const uint8_t *head, alog_report_fn report,
  * "event"; "prev" not 64 lowercase hex digits; turn_start's "turn" not 32;
  * a chain link that is not the digest of the line before (turn_start: of its
  * turn id); a line before any turn_start, or after a turn_end but not a
- * turn_start; an exit or refused with no exec before it (by "stream" and
- * "id"); a turn_end whose "lines" is not the turn's count. A turn_start
- * after a turn without turn_end is a note. */
+ * turn_start; a line whose first key is not "event" or second not "prev"
+ * (turninit writes them so); an exit, refused, cancel or signal with no
+ * open exec of its "stream" and "id", an exec while one of them is open; a
+ * turn_end whose "lines" is not the turn's count. A turn_start after a turn
+ * without turn_end is a note. */
 void alog_line(struct alog_check *c, const char *line, size_t len, bool newline);
 
 /* alog_finish - the end of the log: execs still without their end are
  * findings after a turn_end, a note when the turn has none (it was cut
  * short: killed, or still running); the head given to alog_init must be
  * the digest of the last line, else a finding that says whether it is an
- * earlier line's. An empty log is a finding. Returns the number of
- * findings; frees what c holds. */
+ * earlier line's (a note says that it vouches only for its own turn when
+ * earlier turns precede it). An empty log is a finding. Returns the number
+ * of findings; frees what c holds. */
 uint64_t alog_finish(struct alog_check *c);
 
 #endif

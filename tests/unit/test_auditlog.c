@@ -771,6 +771,72 @@ static void line_past_the_limit(void **state)
 	free(big);
 }
 
+/* Keys in another order than turninit writes them: "prev" first. */
+static void keys_out_of_order(void **state)
+{
+	struct mlog l = { 0 };
+	uint8_t d[ALOG_HASH_BYTES];
+	char prev[2 * ALOG_HASH_BYTES + 1];
+	struct rec r;
+
+	(void)state;
+	ml_start(&l, turn_a);
+	ml_digest(&l, 1, d);
+	sodium_bin2hex(prev, sizeof(prev), d, sizeof(d));
+	ml_put(&l, "{\"prev\":\"%s\",\"event\":\"net\",%s}", prev, tm);
+	ml_turn_end(&l);
+	assert_int_equal(check_log(&l, NULL, &r), 1);
+	expect_finding(&r, 2, "not written by turninit");
+}
+
+/* A cancel and a signal are logged only for a running command. */
+static void cancel_without_exec(void **state)
+{
+	struct mlog l = { 0 };
+	struct rec r;
+
+	(void)state;
+	ml_start(&l, turn_a);
+	ml_end_of(&l, "cancel", 0, "zz");
+	ml_end_of(&l, "signal", 0, "zz");
+	ml_turn_end(&l);
+	assert_int_equal(check_log(&l, NULL, &r), 2);
+	expect_finding(&r, 2, "cancel of 0/zz: no exec of that stream and id is open");
+	expect_finding(&r, 3, "signal of 0/zz: no exec");
+}
+
+/* turninit refuses an exec whose id runs: two open at once are forged. */
+static void exec_while_open(void **state)
+{
+	struct mlog l = { 0 };
+	struct rec r;
+
+	(void)state;
+	ml_start(&l, turn_a);
+	ml_exec(&l, 0, "c1");
+	ml_exec(&l, 0, "c1");
+	ml_end_of(&l, "exit", 0, "c1");
+	ml_turn_end(&l);
+	assert_int_equal(check_log(&l, NULL, &r), 1);
+	expect_finding(&r, 3, "while one of that stream and id is open");
+}
+
+/* Two turns in one file, the last line's head: whole, and a note says the
+ * head vouches for the last turn only. */
+static void head_of_the_last_turn_only(void **state)
+{
+	struct mlog l = { 0 };
+	uint8_t head[ALOG_HASH_BYTES];
+	struct rec r;
+
+	(void)state;
+	ml_every_kind(&l, turn_a);
+	ml_every_kind(&l, turn_b);
+	ml_digest(&l, 22, head);
+	assert_int_equal(check_log(&l, head, &r), 0);
+	expect_said(&r, true, 12, "vouches for the turn from this line on; each of the 1 turns before it");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -799,6 +865,10 @@ int main(void)
 		cmocka_unit_test(head_of_no_line),
 		cmocka_unit_test(empty_log),
 		cmocka_unit_test(line_past_the_limit),
+		cmocka_unit_test(keys_out_of_order),
+		cmocka_unit_test(cancel_without_exec),
+		cmocka_unit_test(exec_while_open),
+		cmocka_unit_test(head_of_the_last_turn_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
