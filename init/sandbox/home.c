@@ -123,7 +123,9 @@ static int home_own_mount_ns(struct tn_error *err)
 	if (unshare(CLONE_NEWNS) != 0)
 		return err_errno(err, errno,
 				 "HOME: turninit is not PID 1 and shares PID 1's mount namespace; taking one of its own so HOME's tmpfs is not left there");
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
+	/* source and type are ignored for a propagation change; given as
+	 * strings all the same (valgrind checks the pointers) */
+	if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) != 0)
 		return err_errno(err, errno, "HOME: making its own mount namespace a slave of PID 1's");
 	return 0;
 }

@@ -114,7 +114,15 @@ def call(id, arguments, name="bash", **more):
 
 
 def tool(step, m, text, is_error):
-    want(step, m.get("result"), {"content": [{"type": "text", "text": text}], "isError": is_error})
+    """A tool result of text; with an audit log (the suite gives turninit
+    one) a call that ran also carries the log's head in _meta."""
+    r = dict(m.get("result") or {})
+    meta = r.pop("_meta", None)
+    if meta is not None:
+        head = meta.get("turninit/audit_head") if isinstance(meta, dict) else None
+        if not (isinstance(head, str) and len(head) == 64 and all(c in "0123456789abcdef" for c in head)):
+            fail(step, "_meta %r: not {\"turninit/audit_head\": 64 hex digits}" % (meta,))
+    want(step, r, {"content": [{"type": "text", "text": text}], "isError": is_error})
 
 
 def error(step, m, code):
