@@ -256,7 +256,7 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 		log_line("subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends");
 	status = serve_run(&ctx);
 	/* every command is gone: what they changed, from the trees themselves */
-	changes_record(audit_emit);
+	changes_record(audit_emit, status != 0);
 	audit_turn_end(status);
 	return status;
 }
@@ -351,6 +351,7 @@ int main(int argc, char **argv, char **envp)
 	/* 6. The sandbox of every command (init/process/plan.c): the seccomp program,
 	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
+	sb.keep_read_search = opt.audit_changes != NULL;
 	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
 	/* the proxy's variables, known now (its port), fixed by turninit */

@@ -17,6 +17,11 @@ struct alog_pending {
 	uint64_t line;
 };
 
+struct alog_turn {
+	char id[33];
+	uint64_t line;
+};
+
 static const char *const alog_events[] = {
 	"turn_start", "exec", "refused", "cancel", "signal", "exit", "net", "change", "changes",
 	"turn_end", NULL,
@@ -140,6 +145,41 @@ static void turn_cut(struct alog_check *c, uint64_t last)
 	c->in_turn = false;
 }
 
+/* A turn id read at line n: one seen before is a finding (every turn_start
+ * has a fresh random one, so the same id twice is a turn copied in). */
+static void turn_seen(struct alog_check *c, const char *id, uint64_t n)
+{
+	for (size_t i = 0; i < c->n_seen; i++)
+		if (strcmp(c->seen[i].id, id) == 0) {
+			say(c, n, false, "turn %s began before, at line %llu: a turn copied in", id,
+			    (unsigned long long)c->seen[i].line);
+			return;
+		}
+	if (c->n_seen == c->cap_seen) {
+		size_t cap = c->cap_seen ? 2 * c->cap_seen : 8;
+		struct alog_turn *v = realloc(c->seen, cap * sizeof(*v));
+
+		if (!v) {
+			say(c, n, false, "out of memory keeping the turn ids");
+			return;
+		}
+		c->seen = v;
+		c->cap_seen = cap;
+	}
+	memcpy(c->seen[c->n_seen].id, id, 33);
+	c->seen[c->n_seen++].line = n;
+}
+
+/* The end of a run of lines outside any turn, before line n: the lines
+ * after its first, counted in one finding. */
+static void outside_close(struct alog_check *c, uint64_t n)
+{
+	if (c->outside > 1)
+		say(c, n - 1, false, "and %llu more lines up to this one outside any turn",
+		    (unsigned long long)(c->outside - 1));
+	c->outside = 0;
+}
+
 /* The checks of one parsed line n whose digest is d. */
 static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_order)
 {
@@ -174,6 +214,8 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 			return;
 		}
 		turn_cut(c, n - 1);
+		outside_close(c, n);
+		turn_seen(c, turn, n);
 		c->in_turn = true;
 		c->turn_ended = false;
 		c->turns++;
@@ -185,10 +227,13 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		return;
 	}
 	if (!c->in_turn) {
-		if (c->turn_ended)
-			say(c, n, false, "%s after turn_end: a line after a turn's end must be a turn_start", event);
-		else
-			say(c, n, false, "%s before any turn_start", event);
+		/* the first of a run of such lines is named; the rest counted */
+		if (c->outside++ == 0) {
+			if (c->turn_ended)
+				say(c, n, false, "%s after turn_end: a line after a turn's end must be a turn_start", event);
+			else
+				say(c, n, false, "%s before any turn_start", event);
+		}
 		return;
 	}
 	if (sodium_memcmp(c->last, got, sizeof(got)) != 0) {
@@ -210,6 +255,13 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		} else if (!pending_take(c, json_integer_value(stream), id))
 			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
 			    (long long)json_integer_value(stream), id);
+	} else if (strcmp(event, "changes") == 0) {
+		json_t *done = json_object_get(ev, "complete");
+		const char *why = json_string_value(json_object_get(ev, "stopped"));
+
+		if (!json_is_true(done))
+			say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
+			    why ? ": " : "", why ? why : " (entries unread, not compared or skipped: see this line)");
 	} else if (strcmp(event, "cancel") == 0 || strcmp(event, "signal") == 0) {
 		/* turninit logs these only for a running command */
 		if (!id || !json_is_integer(stream))
@@ -260,7 +312,13 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 	if (failed) {
 		say(c, n, false, "out of memory parsing it");
 	} else if (!ev) {
+		/* the parser counts the line it was given as its line 1: only its
+		 * column means something here */
+		char *at;
+
 		sj_error(&je, &e);
+		if ((at = strstr(e.msg, "(line 1, column ")))
+			memmove(at + 1, at + 9, strlen(at + 9) + 1);
 		say(c, n, false, "%s", e.msg);
 	} else if (!json_is_object(ev)) {
 		say(c, n, false, "not a JSON object");
@@ -286,6 +344,7 @@ uint64_t alog_finish(struct alog_check *c)
 
 	if (c->lines == 0)
 		say(c, 0, false, "empty: no line");
+	outside_close(c, c->lines + 1);
 	turn_cut(c, c->lines);
 	pending_close(c, true);
 	if (c->has_head && c->head_line == c->lines && c->turns > 1)
@@ -303,5 +362,8 @@ uint64_t alog_finish(struct alog_check *c)
 	free(c->pending);
 	c->pending = NULL;
 	c->cap_pending = 0;
+	free(c->seen);
+	c->seen = NULL;
+	c->n_seen = c->cap_seen = 0;
 	return c->findings;
 }

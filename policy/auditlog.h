@@ -20,6 +20,7 @@
 typedef void (*alog_report_fn)(void *ctx, uint64_t line, bool note, const char *text);
 
 struct alog_pending;
+struct alog_turn;
 
 struct alog_check {
 	alog_report_fn report;
@@ -35,6 +36,9 @@ struct alog_check {
 	struct alog_pending *pending;         /* execs without their end, in order */
 	size_t n_pending, cap_pending;
 	bool stopped;                         /* a line past ALOG_LINE_MAX: no more is read */
+	uint64_t outside;                     /* lines of the run outside any turn at hand */
+	struct alog_turn *seen;               /* every turn id read, with its line */
+	size_t n_seen, cap_seen;
 	bool has_head;                        /* a head to end at was given */
 	uint8_t head[ALOG_HASH_BYTES];
 	uint64_t head_line;                   /* the last line whose digest is head, 0: none */

@@ -40,10 +40,10 @@ int audit_verify_main(const struct cli_options *o)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* no sodium_init(), as in policy/signature.c: BLAKE2b needs none */
 	if (o->audit_head && (strlen(o->audit_head) != 2 * ALOG_HASH_BYTES ||
-			      strspn(o->audit_head, "0123456789abcdef") != 2 * ALOG_HASH_BYTES ||
+			      strspn(o->audit_head, "0123456789abcdefABCDEF") != 2 * ALOG_HASH_BYTES ||
 			      sodium_hex2bin(head, sizeof(head), o->audit_head, strlen(o->audit_head),
 					     NULL, NULL, NULL) != 0)) {
-		log_line("audit-verify: --head %.80s: not 64 lowercase hex digits (a BLAKE2b-256 head)",
+		log_line("audit-verify: --head %.80s: not 64 hex digits (a BLAKE2b-256 head)",
 			 o->audit_head);
 		return 125;
 	}

@@ -102,11 +102,25 @@ static void undo_landlock(struct sandbox *sb)
 	sb->landlock.fd = -1;
 }
 
+/* With --audit-changes turninit also keeps a capability to read what the
+ * commands made unreadable, for the walk at the end of the turn (a directory
+ * of mode 0000, or 0700 of the commands' uid, must not hide what is in it:
+ * changes.h): CAP_DAC_READ_SEARCH where the runtime gave it, else
+ * CAP_DAC_OVERRIDE (podman's and Docker's defaults hold only that one),
+ * else none (the walk counts what it cannot read). The bounding set is
+ * empty (step_lockdown) and every command clears its sets, so no command
+ * gets it. */
 static int step_caps(struct sandbox *sb, struct tn_error *err)
 {
-	(void)sb;
-	return caps_keep_only(sandbox_keep_caps,
-			      N_ELEMENTS(sandbox_keep_caps), err);
+	cap_value_t keep[N_ELEMENTS(sandbox_keep_caps) + 1];
+	int n = (int)N_ELEMENTS(sandbox_keep_caps);
+
+	memcpy(keep, sandbox_keep_caps, sizeof(sandbox_keep_caps));
+	if (sb->keep_read_search && caps_have(CAP_DAC_READ_SEARCH))
+		keep[n++] = CAP_DAC_READ_SEARCH;
+	else if (sb->keep_read_search && caps_have(CAP_DAC_OVERRIDE))
+		keep[n++] = CAP_DAC_OVERRIDE;
+	return caps_keep_only(keep, n, err);
 }
 
 /* Privileged mode: securebits and the bounding set once, in turninit, for

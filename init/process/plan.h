@@ -23,6 +23,8 @@
 struct sandbox {
 	const struct mf_manifest *m;
 	bool nonroot;                  /* non-root mode (caps.h): set before the steps */
+	bool keep_read_search;         /* keep a capability to read any file in turninit
+					  (--audit-changes, plan.c step_caps): set before the steps */
 	pid_t guard;                   /* turninit's pid when the commands share its uid
 					  (the signal guard, filter.h), else 0; step "filter" */
 	struct sc_program filter;      /* step "filter" */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -72,6 +73,21 @@ static int check_file(const char *spec, int fd, const struct stat *st, const str
 	return place_check_dir(what, real, m, err);
 }
 
+/* A log file is one turn's: two turns appending to one file interleave
+ * their lines, and neither chain checks whole. turninit holds an exclusive
+ * flock(2) on it for the turn (on the host's inode, so a turn of another
+ * container sees it too); one held already is refused. For verify the lock
+ * goes with the fd it closes. */
+static int lock_log(const char *spec, int fd, struct tn_error *err)
+{
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		return err_set(err, EBUSY, "audit log %s: another turn holds it (flock): give each turn a file of its own",
+			       spec);
+	return err_errno(err, errno, "audit log %s: flock", spec);
+}
+
 /* PATH: as given, then as opened (check_file). */
 static int check_path(const char *spec, int fd, const struct mf_manifest *m,
 		      struct tn_error *err)
@@ -126,6 +142,8 @@ static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struc
 	} else if (S_ISREG(st.st_mode)) {
 		int r = check_file(spec, fd, &st, m, err);
 
+		if (r == 0)
+			r = lock_log(spec, fd, err);
 		if (r < 0)
 			return r;
 		if (fcntl(fd, F_SETFL, fl | O_APPEND) != 0)
@@ -177,6 +195,8 @@ static int audit_open_or_probe(const char *spec, const struct mf_manifest *m, bo
 	if (fd < 0)
 		return err_errno(err, errno, "audit log %s", spec);
 	r = check_path(spec, fd, m, err);
+	if (r == 0)
+		r = lock_log(spec, fd, err);
 	if (r < 0 || probe) {
 		if (created)
 			unlink(spec);

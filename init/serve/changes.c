@@ -23,8 +23,12 @@ static char base_path[PATH_MAX], root_path[PATH_MAX];
 
 struct walk {
 	int (*emit)(json_t *ev);
-	uint64_t entries, bytes, start_ms;
+	uint64_t entries, bytes, start_ms, max_ms;
 	uint64_t added, removed, changed;
+	uint64_t unreadable;          /* directories or files it could not open */
+	uint64_t not_compared;        /* same-looking files it could not hash: listed as changed */
+	uint64_t skipped;             /* subtrees past CHANGES_MAX_DEPTH or PATH_MAX */
+	bool hash_off;                /* CHANGES_MAX_BYTES reached: no more reading */
 	const char *stopped;          /* why the walk stopped early, or NULL */
 	char path[PATH_MAX];          /* the relative path of the entry at hand */
 };
@@ -50,9 +54,13 @@ int changes_open(const char *base, const struct mf_manifest *m, bool probe, stru
 	const char *w;
 	int bfd, rfd;
 
+	size_t bl = strlen(base);
+
 	if (base[0] != '/' || strstr(base, "/./") || strstr(base, "/../") ||
-	    strlen(base) >= sizeof(base_path))
-		return err_set(err, EINVAL, "--audit-changes %s: expected an absolute path", base);
+	    (bl >= 2 && strcmp(base + bl - 2, "/.") == 0) ||
+	    (bl >= 3 && strcmp(base + bl - 3, "/..") == 0) || bl >= sizeof(base_path))
+		return err_set(err, EINVAL, "--audit-changes %s: expected an absolute path without . or .. parts",
+			       base);
 	if (nested(base, m->workdir) || nested(m->workdir, base))
 		return err_set(err, EINVAL, "--audit-changes %s: the base and the workdir %s may not hold one another",
 			       base, m->workdir);
@@ -79,17 +87,18 @@ int changes_open(const char *base, const struct mf_manifest *m, bool probe, stru
 	return 0;
 }
 
-/* A bound reached: the walk stops, and says which (the first one). */
+/* A bound that ends the walk reached (entries, time): it stops, and says
+ * which. The bytes bound only stops the reading (hash_off). */
 static bool stop_here(struct walk *w)
 {
 	if (w->stopped)
 		return true;
 	if (w->entries > CHANGES_MAX_ENTRIES)
 		w->stopped = "more than 200000 entries";
-	else if (w->bytes > CHANGES_MAX_BYTES)
-		w->stopped = "more than 1 GiB of files hashed";
-	else if (clock_ms() - w->start_ms > CHANGES_MAX_MS)
-		w->stopped = "30 s passed";
+	else if (clock_ms() - w->start_ms > w->max_ms)
+		w->stopped = w->max_ms == CHANGES_MAX_MS ? "30 s passed" : "5 s passed (the turn was ended by a signal)";
+	if (!w->hash_off && w->bytes > CHANGES_MAX_BYTES)
+		w->hash_off = true;
 	return w->stopped != NULL;
 }
 
@@ -102,7 +111,7 @@ static void ent_hash(struct walk *w, int dirfd, const char *name, struct ent *e)
 	ssize_t n;
 	int fd;
 
-	if (e->hashed)
+	if (e->hashed || w->hash_off)
 		return;
 	crypto_generichash_init(&h, NULL, 0, sizeof(e->d));
 	if (S_ISLNK(e->st.st_mode)) {
@@ -115,8 +124,10 @@ static void ent_hash(struct walk *w, int dirfd, const char *name, struct ent *e)
 	} else if (S_ISREG(e->st.st_mode)) {
 		/* O_NONBLOCK: what lstat called a file may be a FIFO now */
 		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			w->unreadable++;
 			return;
+		}
 		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 			close(fd);
 			return;
@@ -124,7 +135,7 @@ static void ent_hash(struct walk *w, int dirfd, const char *name, struct ent *e)
 		while ((n = read(fd, buf, sizeof(buf))) > 0) {
 			crypto_generichash_update(&h, buf, (size_t)n);
 			w->bytes += (uint64_t)n;
-			if (stop_here(w))
+			if (stop_here(w) || w->hash_off)
 				break;
 		}
 		close(fd);
@@ -248,7 +259,7 @@ static bool path_push(struct walk *w, const char *name, size_t *old)
 
 	*old = l;
 	if (l + (l ? 1 : 0) + k + 1 > sizeof(w->path)) {
-		w->stopped = "a path longer than PATH_MAX";
+		w->skipped++;   /* a path longer than PATH_MAX: not listed */
 		return false;
 	}
 	if (l)
@@ -275,9 +286,11 @@ static void one_side(struct walk *w, int dirfd, const char *name, bool base, uns
 		ent_hash(w, dirfd, name, &e);
 		emit_change(w, base ? "removed" : "added", base ? &e : NULL, base ? NULL : &e);
 		if (S_ISDIR(e.st.st_mode)) {
-			if (depth >= CHANGES_MAX_DEPTH)
-				w->stopped = "more than 128 directory levels";
-			else if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+			if (depth >= CHANGES_MAX_DEPTH) {
+				w->skipped++;
+			} else if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+				w->unreadable++;   /* no read permission (EACCES) */
+			} else {
 				v = list_dir(fd, &n);
 				for (size_t i = 0; i < n && !stop_here(w); i++)
 					one_side(w, fd, v[i], base, depth + 1);
@@ -324,6 +337,10 @@ static void both_sides(struct walk *w, int bdir, int rdir, const char *name, uns
 		if (!untouched) {
 			ent_hash(w, bdir, name, &b);
 			ent_hash(w, rdir, name, &r);
+			/* a file it could not read on either side is not known to be
+			 * the same: listed as changed, its digests null */
+			if (same && b.st.st_size == r.st.st_size && !(b.hashed && r.hashed))
+				w->not_compared++;
 			same = same && b.st.st_size == r.st.st_size && b.hashed && r.hashed &&
 			       memcmp(b.d, r.d, sizeof(b.d)) == 0;
 		}
@@ -334,12 +351,14 @@ static void both_sides(struct walk *w, int bdir, int rdir, const char *name, uns
 		emit_change(w, "changed", &b, &r);
 	if (S_ISDIR(b.st.st_mode) && !stop_here(w)) {
 		if (depth >= CHANGES_MAX_DEPTH) {
-			w->stopped = "more than 128 directory levels";
+			w->skipped++;
 		} else {
 			bfd = openat(bdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			rfd = openat(rdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (bfd >= 0 && rfd >= 0)
 				walk_pair(w, bfd, rfd, depth + 1);
+			else
+				w->unreadable++;
 			if (bfd >= 0)
 				close(bfd);
 			if (rfd >= 0)
@@ -370,20 +389,34 @@ static void walk_pair(struct walk *w, int bfd, int rfd, unsigned depth)
 	free_list(r, nr);
 }
 
-void changes_record(int (*emit)(json_t *ev))
+void changes_record(int (*emit)(json_t *ev), bool hurried)
 {
-	struct walk w = { .emit = emit, .start_ms = clock_ms() };
+	struct walk w = { .emit = emit, .start_ms = clock_ms(),
+			  .max_ms = hurried ? CHANGES_HURRIED_MS : CHANGES_MAX_MS };
+	struct ent b = { 0 }, r = { 0 };
 
 	if (base_fd < 0)
 		return;
+	/* the roots themselves: their mode and owner (a chmod of /work) */
+	if (fstat(base_fd, &b.st) == 0 && fstat(root_fd, &r.st) == 0 &&
+	    (b.st.st_mode != r.st.st_mode || b.st.st_uid != r.st.st_uid || b.st.st_gid != r.st.st_gid)) {
+		snprintf(w.path, sizeof(w.path), ".");
+		emit_change(&w, "changed", &b, &r);
+		w.path[0] = '\0';
+	}
 	walk_pair(&w, base_fd, root_fd, 0);
-	emit(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s?}",
+	emit(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s?}",
 		       "event", "changes", "base", base_path, "root", root_path,
 		       "added", (json_int_t)w.added, "removed", (json_int_t)w.removed,
 		       "changed", (json_int_t)w.changed, "entries", (json_int_t)w.entries,
 		       "bytes_hashed", (json_int_t)w.bytes,
+		       "unreadable", (json_int_t)w.unreadable,
+		       "not_compared", (json_int_t)w.not_compared,
+		       "skipped", (json_int_t)w.skipped,
 		       "duration_ms", (json_int_t)(clock_ms() - w.start_ms),
-		       "complete", w.stopped == NULL, "stopped", w.stopped));
+		       "complete", !w.stopped && !w.unreadable && !w.not_compared && !w.skipped &&
+		       !w.hash_off,
+		       "stopped", w.stopped));
 	close(base_fd);
 	close(root_fd);
 	base_fd = root_fd = -1;

@@ -21,6 +21,7 @@
 #define CHANGES_MAX_ENTRIES 200000u          /* entries of both trees visited */
 #define CHANGES_MAX_BYTES (1ull << 30)       /* bytes of files hashed */
 #define CHANGES_MAX_MS 30000u                /* milliseconds of the walk */
+#define CHANGES_HURRIED_MS 5000u             /* the same when a signal ended the turn */
 #define CHANGES_MAX_DEPTH 128u               /* directory levels below the roots */
 
 /* changes_open - check BASE for m and keep both roots open: BASE absolute, a
@@ -36,16 +37,22 @@ int changes_open(const char *base, const struct mf_manifest *m, bool probe, stru
  * walk both roots in name order, without following a symbolic link, and
  * write through emit (the audit log's writer; it steals each event) one
  * {"event":"change", "op": "added"|"removed"|"changed", "path": relative
- * to the roots (or "path_base64" for a name that is not UTF-8), "base":
- * ENTRY|null, "now": ENTRY|null} per difference, where ENTRY is {"type":
- * "file"|"dir"|"symlink"|"other", "mode": "0644", "uid", "gid", "size",
- * "blake2b_256": of a file's bytes or a link's target, else null}; a file
- * changed when its type, mode bits, owner or bytes differ (not its times);
- * a directory added or removed is listed with everything below it. Then one
+ * to the roots ("." for the roots themselves; "path_base64" for a name that
+ * is not UTF-8), "base": ENTRY|null, "now": ENTRY|null} per difference,
+ * where ENTRY is {"type": "file"|"dir"|"symlink"|"other", "mode": "0644",
+ * "uid", "gid", "size", "blake2b_256": of a file's bytes or a link's target,
+ * else null}; a path changed when its mode bits, owner or bytes differ (not
+ * its times); one whose type changed is removed and added; a directory
+ * added or removed is listed with everything below it. Then one
  * {"event":"changes", "base", "root", "added", "removed", "changed",
- * "entries", "bytes_hashed", "duration_ms", "complete": B, "stopped":
- * null|why}: the walk stops at CHANGES_MAX_ENTRIES, _BYTES, _MS or _DEPTH
- * and says which. Nothing when changes_open was not called. */
-void changes_record(int (*emit)(json_t *ev));
+ * "entries", "bytes_hashed", "unreadable" (what it could not open),
+ * "not_compared" (files that look changed but it could not read: listed
+ * as changed), "skipped" (subtrees past CHANGES_MAX_DEPTH or PATH_MAX),
+ * "duration_ms", "complete": B (no bound reached, nothing unread),
+ * "stopped": null|why}. The entries and time bounds (CHANGES_HURRIED_MS
+ * when hurried: a signal ended the turn, and the runtime's kill follows)
+ * end the walk; the bytes bound ends the reading only. Nothing when
+ * changes_open was not called. */
+void changes_record(int (*emit)(json_t *ev), bool hurried);
 
 #endif

@@ -143,6 +143,8 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 		if (strcmp(a, "--audit-changes") == 0) {
 			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
 				return err_set(err, EINVAL, "%s needs a value", a);
+			if (o->audit_changes)
+				return err_set(err, EINVAL, "%s given twice", a);
 			o->audit_changes = argv[++(*i)];
 			continue;
 		}
@@ -159,6 +161,8 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 			} else if (a[2] == 's') {
 				o->socket_path = v;
 			} else if (a[2] == 'a') {
+				if (o->audit_log)
+					return err_set(err, EINVAL, "%s given twice", a);
 				o->audit_log = v;
 			} else {
 				char *end;
@@ -191,10 +195,12 @@ static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 		return err_set(err, EINVAL, "audit-verify takes LOG and --head HEX only");
 	o->mode = CLI_AUDIT_VERIFY;
 	for (; i < argc; i++) {
-		if (strcmp(argv[i], "--head") == 0) {
-			if (i + 1 >= argc || argv[i + 1][0] == '\0' || o->audit_head)
+		if (strcmp(argv[i], "--head") == 0 || strncmp(argv[i], "--head=", 7) == 0) {
+			const char *v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
+
+			if (v[0] == '\0' || o->audit_head)
 				return err_set(err, EINVAL, "audit-verify: --head needs one value (64 hex digits)");
-			o->audit_head = argv[++i];
+			o->audit_head = v;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			o->mode = CLI_HELP;
 			return 0;

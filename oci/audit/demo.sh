@@ -8,7 +8,7 @@
 #   podman run --rm -i --read-only --read-only-tmpfs=false --network none --ipc none \
 #     --tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
 #     -v TREE:/work:O -v TREE:/audit/base:ro -v LOGDIR:/var/log/turninit \
-#     IMAGE serve --audit-log /var/log/turninit/audit.jsonl
+#     IMAGE serve --audit-log /var/log/turninit/audit.jsonl --audit-changes /audit/base
 #
 # (its last command, `diff -ruN /audit/base /work`, shows what the session
 # changed), hashes the tree again and prints the audit log. Fails when the host
@@ -71,8 +71,10 @@ python3 "$ROOT_DIR/oci/audit/session.py" "$ROOT_DIR/oci/audit/commands.txt" -- \
 	--read-only --read-only-tmpfs=false --network none --ipc none \
 	--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
 	-v "$D/tree:/work:O" -v "$D/tree:/audit/base:ro" -v "$D/log:/var/log/turninit" \
-	"$IMAGE" serve --audit-log /var/log/turninit/audit.jsonl --audit-changes /audit/base
+	"$IMAGE" serve --audit-log /var/log/turninit/audit.jsonl --audit-changes /audit/base \
+	2>"$D/stderr"
 rc=$?
+cat "$D/stderr" >&2
 set -e
 [ "$rc" -eq 0 ] || die "the session failed"
 after=$(tree_hash "$D/tree")
@@ -95,5 +97,7 @@ for l in open(sys.argv[1]):
         print("  %d added, %d removed, %d changed; complete: %s" % (e["added"], e["removed"], e["changed"], e["complete"]))' \
 	"$D/log/audit.jsonl"
 echo
-echo "audit-demo: turninit audit-verify $D/log/audit.jsonl (the head it ends at is the one turninit printed at the end of the turn):"
-"$BIN" audit-verify "$D/log/audit.jsonl" || die "audit-verify found the log broken"
+head=$(sed -n 's/^turninit: audit: turn .* head \([0-9a-f]\{64\}\)$/\1/p' "$D/stderr")
+[ -n "$head" ] || die "turninit printed no final head"
+echo "audit-demo: turninit audit-verify $D/log/audit.jsonl --head $head (the head turninit printed at the end of the turn, held outside the log):"
+"$BIN" audit-verify "$D/log/audit.jsonl" --head "$head" || die "audit-verify found the log broken"

@@ -275,7 +275,7 @@ print(len(ts["seccomp"]["program_blake2b_256"]))' "$LOG" "$WORK/chain-verify.jso
 	expect_err "turninit: audit-verify: $WORK/no-such.jsonl: No such file or directory"$'\n'
 	run_cmd "$BIN" audit-verify "$LOG" --head abc
 	expect_rc 125
-	expect_err "turninit: audit-verify: --head abc: not 64 lowercase hex digits (a BLAKE2b-256 head)"$'\n'
+	expect_err "turninit: audit-verify: --head abc: not 64 hex digits (a BLAKE2b-256 head)"$'\n'
 	end
 fi
 
@@ -567,16 +567,41 @@ changes: 6 2 2 True None turn_end changes'
 	eq "the change record" "$got" "$want"
 	run_cmd "$BIN" audit-verify "$LOG"
 	expect_rc 0
-	# a bound reached: the record stops there and says which
+	# what a command does to hide a change: an edit in a directory it then
+	# makes unreadable, a private new directory, a chmod of the root, a tree
+	# past the depth bound before a later change (the bound skips that
+	# subtree and the walk goes on; the record says it is not complete)
 	fresh_tree
 	audit_argv
 	SERVER+=(--audit-changes /audit/base)
-	echo 'mkdir -p x$(printf "/x%.0s" $(seq 140))' > "$WORK/deep.txt"
-	session "$WORK/deep.txt"
+	cat > "$WORK/hide.txt" <<'EOF2'
+echo evil >> docs/keep.txt && chmod 000 docs
+mkdir -m 0700 priv && echo secret > priv/s.txt && chmod 000 priv
+chmod 0777 .
+mkdir -p aa$(printf "/x%.0s" $(seq 140)) && echo later > zz.txt
+EOF2
+	session "$WORK/hide.txt"
 	expect_rc 0
-	eq "the record's end" "$(python3 -c 'import json, sys
-e = [json.loads(l) for l in open(sys.argv[1]) if "\"changes\"" in l][0]
-print(e["complete"], e["stopped"], e["added"])' "$LOG" 2>&1)" "False more than 128 directory levels 129"
+	got=$(python3 - "$LOG" <<'PY' 2>&1
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+ch = {c["path"]: c for c in lines if c["event"] == "change"}
+e = [l for l in lines if l["event"] == "changes"][0]
+print("docs/keep.txt", ch.get("docs/keep.txt", {}).get("op"), bool((ch.get("docs/keep.txt", {}).get("now") or {}).get("blake2b_256")))
+print("priv/s.txt", ch.get("priv/s.txt", {}).get("op"))
+print(".", ch.get(".", {}).get("op"), (ch.get(".", {}).get("now") or {}).get("mode"))
+print("zz.txt", ch.get("zz.txt", {}).get("op"))
+print("end", e["complete"], e["stopped"], e["skipped"], e["unreadable"])
+PY
+)
+	eq "the hidden changes" "$got" "docs/keep.txt changed True
+priv/s.txt added
+. changed 0777
+zz.txt added
+end False None 1 0"
+	run_cmd "$BIN" audit-verify "$LOG"
+	expect_rc 0
+	expect_contains "audit-verify's note" "$OUT" "the change record is not complete"
 	# refused: a base the commands may write, and one holding the workdir
 	for bad in "/tmp:inside /tmp, which commands may write" "/:the base and the workdir /work may not hold one another"; do
 		run_refused timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
@@ -586,6 +611,28 @@ print(e["complete"], e["stopped"], e["added"])' "$LOG" 2>&1)" "False more than 1
 			serve --audit-log /var/log/turninit/refused.jsonl --audit-changes "${bad%%:*}"
 		expect_refusal "${bad#*:}"
 	done
+	end
+fi
+
+# Two turns on one log file would interleave their chains: the second is
+# refused while the first holds it (flock), and the log stays one turn's.
+if selected refuse-log-held-by-another-turn; then
+	begin refuse-log-held-by-another-turn
+	fresh_tree
+	audit_argv
+	mkfifo "$WORK/hold"
+	"${SERVER[@]}" < "$WORK/hold" > /dev/null 2> "$WORK/hold.err" &
+	holder=$!
+	exec 7> "$WORK/hold"
+	has_start() { grep -q '"event":"turn_start"' "$LOG" 2>/dev/null; }
+	wait_for 120 has_start || why "the first turn wrote no turn_start: $(cat "$WORK/hold.err")"
+	run_refused "${SERVER[@]}"
+	expect_refusal "audit log /var/log/turninit/audit.jsonl: another turn holds it (flock): give each turn a file of its own"
+	exec 7>&-
+	wait "$holder"
+	run_cmd "$BIN" audit-verify "$LOG"
+	expect_rc 0
+	expect_contains "audit-verify" "$OUT" ": 2 lines, 1 turns: whole"
 	end
 fi
 

@@ -837,6 +837,33 @@ static void head_of_the_last_turn_only(void **state)
 	expect_said(&r, true, 12, "vouches for the turn from this line on; each of the 1 turns before it");
 }
 
+/* The same turn twice in one file: the second is a copy. */
+static void turn_copied_in(void **state)
+{
+	struct mlog l = { 0 };
+	struct rec r;
+
+	(void)state;
+	ml_every_kind(&l, turn_a);
+	ml_every_kind(&l, turn_a);
+	assert_int_equal(check_log(&l, NULL, &r), 1);
+	expect_finding(&r, 12, "began before, at line 1: a turn copied in");
+}
+
+/* A run of lines outside any turn: its first named, the rest counted once. */
+static void lines_outside_counted(void **state)
+{
+	struct mlog l = { 0 };
+	struct rec r;
+
+	(void)state;
+	ml_every_kind(&l, turn_a);
+	ml_remove(&l, 1);
+	assert_int_equal(check_log(&l, NULL, &r), 2);
+	expect_finding(&r, 1, "before any turn_start");
+	expect_finding(&r, 10, "and 9 more lines up to this one outside any turn");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -869,6 +896,8 @@ int main(void)
 		cmocka_unit_test(cancel_without_exec),
 		cmocka_unit_test(exec_while_open),
 		cmocka_unit_test(head_of_the_last_turn_only),
+		cmocka_unit_test(turn_copied_in),
+		cmocka_unit_test(lines_outside_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
