@@ -592,13 +592,17 @@ print("priv/s.txt", ch.get("priv/s.txt", {}).get("op"))
 print(".", ch.get(".", {}).get("op"), (ch.get(".", {}).get("now") or {}).get("mode"))
 print("zz.txt", ch.get("zz.txt", {}).get("op"))
 print("end", e["complete"], e["stopped"], e["skipped"], e["unreadable"])
+# turninit kept a capability to read for the walk: no command has one
+rb = [l["read_back"] for l in lines if l["event"] == "exit" and l["read_back"]]
+print("commands' capabilities", sorted({r["cap_prm"] + r["cap_eff"] + r["cap_bnd"] for r in rb}) == ["0" * 48])
 PY
 )
 	eq "the hidden changes" "$got" "docs/keep.txt changed True
 priv/s.txt added
 . changed 0777
 zz.txt added
-end False None 1 0"
+end False None 1 0
+commands' capabilities True"
 	run_cmd "$BIN" audit-verify "$LOG"
 	expect_rc 0
 	expect_contains "audit-verify's note" "$OUT" "the change record is not complete"
