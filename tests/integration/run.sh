@@ -592,9 +592,10 @@ if selected e-bind-of-host-tmpfs-dir-refused; then
 fi
 if selected e-memory-emptydir-home-taken; then
 	# What a kubelet mounts for an emptyDir with medium: Memory: a root-owned
-	# tmpfs of mode 1777. turninit takes it for the manifest's uid.
+	# tmpfs of mode 1777 (exec: Docker's --tmpfs is noexec without it, and
+	# turninit would say so). turninit takes it for the manifest's uid.
 	begin e-memory-emptydir-home-taken
-	prun --tmpfs "/home/agent:rw,mode=1777,size=64m$NOCOPYUP" "$SEALED" 'stat -c "%a %u %g" "$HOME"'
+	prun --tmpfs "/home/agent:rw,exec,mode=1777,size=64m$NOCOPYUP" "$SEALED" 'stat -c "%a %u %g" "$HOME"'
 	expect_rc 0
 	expect_out $'700 1000 1000\n'
 	expect_err ""

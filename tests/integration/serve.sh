@@ -744,9 +744,10 @@ if selected k-kubelet-memory-emptydir-home; then
 	# HOME as a kubelet mounts an emptyDir with medium: Memory: a whole tmpfs
 	# with no mode option, so its root is root-owned and mode 1777 (kubelet's
 	# setupTmpfs mounts it after setupDir; podman kube play cannot show this: it
-	# chmods a volume to the image directory's mode). turninit must take it.
+	# chmods a volume to the image directory's mode; exec: Docker mounts a
+	# --tmpfs noexec without it, and turninit would say so). turninit must take it.
 	begin k-kubelet-memory-emptydir-home
-	prun --tmpfs "/home/agent:rw,mode=1777$NOCOPYUP" "$SEALED" \
+	prun --tmpfs "/home/agent:rw,exec,mode=1777$NOCOPYUP" "$SEALED" \
 		'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"'
 	expect_rc 0
 	expect_out $'tmpfs\n700 1000 1000\n'
