@@ -16,6 +16,7 @@
 #include "filter.h"
 #include "landlock.h"
 #include "net.h"
+#include "plan.h"
 #include "plat.h"
 
 /* [{"name": "mount", "action": "EPERM", "whole": true}, {"name": "ioctl",
@@ -197,11 +198,10 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 		err_set(err, ENOMEM, "verify: out of memory");
 		return NULL;
 	}
-	/* the program a start loads: the one given, or built by the same rule
-	 * (plan.c, step_filter: the guard is turninit's pid when the commands
-	 * share its euid) */
+	/* the program a start loads: the one given, or built as a start builds
+	 * it (plan.c, step_filter) */
 	if (!prog && !refusal &&
-	    sc_build(&r->manifest->seccomp, geteuid() == r->manifest->uid ? getpid() : 0, &built,
+	    sc_build(&r->manifest->seccomp, sandbox_guard(r->manifest), &built,
 		     &build_err) == 0)
 		prog = &built;
 	if (prog)

@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "home.h"
 #include "keeper.h"
+#include "place.h"
 #include "plat.h"
 #include "proxy.h"
 
@@ -30,6 +31,11 @@ static int step_platform(struct sandbox *sb, struct tn_error *err)
 	return 0;
 }
 
+pid_t sandbox_guard(const struct mf_manifest *m)
+{
+	return geteuid() == m->uid ? getpid() : 0;
+}
+
 static int step_filter(struct sandbox *sb, struct tn_error *err)
 {
 	/* The commands share turninit's uid (non-root mode, or turninit started
@@ -39,7 +45,7 @@ static int step_filter(struct sandbox *sb, struct tn_error *err)
 	struct scg_set set = { 0 };
 	int r;
 
-	sb->guard = geteuid() == sb->m->uid ? getpid() : 0;
+	sb->guard = sandbox_guard(sb->m);
 	r = sc_build(&sb->m->seccomp, sb->guard, &sb->filter, err);
 	if (r < 0)
 		return r;
@@ -171,15 +177,6 @@ int sandbox_probe(const struct mf_manifest *m, bool nonroot, struct tn_error *er
 	return 0;
 }
 
-/* path equals dir or lies below it (both absolute, normalised by the manifest) */
-static bool path_under(const char *path, const char *dir)
-{
-	size_t l = strlen(dir);
-
-	return strcmp(dir, "/") == 0 ||
-	       (strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/'));
-}
-
 int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, size_t n)
 {
 	const char *w = m->workdir;
@@ -191,7 +188,7 @@ int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, 
 
 	/* HOME is the commands' own tmpfs (made at the start: verify cannot
 	 * look in it yet) */
-	if (path_under(w, m->home))
+	if (place_path_under(w, m->home))
 		return 0;
 	found = stat(w, &st) == 0 ? 0 : errno;
 	if (found || !S_ISDIR(st.st_mode)) {
@@ -211,7 +208,7 @@ int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, 
 		return 1;
 	}
 	for (size_t i = 0; landlock > 0 && !under && i < m->landlock.n_writable; i++)
-		under = path_under(w, m->landlock.writable[i]);
+		under = place_path_under(w, m->landlock.writable[i]);
 	if (landlock > 0 && !under) {
 		snprintf(note, n, "workdir %s is outside landlock.writable: Landlock keeps commands from writing there (add it to landlock.writable)", w);
 		return 1;

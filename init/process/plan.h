@@ -54,6 +54,11 @@ extern const struct sandbox_step sandbox_steps[];   /* in order; ends with a NUL
 int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, bool nonroot,
 		    struct tn_error *err);
 
+/* sandbox_guard - the pid the seccomp filter keeps the commands from
+ * signalling (sc_build's guard): turninit's own when its euid is the
+ * commands' uid m->uid (non-root mode, or started as that uid), else 0. */
+pid_t sandbox_guard(const struct mf_manifest *m);
+
 /* sandbox_probe - what sandbox_prepare would refuse for m in this mode,
  * found without changing anything (verify): HOME (home_probe), the network
  * (net_plan) and the Landlock ruleset (made and closed). 0 when a start

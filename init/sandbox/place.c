@@ -10,7 +10,7 @@
 #include "landlock.h"
 
 /* path is dir or lies below it (by components: /tmpx is not below /tmp). */
-static bool path_under(const char *path, const char *dir)
+bool place_path_under(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
 
@@ -23,13 +23,13 @@ const char *place_writable_holder(const char *path, const struct mf_manifest *m)
 {
 	static const char *const dev[] = LL_DEVICE_PATHS;
 
-	if (path_under(path, m->home))
+	if (place_path_under(path, m->home))
 		return m->home;
 	for (size_t i = 0; i < m->landlock.n_writable; i++)
-		if (path_under(path, m->landlock.writable[i]))
+		if (place_path_under(path, m->landlock.writable[i]))
 			return m->landlock.writable[i];
 	for (size_t i = 0; dev[i]; i++)
-		if (path_under(path, dev[i]))
+		if (place_path_under(path, dev[i]))
 			return dev[i];
 	return NULL;
 }

@@ -14,6 +14,11 @@
 #include "error.h"
 #include "manifest.h"
 
+/* place_path_under - path is dir or lies below it, by its components ("/"
+ * holds every path). Both absolute and normalised (the manifest's paths
+ * are). */
+bool place_path_under(const char *path, const char *dir);
+
 /* place_writable_holder - the first place of m's writable set that holds path
  * (is path or an ancestor of it, by its components; "/" holds every path), or
  * NULL when none does. path: absolute. */

@@ -389,9 +389,8 @@ int audit_turn_start(const char *mode, const struct load_result *pol, json_t *pr
 		     struct tn_error *err)
 {
 	char kid[17], hex[2 * sizeof(pol->manifest_digest) + 1];
-	int r;
-
 	uint8_t id[AUDIT_TURN_BYTES];
+	int r;
 
 	if (audit_fd < 0)
 		return 0;

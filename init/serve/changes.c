@@ -40,15 +40,6 @@ struct ent {
 	uint8_t d[crypto_generichash_BYTES];
 };
 
-/* path is inside dir or is dir (both absolute, without "." or ".." parts) */
-static bool nested(const char *path, const char *dir)
-{
-	size_t l = strlen(dir);
-
-	return strcmp(dir, "/") == 0 ||
-	       (strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/'));
-}
-
 int changes_open(const char *base, const struct mf_manifest *m, bool probe, struct tn_error *err)
 {
 	const char *w;
@@ -61,7 +52,7 @@ int changes_open(const char *base, const struct mf_manifest *m, bool probe, stru
 	    (bl >= 3 && strcmp(base + bl - 3, "/..") == 0) || bl >= sizeof(base_path))
 		return err_set(err, EINVAL, "--audit-changes %s: expected an absolute path without . or .. parts",
 			       base);
-	if (nested(base, m->workdir) || nested(m->workdir, base))
+	if (place_path_under(base, m->workdir) || place_path_under(m->workdir, base))
 		return err_set(err, EINVAL, "--audit-changes %s: the base and the workdir %s may not hold one another",
 			       base, m->workdir);
 	if ((w = place_writable_holder(base, m)))

@@ -276,6 +276,20 @@ print(len(ts["seccomp"]["program_blake2b_256"]))' "$LOG" "$WORK/chain-verify.jso
 	run_cmd "$BIN" audit-verify "$LOG" --head abc
 	expect_rc 125
 	expect_err "turninit: audit-verify: --head abc: not 64 hex digits (a BLAKE2b-256 head)"$'\n'
+	# and its command line, and the flags it goes with: 125, one line, nothing read
+	for bad in "audit-verify:audit-verify needs LOG (a path, or - for stdin)" \
+		"audit-verify $LOG $LOG:audit-verify takes one LOG" \
+		"audit-verify $LOG --follow:audit-verify: unknown option --follow (LOG [--head HEX])" \
+		"--audit-log /x audit-verify $LOG:audit-verify takes LOG and --head HEX only" \
+		"serve --audit-changes /audit/base:--audit-changes goes with --audit-log (the change record is written there)" \
+		"serve --audit-log /a --audit-log /b:--audit-log given twice" \
+		"serve --audit-log /a --audit-changes /b --audit-changes /c:--audit-changes given twice"; do
+		# shellcheck disable=SC2086 # the words of the command line
+		run_cmd "$BIN" ${bad%%:*}
+		expect_rc 125
+		expect_err "turninit: ${bad#*:}"$'\n'
+		expect_out ""
+	done
 	end
 fi
 
@@ -607,7 +621,8 @@ commands' capabilities True"
 	expect_rc 0
 	expect_contains "audit-verify's note" "$OUT" "the change record is not complete"
 	# refused: a base the commands may write, and one holding the workdir
-	for bad in "/tmp:inside /tmp, which commands may write" "/:the base and the workdir /work may not hold one another"; do
+	for bad in "/tmp:inside /tmp, which commands may write" "/:the base and the workdir /work may not hold one another" \
+		"/audit/../audit:expected an absolute path without . or .. parts" "/no/such/base:No such file or directory"; do
 		run_refused timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
 			--read-only --read-only-tmpfs=false --ipc none \
 			--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
