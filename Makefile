@@ -34,7 +34,8 @@
 #   make mutants         each mutation of tests/mutants/mutants.txt built and run against
 #                        the suites that must catch it; fails if one survives
 #                        (not in check; docs/testing.md). MUTANTS=REGEX: some of them
-#   make update-docs     copy the probe table of the last sandbox run into docs/security.md
+#   make update-docs     copy the probe table of the last sandbox run, and the table of
+#                        both architectures of the last unit run, into docs/security.md
 #   make install         install the binary, the image and seal scripts, the man page, the
 #                        relink kit (LGPL-2.1) and the licences; PREFIX, DESTDIR, BINDIR,
 #                        SBINDIR, LIBDIR, MANDIR, DOCDIR (docs/packaging.md); also
@@ -178,7 +179,7 @@ $(BUILD)/turninit: $(BUILD)/turninit.unstripped
 # Unit tests: tests/unit/test_X.c against the policy sources; those of init/'s
 # pure parts (INIT_UNIT_TESTS) against init/ too, all but main.c.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
-INIT_UNIT_TESTS := $(BUILD)/host/test_spawn_steps
+INIT_UNIT_TESTS := $(BUILD)/host/test_spawn_steps $(BUILD)/host/test_filter_arch
 INIT_LIB_SRC := $(filter-out init/main.c,$(INIT_SRC))
 $(INIT_UNIT_TESTS): UNIT_SRC = $(INIT_LIB_SRC)
 $(INIT_UNIT_TESTS): $(INIT_LIB_SRC) $(BUILD)/gen/commit.h
@@ -291,11 +292,17 @@ mutants-list:
 layout:
 	@python3 tests/layout/layout.py --check
 
-# The probe table of docs/security.md from the last `make sandbox` run: the
-# suite writes build/stest/security.md and never a tracked file.
+# The probe table of docs/security.md from the last `make sandbox` run, and its
+# table of both architectures from the last `make unit` (build/seccomp-arches.md): the
+# suites write below build/ and never a tracked file.
 update-docs:
-	@test -r $(BUILD)/stest/security.md || { echo "run make sandbox first"; exit 1; }
-	cp $(BUILD)/stest/security.md docs/security.md
+	@test -r $(BUILD)/stest/security.md || test -r $(BUILD)/seccomp-arches.md || \
+		{ echo "run make sandbox (the probe table) or make unit (the table of both architectures) first"; exit 1; }
+	if test -r $(BUILD)/stest/security.md; then cp $(BUILD)/stest/security.md docs/security.md; fi
+	if test -r $(BUILD)/seccomp-arches.md; then python3 -c 'import re, sys; doc, t = open(sys.argv[1]).read(), open(sys.argv[2]).read(); \
+		new, n = re.subn(r"<!-- arch-table: .*?<!-- arch-table end -->\n", lambda m: t, doc, flags=re.S); \
+		sys.exit("arch-table markers missing in " + sys.argv[1]) if n != 1 else open(sys.argv[1], "w").write(new)' \
+		docs/security.md $(BUILD)/seccomp-arches.md; fi
 
 # Every suite runs even when one fails; the last line counts them all.
 check: setup

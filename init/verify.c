@@ -179,6 +179,7 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 	struct sc_program built = { 0 };
 	struct scg_set set = { 0 };
 	uint32_t kill = SCMP_ACT_KILL_PROCESS;
+	unsigned prog_len = 0;
 	json_t *denied, *root;
 	bool no_securebits;
 
@@ -204,17 +205,21 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 	    sc_build(&r->manifest->seccomp, sandbox_guard(r->manifest), &built,
 		     &build_err) == 0)
 		prog = &built;
-	if (prog)
+	if (prog) {
 		sc_program_digest(prog, digest);
+		prog_len = prog->prog.len;
+	}
 	sc_program_free(&built);
-	root = json_pack("{s:{s:s, s:s, s:s, s:o, s:s*}, s:o*, s:s, s:s, s:s, s:o*, s:o*, s:o*}",
-			 "seccomp", "architecture", "x86_64",
+	root = json_pack("{s:{s:s, s:s, s:s, s:s, s:o, s:s*, s:o*}, s:o*, s:s, s:s, s:s, s:o*, s:o*, s:o*}",
+			 "seccomp", "architecture", sc_arch_native()->name,
+			 "killed_architectures", sc_arch_native()->killed,
 			 "other_architectures", kill == SCMP_ACT_KILL_PROCESS ? "killed" :
 			 "the calling thread killed, not the process (the platform refuses SECCOMP_RET_KILL_PROCESS)",
 			 "bad_arch_action", kill == SCMP_ACT_KILL_PROCESS ? "SECCOMP_RET_KILL_PROCESS" :
 			 "SECCOMP_RET_KILL_THREAD",
 			 "denied", denied,
 			 "program_blake2b_256", digest[0] ? digest : NULL,
+			 "program_length", prog_len ? json_integer(prog_len) : NULL,
 			 "landlock", landlock_json(r->manifest),
 			 "network", net,
 			 "workdir", refusal ? "not checked: the start is refused" :

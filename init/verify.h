@@ -30,10 +30,11 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 		 const char *refusal, const char *workdir_note, struct tn_error *err);
 
 /* verify_protections - the protections in force, the one record verify
- * prints and turn_start logs (docs/audit.md): {"seccomp": {architecture,
- * other_architectures, bad_arch_action, denied, program_blake2b_256 (prog's
- * BPF program, or one built by a start's rule when prog is NULL; absent when
- * refused)}, "landlock", "network", "workdir", "securebits", "platform",
+ * prints and turn_start logs (docs/audit.md): {"seccomp": {architecture
+ * (this build's, sc_arch_native), killed_architectures, other_architectures,
+ * bad_arch_action, denied, program_blake2b_256 and program_length (of prog's
+ * BPF program in instructions, or of one built by a start's rule when prog
+ * is NULL; absent when refused)}, "landlock", "network", "workdir", "securebits", "platform",
  * "start", "signal_guard"}, each as verify_print describes it. Returns a new
  * object, or NULL with err set (-ENOMEM; sc_kill_action's and sc_denied's
  * errors). */

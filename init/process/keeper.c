@@ -28,16 +28,23 @@ static const uint64_t clone_flags[] = { CLONE_VM | CLONE_VFORK | SIGCHLD, CLONE_
 static const uint64_t prctl_options[] = { PR_SET_DUMPABLE, PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS,
 					  PR_CAP_AMBIENT };
 #define ANY(name) { name, -1, NULL, 0 }
+/* The calls musl makes for open(2), poll(2) and dup2(2): aarch64 has only
+ * their newer forms (policy/seccomp_arch.c). */
+#if defined(__aarch64__)
+#define KEEPER_ARCH_CALLS ANY("openat"), ANY("ppoll"), ANY("dup3")
+#else
+#define KEEPER_ARCH_CALLS ANY("open"), ANY("openat"), ANY("poll"), ANY("dup2")
+#endif
 
 const struct scg_use keeper_calls[] = {
 	/* the keeper: its socket and pipe, malloc, the command's start and end,
 	 * the sweep of /proc (reap.c) */
-	ANY("recvmsg"), ANY("read"), ANY("write"), ANY("close"), ANY("poll"), ANY("brk"),
+	ANY("recvmsg"), ANY("read"), ANY("write"), ANY("close"), ANY("brk"),
 	ANY("mmap"), ANY("munmap"), ANY("mremap"), ANY("madvise"), ANY("getpid"),
-	{ "clone", 0, clone_flags, 2 }, ANY("wait4"), ANY("kill"), ANY("open"), ANY("openat"),
+	{ "clone", 0, clone_flags, 2 }, ANY("wait4"), ANY("kill"), KEEPER_ARCH_CALLS,
 	ANY("getdents64"), ANY("clock_gettime"), ANY("exit_group"), ANY("exit"),
 	/* the child, in spawn.c's order */
-	ANY("setsid"), ANY("rt_sigaction"), ANY("rt_sigprocmask"), ANY("dup2"), ANY("close_range"),
+	ANY("setsid"), ANY("rt_sigaction"), ANY("rt_sigprocmask"), ANY("close_range"),
 	ANY("setfsuid"), { "prctl", 0, prctl_options, 4 }, ANY("prlimit64"), ANY("setgroups"),
 	ANY("setresgid"), ANY("setresuid"), ANY("capset"), ANY("capget"), ANY("getppid"),
 	ANY("chdir"), ANY("landlock_restrict_self"), ANY("execve"),

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stdbool.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,28 @@
 
 #include "cleanup.h"
 #include "platform.h"
+#include "seccomp_arch.h"
 #include "seccomp_groups.h"
 #include "target_calls.h"
 
-/* The filter's architecture checks (x32 and i386 killed), SPAWN_NSIG
- * (init/process/spawn.c) and verify's "architecture" are x86_64's: a port starts here. */
-#if !defined(__x86_64__)
-#error "turninit builds for x86_64 only: init/sandbox/filter.c (the seccomp filter's architecture checks, i386 and x32 killed), init/process/spawn.c (SPAWN_NSIG) and init/verify.c (\"architecture\") assume it"
+#if defined(__x86_64__)
+#define SC_ARCH_NATIVE 0
+#elif defined(__aarch64__)
+#define SC_ARCH_NATIVE 1
+#else
+#error "turninit builds for x86_64 and aarch64 only: sc_arches (init/sandbox/filter.c) names the seccomp architecture of each, and policy/seccomp_arch.c the syscall names each lacks"
 #endif
+
+const struct sc_arch sc_arches[] = {
+	{ "x86_64", SCMP_ARCH_X86_64, "i386 (int 0x80) and x32" },
+	{ "aarch64", SCMP_ARCH_AARCH64, "32-bit ARM (compat)" },
+};
+const size_t sc_n_arches = N_ELEMENTS(sc_arches);
+
+const struct sc_arch *sc_arch_native(void)
+{
+	return &sc_arches[SC_ARCH_NATIVE];
+}
 
 #define SC_ACT(a) ((a) == SCG_ENOSYS ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ERRNO(EPERM))
 
@@ -33,15 +48,61 @@ int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error 
 			   (const char *const *)sc->allow, sc->n_allow, ret, err);
 }
 
-/* One expanded rule as libseccomp's: a whole syscall, or one masked
+/* Whether set refuses every call of syscall: a whole rule with EPERM (the
+ * strongest, scg_resolve keeps no other rule beside it). */
+static bool sc_set_denies_whole(const struct scg_set *set, const char *syscall)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].rule.whole && set->v[i].rule.action == SCG_EPERM &&
+		    strcmp(set->v[i].rule.syscall, syscall) == 0)
+			return true;
+	return false;
+}
+
+/* The number libseccomp takes for name in a filter of arch: this machine's
+ * number of the name (libseccomp translates it to arch's by name,
+ * seccomp_rule_add(3)). 1 and *ret set: add the rule; 0: arch has no such
+ * syscall and seccomp_arch.h says why leaving it out loses nothing (for a
+ * rule of set, its form there is denied whole in set); -EINVAL: unknown, or
+ * absent from arch without that reason. set NULL: a rule of turninit's own
+ * (the guard), whose names every architecture has. */
+static int sc_nr(const struct sc_arch *a, const char *name, const struct scg_set *set,
+		 int *ret, struct tn_error *err)
+{
+	const struct scg_absent *abs;
+	int nr;
+
+	if (seccomp_syscall_resolve_name_arch(a->token, name) >= 0) {
+		nr = seccomp_syscall_resolve_name(name);
+		if (nr < 0)
+			return err_set(err, EINVAL, "seccomp: \"%s\": a syscall of %s but not of this machine, which builds the filter",
+				       name, a->name);
+		*ret = nr;
+		return 1;
+	}
+	if (seccomp_syscall_resolve_name(name) == __NR_SCMP_ERROR)
+		return err_set(err, EINVAL, "seccomp: unknown syscall \"%s\"", name);
+	abs = scg_absent_find(a->name, name);
+	if (!abs || !set)
+		return err_set(err, EINVAL, "seccomp: \"%s\" is not a syscall of %s, and nothing says what does the same there: refusing, since a rule on it would not hold",
+			       name, a->name);
+	if (abs->instead && !sc_set_denies_whole(set, abs->instead))
+		return err_set(err, EINVAL, "seccomp: \"%s\" is not a syscall of %s; there %s does the same (%s) and is not denied: deny \"%s\" too, or the call stays open on %s",
+			       name, a->name, abs->instead, abs->why, abs->instead, a->name);
+	return 0;
+}
+
+/* One expanded rule of set as libseccomp's: a whole syscall, or one masked
  * comparison (SCMP_CMP_MASKED_EQ, seccomp_rule_add(3)). */
-static int sc_add_entry(scmp_filter_ctx ctx, const struct scg_entry *e, struct tn_error *err)
+static int sc_add_entry(scmp_filter_ctx ctx, const struct sc_arch *a, const struct scg_entry *e,
+			const struct scg_set *set, struct tn_error *err)
 {
 	const struct scg_rule *rule = &e->rule;
-	int nr = seccomp_syscall_resolve_name(rule->syscall), r;
+	int nr, r;
 
-	if (nr == __NR_SCMP_ERROR)
-		return err_set(err, EINVAL, "seccomp: unknown syscall \"%s\"", rule->syscall);
+	r = sc_nr(a, rule->syscall, set, &nr, err);
+	if (r <= 0)
+		return r;
 	if (rule->whole)
 		r = seccomp_rule_add(ctx, SC_ACT(rule->action), nr, 0);
 	else
@@ -63,14 +124,18 @@ static int sc_add_entry(scmp_filter_ctx ctx, const struct scg_entry *e, struct t
  * prlimit64 that only reads (new limit NULL) stays open. Each comparison is
  * of the whole register: upper bits set is not 0, so refused. EPERM, as the
  * kernel answers a target it may not change. */
-static int sc_add_target_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
+static int sc_add_target_guard(scmp_filter_ctx ctx, const struct sc_arch *a, pid_t guard,
+				struct tn_error *err)
 {
 	for (size_t i = 0; i < tc_n_calls; i++) {
 		const struct tc_call *c = &tc_calls[i];
-		int nr = seccomp_syscall_resolve_name(c->name), r;
+		int nr, r;
 
 		if (c->cls != TC_GUARDED)
 			continue;
+		r = sc_nr(a, c->name, NULL, &nr, err);
+		if (r < 0)
+			return r;
 		if (c->write_arg >= 0)
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2,
 					     SCMP_CMP((unsigned)c->target_arg, SCMP_CMP_NE, 0),
@@ -89,7 +154,8 @@ static int sc_add_target_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error
 
 /* The signals a command may not send to turninit when it shares its uid
  * (filter.h, guard): EPERM, as the kernel answers a signal it may not send. */
-static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
+static int sc_add_guard(scmp_filter_ctx ctx, const struct sc_arch *a, pid_t guard,
+			struct tn_error *err)
 {
 	static const char *const by_pid[] = { "kill", "tkill", "tgkill" };
 	/* whole: sigqueue's two take a siginfo whose si_pid the sender chooses
@@ -98,13 +164,15 @@ static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
 		"rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
 	};
 	const uint32_t targets[] = { (uint32_t)guard, (uint32_t)-1, (uint32_t)-getpgid(guard) };
-	int r;
+	int nr, r;
 
 	for (size_t i = 0; i < N_ELEMENTS(by_pid); i++) {
-		int nr = seccomp_syscall_resolve_name(by_pid[i]);
 		/* -1 and the process group mean more than one process only to kill */
 		size_t n = strcmp(by_pid[i], "kill") == 0 ? 3 : 1;
 
+		r = sc_nr(a, by_pid[i], NULL, &nr, err);
+		if (r < 0)
+			return r;
 		for (size_t t = 0; t < n; t++) {
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
 					     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, targets[t]));
@@ -114,18 +182,24 @@ static int sc_add_guard(scmp_filter_ctx ctx, pid_t guard, struct tn_error *err)
 		}
 	}
 	for (size_t i = 0; i < N_ELEMENTS(whole); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), seccomp_syscall_resolve_name(whole[i]), 0);
+		r = sc_nr(a, whole[i], NULL, &nr, err);
+		if (r < 0)
+			return r;
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
 		if (r < 0 && r != -EEXIST)
 			return err_errno(err, r, "seccomp: the guard of pid %d (%s)", (int)guard, whole[i]);
 	}
 	/* F_SETSIG: a file's owner signal (F_SETOWN, FIOSETOWN, a lease) could
 	 * then be any signal, SIGKILL too, sent to an owner the command names;
 	 * without it that signal is SIGIO, which turninit keeps blocked. */
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), seccomp_syscall_resolve_name("fcntl"), 1,
+	r = sc_nr(a, "fcntl", NULL, &nr, err);
+	if (r < 0)
+		return r;
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
 			     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, F_SETSIG));
 	if (r < 0 && r != -EEXIST)
 		return err_errno(err, r, "seccomp: the guard of pid %d (fcntl F_SETSIG)", (int)guard);
-	return sc_add_target_guard(ctx, guard, err);
+	return sc_add_target_guard(ctx, a, guard, err);
 }
 
 int sc_kill_action(uint32_t *ret, struct tn_error *err)
@@ -169,6 +243,12 @@ int sc_kill_action(uint32_t *ret, struct tn_error *err)
 int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 	     struct tn_error *err)
 {
+	return sc_build_arch(sc_arch_native(), sc, guard, ret, err);
+}
+
+int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t guard,
+		  struct sc_program *ret, struct tn_error *err)
+{
 	scmp_filter_ctx ctx;
 	_cleanup_close_ int fd = -1;
 	struct sock_filter *buf = NULL;
@@ -183,6 +263,17 @@ int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return err_set(err, ENOMEM, "seccomp: out of memory");
+	/* The program admits a's syscalls only: libseccomp's first check
+	 * compares seccomp_data.arch with a's AUDIT_ARCH_*, and every other
+	 * architecture takes the bad-arch action. The same two calls build the
+	 * native program and, in the unit tests, another architecture's. */
+	r = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
+	if (r == 0)
+		r = seccomp_arch_add(ctx, a->token);
+	if (r < 0) {
+		err_errno(err, r, "seccomp: the %s architecture", a->name);
+		goto out;
+	}
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, kill);
 	if (r < 0) {
 		err_errno(err, r, "seccomp: bad-arch action");
@@ -201,10 +292,10 @@ int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 	}
 	r = sc_denied(sc, &set, err);
 	for (size_t i = 0; r >= 0 && i < set.n; i++)
-		r = sc_add_entry(ctx, &set.v[i], err);
+		r = sc_add_entry(ctx, a, &set.v[i], &set, err);
 	scg_set_free(&set);
 	if (r >= 0 && guard > 0)
-		r = sc_add_guard(ctx, guard, err);
+		r = sc_add_guard(ctx, a, guard, err);
 	if (r < 0)
 		goto out;
 	fd = memfd_create("turninit-seccomp", MFD_CLOEXEC);

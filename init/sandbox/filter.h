@@ -15,6 +15,23 @@
 #include "manifest.h"
 #include "seccomp_groups.h"
 
+/* An architecture turninit builds a filter for. The program admits its
+ * syscalls only: a syscall of any other architecture the CPU can run (on
+ * x86_64: i386 through int 0x80, and x32; on aarch64: 32-bit ARM, where the
+ * kernel has compat) is killed by the bad-arch action (sc_kill_action). */
+struct sc_arch {
+	const char *name;      /* "x86_64", "aarch64": uname -m's */
+	uint32_t token;        /* SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64 */
+	const char *killed;    /* the other architectures, for verify and the log */
+};
+
+/* sc_arches - the architectures turninit builds for, sc_n_arches of them;
+ * sc_arch_native - this build's (one of them: another architecture is a
+ * build error that names these two). */
+extern const struct sc_arch sc_arches[];
+extern const size_t sc_n_arches;
+const struct sc_arch *sc_arch_native(void);
+
 struct sc_program {
 	struct sock_fprog prog;   /* prog.filter is malloc'd */
 	uint32_t kill_action;     /* of other architectures: SCMP_ACT_KILL_PROCESS or
@@ -39,8 +56,9 @@ int sc_kill_action(uint32_t *ret, struct tn_error *err);
  * free with scg_set_free(). Errors: those of scg_resolve. */
 int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error *err);
 
-/* sc_build - build the filter for the manifest's seccomp section and export it. Non-native architectures
- * (i386 via int 0x80, x32) are killed (sc_kill_action as the bad-arch
+/* sc_build - build the filter for the manifest's seccomp section and export it,
+ * for this build's architecture (sc_build_arch with sc_arch_native()). Other
+ * architectures (arch->killed) are killed (sc_kill_action as the bad-arch
  * action, recorded in ret->kill_action). guard: 0, or turninit's pid, when
  * the commands share its uid and the kernel would let them signal it: kill(2)
  * of guard, of -1 and of guard's process group, tkill(2) and tgkill(2) of
@@ -54,6 +72,18 @@ int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error 
  * syscall, -ENOMEM, ...). */
 int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 	     struct tn_error *err);
+
+/* sc_build_arch - sc_build for arch, which need not be this machine's: the
+ * unit tests build aarch64's program on x86_64 and run it in a BPF
+ * interpreter (tests/unit/test_filter_arch.c). Rules are given to libseccomp
+ * by name, so each expands to arch's syscall number. A name arch has no
+ * syscall for (scg_absent: "open" on aarch64) is left out of its program:
+ * silently when nothing there does what it did (ioperm), else only when its
+ * form there ("openat") is in the same set with a rule at least as strong;
+ * otherwise refused (-EINVAL), since the deny would not hold there.
+ * Errors: those of sc_build. */
+int sc_build_arch(const struct sc_arch *arch, const struct mf_seccomp *sc, pid_t guard,
+		  struct sc_program *ret, struct tn_error *err);
 
 /* sc_load - install p in the calling process (needs no_new_privs set first).
  * Returns 0 or -errno of prctl(PR_SET_SECCOMP). Async-signal-safe. */

@@ -139,7 +139,7 @@ fi
 
 # An x32 syscall: the bad-arch action kills (the thread, which is the probe's
 # only one): 128 + SIGSYS.
-if selected gv-x32-killed; then
+if kernel_test gv-x32-killed x86_64; then
 	begin gv-x32-killed
 	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe x32_getpid'
 	expect_rc 159

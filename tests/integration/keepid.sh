@@ -212,7 +212,7 @@ end; fi
 # podman: attacks blocked or killed, controls allowed. A row that relies on a
 # kernel feature is not asserted where the kernel lacks it (sandbox.sh's
 # ROW_FEATURE: int 0x80 never reaches the filter without IA32 emulation).
-declare -A ROW_FEATURE=([int80_getpid]=int80) ROW_SKIP=()
+declare -A ROW_FEATURE=([int80_getpid]=int80 [x32_getpid]=x86_64) ROW_SKIP=()
 for name in "${!ROW_FEATURE[@]}"; do
 	[[ -n ${EXP_V[$name]-} ]] || abort "ROW_FEATURE names $name, which probe list does not"
 	kernel_lacks "${ROW_FEATURE[$name]}" && ROW_SKIP[$name]=$KERNEL_WHY

@@ -22,6 +22,8 @@
  *             without IA32 emulation, or booted with ia32_emulation=0), any
  *             other outcome "unknown" with what happened
  *   x32       the x32 ABI: getpid | 0x40000000 returns the pid, or ENOSYS
+ *             (both "no" on another architecture, with that reason)
+ *   x86_64    the machine is x86_64 (the i386 and x32 entries exist at all)
  *   landlock  landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
  *             (Documentation/userspace-api/landlock.rst): the ABI, 0 when
  *             ENOSYS or EOPNOTSUPP (built without it, or not in lsm=)
@@ -123,6 +125,7 @@ static int kf_in_child(int (*fn)(void), int *ret_status)
 	return 0;
 }
 
+#if defined(__x86_64__)
 static int kf_int80_child(void)
 {
 	int ret;
@@ -162,6 +165,31 @@ static void kf_x32(struct kf_answer *a)
 		kf_set(a, "no", "this kernel has no x32 ABI: x32 getpid fails with ENOSYS without any filter");
 	else
 		kf_set(a, "unknown", "x32 getpid returned %ld (%s)", r, r < 0 ? strerror(errno) : "not the pid");
+}
+#else
+/* Another architecture: neither entry exists, and a probe row of either is
+ * skipped with this reason (tests/integration/sandbox.sh, ROW_FEATURE). */
+static void kf_int80(struct kf_answer *a)
+{
+	kf_set(a, "no", "this machine is not x86_64: there is no int 0x80 entry");
+}
+
+static void kf_x32(struct kf_answer *a)
+{
+	kf_set(a, "no", "this machine is not x86_64: there is no x32 ABI");
+}
+#endif
+
+/* x86_64 itself: the rows of the x86-only entries need it (on a kernel
+ * without the x32 ABI the filter still kills the x32 row: it sees the bit
+ * first). */
+static void kf_x86_64(struct kf_answer *a)
+{
+#if defined(__x86_64__)
+	kf_set(a, "yes", "this build runs on x86_64");
+#else
+	kf_set(a, "no", "this machine is not x86_64: the i386 and x32 entries are x86_64's");
+#endif
 }
 
 static void kf_landlock(struct kf_answer *a)
@@ -309,6 +337,7 @@ static const struct kf_feature {
 } kf_features[] = {
 	{ "int80", kf_int80, 1 },
 	{ "x32", kf_x32, 1 },
+	{ "x86_64", kf_x86_64, 0 },
 	{ "landlock", kf_landlock, 1 },
 	{ "cgroup", kf_cgroup, 0 },
 	{ "oom_kill", kf_oom_kill, 0 },

@@ -77,6 +77,23 @@ static const char *const pr_verdict_name[] = { "allowed", "blocked", "killed" };
 
 #define PR_USERNS 1u /* try unshare(CLONE_NEWUSER | CLONE_NEWNS) first */
 
+/* How the filter sees a probe's call, for the BPF interpreter of
+ * tests/unit/test_filter_arch.c, which includes this file: the syscall's name
+ * (x86_64's: on an architecture without it, policy/seccomp_arch.c names the
+ * call libc makes instead) and its first two arguments, the only ones a rule
+ * of the groups compares; a pointer is 0 there. abi: the entry it goes
+ * through. */
+enum pr_abi {
+	PR_NATIVE,   /* the architecture's own */
+	PR_COMPAT,   /* the 32-bit one: i386 through int 0x80 on x86_64, 32-bit ARM on aarch64 */
+	PR_X32,      /* x86_64's x32 (the 0x40000000 bit); no other architecture has one */
+};
+struct pr_sim {
+	const char *syscall;
+	enum pr_abi abi;
+	uint64_t a0, a1;
+};
+
 struct pr_probe {
 	const char *name;
 	enum pr_verdict expect; /* under turninit's default manifest */
@@ -84,6 +101,7 @@ struct pr_probe {
 	unsigned flags;
 	const char *call;       /* how it is called, and what "allowed" returns */
 	long (*fn)(void);       /* >= 0, or -errno */
+	struct pr_sim sim;
 };
 
 /* syscall(2) returns -1 and sets errno; the probes speak -errno. */
@@ -166,6 +184,7 @@ static long pr_init_module(void)
 
 static long pr_int80_getpid(void)
 {
+#if defined(__x86_64__)
 	int ret;
 
 	/* The i386 entry: getpid is 20 there. The 64-bit registers r8-r11 are not
@@ -175,6 +194,9 @@ static long pr_int80_getpid(void)
 			 : "a"(PR_I386_GETPID)
 			 : "r8", "r9", "r10", "r11", "memory");
 	return ret;
+#else
+	return -ENOSYS; /* no int 0x80 here: sandbox.sh skips the row (kfeatures int80) */
+#endif
 }
 
 static long pr_io_uring_enter(void)
@@ -383,7 +405,11 @@ static long pr_userfaultfd(void)
 
 static long pr_x32_getpid(void)
 {
+#if defined(__x86_64__)
 	return SC(PR_X32_SYSCALL_BIT | SYS_getpid);
+#else
+	return -ENOSYS;
+#endif
 }
 
 /* --- controls ------------------------------------------------------------------- */
@@ -478,68 +504,130 @@ static long pr_ctl_unshare_none(void)
 #define B PR_BLOCKED
 #define K PR_KILLED
 static const struct pr_probe pr_probes[] = {
-	{ "add_key", B, EPERM, 0, "add_key(\"user\", \"probe\", NULL, 0x7fffffff): EINVAL", pr_add_key },
-	{ "bpf", B, EPERM, 0, "bpf(0, bad pointer, 8): EFAULT", pr_bpf },
-	{ "chroot", B, EPERM, 0, "chroot(bad pointer): EFAULT", pr_chroot },
-	{ "clone3", B, ENOSYS, 0, "clone3(NULL, 0): EINVAL; a filter must say ENOSYS so libc falls back to clone", pr_clone3 },
-	{ "clone_newns", B, EPERM, 0, "raw clone(CLONE_NEWNS|CLONE_FS|SIGCHLD): EINVAL", pr_clone_newns },
-	{ "clone_newuser", B, EPERM, 0, "raw clone(CLONE_NEWUSER|CLONE_FS|SIGCHLD): EINVAL", pr_clone_newuser },
-	{ "ctl_clone_plain", A, 0, 0, "control: raw clone(SIGCHLD), the child exits: success", pr_ctl_clone_plain },
-	{ "ctl_fork", A, 0, 0, "control: fork() and wait: success", pr_ctl_fork },
-	{ "ctl_getppid", A, 0, 0, "control: getppid(): success", pr_ctl_getppid },
-	{ "ctl_ioctl_tcgets", A, 0, 0, "control: ioctl(pipe, TCGETS): ENOTTY", pr_ctl_ioctl_tcgets },
-	{ "ctl_personality_linux", A, 0, 0, "control: personality(PER_LINUX): success", pr_ctl_personality_linux },
-	{ "ctl_personality_query", A, 0, 0, "control: personality(0xffffffff): success", pr_ctl_personality_query },
-	{ "ctl_socket_unix", A, 0, 0, "control: socket(AF_UNIX, SOCK_STREAM): success", pr_ctl_socket_unix },
-	{ "ctl_socketpair_unix", A, 0, 0, "control: socketpair(AF_UNIX, SOCK_STREAM): success", pr_ctl_socketpair_unix },
-	{ "ctl_unshare_none", A, 0, 0, "control: unshare(0): success", pr_ctl_unshare_none },
-	{ "delete_module", B, EPERM, 0, "delete_module(bad pointer, 0): EFAULT, or EPERM/ENOSYS from the kernel", pr_delete_module },
-	{ "finit_module", B, EPERM, 0, "finit_module(-1, \"\", unknown flag): EINVAL, or EPERM/ENOSYS from the kernel", pr_finit_module },
-	{ "fsconfig", B, EPERM, 0, "fsconfig(-1, 0, NULL, NULL, 0): EINVAL", pr_fsconfig },
-	{ "fsmount", B, EPERM, PR_USERNS, "fsmount(-1, unknown flag, 0): EINVAL", pr_fsmount },
-	{ "fsopen", B, EPERM, PR_USERNS, "fsopen(\"tmpfs\", unknown flag): EINVAL", pr_fsopen },
-	{ "fspick", B, EPERM, PR_USERNS, "fspick(-1, \"\", unknown flag): EINVAL", pr_fspick },
-	{ "init_module", B, EPERM, 0, "init_module(bad pointer, 0, \"\"): EFAULT, or EPERM/ENOSYS from the kernel", pr_init_module },
-	{ "int80_getpid", K, SIGSYS, 0, "i386 getpid through int $0x80: success", pr_int80_getpid },
-	{ "io_uring_enter", B, EPERM, 0, "io_uring_enter(-1, ...): EBADF", pr_io_uring_enter },
-	{ "io_uring_register", B, EPERM, 0, "io_uring_register(-1, 0, NULL, 0): EBADF", pr_io_uring_register },
-	{ "io_uring_setup", B, EPERM, 0, "io_uring_setup(1, NULL): EFAULT", pr_io_uring_setup },
-	{ "ioctl_tioclinux", B, EPERM, 0, "ioctl(-1, TIOCLINUX, NULL): EBADF", pr_ioctl_tiocli },
-	{ "ioctl_tiocsti", B, EPERM, 0, "ioctl(-1, TIOCSTI, NULL): EBADF", pr_ioctl_tiocsti },
-	{ "ioctl_tiocsti_hi32", B, EPERM, 0, "raw ioctl(-1, TIOCSTI | 1<<32, NULL): EBADF", pr_ioctl_tiocsti_hi },
-	{ "kexec_file_load", B, EPERM, 0, "kexec_file_load(-1, -1, 0, NULL, unknown flag): EINVAL, or EPERM/ENOSYS from the kernel", pr_kexec_file_load },
-	{ "kexec_load", B, EPERM, 0, "kexec_load(0, 0, NULL, unknown flag): EINVAL, or EPERM/ENOSYS from the kernel", pr_kexec_load },
-	{ "keyctl", B, EPERM, 0, "keyctl(unknown operation): EOPNOTSUPP", pr_keyctl },
-	{ "mount", B, EPERM, 0, "mount(\"none\", \"/\", bad pointer, 0, NULL): EFAULT", pr_mount },
-	{ "mount_setattr", B, EPERM, 0, "mount_setattr(-1, \"\", unknown flag, NULL, 0): EINVAL", pr_mount_setattr },
-	{ "move_mount", B, EPERM, PR_USERNS, "move_mount(-1, \"\", -1, \"\", unknown flag): EINVAL", pr_move_mount },
-	{ "open_by_handle_at", B, EPERM, 0, "open_by_handle_at(-1, bad pointer, 0): EFAULT or EBADF", pr_open_by_handle_at },
-	{ "open_tree", B, EPERM, 0, "open_tree(-1, bad pointer, 0): EFAULT", pr_open_tree },
-	{ "perf_event_open", B, EPERM, 0, "perf_event_open(NULL, 0, -1, -1, unknown flag): EINVAL", pr_perf_event_open },
-	{ "personality_addr_no_randomize", B, EPERM, 0, "personality(ADDR_NO_RANDOMIZE): success", pr_personality_addr_no_rnd },
-	{ "personality_read_implies_exec", B, EPERM, 0, "personality(READ_IMPLIES_EXEC): success", pr_personality_rie },
-	{ "personality_read_implies_exec_hi32", B, EPERM, 0, "raw personality(READ_IMPLIES_EXEC | 1<<32): success", pr_personality_rie_hi },
-	{ "pidfd_getfd", B, EPERM, 0, "pidfd_getfd(-1, 0, unknown flag): EINVAL", pr_pidfd_getfd },
-	{ "pivot_root", B, EPERM, PR_USERNS, "pivot_root(bad pointer, bad pointer): EFAULT", pr_pivot_root },
-	{ "process_vm_readv", B, EPERM, 0, "process_vm_readv(parent, NULL, 0, NULL, 0, unknown flag): EINVAL", pr_process_vm_readv },
-	{ "process_vm_writev", B, EPERM, 0, "process_vm_writev(parent, NULL, 0, NULL, 0, unknown flag): EINVAL", pr_process_vm_writev },
-	{ "ptrace", B, EPERM, 0, "ptrace(PTRACE_PEEKDATA, no such pid): ESRCH", pr_ptrace },
-	{ "request_key", B, EPERM, 0, "request_key(bad pointer, \"probe\", NULL, 0): EFAULT", pr_request_key },
-	{ "setns", B, EPERM, 0, "setns(-1, 0): EBADF", pr_setns },
-	{ "socket_af_alg", B, EPERM, 0, "socket(AF_ALG, type 15, 0): EINVAL", pr_socket_alg },
-	{ "socket_af_vsock", B, EPERM, 0, "socket(AF_VSOCK, type 15, 0): EINVAL", pr_socket_vsock },
-	{ "socket_af_vsock_hi32", B, EPERM, 0, "raw socket(AF_VSOCK | 1<<32, type 15, 0): EINVAL", pr_socket_vsock_hi },
-	{ "umount2", B, EPERM, 0, "umount2(\"/\", unknown flag): EINVAL", pr_umount2 },
-	{ "unshare_newcgroup", B, EPERM, 0, "unshare(CLONE_NEWCGROUP | 0x1): EINVAL", pr_unshare_newcgroup },
-	{ "unshare_newipc", B, EPERM, 0, "unshare(CLONE_NEWIPC | 0x1): EINVAL", pr_unshare_newipc },
-	{ "unshare_newnet", B, EPERM, 0, "unshare(CLONE_NEWNET | 0x1): EINVAL", pr_unshare_newnet },
-	{ "unshare_newns", B, EPERM, 0, "unshare(CLONE_NEWNS | 0x1): EINVAL", pr_unshare_newns },
-	{ "unshare_newpid", B, EPERM, 0, "unshare(CLONE_NEWPID | 0x1): EINVAL", pr_unshare_newpid },
-	{ "unshare_newtime", B, EPERM, 0, "unshare(CLONE_NEWTIME | 0x1): EINVAL", pr_unshare_newtime },
-	{ "unshare_newuser", B, EPERM, 0, "unshare(CLONE_NEWUSER | 0x1): EINVAL", pr_unshare_newuser },
-	{ "unshare_newuts", B, EPERM, 0, "unshare(CLONE_NEWUTS | 0x1): EINVAL", pr_unshare_newuts },
-	{ "userfaultfd", B, EPERM, 0, "userfaultfd(UFFD_USER_MODE_ONLY | 0x2): EINVAL", pr_userfaultfd },
-	{ "x32_getpid", K, SIGSYS, 0, "x32 getpid (39 | 0x40000000 through syscall): success, or ENOSYS without CONFIG_X86_X32_ABI", pr_x32_getpid },
+	{ "add_key", B, EPERM, 0, "add_key(\"user\", \"probe\", NULL, 0x7fffffff): EINVAL", pr_add_key,
+	  { "add_key", PR_NATIVE, 0, 0 } },
+	{ "bpf", B, EPERM, 0, "bpf(0, bad pointer, 8): EFAULT", pr_bpf,
+	  { "bpf", PR_NATIVE, 0, 8 } },
+	{ "chroot", B, EPERM, 0, "chroot(bad pointer): EFAULT", pr_chroot,
+	  { "chroot", PR_NATIVE, 8, 0 } },
+	{ "clone3", B, ENOSYS, 0, "clone3(NULL, 0): EINVAL; a filter must say ENOSYS so libc falls back to clone", pr_clone3,
+	  { "clone3", PR_NATIVE, 0, 0 } },
+	{ "clone_newns", B, EPERM, 0, "raw clone(CLONE_NEWNS|CLONE_FS|SIGCHLD): EINVAL", pr_clone_newns,
+	  { "clone", PR_NATIVE, CLONE_NEWNS | CLONE_FS | SIGCHLD, 0 } },
+	{ "clone_newuser", B, EPERM, 0, "raw clone(CLONE_NEWUSER|CLONE_FS|SIGCHLD): EINVAL", pr_clone_newuser,
+	  { "clone", PR_NATIVE, CLONE_NEWUSER | CLONE_FS | SIGCHLD, 0 } },
+	{ "ctl_clone_plain", A, 0, 0, "control: raw clone(SIGCHLD), the child exits: success", pr_ctl_clone_plain,
+	  { "clone", PR_NATIVE, SIGCHLD, 0 } },
+	{ "ctl_fork", A, 0, 0, "control: fork() and wait: success", pr_ctl_fork,
+	  { "fork", PR_NATIVE, SIGCHLD, 0 } },
+	{ "ctl_getppid", A, 0, 0, "control: getppid(): success", pr_ctl_getppid,
+	  { "getppid", PR_NATIVE, 0, 0 } },
+	{ "ctl_ioctl_tcgets", A, 0, 0, "control: ioctl(pipe, TCGETS): ENOTTY", pr_ctl_ioctl_tcgets,
+	  { "ioctl", PR_NATIVE, 3, TCGETS } },
+	{ "ctl_personality_linux", A, 0, 0, "control: personality(PER_LINUX): success", pr_ctl_personality_linux,
+	  { "personality", PR_NATIVE, 0, 0 } },
+	{ "ctl_personality_query", A, 0, 0, "control: personality(0xffffffff): success", pr_ctl_personality_query,
+	  { "personality", PR_NATIVE, 0xffffffffu, 0 } },
+	{ "ctl_socket_unix", A, 0, 0, "control: socket(AF_UNIX, SOCK_STREAM): success", pr_ctl_socket_unix,
+	  { "socket", PR_NATIVE, AF_UNIX, SOCK_STREAM } },
+	{ "ctl_socketpair_unix", A, 0, 0, "control: socketpair(AF_UNIX, SOCK_STREAM): success", pr_ctl_socketpair_unix,
+	  { "socketpair", PR_NATIVE, AF_UNIX, SOCK_STREAM } },
+	{ "ctl_unshare_none", A, 0, 0, "control: unshare(0): success", pr_ctl_unshare_none,
+	  { "unshare", PR_NATIVE, 0, 0 } },
+	{ "delete_module", B, EPERM, 0, "delete_module(bad pointer, 0): EFAULT, or EPERM/ENOSYS from the kernel", pr_delete_module,
+	  { "delete_module", PR_NATIVE, 8, 0 } },
+	{ "finit_module", B, EPERM, 0, "finit_module(-1, \"\", unknown flag): EINVAL, or EPERM/ENOSYS from the kernel", pr_finit_module,
+	  { "finit_module", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "fsconfig", B, EPERM, 0, "fsconfig(-1, 0, NULL, NULL, 0): EINVAL", pr_fsconfig,
+	  { "fsconfig", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "fsmount", B, EPERM, PR_USERNS, "fsmount(-1, unknown flag, 0): EINVAL", pr_fsmount,
+	  { "fsmount", PR_NATIVE, (uint64_t)-1, 0x80000000u } },
+	{ "fsopen", B, EPERM, PR_USERNS, "fsopen(\"tmpfs\", unknown flag): EINVAL", pr_fsopen,
+	  { "fsopen", PR_NATIVE, 0, 0x80000000u } },
+	{ "fspick", B, EPERM, PR_USERNS, "fspick(-1, \"\", unknown flag): EINVAL", pr_fspick,
+	  { "fspick", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "init_module", B, EPERM, 0, "init_module(bad pointer, 0, \"\"): EFAULT, or EPERM/ENOSYS from the kernel", pr_init_module,
+	  { "init_module", PR_NATIVE, 8, 0 } },
+	{ "int80_getpid", K, SIGSYS, 0, "i386 getpid through int $0x80: success", pr_int80_getpid,
+	  { "getpid", PR_COMPAT, 0, 0 } },
+	{ "io_uring_enter", B, EPERM, 0, "io_uring_enter(-1, ...): EBADF", pr_io_uring_enter,
+	  { "io_uring_enter", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "io_uring_register", B, EPERM, 0, "io_uring_register(-1, 0, NULL, 0): EBADF", pr_io_uring_register,
+	  { "io_uring_register", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "io_uring_setup", B, EPERM, 0, "io_uring_setup(1, NULL): EFAULT", pr_io_uring_setup,
+	  { "io_uring_setup", PR_NATIVE, 1, 0 } },
+	{ "ioctl_tioclinux", B, EPERM, 0, "ioctl(-1, TIOCLINUX, NULL): EBADF", pr_ioctl_tiocli,
+	  { "ioctl", PR_NATIVE, (uint64_t)-1, TIOCLINUX } },
+	{ "ioctl_tiocsti", B, EPERM, 0, "ioctl(-1, TIOCSTI, NULL): EBADF", pr_ioctl_tiocsti,
+	  { "ioctl", PR_NATIVE, (uint64_t)-1, TIOCSTI } },
+	{ "ioctl_tiocsti_hi32", B, EPERM, 0, "raw ioctl(-1, TIOCSTI | 1<<32, NULL): EBADF", pr_ioctl_tiocsti_hi,
+	  { "ioctl", PR_NATIVE, (uint64_t)-1, TIOCSTI | (1ull << 32) } },
+	{ "kexec_file_load", B, EPERM, 0, "kexec_file_load(-1, -1, 0, NULL, unknown flag): EINVAL, or EPERM/ENOSYS from the kernel", pr_kexec_file_load,
+	  { "kexec_file_load", PR_NATIVE, (uint64_t)-1, (uint64_t)-1 } },
+	{ "kexec_load", B, EPERM, 0, "kexec_load(0, 0, NULL, unknown flag): EINVAL, or EPERM/ENOSYS from the kernel", pr_kexec_load,
+	  { "kexec_load", PR_NATIVE, 0, 0 } },
+	{ "keyctl", B, EPERM, 0, "keyctl(unknown operation): EOPNOTSUPP", pr_keyctl,
+	  { "keyctl", PR_NATIVE, 0x7fff, 0 } },
+	{ "mount", B, EPERM, 0, "mount(\"none\", \"/\", bad pointer, 0, NULL): EFAULT", pr_mount,
+	  { "mount", PR_NATIVE, 0, 0 } },
+	{ "mount_setattr", B, EPERM, 0, "mount_setattr(-1, \"\", unknown flag, NULL, 0): EINVAL", pr_mount_setattr,
+	  { "mount_setattr", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "move_mount", B, EPERM, PR_USERNS, "move_mount(-1, \"\", -1, \"\", unknown flag): EINVAL", pr_move_mount,
+	  { "move_mount", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "open_by_handle_at", B, EPERM, 0, "open_by_handle_at(-1, bad pointer, 0): EFAULT or EBADF", pr_open_by_handle_at,
+	  { "open_by_handle_at", PR_NATIVE, (uint64_t)-1, 8 } },
+	{ "open_tree", B, EPERM, 0, "open_tree(-1, bad pointer, 0): EFAULT", pr_open_tree,
+	  { "open_tree", PR_NATIVE, (uint64_t)-1, 8 } },
+	{ "perf_event_open", B, EPERM, 0, "perf_event_open(NULL, 0, -1, -1, unknown flag): EINVAL", pr_perf_event_open,
+	  { "perf_event_open", PR_NATIVE, 0, 0 } },
+	{ "personality_addr_no_randomize", B, EPERM, 0, "personality(ADDR_NO_RANDOMIZE): success", pr_personality_addr_no_rnd,
+	  { "personality", PR_NATIVE, PR_ADDR_NO_RANDOMIZE, 0 } },
+	{ "personality_read_implies_exec", B, EPERM, 0, "personality(READ_IMPLIES_EXEC): success", pr_personality_rie,
+	  { "personality", PR_NATIVE, PR_READ_IMPLIES_EXEC, 0 } },
+	{ "personality_read_implies_exec_hi32", B, EPERM, 0, "raw personality(READ_IMPLIES_EXEC | 1<<32): success", pr_personality_rie_hi,
+	  { "personality", PR_NATIVE, PR_READ_IMPLIES_EXEC | (1ull << 32), 0 } },
+	{ "pidfd_getfd", B, EPERM, 0, "pidfd_getfd(-1, 0, unknown flag): EINVAL", pr_pidfd_getfd,
+	  { "pidfd_getfd", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "pivot_root", B, EPERM, PR_USERNS, "pivot_root(bad pointer, bad pointer): EFAULT", pr_pivot_root,
+	  { "pivot_root", PR_NATIVE, 8, 8 } },
+	{ "process_vm_readv", B, EPERM, 0, "process_vm_readv(parent, NULL, 0, NULL, 0, unknown flag): EINVAL", pr_process_vm_readv,
+	  { "process_vm_readv", PR_NATIVE, 1, 0 } },
+	{ "process_vm_writev", B, EPERM, 0, "process_vm_writev(parent, NULL, 0, NULL, 0, unknown flag): EINVAL", pr_process_vm_writev,
+	  { "process_vm_writev", PR_NATIVE, 1, 0 } },
+	{ "ptrace", B, EPERM, 0, "ptrace(PTRACE_PEEKDATA, no such pid): ESRCH", pr_ptrace,
+	  { "ptrace", PR_NATIVE, 2, PR_NO_PID } },
+	{ "request_key", B, EPERM, 0, "request_key(bad pointer, \"probe\", NULL, 0): EFAULT", pr_request_key,
+	  { "request_key", PR_NATIVE, 8, 0 } },
+	{ "setns", B, EPERM, 0, "setns(-1, 0): EBADF", pr_setns,
+	  { "setns", PR_NATIVE, (uint64_t)-1, 0 } },
+	{ "socket_af_alg", B, EPERM, 0, "socket(AF_ALG, type 15, 0): EINVAL", pr_socket_alg,
+	  { "socket", PR_NATIVE, AF_ALG, 15 } },
+	{ "socket_af_vsock", B, EPERM, 0, "socket(AF_VSOCK, type 15, 0): EINVAL", pr_socket_vsock,
+	  { "socket", PR_NATIVE, AF_VSOCK, 15 } },
+	{ "socket_af_vsock_hi32", B, EPERM, 0, "raw socket(AF_VSOCK | 1<<32, type 15, 0): EINVAL", pr_socket_vsock_hi,
+	  { "socket", PR_NATIVE, AF_VSOCK | (1ull << 32), 15 } },
+	{ "umount2", B, EPERM, 0, "umount2(\"/\", unknown flag): EINVAL", pr_umount2,
+	  { "umount2", PR_NATIVE, 0, 0x80000000u } },
+	{ "unshare_newcgroup", B, EPERM, 0, "unshare(CLONE_NEWCGROUP | 0x1): EINVAL", pr_unshare_newcgroup,
+	  { "unshare", PR_NATIVE, CLONE_NEWCGROUP | 0x1, 0 } },
+	{ "unshare_newipc", B, EPERM, 0, "unshare(CLONE_NEWIPC | 0x1): EINVAL", pr_unshare_newipc,
+	  { "unshare", PR_NATIVE, CLONE_NEWIPC | 0x1, 0 } },
+	{ "unshare_newnet", B, EPERM, 0, "unshare(CLONE_NEWNET | 0x1): EINVAL", pr_unshare_newnet,
+	  { "unshare", PR_NATIVE, CLONE_NEWNET | 0x1, 0 } },
+	{ "unshare_newns", B, EPERM, 0, "unshare(CLONE_NEWNS | 0x1): EINVAL", pr_unshare_newns,
+	  { "unshare", PR_NATIVE, CLONE_NEWNS | 0x1, 0 } },
+	{ "unshare_newpid", B, EPERM, 0, "unshare(CLONE_NEWPID | 0x1): EINVAL", pr_unshare_newpid,
+	  { "unshare", PR_NATIVE, CLONE_NEWPID | 0x1, 0 } },
+	{ "unshare_newtime", B, EPERM, 0, "unshare(CLONE_NEWTIME | 0x1): EINVAL", pr_unshare_newtime,
+	  { "unshare", PR_NATIVE, PR_CLONE_NEWTIME | 0x1, 0 } },
+	{ "unshare_newuser", B, EPERM, 0, "unshare(CLONE_NEWUSER | 0x1): EINVAL", pr_unshare_newuser,
+	  { "unshare", PR_NATIVE, CLONE_NEWUSER | 0x1, 0 } },
+	{ "unshare_newuts", B, EPERM, 0, "unshare(CLONE_NEWUTS | 0x1): EINVAL", pr_unshare_newuts,
+	  { "unshare", PR_NATIVE, CLONE_NEWUTS | 0x1, 0 } },
+	{ "userfaultfd", B, EPERM, 0, "userfaultfd(UFFD_USER_MODE_ONLY | 0x2): EINVAL", pr_userfaultfd,
+	  { "userfaultfd", PR_NATIVE, PR_UFFD_USER_MODE_ONLY | 0x2, 0 } },
+	{ "x32_getpid", K, SIGSYS, 0, "x32 getpid (39 | 0x40000000 through syscall): success, or ENOSYS without CONFIG_X86_X32_ABI", pr_x32_getpid,
+	  { "getpid", PR_X32, 0, 0 } },
 };
 #undef A
 #undef B
