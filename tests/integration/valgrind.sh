@@ -87,7 +87,8 @@ expect_clean() {
 		n=$((n + 1))
 		bad=$(grep -m 5 '^==[0-9]*==' "$f")
 		[[ -z $bad ]] || why "valgrind error in $(basename "$f"): $bad"
-		warn=$(grep '^--[0-9]*-- WARNING' "$f" | grep -v 'unhandled amd64-linux syscall: 44[456]$')
+		# valgrind 3.19 knows no landlock_* (444-446 on both architectures)
+		warn=$(grep '^--[0-9]*-- WARNING' "$f" | grep -Ev 'unhandled (amd64|arm64)-linux syscall: 44[456]$')
 		[[ -z $warn ]] || why "valgrind warning in $(basename "$f"): $warn"
 	done
 	((n > 0)) || why "no valgrind log: valgrind did not run"
