@@ -22,6 +22,9 @@
 # trust roots (`podman run IN verify` given the same Env pair): a manifest it
 # would refuse at the first turn (expired, an unknown key, signed by a key IN
 # does not trust) is refused here with turninit's line, and OUT is not made.
+# IN may be of another architecture than the host (an arm64 image on amd64):
+# that check runs its turninit under qemu-user's binfmt entry, and OUT keeps
+# IN's architecture.
 set -eu
 
 die() { echo "seal: $*" >&2; exit 1; }
@@ -50,6 +53,10 @@ for c in minisign buildah podman base64; do
 	command -v "$c" >/dev/null || die "$c not found (make setup)"
 done
 timeout 60 podman image exists "$in" || die "image $in: not in local storage"
+# IN's architecture, given to podman run and buildah from: both would
+# otherwise look for the host's and warn that IN is not it.
+arch=$(timeout 60 podman image inspect --format '{{.Architecture}}' "$in") && [ -n "$arch" ] ||
+	die "image $in: no architecture in its config"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/turninit-seal.XXXXXX")
 ctr=
@@ -120,16 +127,19 @@ b64_sig=$(base64 -w0 "$tmp/manifest.json.minisig")
 # hold, and exits 125 also when only the start would be refused (this run
 # has no HOME tmpfs nor the network's capabilities: the turn's flags are the
 # runner's to give), so a policy on stdout is the manifest accepted.
-if ! timeout 120 podman run --rm --pull never --network none \
+if ! timeout 120 podman run --rm --pull never --network none --arch "$arch" \
 	-e "TURNINIT_MANIFEST=$b64_manifest" -e "TURNINIT_MANIFEST_SIG=$b64_sig" \
 	"$in" verify >"$tmp/verify.out" 2>"$tmp/verify.err" &&
 	! grep -q '^  "manifest": {' "$tmp/verify.out"; then
 	why=$(grep '^turninit: ' "$tmp/verify.err" | tail -n 1)
-	die "turninit in $in refuses this manifest, so $out is not made: ${why:-$(tail -n 1 "$tmp/verify.err")}"
+	[ -n "$why" ] || die "could not run the turninit of $in ($arch) to check the manifest, so $out is not made: $(tail -n 1 "$tmp/verify.err")$(
+		[ "$arch" = "$(podman info --format '{{.Host.Arch}}' 2>/dev/null)" ] ||
+		echo " (an $arch image on this host runs under qemu-user: apt-get install qemu-user-static binfmt-support)")"
+	die "turninit in $in refuses this manifest, so $out is not made: $why"
 fi
 
 old_id=$(timeout 60 podman image inspect --format '{{.Id}}' "$out" 2>/dev/null || true)
-ctr=$(timeout 60 buildah from --pull-never --quiet "$in") || die "buildah from $in failed"
+ctr=$(timeout 60 buildah from --pull-never --quiet --arch "$arch" "$in") || die "buildah from $in failed"
 timeout 60 buildah config --env "TURNINIT_MANIFEST=$b64_manifest" \
 	--env "TURNINIT_MANIFEST_SIG=$b64_sig" "$ctr" || die "buildah config failed"
 new_id=$(timeout 60 buildah commit --quiet --rm "$ctr" "$out") || die "buildah commit $out failed"
