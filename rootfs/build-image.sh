@@ -15,6 +15,8 @@
 #                       a build context for `podman build DIR` or `docker build DIR`
 #   --arch ARCH         amd64 or arm64 (env IMAGE_ARCH; default the host's): the image's
 #                       architecture; BINARY must be a turninit built for it
+#   --manifest-list LIST  also put the image in the local manifest list LIST (made
+#                       when missing), in place of the entry of its architecture
 #
 # The root:
 #   /bin/bash            static bash (Debian bash-static); /bin/sh -> bash
@@ -37,6 +39,13 @@
 # dpkg-deb -x. Listing the foreign busybox's applets runs it: through
 # qemu-user's binfmt entry, or qemu-ARCH-static.
 #
+# A manifest list (--manifest-list) is what a multi-architecture release
+# pushes: build each architecture's image under a tag of its own with the same
+# LIST, then `podman manifest push --all LIST DESTINATION`. podman 4.3 cannot
+# list or prune images while a list holding an image of the host's platform
+# is in its storage (`podman images` fails; containers/podman#19757): remove
+# the list once pushed (`podman manifest rm LIST`).
+#
 # Idempotent and fast: the tar stream is reproducible (sorted, fixed owners and
 # times); its sha256 is stored in the label org.turninit.root, and an existing image
 # with the same label is kept as is. A replaced image is removed when nothing uses
@@ -52,7 +61,7 @@ APPLETS="awk basename cat chmod cp cut date dd df diff dirname du echo env expr 
 
 die() { echo "build-image: $*" >&2; exit 1; }
 short() { printf '%.12s' "$1"; }
-usage() { sed -n '4,17s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 key=${IMAGE_TRUSTED_KEY:-${TRUSTED_KEYS:-}}
 no_key=0
@@ -60,6 +69,7 @@ tag=${IMAGE_TAG:-localhost/turninit:latest}
 overlay=${IMAGE_OVERLAY:-}
 context=
 arch=${IMAGE_ARCH:-}
+list=
 # From a checkout: build/rootfs; installed (turninit-build-image): a fresh
 # directory under TMPDIR, removed at exit.
 root=${IMAGE_ROOT:-}
@@ -73,6 +83,7 @@ while [ $# -gt 0 ]; do
 	--root) [ $# -ge 2 ] || usage; root=$2; shift 2 ;;
 	--context) [ $# -ge 2 ] || usage; context=$2; shift 2 ;;
 	--arch) [ $# -ge 2 ] || usage; arch=$2; shift 2 ;;
+	--manifest-list) [ $# -ge 2 ] || usage; list=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	-*) die "unknown option $1" ;;
@@ -112,6 +123,8 @@ elf_is() {
 	return 1
 }
 elf_is "$binary" || die "$binary: not an ELF binary for $arch ($(file -bL "$binary" | cut -d, -f1-2)); give --arch for its architecture, or the turninit built for $arch"
+[ -z "$list" ] || [ -z "$context" ] || die "--manifest-list and --context: a build context is imported by podman build, not here"
+[ -z "$list" ] || command -v jq >/dev/null || die "jq not found: --manifest-list reads podman manifest inspect with it (apt-get install jq)"
 if [ "$no_key" -eq 1 ]; then
 	key=
 elif [ -z "$key" ]; then
@@ -225,6 +238,12 @@ fi
 file -L "$bash_static" | grep -q 'statically linked' || die "$bash_static is not static (install bash-static)"
 file -L "$busybox" | grep -q 'statically linked' || die "$busybox is not static (install busybox-static)"
 [ -n "$context" ] || command -v podman >/dev/null || die "podman not found (make setup)"
+# LIST is a manifest list of the local storage, or nothing yet (podman
+# manifest exists: 0 a list, 1 nothing, else not a list): a name that holds
+# an image is refused before anything is built.
+list_rc=0
+[ -z "$list" ] || timeout 60 podman manifest exists "$list" 2>/dev/null || list_rc=$?
+[ "$list_rc" -le 1 ] || die "--manifest-list $list: that name holds an image that is not a manifest list"
 
 # --- assemble -----------------------------------------------------------------
 case $root in /|"") die "refusing root directory '$root'" ;; esac
@@ -299,21 +318,45 @@ from=
 [ "$arch" = "$host_arch" ] || from=", $arch: bash-static $version_bash, busybox-static $version_busybox"
 if [ -n "$old_id" ] && [ "$old_digest" = "$digest $arch" ]; then
 	rm -f "$tarball"
+	new_id=$old_id
 	echo "image: $tag up to date ($(short "$old_id"), root sha256:$(short "$digest")$from)"
-	exit 0
+else
+	new_id=$(timeout 60 podman import -q --arch "$arch" \
+		--change 'ENTRYPOINT ["/sbin/turninit"]' \
+		--change "LABEL org.turninit.root=$digest" \
+		--message "turninit image root" \
+		"$tarball" "$tag") || die "podman import failed"
+	rm -f "$tarball"
+	new_id=${new_id#sha256:}
+	# The image this tag named before goes when the tag was its only name and no
+	# container uses it: nothing this run did not replace (another name of the
+	# user's keeps it, and another user's images stay).
+	if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ] &&
+	   [ -z "$(timeout 60 podman image inspect --format '{{range .RepoTags}}{{.}} {{end}}' "$old_id" 2>/dev/null | tr -d ' ')" ]; then
+		timeout 60 podman rmi "$old_id" >/dev/null 2>&1 || true
+	fi
+	echo "image: $tag built ($(short "$new_id"), root sha256:$(short "$digest"), $(du -sk "$root" | cut -f1) KiB$from)"
 fi
-new_id=$(timeout 60 podman import -q --arch "$arch" \
-	--change 'ENTRYPOINT ["/sbin/turninit"]' \
-	--change "LABEL org.turninit.root=$digest" \
-	--message "turninit image root" \
-	"$tarball" "$tag") || die "podman import failed"
-rm -f "$tarball"
-new_id=${new_id#sha256:}
-# The image this tag named before goes when the tag was its only name and no
-# container uses it: nothing this run did not replace (another name of the
-# user's keeps it, and another user's images stay).
-if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ] &&
-   [ -z "$(timeout 60 podman image inspect --format '{{range .RepoTags}}{{.}} {{end}}' "$old_id" 2>/dev/null | tr -d ' ')" ]; then
-	timeout 60 podman rmi "$old_id" >/dev/null 2>&1 || true
+[ -n "$list" ] || exit 0
+
+# --- the manifest list ----------------------------------------------------------------
+# LIST, made when it was not there; this image replaces the list's entries of
+# its architecture, so that building again leaves one entry per architecture.
+[ "$list_rc" -eq 0 ] || timeout 60 podman manifest create "$list" >/dev/null ||
+	die "podman manifest create $list failed"
+entries() { # the digests of LIST's entries of this architecture
+	timeout 60 podman manifest inspect "$list" | jq -r --arg a "$arch" \
+		'.manifests[]? | select(.platform.os == "linux" and .platform.architecture == $a) | .digest'
+}
+want=$(timeout 60 podman image inspect --format '{{.Digest}}' "$new_id") || die "podman image inspect $new_id failed"
+entry=$(entries) || die "podman manifest inspect $list failed"
+if [ "$entry" != "$want" ]; then
+	for d in $entry; do
+		timeout 60 podman manifest remove "$list" "$d" >/dev/null || die "podman manifest remove $list $d failed"
+	done
+	timeout 60 podman manifest add "$list" "containers-storage:$new_id" >/dev/null ||
+		die "podman manifest add $list $tag failed"
+	entry=$(entries) || die "podman manifest inspect $list failed"
+	[ "$entry" = "$want" ] || die "$list: its $arch entry is ${entry:-missing}, not $tag ($want)"
 fi
-echo "image: $tag built ($(short "$new_id"), root sha256:$(short "$digest"), $(du -sk "$root" | cut -f1) KiB$from)"
+echo "manifest list: $list, $arch: $tag ($want)"
