@@ -5,6 +5,11 @@
 #                        LDFLAGS are appended, V=1 shows the commands, WERROR=1 makes
 #                        warnings errors (make check sets it)
 #   make TRUSTED_KEYS=k.pub   ... with the minisign public key(s) in k.pub compiled in
+#   make ARCH=aarch64    build/aarch64/turninit, cross-built on x86_64 with Debian's
+#                        aarch64-linux-gnu-gcc and a musl built from Debian's source
+#                        (build/aarch64/musl/prefix); ARCH is x86_64 or aarch64, the host's
+#                        by default. With the other one: also install, install-strip,
+#                        uninstall, size, clean
 #   make setup           install the Debian packages, apply podman host fixes (idempotent)
 #   make unit            cmocka unit tests of policy/ (host build, ASan+UBSan)
 #   make image           local podman image localhost/turninit:latest (no registry)
@@ -43,11 +48,35 @@
 
 VERSION      := 0.1.0
 BUILD        := build
-MUSL_DIR     := $(BUILD)/musl
+# ARCH: the architecture built for, x86_64 or aarch64; the host's (uname -m)
+# unless given on make's command line. ARCH in the environment is not read:
+# kernel and distribution builds export it, spelled their own way (arm64).
+# The host's architecture builds as it always has (build/turninit, the
+# dependencies in build/musl/prefix, Debian's musl-gcc of musl-tools);
+# another is a cross build with the Debian cross compiler ARCH-linux-gnu-gcc
+# into build/ARCH/ (build/aarch64/turninit, build/aarch64/musl/prefix with
+# musl itself built from Debian's source package: .ci/musl-deps.sh).
+HOST_ARCH    := $(shell uname -m)
+ifneq ($(origin ARCH),command line)
+ARCH         := $(HOST_ARCH)
+endif
+ifneq ($(words $(ARCH))$(filter-out x86_64 aarch64,$(ARCH)),1)
+$(error ARCH=$(ARCH): turninit builds for x86_64 and aarch64 only (make ARCH=x86_64 or make ARCH=aarch64))
+endif
+ifeq ($(ARCH),$(HOST_ARCH))
+OUT          := $(BUILD)
+CROSS_COMPILE :=
+else
+OUT          := $(BUILD)/$(ARCH)
+CROSS_COMPILE := $(ARCH)-linux-gnu-
+endif
+STRIP        := $(CROSS_COMPILE)strip
+MUSL_DIR     := $(OUT)/musl
 # MUSL_PREFIX: the static musl builds of libseccomp, libcap, libsodium and
 # jansson (lib/, include/, share/licenses/, versions.txt), as make deps
 # (.ci/musl-deps.sh, which fetches Debian's source packages) makes them in
-# build/musl/prefix. Given on the command line or in the environment, it is
+# build/musl/prefix (a cross build's: build/ARCH/musl/prefix, with musl and
+# its bin/musl-gcc). Given on the command line or in the environment, it is
 # used as it is and nothing is fetched or built for it.
 ifeq ($(origin MUSL_PREFIX),undefined)
 MUSL_PREFIX  := $(MUSL_DIR)/prefix
@@ -55,6 +84,18 @@ DEPS_STAMP   := $(MUSL_DIR)/.stamp
 else
 DEPS_STAMP   :=
 endif
+# A cross build makes and installs; the suites, the images and the rest run
+# the host's build.
+CROSS_GOALS  := all deps size install install-strip install-check-dirs uninstall clean help
+ifneq ($(CROSS_COMPILE),)
+ifneq ($(filter-out $(CROSS_GOALS) $(BUILD)/%,$(MAKECMDGOALS)),)
+$(error make ARCH=$(ARCH) $(filter-out $(CROSS_GOALS) $(BUILD)/%,$(MAKECMDGOALS)): ARCH=$(ARCH) takes $(CROSS_GOALS); the rest run the host's build (make without ARCH))
+endif
+endif
+# The compiler of the product: Debian's musl-gcc (musl-tools) on the host's
+# architecture; for another, the wrapper musl's own make install wrote into
+# the prefix, around ARCH-linux-gnu-gcc.
+MUSL_CC      := $(if $(CROSS_COMPILE),$(MUSL_PREFIX)/bin/musl-gcc,musl-gcc)
 # Install directories, as GNU names them (DESTDIR is prepended to each).
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
@@ -118,7 +159,7 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
 
 .PHONY: all help deps setup unit helpers image demo audit-demo check $(SUITES) mcp-latest pi-latest fuzz fuzz-replay bench size mutants \
         mutants-list layout update-docs install install-check-dirs install-strip uninstall clean FORCE
-all: $(BUILD)/turninit
+all: $(OUT)/turninit
 
 # The comment at the top of this file, and the suites: the one list of them.
 help:
@@ -129,7 +170,7 @@ help:
 # Dependencies: rebuilt only when the script that makes them changes.
 ifneq ($(DEPS_STAMP),)
 $(DEPS_STAMP): .ci/musl-deps.sh .ci/deps.lock
-	sh .ci/musl-deps.sh $(MUSL_DIR)
+	sh .ci/musl-deps.sh $(MUSL_DIR)$(if $(CROSS_COMPILE), $(ARCH))
 	touch $@
 endif
 deps: $(DEPS_STAMP)
@@ -150,31 +191,36 @@ $(BUILD)/gen/commit.h: FORCE
 	@mkdir -p $(@D)
 	@printf '#define TURNINIT_COMMIT "%s"\n' "$(COMMIT)" > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/musl-obj/init/main.o $(BUILD)/musl-obj/init/verify.o: $(BUILD)/gen/commit.h
+$(OUT)/musl-obj/init/main.o $(OUT)/musl-obj/init/verify.o: $(BUILD)/gen/commit.h
 
 # Each object depends on the headers it includes, as the compiler lists them
 # (-MMD -MP: build/musl-obj/.../NAME.d, read back below); an object without
 # its .d (built before there were any) is built again.
-MUSL_OBJ := $(patsubst %.c,$(BUILD)/musl-obj/%.o,$(SRC))
-$(BUILD)/musl-obj/%.d: ;
-.PRECIOUS: $(BUILD)/musl-obj/%.d
-$(BUILD)/musl-obj/%.o: %.c $(BUILD)/musl-obj/%.d $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
+MUSL_OBJ := $(patsubst %.c,$(OUT)/musl-obj/%.o,$(SRC))
+$(OUT)/musl-obj/%.d: ;
+.PRECIOUS: $(OUT)/musl-obj/%.d
+$(OUT)/musl-obj/%.o: %.c $(OUT)/musl-obj/%.d $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	@echo "  CC    $<"
-	$(Q)musl-gcc $(MUSL_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC    $<$(if $(CROSS_COMPILE), ($(ARCH)))"
+	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 -include $(MUSL_OBJ:.o=.d)
 
 # Linked with its symbols and a build id (build/turninit.unstripped: what make
 # install installs, for a distribution's debug-symbol split); build/turninit,
-# what the images and suites use, is that stripped, the build id kept.
-$(BUILD)/turninit.unstripped: $(MUSL_OBJ)
+# what the images and suites use, is that stripped, the build id kept. `file`
+# must find it static and of ARCH (a cross build that fell back to the host's
+# compiler would not be).
+FILE_ARCH_x86_64  := x86-64
+FILE_ARCH_aarch64 := ARM aarch64
+$(OUT)/turninit.unstripped: $(MUSL_OBJ)
 	@echo "  LD    $@"
-	$(Q)musl-gcc $(MUSL_CFLAGS) $(CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) \
-		-Wl,-Map=$(BUILD)/turninit.map $(LDFLAGS) $(MUSL_LIBS)
+	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) $(CFLAGS) -o $@ $(MUSL_OBJ) $(MUSL_LDFLAGS) \
+		-Wl,-Map=$(OUT)/turninit.map $(LDFLAGS) $(MUSL_LIBS)
 	@file $@ | grep -q 'statically linked' || { echo "error: $@ is not static"; exit 1; }
-$(BUILD)/turninit: $(BUILD)/turninit.unstripped
-	$(Q)strip --strip-all -o $@ $<
-	@echo "built $@: $$(stat -c %s $@) bytes, static, stripped"
+	@file $@ | grep -q ', $(FILE_ARCH_$(ARCH)),' || { echo "error: $@ is not $(ARCH): $$(file -b $@)"; exit 1; }
+$(OUT)/turninit: $(OUT)/turninit.unstripped
+	$(Q)$(STRIP) --strip-all -o $@ $<
+	@echo "built $@: $$(stat -c %s $@) bytes, static, stripped$(if $(CROSS_COMPILE), ($(ARCH)))"
 
 # Unit tests: tests/unit/test_X.c against the policy sources; those of init/'s
 # pure parts (INIT_UNIT_TESTS) against init/ too, all but main.c.
@@ -274,8 +320,8 @@ bench: $(BUILD)/turninit
 
 # What each archive and object file costs in build/turninit, from the linker
 # map of its link (build/turninit.map), against the size goal.
-size: $(BUILD)/turninit
-	@python3 tests/bench/size.py $(BUILD)/turninit.map $(BUILD)/turninit
+size: $(OUT)/turninit
+	@python3 tests/bench/size.py $(OUT)/turninit.map $(OUT)/turninit
 
 # Mutation testing (tests/mutants/): every security step held by a test that
 # fails without it. Not part of check (about 20 minutes); check runs
@@ -345,8 +391,8 @@ install-check-dirs:
 # The documents the man page names, installed under DOCDIR beside LICENSE.
 USER_DOCS := README.md $(addprefix docs/,manifest.md protocol.md mcp.md security.md audit.md \
                exit-codes.md design.md deployment.md packaging.md)
-install: $(BUILD)/turninit install-check-dirs
-	$(INSTALL_PROGRAM) -D -m 0755 $(BUILD)/turninit.unstripped $(DESTDIR)$(SBINDIR)/turninit
+install: $(OUT)/turninit install-check-dirs
+	$(INSTALL_PROGRAM) -D -m 0755 $(OUT)/turninit.unstripped $(DESTDIR)$(SBINDIR)/turninit
 	@mkdir -p $(BUILD)/gen
 	sed "s|^INSTALLED_DATADIR=.*|INSTALLED_DATADIR='$(DATADIR)/turninit'|" rootfs/build-image.sh > $(BUILD)/gen/turninit-build-image
 	$(INSTALL) -D -m 0755 $(BUILD)/gen/turninit-build-image $(DESTDIR)$(BINDIR)/turninit-build-image
@@ -362,7 +408,7 @@ install: $(BUILD)/turninit install-check-dirs
 		$(INSTALL) -D -m 0644 $$d/copyright $(DESTDIR)$(DOCDIR)/third-party/$$(basename $$d)/copyright || exit 1; \
 	done
 install-strip:
-	@$(MAKE) --no-print-directory install INSTALL_PROGRAM='$(INSTALL) -s'
+	@$(MAKE) --no-print-directory install INSTALL_PROGRAM='$(INSTALL) -s$(if $(CROSS_COMPILE), --strip-program=$(STRIP))'
 # Only what install put there, file by file; its own directories (under
 # DOCDIR, DATADIR/turninit, LIBDIR/turninit) go when they are empty, the
 # shared ones (BINDIR, MANDIR/man1, ...) stay.
@@ -378,8 +424,14 @@ uninstall:
 	      $(DESTDIR)$(DATADIR)/turninit \
 	      $(DESTDIR)$(LIBDIR)/turninit/relink $(DESTDIR)$(LIBDIR)/turninit 2>/dev/null || true
 
+# A cross build's clean keeps its dependencies (build/ARCH/musl), as the
+# host's keeps build/musl.
 clean:
+ifeq ($(CROSS_COMPILE),)
 	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/vg $(BUILD)/gen $(BUILD)/turninit \
 	       $(BUILD)/turninit.unstripped $(BUILD)/helpers
+else
+	rm -rf $(addprefix $(OUT)/,musl-obj turninit turninit.unstripped turninit.map)
+endif
 
 FORCE:
