@@ -8,18 +8,22 @@
 #   make ARCH=aarch64    build/aarch64/turninit, cross-built on x86_64 with Debian's
 #                        aarch64-linux-gnu-gcc and a musl built from Debian's source
 #                        (build/aarch64/musl/prefix); ARCH is x86_64 or aarch64, the host's
-#                        by default. With the other one: also install, install-strip,
-#                        uninstall, size, clean
+#                        by default. With the other one: also unit, fuzz-replay (under
+#                        qemu-user), install, install-strip, uninstall, size, clean
 #   make setup           install the Debian packages, apply podman host fixes (idempotent)
-#   make unit            cmocka unit tests of policy/ (host build, ASan+UBSan)
+#   make unit            cmocka unit tests of policy/ (host build, ASan+UBSan; ARCH=aarch64:
+#                        static, no sanitizer, under qemu-aarch64-static)
 #   make image           local podman image localhost/turninit:latest (no registry)
 #   make demo            setup, build, seal a demo image, run a real turn
 #   make audit-demo      setup, build, an audit session on a copy-on-write view of a
 #                        sample tree: the session's diff, the audit log (docs/audit.md)
 #   make check           setup, the kernel's features (one line), build, the mutation
-#                        list, the include rules, unit tests, then every suite of
-#                        SUITES below, in order, and the fuzz corpora replayed under
-#                        ASan and UBSan (docs/testing.md says what each suite runs)
+#                        list, the include rules, unit tests, check-cross, then every
+#                        suite of SUITES below, in order, and the fuzz corpora replayed
+#                        under ASan and UBSan (docs/testing.md says what each suite runs)
+#   make check-cross     the other architecture (on x86_64: aarch64): its build, unit tests
+#                        and fuzz corpora under qemu-user; skipped, saying why, without its
+#                        cross compiler, qemu-user-static or cmake (in check)
 #   make help            this text, and the suites
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
@@ -84,9 +88,9 @@ DEPS_STAMP   := $(MUSL_DIR)/.stamp
 else
 DEPS_STAMP   :=
 endif
-# A cross build makes and installs; the suites, the images and the rest run
-# the host's build.
-CROSS_GOALS  := all deps size install install-strip install-check-dirs uninstall clean help
+# A cross build makes, tests under qemu-user and installs; the suites, the
+# images and the rest run the host's build.
+CROSS_GOALS  := all deps unit fuzz-replay size install install-strip install-check-dirs uninstall clean help
 ifneq ($(CROSS_COMPILE),)
 ifneq ($(filter-out $(CROSS_GOALS) $(BUILD)/%,$(MAKECMDGOALS)),)
 $(error make ARCH=$(ARCH) $(filter-out $(CROSS_GOALS) $(BUILD)/%,$(MAKECMDGOALS)): ARCH=$(ARCH) takes $(CROSS_GOALS); the rest run the host's build (make without ARCH))
@@ -157,8 +161,9 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
            rootless-serve rootless-network rootless-keepid docker-engine docker-containerd docker-integration \
            docker-sandbox docker-serve docker-network docker-doclines
 
-.PHONY: all help deps setup unit helpers image demo audit-demo check $(SUITES) mcp-latest pi-latest fuzz fuzz-replay bench size mutants \
-        mutants-list layout update-docs install install-check-dirs install-strip uninstall clean FORCE
+.PHONY: all help deps setup unit helpers image demo audit-demo check check-cross $(SUITES) mcp-latest pi-latest fuzz \
+        fuzz-replay bench size mutants mutants-list layout update-docs install install-check-dirs install-strip \
+        uninstall clean FORCE
 all: $(OUT)/turninit
 
 # The comment at the top of this file, and the suites: the one list of them.
@@ -225,7 +230,8 @@ $(OUT)/turninit: $(OUT)/turninit.unstripped
 # Unit tests: tests/unit/test_X.c against the policy sources; those of init/'s
 # pure parts (INIT_UNIT_TESTS) against init/ too, all but main.c.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
-INIT_UNIT_TESTS := $(BUILD)/host/test_spawn_steps $(BUILD)/host/test_filter_arch
+INIT_UNIT_NAMES := test_spawn_steps test_filter_arch
+INIT_UNIT_TESTS := $(addprefix $(BUILD)/host/,$(INIT_UNIT_NAMES))
 INIT_LIB_SRC := $(filter-out init/main.c,$(INIT_SRC))
 $(INIT_UNIT_TESTS): UNIT_SRC = $(INIT_LIB_SRC)
 $(INIT_UNIT_TESTS): $(INIT_LIB_SRC) $(BUILD)/gen/commit.h
@@ -233,8 +239,48 @@ $(BUILD)/host/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(POLICY_SR
 	@mkdir -p $(@D)
 	@echo "  CC    $@ (host, ASan+UBSan)"
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(POLICY_SRC) $(UNIT_SRC) $(HOST_LIBS)
+ifeq ($(CROSS_COMPILE),)
 unit: $(UNIT_TESTS)
 	@sh tests/run-unit.sh $(UNIT_TESTS)
+else
+# Another architecture's unit tests (make ARCH=aarch64 unit): static, against
+# its musl prefix and a cmocka built for it from Debian's source package
+# (build/aarch64/musl/cmocka), without sanitizers (gcc has none for musl),
+# each source compiled once (build/aarch64/unit-obj), run under qemu-user
+# (qemu-aarch64-static, named: no binfmt entry needed); the result is
+# build/test-results/unit-aarch64. -D__WORDSIZE=64: cmocka.h guesses 32
+# without glibc off x86_64 (.ci/musl-deps.sh).
+QEMU         := qemu-$(ARCH)-static
+CMOCKA_DIR   := $(MUSL_DIR)/cmocka
+CMOCKA_STAMP := $(MUSL_DIR)/.cmocka-stamp
+$(CMOCKA_STAMP): .ci/musl-deps.sh .ci/deps.lock $(DEPS_STAMP)
+	sh .ci/musl-deps.sh --cmocka $(MUSL_DIR) $(abspath $(MUSL_CC))
+	touch $@
+XUNIT_CFLAGS := $(COMMON_CFLAGS) -O1 -g -D__WORDSIZE=64 -ffile-prefix-map=$(CURDIR)/= \
+                -isystem $(MUSL_PREFIX)/include -isystem $(CMOCKA_DIR)/include -Itests/unit
+XUNIT_TESTS  := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test_*.c))
+XUNIT_POLICY := $(patsubst %.c,$(OUT)/unit-obj/%.o,$(POLICY_SRC))
+XUNIT_INIT   := $(patsubst %.c,$(OUT)/unit-obj/%.o,$(INIT_LIB_SRC))
+$(OUT)/unit-obj/%.d: ;
+.PRECIOUS: $(OUT)/unit-obj/%.d $(OUT)/unit-obj/%.o
+$(OUT)/unit-obj/%.o: %.c $(OUT)/unit-obj/%.d $(BUILD)/gen/trusted_keys.h $(CMOCKA_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC    $@ ($(ARCH), unit)"
+	$(Q)$(MUSL_CC) $(XUNIT_CFLAGS) -MMD -MP -c -o $@ $<
+-include $(patsubst tests/unit/%.c,$(OUT)/unit-obj/tests/unit/%.d,$(wildcard tests/unit/test_*.c)) \
+         $(XUNIT_POLICY:.o=.d) $(XUNIT_INIT:.o=.d)
+$(OUT)/unit-obj/init/verify.o: $(BUILD)/gen/commit.h
+$(addprefix $(OUT)/unit/,$(INIT_UNIT_NAMES)): XUNIT_EXTRA = $(XUNIT_INIT)
+$(addprefix $(OUT)/unit/,$(INIT_UNIT_NAMES)): $(XUNIT_INIT)
+$(OUT)/unit/test_%: $(OUT)/unit-obj/tests/unit/test_%.o $(XUNIT_POLICY)
+	@mkdir -p $(@D)
+	@echo "  LD    $@ ($(ARCH), static)"
+	$(Q)$(MUSL_CC) -static -o $@ $< $(XUNIT_POLICY) $(XUNIT_EXTRA) -L$(CMOCKA_DIR)/lib -L$(MUSL_PREFIX)/lib \
+		-lcmocka -lseccomp -lcap -lsodium -ljansson
+unit: $(XUNIT_TESTS)
+	@command -v $(QEMU) >/dev/null || { echo "unit: $(QEMU) not found (Debian's qemu-user-static; make setup installs it)"; exit 1; }
+	@UNIT_RUN=$(QEMU) UNIT_RESULT=unit-$(ARCH) sh tests/run-unit.sh $(XUNIT_TESTS)
+endif
 
 # The whole program for valgrind (host build; tests/integration/valgrind.sh).
 $(BUILD)/vg/turninit: $(SRC) $(HDR) $(BUILD)/gen/trusted_keys.h $(BUILD)/gen/commit.h
@@ -304,9 +350,18 @@ mcp-latest: $(BUILD)/turninit $(HELPERS)
 pi-latest: $(BUILD)/turninit $(HELPERS)
 	@PI_LATEST=1 bash tests/integration/pi.sh
 
-# Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang).
+# Replays the committed fuzz corpora under ASan and UBSan (gcc, no clang);
+# for another architecture (make ARCH=aarch64 fuzz-replay), built static with
+# its musl-gcc, no sanitizer, under qemu-user: build/test-results/fuzz-aarch64.
+ifeq ($(CROSS_COMPILE),)
 fuzz-replay: $(BUILD)/gen/trusted_keys.h
 	@sh tests/fuzz/run.sh replay
+else
+fuzz-replay: $(BUILD)/gen/trusted_keys.h $(DEPS_STAMP)
+	@command -v $(QEMU) >/dev/null || { echo "fuzz-replay: $(QEMU) not found (Debian's qemu-user-static; make setup installs it)"; exit 1; }
+	@REPLAY_CC='$(MUSL_CC) -static -L$(MUSL_PREFIX)/lib' REPLAY_RUN=$(QEMU) REPLAY_RESULT=fuzz-$(ARCH) \
+		FUZZ_OUT=$(OUT)/fuzz sh tests/fuzz/run.sh replay
+endif
 
 # Fuzzing itself (clang, libFuzzer): FUZZ_SECONDS per target. Not part of check.
 FUZZ_SECONDS ?= 60
@@ -357,9 +412,34 @@ check: setup
 	@mkdir -p $(BUILD)/test-results && $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel
 	@$(MAKE) --no-print-directory WERROR=1 all
 	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory layout; \
-	 $(MAKE) --no-print-directory WERROR=1 unit; \
+	 $(MAKE) --no-print-directory WERROR=1 unit; $(MAKE) --no-print-directory check-cross; \
 	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory WERROR=1 $$s; done; \
-	 sh tests/summary.sh mutants-list layout unit fuzz $(RESULTS)
+	 sh tests/summary.sh mutants-list layout unit fuzz unit-$(CROSS_ARCH) fuzz-$(CROSS_ARCH) $(RESULTS)
+
+# The other architecture in make check, after the unit tests, so that the
+# suites find build/ARCH/turninit (on x86_64: aarch64): its dependencies
+# (once, then reused), build/ARCH/turninit, its unit tests and its fuzz
+# corpora under qemu-user, each make -j$(nproc); a build that fails leaves
+# unit-ARCH without a result, one failure. Without its cross compiler,
+# qemu-user or cmake, "skipped: ..." with the reason, and both results count
+# one skip with that reason (build/test-results/NAME.skips).
+CROSS_ARCH := $(filter-out $(HOST_ARCH),x86_64 aarch64)
+CROSS_NEEDS := $(CROSS_ARCH)-linux-gnu-gcc qemu-$(CROSS_ARCH)-static cmake
+check-cross:
+	@mkdir -p $(BUILD)/test-results; miss=; \
+	 for t in $(CROSS_NEEDS); do command -v $$t >/dev/null || miss="$$miss $$t"; done; \
+	 if [ -n "$$miss" ]; then \
+		why="no$$miss for the $(CROSS_ARCH) build (make setup installs them)"; \
+		echo "skipped: $(CROSS_ARCH) unit tests and fuzz corpora under qemu-user: $$why"; \
+		for r in unit-$(CROSS_ARCH) fuzz-$(CROSS_ARCH); do \
+			echo "0 0 1" > $(BUILD)/test-results/$$r; echo "$$why" > $(BUILD)/test-results/$$r.skips; \
+		done; exit 0; \
+	 fi; \
+	 rc=0; \
+	 { $(MAKE) --no-print-directory -j$$(nproc) ARCH=$(CROSS_ARCH) WERROR=1 all && \
+	   $(MAKE) --no-print-directory -j$$(nproc) ARCH=$(CROSS_ARCH) WERROR=1 unit; } || rc=1; \
+	 $(MAKE) --no-print-directory ARCH=$(CROSS_ARCH) WERROR=1 fuzz-replay || rc=1; \
+	 exit $$rc
 
 # The man page, rendered from docs/turninit.1.md by go-md2man (Debian's
 # go-md2man) and committed, so that a build needs no generator; make check's
@@ -431,7 +511,7 @@ ifeq ($(CROSS_COMPILE),)
 	rm -rf $(BUILD)/musl-obj $(BUILD)/host $(BUILD)/vg $(BUILD)/gen $(BUILD)/turninit \
 	       $(BUILD)/turninit.unstripped $(BUILD)/helpers
 else
-	rm -rf $(addprefix $(OUT)/,musl-obj turninit turninit.unstripped turninit.map)
+	rm -rf $(addprefix $(OUT)/,musl-obj unit-obj unit fuzz turninit turninit.unstripped turninit.map)
 endif
 
 FORCE:

@@ -17,13 +17,17 @@
 #       corpus file is replayed in a child of its own. Prints TAP, a line per
 #       target ("ok N - replay TARGET: K inputs"), then "fuzz-replay: N passed,
 #       N failed" (inputs) and writes "PASS FAIL" to build/test-results/fuzz.
+#       Another architecture (make ARCH=aarch64 fuzz-replay): REPLAY_CC is its
+#       compiler (a static musl-gcc: no sanitizer), REPLAY_RUN the emulator
+#       that runs what it builds (qemu-aarch64-static), REPLAY_RESULT the
+#       result's name (fuzz-aarch64), FUZZ_OUT the folder of the binaries.
 # Run from anywhere; paths are relative to the project root. Exit status is
 # non-zero on any crash, failed replay or build error.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
-OUT=build/fuzz
+OUT=${FUZZ_OUT:-build/fuzz}
 TARGETS_ALL="manifest signature envfilter request events mcp proxyreq auditlog"
 POLICY_SRC=$(echo policy/*.c)
 LIBS="-lsodium -ljansson -lseccomp"
@@ -110,17 +114,19 @@ merge)
 	;;
 replay)
 	targets=${*:-$TARGETS_ALL}
+	cc=${REPLAY_CC:-gcc -fsanitize=address,undefined -fno-sanitize-recover=undefined}
+	run=${REPLAY_RUN:-}
+	result=${REPLAY_RESULT:-fuzz}
 	pass=0
 	fail=0
 	n=0
 	for t in $targets; do
 		bin=$OUT/replay_$t
-		gcc -std=gnu11 -g -O1 -fno-omit-frame-pointer \
-			-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		$cc -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 			$WARN $INC tests/fuzz/replay.c tests/fuzz/fuzz_$t.c $POLICY_SRC $LIBS -o "$bin"
 		log=$OUT/replay_$t.log
 		set +e
-		"$bin" "tests/fuzz/corpus/$t" >"$log" 2>&1
+		$run "$bin" "tests/fuzz/corpus/$t" >"$log" 2>&1
 		set -e
 		line=$(grep '^replay: [0-9]* passed, [0-9]* failed$' "$log" | tail -n 1)
 		n=$((n + 1))
@@ -142,8 +148,8 @@ replay)
 		fail=$((fail + f))
 	done
 	echo "1..$n"
-	echo "fuzz-replay: $pass passed, $fail failed"
-	echo "$pass $fail" > build/test-results/fuzz
+	echo "fuzz-replay${REPLAY_RESULT:+ ($result)}: $pass passed, $fail failed"
+	echo "$pass $fail" > "build/test-results/$result"
 	[ "$fail" -eq 0 ]
 	;;
 *)
