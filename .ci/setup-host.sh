@@ -12,7 +12,8 @@
 # /etc/containers/containers.conf), the file the ulimit fix edits; SETUP_CGROUP_ROOT
 # (default /sys/fs/cgroup), where the cgroup fix looks and mounts; SETUP_POLICY_RC
 # (default /usr/sbin/policy-rc.d), the file of section 1b; SETUP_TUN (default
-# /dev/net/tun), the device of section 3b.
+# /dev/net/tun), the device of section 3b; SETUP_BINFMT (default
+# /proc/sys/fs/binfmt_misc), where section 5 looks and mounts.
 set -eu
 
 say() { echo "setup: $*"; }
@@ -39,6 +40,18 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   and repository (tests/network/fixtures.py); slirp4netns, with which rootless
 #   podman 4.3 joins a network the user made (the network suite, rootless); jq, with
 #   which the audit suite runs docs/audit.md's b2sum-and-jq check of the chain.
+# the other architecture (aarch64 on x86_64; x86_64 on aarch64): its cross
+#   compiler and kernel headers for `make ARCH=aarch64`, cmake for the cmocka of its
+#   unit tests, qemu-user-static and binfmt-support to run what it builds (section 5).
+HOST_ARCH=$(uname -m)
+case $HOST_ARCH in
+x86_64) CROSS_ARCH=aarch64 CROSS_DEB=arm64 ;;
+aarch64) CROSS_ARCH=x86_64 CROSS_DEB=amd64 ;;
+*) CROSS_ARCH='' CROSS_DEB='' ;;
+esac
+CROSS_PACKAGES=
+[ -z "$CROSS_ARCH" ] || CROSS_PACKAGES="gcc-$(echo "$CROSS_ARCH" | tr _ -)-linux-gnu
+	linux-libc-dev-$CROSS_DEB-cross cmake qemu-user-static binfmt-support"
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
 	libsodium-dev libjansson-dev podman crun runsc catatonit uidmap conmon buildah
@@ -46,7 +59,7 @@ PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
 	python3-jsonschema strace go-md2man man-db docker.io containerd runc
-	openssl git slirp4netns jq"
+	openssl git slirp4netns jq $CROSS_PACKAGES"
 
 # --- 1b. docker.io and containerd: installed, never started ------------------------
 # Their maintainer scripts start the system services: docker.io's postinst runs
@@ -245,5 +258,37 @@ elif ! command -v npm >/dev/null 2>&1; then
 	say "node: $(node --version) found but npm not; the pi and mcp suites (make pi, make mcp, part of make check) need npm"
 else
 	say "node: $(node --version) and npm $(npm --version 2>/dev/null) found (the pi and mcp suites need node >= 20.6)"
+fi
+
+# --- 5. binfmt_misc: the other architecture's binaries under qemu-user --------------
+# make check runs the cross build's unit tests and fuzz replays under
+# qemu-ARCH-static by name, which needs no binfmt entry; the arm64 suite runs
+# aarch64 binaries in containers, where the kernel must hand them to qemu: the
+# entry qemu-user-static gives binfmt-support (qemu-aarch64, with the F flag:
+# the interpreter is opened when registered, so it runs in a container's root,
+# which has no qemu). binfmt_misc is mounted where it is not; a mount or an
+# entry refused (a container without the privilege) is said, and not fatal:
+# only the suites that run aarch64 code in containers need it, and they skip.
+BINFMT=${SETUP_BINFMT:-/proc/sys/fs/binfmt_misc}
+if [ -n "$CROSS_ARCH" ]; then
+	entry=$BINFMT/qemu-$CROSS_ARCH
+	if [ ! -e "$BINFMT/status" ]; then
+		if mount -t binfmt_misc binfmt_misc "$BINFMT" 2>/dev/null; then
+			say "binfmt: mounted binfmt_misc on $BINFMT"
+		else
+			say "binfmt: $BINFMT is not mounted and cannot be (mount -t binfmt_misc refused): $CROSS_ARCH binaries run only under qemu-$CROSS_ARCH-static by name"
+		fi
+	fi
+	if [ ! -e "$BINFMT/status" ]; then
+		: # said above
+	elif [ -e "$entry" ] && [ "$(head -n 1 "$entry")" = enabled ]; then
+		say "binfmt: qemu-$CROSS_ARCH enabled already (flags: $(sed -n 's/^flags: //p' "$entry"))"
+	elif [ -e "$entry" ] && echo 1 2>/dev/null > "$entry"; then
+		say "binfmt: qemu-$CROSS_ARCH was registered but disabled: enabled (flags: $(sed -n 's/^flags: //p' "$entry"))"
+	elif update-binfmts --enable "qemu-$CROSS_ARCH" >/dev/null 2>&1 && [ -e "$entry" ]; then
+		say "binfmt: qemu-$CROSS_ARCH registered (update-binfmts --enable; flags: $(sed -n 's/^flags: //p' "$entry"))"
+	else
+		say "binfmt: qemu-$CROSS_ARCH could not be registered or enabled (update-binfmts --enable, $entry): $CROSS_ARCH binaries run only under qemu-$CROSS_ARCH-static by name"
+	fi
 fi
 say "done"
