@@ -216,6 +216,9 @@ expect_rc 0
 run_cmd "$WORK/relinked" --version
 expect_rc 0
 expect_contains "relinked --version" "$OUT" "turninit version 0.1.0 - git."
+# versions.txt names musl too: the source version of the host's musl-dev
+grep -qx "musl $(dpkg-query -W -f='${source:Version}' musl-dev)" "$K/versions.txt" \
+	|| why "versions.txt does not name musl-dev's source version: $(tr '\n' ' ' < "$K/versions.txt")"
 end; fi
 
 if begin p-install-strip; then
@@ -276,6 +279,104 @@ end; fi
 if begin p-binary-names-no-build-path; then
 found=$(strings "$BIN" | grep -F -e "$ROOT" -e "/build/musl/" | head -n 3)
 eq "build paths in $BIN (strings)" "$found" ""
+end; fi
+
+# --- arm64, cross-built on x86_64 (make ARCH=aarch64; docs/packaging.md) ---------
+# The aarch64 build of this tree (build/aarch64/: its dependencies and musl
+# made from Debian's source packages once, then reused) is made whichever
+# tests below are selected. Without the cross compiler, its kernel headers or
+# qemu-user, each is skipped, saying what is missing.
+A64=$ROOT/build/aarch64
+A64_WHY=
+if [[ $(uname -m) != x86_64 ]]; then
+	A64_WHY="the aarch64 cross build is tested from x86_64 (this host is $(uname -m): its plain make is tested above)"
+else
+	for c in aarch64-linux-gnu-gcc qemu-aarch64-static; do
+		command -v "$c" >/dev/null || A64_WHY+=" $c"
+	done
+	[[ -d /usr/aarch64-linux-gnu/include/asm ]] || A64_WHY+=" /usr/aarch64-linux-gnu/include/asm"
+	[[ -z $A64_WHY ]] || A64_WHY="no$A64_WHY (make setup installs gcc-aarch64-linux-gnu, linux-libc-dev-arm64-cross and qemu-user-static)"
+fi
+a64_begin() { # a64_begin NAME: begin NAME, or skip it saying A64_WHY
+	if [[ -n $A64_WHY ]]; then
+		! selected "$1" || skip "$1" "$A64_WHY"
+		return 1
+	fi
+	begin "$1"
+}
+A64_RC=0 A64_ERR=
+if [[ -z $A64_WHY ]]; then
+	run_cmd timeout 1200 make --no-print-directory -C "$ROOT" -j"$(nproc)" ARCH=aarch64
+	A64_RC=$RC A64_ERR=$ERR
+fi
+# Static, stripped, aarch64; it runs under qemu-user; no folder of this
+# machine in it (the dependencies' and musl's sources are mapped away too).
+if a64_begin p-aarch64-build; then
+[[ $A64_RC -eq 0 ]] || why "make ARCH=aarch64 failed ($A64_RC): $(printf '%s' "$A64_ERR" | tail -n 5)"
+run_cmd file "$A64/turninit"
+expect_contains "file" "$OUT" "ELF 64-bit LSB executable, ARM aarch64"
+expect_contains "file" "$OUT" "statically linked"
+expect_contains "file" "$OUT" ", stripped"
+run_cmd qemu-aarch64-static "$A64/turninit" --version
+expect_rc 0
+expect_contains "turninit --version under qemu-aarch64-static" "$OUT" "turninit version 0.1.0 - git."
+found=$(strings "$A64/turninit.unstripped" | grep -F -e "$ROOT" -e "/build/aarch64/musl/" | head -n 3)
+eq "build paths in build/aarch64/turninit.unstripped (strings)" "$found" ""
+end; fi
+# Reproducible, as p-build-offline-reproducible: the tracked files in another
+# folder, no network, its dependencies given as MUSL_PREFIX: the same bytes.
+if a64_begin p-aarch64-build-offline-reproducible; then
+S3=$WORK/another-folder-aarch64
+rm -rf "$S3"
+mkdir -p "$S3"
+(cd "$ROOT" && git ls-files -z | tar --null -T - -cf -) | tar -C "$S3" -xf - || why "copying the tracked files"
+commit=$(sed -n 's/^#define TURNINIT_COMMIT "\(.*\)"$/\1/p' "$ROOT/build/gen/commit.h")
+run_cmd timeout 600 unshare -n make --no-print-directory -C "$S3" -j"$(nproc)" ARCH=aarch64 \
+	MUSL_PREFIX="$A64/musl/prefix" COMMIT="$commit"
+expect_rc 0
+eq "sha256 of the two aarch64 builds" "$(sha256sum < "$S3/build/aarch64/turninit")" "$(sha256sum < "$A64/turninit")"
+[[ ! -e $S3/build/aarch64/musl ]] || why "the build made build/aarch64/musl although MUSL_PREFIX was given"
+rm -rf "$S3"
+end; fi
+# make ARCH=aarch64 install: the files of the host's install, the binary
+# build/aarch64/turninit.unstripped, the relink kit's objects aarch64 and
+# its versions.txt naming musl at .ci/deps.lock's version (built from that
+# source); the kit relinks with the aarch64 musl-gcc into a turninit that
+# runs under qemu-user.
+if a64_begin p-aarch64-install-and-relink; then
+D=$WORK/d-a64
+rm -rf "$D" "$WORK/d-host"
+make_install "$D" install ARCH=aarch64 PREFIX=/usr
+make_install "$WORK/d-host" install PREFIX=/usr
+eq "installed files, against the host's install" "$(listing "$D")" "$(listing "$WORK/d-host")"
+cmp -s "$D/usr/sbin/turninit" "$A64/turninit.unstripped" || why "usr/sbin/turninit is not build/aarch64/turninit.unstripped"
+run_cmd file "$D/usr/sbin/turninit"
+expect_contains "file" "$OUT" "ARM aarch64"
+expect_contains "file" "$OUT" "not stripped"
+K=$D/usr/lib/turninit/relink
+other=$(for o in "$K"/*.o; do file -b "$o" | grep -q '^ELF 64-bit LSB relocatable, ARM aarch64' || basename "$o"; done)
+eq "relink objects that are not aarch64" "$other" ""
+pin=$(awk '$1 == "musl" { print $2 }' "$ROOT/.ci/deps.lock")
+grep -qx "musl $pin" "$K/versions.txt" || why "versions.txt does not name musl $pin: $(tr '\n' ' ' < "$K/versions.txt")"
+run_cmd "$A64/musl/prefix/bin/musl-gcc" -static -Wl,--gc-sections -o "$WORK/relinked-a64" "$K"/*.o \
+	-L"$A64/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson
+expect_rc 0
+run_cmd qemu-aarch64-static "$WORK/relinked-a64" --version
+expect_rc 0
+expect_contains "relinked --version under qemu-aarch64-static" "$OUT" "turninit version 0.1.0 - git."
+rm -rf "$WORK/d-host"
+end; fi
+# install-strip strips with aarch64-linux-gnu-strip (the host's strip cannot
+# read an aarch64 binary), the build id kept.
+if a64_begin p-aarch64-install-strip; then
+D=$WORK/d-a64s
+rm -rf "$D"
+make_install "$D" install-strip ARCH=aarch64 PREFIX=/usr
+run_cmd file "$D/usr/sbin/turninit"
+expect_contains "file" "$OUT" "ARM aarch64"
+expect_contains "file" "$OUT" ", stripped"
+[[ $OUT == *"BuildID[sha1]=$(file "$A64/turninit.unstripped" | sed -n 's/.*BuildID\[sha1\]=\([0-9a-f]*\).*/\1/p')"* ]] \
+	|| why "the stripped binary lost the build id"
 end; fi
 
 # No committed example carries an "expires" (or a --expires time) that will
