@@ -60,8 +60,8 @@ static bool sc_set_denies_whole(const struct scg_set *set, const char *syscall)
 }
 
 /* The number libseccomp takes for name in a filter of arch: this machine's
- * number of the name (libseccomp translates it to arch's by name,
- * seccomp_rule_add(3)). 1 and *ret set: add the rule; 0: arch has no such
+ * number of the name, which libseccomp translates to arch's by name
+ * (seccomp_rule_add(3)). 1 and *ret set: add the rule; 0: arch has no such
  * syscall and seccomp_arch.h says why leaving it out loses nothing (for a
  * rule of set, its form there is denied whole in set); -EINVAL: unknown, or
  * absent from arch without that reason. set NULL: a rule of turninit's own
@@ -73,10 +73,12 @@ static int sc_nr(const struct sc_arch *a, const char *name, const struct scg_set
 	int nr;
 
 	if (seccomp_syscall_resolve_name_arch(a->token, name) >= 0) {
+		/* this machine's number, or libseccomp's pseudo-number for a
+		 * name it lacks (x86_64's ioperm, asked on aarch64): either is
+		 * translated to a's by name */
 		nr = seccomp_syscall_resolve_name(name);
-		if (nr < 0)
-			return err_set(err, EINVAL, "seccomp: \"%s\": a syscall of %s but not of this machine, which builds the filter",
-				       name, a->name);
+		if (nr == __NR_SCMP_ERROR)
+			return err_set(err, EINVAL, "seccomp: unknown syscall \"%s\"", name);
 		*ret = nr;
 		return 1;
 	}
