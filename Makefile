@@ -154,7 +154,7 @@ HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
 VG_CFLAGS    := $(COMMON_CFLAGS) -O1 -g -DTURNINIT_VALGRIND
 
 # The suites of make check, in this order; each writes build/test-results/NAME.
-SUITES := integration sandbox network workload serve pid1 nonroot hostile packaging doclines fault valgrind audit pi mcp rootless gvisor docker
+SUITES := integration sandbox network workload serve pid1 nonroot hostile packaging doclines fault valgrind audit pi mcp rootless gvisor arm64 docker
 # rootless writes one result per suite it runs as its user; docker one for its
 # own tests, one for containerd's ctr and one per suite it runs under dockerd.
 RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless-sandbox \
