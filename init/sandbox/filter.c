@@ -233,6 +233,8 @@ int sc_kill_action(uint32_t *ret, struct tn_error *err)
 	 * ask the same question to learn the platform's answer. gVisor knows no
 	 * SECCOMP_GET_ACTION_AVAIL (EINVAL); that alone falls back. */
 	e = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0 ? 0 : errno;
+	if (e == ENOSYS)
+		return err_set(err, ENOSYS, "seccomp: this platform has no seccomp(2) (ENOSYS: a kernel built without it, or an emulator such as qemu-user): refusing, since no command runs without its filter");
 	if (!pf_kill_thread_fallback(e)) {
 		if (e == 0)
 			return err_set(err, EINVAL, "seccomp: libseccomp refuses SECCOMP_RET_KILL_PROCESS as the bad-arch action, though the platform offers it: refusing");

@@ -46,8 +46,9 @@ struct sc_program {
  * SECCOMP_RET_KILL_PROCESS, with EINVAL (pf_kill_thread_fallback): gVisor,
  * which runs KILL_PROCESS as KILL_THREAD anyway (its kernel/seccomp.go),
  * and Linux before 4.14. ret is written only on success.
- * Errors: when libseccomp refuses, the platform's answer if it is another
- * -errno (-EOPNOTSUPP, -EPERM, -ENOSYS, ...), or -EINVAL if the platform
+ * Errors: when libseccomp refuses, -ENOSYS where the platform has no
+ * seccomp(2) at all (qemu-user), the platform's answer if it is another
+ * -errno (-EOPNOTSUPP, -EPERM, ...), or -EINVAL if the platform
  * offers the action; other -errno of seccomp_attr_set(3); -ENOMEM. */
 int sc_kill_action(uint32_t *ret, struct tn_error *err);
 
