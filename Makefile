@@ -61,6 +61,11 @@ BUILD        := build
 # into build/ARCH/ (build/aarch64/turninit, build/aarch64/musl/prefix with
 # musl itself built from Debian's source package: .ci/musl-deps.sh).
 HOST_ARCH    := $(shell uname -m)
+# A folder with a blank in its name breaks musl's configure and the
+# -ffile-prefix-map of every compile: said here, before anything is fetched.
+ifneq ($(words $(CURDIR)),1)
+$(error the build folder "$(CURDIR)" has a blank in its name: clone turninit into a folder without one)
+endif
 ifneq ($(origin ARCH),command line)
 ARCH         := $(HOST_ARCH)
 endif

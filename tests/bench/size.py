@@ -77,6 +77,6 @@ for a, _ in by_archive.most_common(4):
         print(f"  {mem:<34} {n:>9,} {n / 1024:>7.1f}")
 print()
 left = GOAL - SPARE - stripped
-print(f"build/turninit stripped: {stripped:,} bytes ({stripped / 1024:.1f} KiB); goal: at most "
+print(f"{binary} stripped: {stripped:,} bytes ({stripped / 1024:.1f} KiB); goal: at most "
       f"{GOAL // 1024} KiB with {SPARE // 1024} KiB to spare ({GOAL - SPARE:,} bytes): "
       + ("met" if left >= 0 else f"not met, {-left:,} bytes over"))

@@ -179,6 +179,20 @@ for bad in "/opt/a b" '/opt/x;touch /tmp/p' "/opt/o'q" '/opt/a|b' 'opt/rel' '/..
 done
 end; fi
 
+# A build folder with a blank in its name: one line before anything is
+# fetched or built (musl's configure and -ffile-prefix-map break on it).
+if begin p-build-folder-with-blank-refused; then
+B="$WORK/with blank"
+rm -rf "$B"
+mkdir -p "$B"
+cp "$ROOT/Makefile" "$B/"
+run_cmd timeout 60 make --no-print-directory -C "$B" ARCH=aarch64
+[[ $RC -ne 0 ]] || why "make succeeded in a folder with a blank"
+expect_contains stderr "$ERR" "the build folder \"$B\" has a blank in its name: clone turninit into a folder without one"
+[[ ! -e $B/build ]] || why "something was built: $(cd "$B" && find build | head -n 3)"
+rm -rf "$B"
+end; fi
+
 # DATADIR is written into the installed script quoted.
 if begin p-installed-datadir-quoted; then
 run_cmd grep '^INSTALLED_DATADIR=' "$WORK/d1/usr/bin/turninit-build-image"
