@@ -254,7 +254,7 @@ else
 		[[ ! -e $WS/marker ]] || why "the command ran: $WS/marker is there ($(cat "$WS/marker"))"
 		rm -f "$WS/marker"
 	}
-	MARK='echo ran > /work/marker; echo hi'
+	MARK='echo ran > /mnt/ws/marker; echo hi'
 
 	# oci/seal.sh checks the manifest with the image's own turninit (verify),
 	# which refuses under qemu-user: no sealed image is made here.
@@ -284,28 +284,28 @@ else
 
 	# A one-shot turn: refused, the command never ran.
 	if begin a-run-refused-seccomp; then
-		prun --tmpfs "$HOME_TMPFS" -v "$WS:/work" "$SEALED" -- "$MARK"
+		prun --tmpfs "$HOME_TMPFS" -v "$WS:/mnt/ws" "$SEALED" -- "$MARK"
 		expect_seccomp_refusal
 		echo "# ${ERR%$'\n'}"
 		end
 	fi
 	# Landlock optional (qemu has none): seccomp still refuses.
 	if begin a-run-landlock-optional-refused-seccomp; then
-		prun --tmpfs "$HOME_TMPFS" -v "$WS:/work" "${ENV_OPTIONAL[@]}" "$SEALED" -- "$MARK"
+		prun --tmpfs "$HOME_TMPFS" -v "$WS:/mnt/ws" "${ENV_OPTIONAL[@]}" "$SEALED" -- "$MARK"
 		expect_seccomp_refusal
 		end
 	fi
 	# serve, given a request: refused at the start, no event, nothing ran.
 	if begin a-serve-refused-seccomp; then
-		run_input '{"op":"exec","id":"c1","command":"echo ran > /work/marker"}'$'\n' \
-			"${PODMAN_RUN[@]}" -i --tmpfs "$HOME_TMPFS" -v "$WS:/work" "${ENV_OPTIONAL[@]}" "$SEALED" serve
+		run_input '{"op":"exec","id":"c1","command":"echo ran > /mnt/ws/marker"}'$'\n' \
+			"${PODMAN_RUN[@]}" -i --tmpfs "$HOME_TMPFS" -v "$WS:/mnt/ws" "${ENV_OPTIONAL[@]}" "$SEALED" serve
 		expect_seccomp_refusal
 		end
 	fi
 	# Non-root mode (no capability to start with): the same refusal.
 	if begin a-nonroot-refused-seccomp; then
 		prun --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" \
-			-v "$WS:/work" "${ENV_OPTIONAL[@]}" "$SEALED" -- "$MARK"
+			-v "$WS:/mnt/ws" "${ENV_OPTIONAL[@]}" "$SEALED" -- "$MARK"
 		expect_seccomp_refusal
 		end
 	fi
