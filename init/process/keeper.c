@@ -39,7 +39,7 @@ static const uint64_t prctl_options[] = { PR_SET_DUMPABLE, PR_SET_PDEATHSIG, PR_
 const struct scg_use keeper_calls[] = {
 	/* the keeper: its socket and pipe, malloc, the command's start and end,
 	 * the sweep of /proc (reap.c) */
-	ANY("recvmsg"), ANY("read"), ANY("write"), ANY("close"), ANY("brk"),
+	ANY("recvmsg"), ANY("sendmsg"), ANY("read"), ANY("write"), ANY("close"), ANY("brk"),
 	ANY("mmap"), ANY("munmap"), ANY("mremap"), ANY("madvise"), ANY("getpid"),
 	{ "clone", 0, clone_flags, 2 }, ANY("wait4"), ANY("kill"), KEEPER_ARCH_CALLS,
 	ANY("getdents64"), ANY("clock_gettime"), ANY("exit_group"), ANY("exit"),
@@ -53,7 +53,8 @@ const size_t keeper_n_calls = N_ELEMENTS(keeper_calls);
 
 /* What turninit sends a keeper: a header, then (KEEPER_JOB) len bytes: the
  * workdir, each argv word and each envp entry, every one NUL-ended (an empty
- * workdir: the manifest's). A job's header carries its three stdio fds. */
+ * workdir: the manifest's). A job's header carries four fds: its stdin,
+ * stdout and stderr, and the write end of its exec report (spawn.h). */
 enum keeper_ctl_type { KEEPER_JOB = 1, KEEPER_CANCEL, KEEPER_FORWARD };
 
 struct keeper_ctl {
@@ -87,34 +88,86 @@ static int read_full(int fd, void *buf, size_t n)
 	return 0;
 }
 
+#define JOB_FDS 4
+
 /* The next header from turninit, and a job's fds into fds (else -1s).
  * Returns 0, or -1 at end of file (turninit is gone) or on a malformed one. */
-static int ctl_read(int fd, struct keeper_ctl *c, int fds[3])
+static int ctl_read(int fd, struct keeper_ctl *c, int fds[JOB_FDS])
 {
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	char cbuf[CMSG_SPACE(JOB_FDS * sizeof(int))];
 	struct iovec iov = { .iov_base = c, .iov_len = sizeof(*c) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 	ssize_t r;
 
-	fds[0] = fds[1] = fds[2] = -1;
+	for (int i = 0; i < JOB_FDS; i++)
+		fds[i] = -1;
 	r = TEMP_FAILURE_RETRY(recvmsg(fd, &mh, MSG_CMSG_CLOEXEC));
 	if (r <= 0)
 		return -1;
 	cm = CMSG_FIRSTHDR(&mh);
 	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(3 * sizeof(int)))
-		memcpy(fds, CMSG_DATA(cm), 3 * sizeof(int));
+	    cm->cmsg_len == CMSG_LEN(JOB_FDS * sizeof(int)))
+		memcpy(fds, CMSG_DATA(cm), JOB_FDS * sizeof(int));
 	if ((size_t)r < sizeof(*c) && read_full(fd, (char *)c + r, sizeof(*c) - (size_t)r) < 0)
 		return -1;
 	if ((c->type == KEEPER_JOB) != (fds[0] >= 0) || (mh.msg_flags & MSG_CTRUNC)) {
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < JOB_FDS; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
 		return -1;
 	}
 	return 0;
+}
+
+/* Put the exec report's write end fd into the keeper's hand-over socket
+ * (hand[0]) and close it here: the command's child takes it from hand[1]
+ * (spawn.c), so that the keeper never holds it while the child runs, and
+ * turninit sees the exec as that end's end of file without this process
+ * having to run. Returns 0 or -errno. */
+static int report_hand_over(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = "r", .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	int r = 0;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	if (TEMP_FAILURE_RETRY(sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL)) != 1)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* Close whatever the hand-over socket still holds: a report end that its
+ * child did not take (it died first), so that turninit sees its end of file,
+ * and no later command takes it. */
+static void report_drain(int sock)
+{
+	for (;;) {
+		char cbuf[CMSG_SPACE(sizeof(int))], b;
+		struct iovec iov = { .iov_base = &b, .iov_len = 1 };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		struct cmsghdr *cm;
+
+		if (recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+			return;
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+				for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+					int fd;
+
+					memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+					close(fd);
+				}
+	}
 }
 
 /* Split a job's payload: the workdir, then n_argv and n_env strings, into
@@ -154,17 +207,20 @@ static void keeper_one(const struct spawn_plan *plan, int job_fd, int msg_fd, in
 	pid_t main_pid;
 	int status = 0;
 
-	if (spawn_command(plan, &main_pid, &status, &exec_failed, &err) < 0) {
+	int r = spawn_command(plan, &main_pid, &status, &exec_failed, &err);
+
+	/* The child exec'd or ended: turninit knows which from its report
+	 * (spawn.h). A report end it never took is closed here. */
+	report_drain(plan->report_sock);
+	if (r < 0) {
 		m.wait_status = status;
 		m.exec_failed = exec_failed;
 		snprintf(m.msg, sizeof(m.msg), "%s", err.msg);
 		keeper_send(msg_fd, &m);
 		return;
 	}
-	m.type = KEEPER_STARTED;
 	m.pid = main_pid;
 	term.pgid = main_pid;
-	keeper_send(msg_fd, &m);
 	for (;;) {
 		struct pollfd p[2] = { { .fd = sfd, .events = POLLIN },
 				       { .fd = gone ? -1 : job_fd, .events = POLLIN } };
@@ -176,13 +232,13 @@ static void keeper_one(const struct spawn_plan *plan, int job_fd, int msg_fd, in
 			;
 		if (p[1].revents) {
 			struct keeper_ctl c;
-			int fds[3];
+			int fds[JOB_FDS];
 
 			if (ctl_read(job_fd, &c, fds) < 0 || c.type == KEEPER_JOB) {
 				/* turninit gone, or a job while busy: it is not
 				 * turninit speaking, so end the command */
 				gone = true;
-				for (int i = 0; i < 3; i++)
+				for (int i = 0; i < JOB_FDS; i++)
 					if (fds[i] >= 0)
 						close(fds[i]);
 				reap_term_start(&term, clock_ms());
@@ -226,7 +282,7 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 {
 	int keep[3] = { job_fd, msg_fd, sb->landlock.fd };
 	sigset_t set;
-	int sfd;
+	int sfd, hand[2];
 	/* Its dispositions are turninit's at the fork (SIGPIPE ignored) and
 	 * never change: a command resets only those that are not SIG_DFL. */
 	uint64_t sig_reset = spawn_signals_to_reset();
@@ -242,7 +298,8 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0)
+	/* The hand-over socket of the exec reports (report_hand_over). */
+	if (sfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, hand) != 0)
 		_exit(0);
 	/* The turn's filter once, here, when it refuses nothing this keeper and
 	 * the set-up of its commands call (plan.c): each command inherits it.
@@ -252,8 +309,9 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 		filtered = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && sc_load(&sb->filter) == 0;
 	for (;;) {
 		struct keeper_ctl c;
-		int fds[3];
+		int fds[JOB_FDS];
 		char *buf, **argv, **envp, *workdir = NULL;
+		int r;
 
 		if (ctl_read(job_fd, &c, fds) < 0)
 			_exit(0);   /* turninit closed the socket: the turn is over */
@@ -268,17 +326,27 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 
 			snprintf(m.msg, sizeof(m.msg), "the keeper could not read the command");
 			keeper_send(msg_fd, &m);
+		} else if ((r = report_hand_over(hand[0], fds[3])) < 0) {
+			struct keeper_msg m = { .type = KEEPER_FAILED, .wait_status = 125 << 8 };
+
+			fds[3] = -1;
+			snprintf(m.msg, sizeof(m.msg), "the keeper could not hand over the exec report: %s",
+				 strerror(-r));
+			keeper_send(msg_fd, &m);
 		} else {
 			struct spawn_plan plan = sandbox_plan(sb, argv, envp, workdir[0] ? workdir : NULL,
 							      fds[0], fds[1], fds[2]);
 
+			fds[3] = -1;   /* closed: the hand-over socket holds it */
 			plan.sig_reset = sig_reset;
 			plan.filter_loaded = filtered;
+			plan.report_sock = hand[1];
 
 			keeper_one(&plan, job_fd, msg_fd, sfd);
 		}
-		for (int i = 0; i < 3; i++)
-			close(fds[i]);
+		for (int i = 0; i < JOB_FDS; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		free(buf);
 		free(argv);
 		free(envp);
@@ -322,7 +390,7 @@ int keeper_start(const struct sandbox *sb, struct keeper *ret, struct tn_error *
 
 static int ctl_send(const struct keeper *k, const struct keeper_ctl *c, const int *fds)
 {
-	char cbuf[CMSG_SPACE(3 * sizeof(int))] = { 0 };
+	char cbuf[CMSG_SPACE(JOB_FDS * sizeof(int))] = { 0 };
 	struct iovec iov = { .iov_base = (void *)c, .iov_len = sizeof(*c) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t r;
@@ -335,8 +403,8 @@ static int ctl_send(const struct keeper *k, const struct keeper_ctl *c, const in
 		cm = CMSG_FIRSTHDR(&mh);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(3 * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, 3 * sizeof(int));
+		cm->cmsg_len = CMSG_LEN(JOB_FDS * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, JOB_FDS * sizeof(int));
 	}
 	r = TEMP_FAILURE_RETRY(sendmsg(k->job_fd, &mh, MSG_NOSIGNAL));
 	if (r < 0)
@@ -351,10 +419,9 @@ static int ctl_send(const struct keeper *k, const struct keeper_ctl *c, const in
 }
 
 int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir,
-	       int in_fd, int out_fd, int err_fd, struct tn_error *err)
+	       const int fds[4], struct tn_error *err)
 {
 	struct keeper_ctl c = { .type = KEEPER_JOB };
-	const int fds[3] = { in_fd, out_fd, err_fd };
 	size_t len = strlen(workdir ? workdir : "") + 1;
 	char *buf, *p;
 	int r;

@@ -25,11 +25,12 @@
 #include "plan.h"
 #include "seccomp_groups.h"
 
+/* A keeper does not say that a command started: turninit learns it from the
+ * command's exec report (spawn.h), without the keeper having to run. */
 enum keeper_msg_type {
-	KEEPER_STARTED = 1,   /* the shell was exec'd: pid */
-	KEEPER_FAILED,        /* it was not: wait_status, exec_failed, msg */
-	KEEPER_EXITED,        /* the command's main process ended: wait_status; every
-				 other process of the command is gone too */
+	KEEPER_FAILED = 2,    /* it did not start: wait_status, exec_failed, msg */
+	KEEPER_EXITED,        /* the command's main process (pid) ended: wait_status;
+				 every other process of the command is gone too */
 };
 
 struct keeper_msg {
@@ -52,14 +53,16 @@ struct keeper {
 int keeper_start(const struct sandbox *sb, struct keeper *ret, struct tn_error *err);
 
 /* keeper_run - give an idle keeper one command: argv and envp (NULL-ended),
- * its workdir (NULL: the manifest's) and its stdin, stdout and stderr fds
- * (passed, the caller keeps its own); a keeper stopped from outside is sent
- * SIGCONT first. Its first message (keeper_read) then says whether it
- * started. Errors: -EPIPE when the keeper is gone (the caller
- * stops it and starts another), -E2BIG past KEEPER_JOB_MAX bytes, other
- * -errno of sendmsg(2). */
+ * its workdir (NULL: the manifest's) and four fds: its stdin, stdout and
+ * stderr, and the write end of its exec report (spawn.h; the caller closes
+ * its own copy once this returns, and reads the other end); all four are
+ * passed, the caller keeps its own. A keeper stopped from outside is sent
+ * SIGCONT first. The report says whether the command started; when it did
+ * not, the keeper's message (keeper_read, KEEPER_FAILED) says why. Errors:
+ * -EPIPE when the keeper is gone (the caller stops it and starts another),
+ * -E2BIG past KEEPER_JOB_MAX bytes, other -errno of sendmsg(2). */
 int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir,
-	       int in_fd, int out_fd, int err_fd, struct tn_error *err);
+	       const int fds[4], struct tn_error *err);
 
 /* keeper_read - read one message. Returns 1 and fills msg, 0 at end of file
  * (the keeper is gone), -EAGAIN when none is waiting on a non-blocking fd,

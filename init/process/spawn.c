@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -159,13 +160,18 @@ static int set_limit(int resource, rlim_t want)
  * rlimits and capabilities. Each step: 0, or -errno with err set; the first
  * that fails ends the set-up, and the command is not run.
  */
-typedef int spawn_step_fn(const struct spawn_plan *p, pid_t parent, struct tn_error *err);
+struct spawn_env {
+	pid_t parent;       /* the caller, which the child must still have at the end */
+	int report_fd;      /* the exec report's write end (spawn.h), or -1 */
+};
+
+typedef int spawn_step_fn(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err);
 
 /* A new session: no controlling tty, so TIOCSTI cannot reach a terminal, and
  * the command is a process group turninit can signal as a whole. */
-static int step_session(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_session(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
-	(void)p, (void)parent;
+	(void)p, (void)env;
 	if (setsid() < 0)
 		return err_errno(err, errno, "setsid");
 	return 0;
@@ -175,9 +181,9 @@ static int step_session(const struct spawn_plan *p, pid_t parent, struct tn_erro
  * sigaction() refuse those (libc-internal), and a SIG_IGN the caller set there
  * would survive execve. So the raw rt_sigaction(2), checked; then no signal
  * blocked. */
-static int step_signals(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_signals(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
-	(void)parent;
+	(void)env;
 	for (int sig = 1; sig <= SPAWN_NSIG; sig++) {
 		struct spawn_ksigaction ksa = { .handler = SIG_DFL };
 
@@ -192,17 +198,17 @@ static int step_signals(const struct spawn_plan *p, pid_t parent, struct tn_erro
 }
 
 /* stdio from the plan, and every other fd closed but the Landlock ruleset's
- * (closed by its own step). */
-static int step_fds(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+ * (closed by its own step) and the exec report's (close-on-exec). */
+static int step_fds(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
-	int keep[1] = { p->landlock->fd };
+	int keep[2] = { p->landlock->fd, env->report_fd };
 	int r;
 
-	(void)parent;
+	(void)env;
 	for (int i = 0; i < 3; i++)
 		if (p->stdio[i] >= 0 && p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
 			return err_errno(err, errno, "stdio");
-	r = spawn_close_fds(keep, 1);
+	r = spawn_close_fds(keep, 2);
 	if (r < 0)
 		return err_errno(err, r, "closing fds");
 	return 0;
@@ -214,7 +220,7 @@ static int step_fds(const struct spawn_plan *p, pid_t parent, struct tn_error *e
  * is not dumpable (turninit, so this child) belongs to root: opened with fsuid
  * 0 (CAP_SETUID, which turninit keeps, also when it runs as a uid of its own),
  * before the uid change. Landlock keeps the command from writing it back. */
-static int step_oom_score(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_oom_score(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
 	/* Non-root mode has no CAP_SETUID: the file is the process's own while
 	 * it is dumpable, for the open only (a command of the turn shares the
@@ -222,7 +228,7 @@ static int step_oom_score(const struct spawn_plan *p, pid_t parent, struct tn_er
 	uid_t fsuid = p->nonroot ? 0 : (uid_t)setfsuid(0);
 	int fd, e;
 
-	(void)parent;
+	(void)env;
 	if (p->nonroot && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
 		return err_errno(err, errno, "PR_SET_DUMPABLE");
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -240,11 +246,11 @@ static int step_oom_score(const struct spawn_plan *p, pid_t parent, struct tn_er
 	return 0;
 }
 
-static int step_rlimits(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_rlimits(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
 	int r;
 
-	(void)parent;
+	(void)env;
 	if ((r = set_limit(RLIMIT_CORE, 0)) < 0 ||
 	    (r = set_limit(RLIMIT_NOFILE, p->limits->nofile)) < 0 ||
 	    (r = set_limit(RLIMIT_NPROC, p->limits->nproc)) < 0 ||
@@ -255,9 +261,9 @@ static int step_rlimits(const struct spawn_plan *p, pid_t parent, struct tn_erro
 
 /* The ids: the manifest's, numeric only (no /etc/passwd, /etc/group or NSS,
  * ever), no supplementary group. */
-static int step_ids(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_ids(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
-	(void)parent;
+	(void)env;
 	if (p->nonroot) {
 		/* No capability to lock securebits, drop the bounding set or the
 		 * groups, or change ids: turninit's own are the command's, as
@@ -285,46 +291,46 @@ static int step_ids(const struct spawn_plan *p, pid_t parent, struct tn_error *e
 	return 0;
 }
 
-static int step_capabilities(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_capabilities(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
-	(void)p, (void)parent;
+	(void)p, (void)env;
 	return caps_clear_all(err);
 }
 
 /* If turninit dies (when not PID 1: a SIGKILL), the command dies with it.
  * After the uid change, which clears the parent-death signal. */
-static int step_parent_death(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_parent_death(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
 	(void)p;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
 		return err_errno(err, errno, "PR_SET_PDEATHSIG");
-	if (getppid() != parent)
+	if (getppid() != env->parent)
 		return err_set(err, ESRCH, "turninit ended before the command started");
 	return 0;
 }
 
 /* chdir as the command's user: it must be able to enter its workdir. */
-static int step_workdir(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_workdir(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
-	(void)parent;
+	(void)env;
 	if (chdir(p->workdir) != 0)
 		return err_errno(err, errno, "workdir %s", p->workdir);
 	return 0;
 }
 
-static int step_no_new_privs(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_no_new_privs(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
-	(void)p, (void)parent;
+	(void)p, (void)env;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return err_errno(err, errno, "no_new_privs");
 	return 0;
 }
 
-static int step_landlock(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_landlock(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
 	int r;
 
-	(void)parent;
+	(void)env;
 	r = ll_restrict(p->landlock);
 	if (r < 0)
 		return err_errno(err, r, "landlock");
@@ -334,11 +340,11 @@ static int step_landlock(const struct spawn_plan *p, pid_t parent, struct tn_err
 /* seccomp last: the filter need not allow any setup syscall. Under a keeper
  * that loaded it, it is inherited, and spares every call above (keeper.h,
  * keeper_calls). */
-static int step_seccomp(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int step_seccomp(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
 	int r;
 
-	(void)parent;
+	(void)env;
 	r = p->filter_loaded ? 0 : sc_load(p->filter);
 	if (r < 0)
 		return err_errno(err, r, "seccomp filter");
@@ -374,10 +380,10 @@ const char *spawn_step_name(size_t i)
 	return i < N_ELEMENTS(spawn_steps) ? spawn_steps[i].name : NULL;
 }
 
-static int child_setup(const struct spawn_plan *p, pid_t parent, struct tn_error *err)
+static int child_setup(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
 	for (size_t i = 0; i < N_ELEMENTS(spawn_steps); i++) {
-		int r = spawn_steps[i].run(p, parent, err);
+		int r = spawn_steps[i].run(p, env, err);
 
 		if (r < 0)
 			return r;
@@ -402,6 +408,7 @@ struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
 		.filter = filter,
 		.stdio = { in_fd, out_fd, err_fd },
 		.sig_reset = ~0ull,
+		.report_sock = -1,
 	};
 }
 
@@ -413,19 +420,55 @@ struct spawn_child {
 	struct spawn_report *rep;
 };
 
+/* The exec report's write end, which the keeper left in its hand-over socket
+ * for this child alone (keeper.c): received close-on-exec, so this process
+ * is its only holder and the execve closes it. Returns the fd, or -errno
+ * (-EIO: a message without exactly one fd). */
+static int report_take(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], b;
+	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1)
+		return errno ? -errno : -EIO;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)) || (mh.msg_flags & MSG_CTRUNC))
+		return -EIO;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	return fd;
+}
+
 static int __attribute__((noreturn)) spawn_child_main(void *arg)
 {
 	const struct spawn_child *c = arg;
+	struct spawn_env env = { .parent = c->parent, .report_fd = -1 };
 	struct tn_error cerr = { 0 };
-	int e;
+	int32_t pid;
+	int e, r = 0;
 
-	if (child_setup(c->plan, c->parent, &cerr) < 0) {
+	if (c->plan->report_sock >= 0 && (env.report_fd = report_take(c->plan->report_sock)) < 0)
+		r = err_errno(&cerr, -env.report_fd, "the exec report");
+	if (r == 0)
+		r = child_setup(c->plan, &env, &cerr);
+	/* The pid, last before the execve: its end of file without a word
+	 * after it is the exec (spawn.h). */
+	pid = (int32_t)syscall(SYS_getpid);
+	if (r == 0 && env.report_fd >= 0 && write(env.report_fd, &pid, sizeof(pid)) != (ssize_t)sizeof(pid))
+		r = err_errno(&cerr, errno ? errno : EIO, "the exec report");
+	if (r < 0) {
 		c->rep->errnum = cerr.code ? cerr.code : EIO;
 		snprintf(c->rep->msg, sizeof(c->rep->msg), "%s", cerr.msg);
 		_exit(EXIT_REFUSED);
 	}
 	execve(c->plan->shell, c->plan->argv, c->plan->envp);
 	e = errno;
+	if (env.report_fd >= 0)
+		(void)!write(env.report_fd, "F", 1);   /* the exec failed: not a start */
 	c->rep->exec_failed = 1;
 	c->rep->errnum = e ? e : EIO;
 	snprintf(c->rep->msg, sizeof(c->rep->msg), "%s: %s", c->plan->shell, strerror(e));

@@ -31,6 +31,10 @@ struct spawn_plan {
 	bool filter_loaded;             /* the caller (a keeper) runs under filter
 					   already, which the child inherits: not
 					   loaded again (false in spawn_plan_of) */
+	int report_sock;                /* a keeper's hand-over socket, holding the
+					   write end of the command's exec report for
+					   the child to take (spawn_command); -1: none
+					   (spawn_plan_of) */
 	bool nonroot;                   /* turninit runs as uid:gid with no capability
 					   (caps.h): no securebits, bounding set, group
 					   or uid change; false in spawn_plan_of */
@@ -77,6 +81,16 @@ char **spawn_argv(char *const *words, int n, bool argv_form);
  * the shell failed with ENOENT, 126 for another execve error (as bash does;
  * *ret_exec_failed is then true), 125 when a setup step failed. Without a
  * child (clone(2) failed) *ret_status is 125 << 8. */
+/*
+ * The exec report (serve and listen mode, plan->report_sock >= 0): the child
+ * takes a pipe's write end from that socket, close-on-exec, before its
+ * set-up, so that it alone holds it. Last before its execve it writes its pid
+ * there (a native int32_t); when the execve fails it writes one byte more.
+ * The reader (turninit) thus learns without the caller having to run: the
+ * pid and then end of file is the exec; end of file without the pid, or with
+ * a byte after it, is no start (the caller's own report says why). A child
+ * that cannot take or write the report fails its set-up (exit 125).
+ */
 int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status,
 		  bool *ret_exec_failed, struct tn_error *err);
 

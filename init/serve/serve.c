@@ -41,17 +41,17 @@
 #include "request.h"
 #include "spawn.h"
 
-static void serve_request(struct serve *s, struct conn *c, const char *line, size_t len)
+/* Handle one parsed request line of c: rq, or the codec's own reply (rq
+ * NULL), or a line that did not parse (failed: err, and the id it had).
+ * Takes rq and reply. */
+static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq, char *reply,
+			 bool failed, const char *id, const struct tn_error *err, size_t len)
 {
-	struct rq_request *rq = NULL;
-	struct tn_error err = { 0 };
-	char id[RQ_ID_MAX + 1];
 	struct waiting **w;
 	struct cmd *m;
-	char *reply = NULL;
 
-	if (c->codec->parse(c->codec_st, line, len, &rq, id, &reply, &err) < 0) {
-		conn_error(c, queue_answer_id(s, c, id), "%s", err.msg);
+	if (failed) {
+		conn_error(c, queue_answer_id(s, c, id), "%s", err->msg);
 		return;
 	}
 	if (!rq) {   /* the codec answered it itself (MCP's lifecycle, a bad message) */
@@ -96,10 +96,44 @@ static void serve_request(struct serve *s, struct conn *c, const char *line, siz
 	rq_free(rq);
 }
 
+/* A request line of c. An exec is handled at once, also while earlier execs
+ * wait for their answers (its own comes after theirs: answers_flush);
+ * anything else waits until they are written (struct held), since its
+ * answer, or what it does, must follow theirs. */
+static void serve_request(struct serve *s, struct conn *c, const char *line, size_t len)
+{
+	struct rq_request *rq = NULL;
+	struct tn_error err = { 0 };
+	char id[RQ_ID_MAX + 1] = "";
+	char *reply = NULL;
+	bool failed = c->codec->parse(c->codec_st, line, len, &rq, id, &reply, &err) < 0;
+
+	if (s->n_answers && (failed || !rq || rq->op != RQ_EXEC)) {
+		s->held = (struct held){ .used = true, .conn = c, .rq = rq, .reply = reply, .failed = failed,
+					 .err = err, .len = len };
+		snprintf(s->held.id, sizeof(s->held.id), "%s", id);
+		return;
+	}
+	serve_handle(s, c, rq, reply, failed, id, &err, len);
+}
+
+/* The request that waited for the answers before it, once they are written. */
+static void serve_held(struct serve *s)
+{
+	struct held h = s->held;
+
+	if (!h.used || s->n_answers)
+		return;
+	s->held = (struct held){ 0 };
+	serve_handle(s, h.conn, h.rq, h.reply, h.failed, h.id, &h.err, h.len);
+}
+
 void conn_close(struct serve *s, struct conn *c)
 {
 	bool has = false;
 
+	if (conn_waits(s, c))
+		return;   /* closed once its answers are written */
 	queue_drop(s, c, "the connection ended before it started");
 	for (size_t i = 0; i < s->n_cmds; i++)
 		if (s->cmds[i].used && s->cmds[i].conn == c) {
@@ -179,6 +213,7 @@ enum slot_kind {
 	SLOT_CMD_STDOUT,    /* a command's stdout pipe (obj: struct cmd) */
 	SLOT_CMD_STDERR,    /* its stderr pipe */
 	SLOT_CMD_STDIN,     /* its stdin pipe, while there is stdin to give */
+	SLOT_CMD_REPORT,    /* its exec report, while it starts (spawn.h) */
 	SLOT_CMD_KEEPER,    /* its keeper's messages */
 	SLOT_KEEPER_IDLE,   /* an idle keeper's pipe: it says nothing unless it ended
 			       (obj: struct keeper) */
@@ -257,6 +292,7 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	case SLOT_CMD_STDOUT: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
 	case SLOT_CMD_STDERR: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
 	case SLOT_CMD_STDIN: if (m->in_fd >= 0) cmd_stdin(m); break;
+	case SLOT_CMD_REPORT: if (m->report_fd >= 0) cmd_report(s, m); break;
 	case SLOT_CMD_KEEPER: if (!m->exited) cmd_message(s, m); break;
 	case SLOT_KEEPER_IDLE: keeper_idle_message(sl->obj); break;
 	case SLOT_NET: net_records(s); break;
@@ -285,7 +321,7 @@ static int serve_open(struct serve *s)
 	}
 	s->queue_tail = &s->queue;
 	for (size_t i = 0; i < s->n_cmds; i++) {   /* calloc'd: no fd is open yet */
-		s->cmds[i].out_fd = s->cmds[i].err_fd = s->cmds[i].in_fd = -1;
+		s->cmds[i].out_fd = s->cmds[i].err_fd = s->cmds[i].in_fd = s->cmds[i].report_fd = -1;
 		s->keepers[i] = (struct keeper){ .pid = 0, .msg_fd = -1, .job_fd = -1 };
 	}
 	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
@@ -316,7 +352,7 @@ static void phase_commands(struct serve *s, uint64_t t)
 
 		if (!m->used)
 			continue;
-		if (m->starting && t >= m->start_deadline_ms) {
+		if (m->starting && m->start_pid <= 0 && t >= m->start_deadline_ms) {
 			cmd_start_overdue(s, m);
 			continue;
 		}
@@ -351,14 +387,15 @@ static void phase_connections(struct serve *s)
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 		struct conn *c = &s->conns[i];
 
-		if (!c->used || !(c->eof || c->dead) || conn_pending(c))
+		if (!c->used || !(c->eof || c->dead) || conn_pending(c) || conn_waits(s, c))
 			continue;
 		if (s->ctx->listen_fd < 0)
 			serve_end_turn(s, 0);   /* end of stdin: the turn ends */
 		else
 			conn_close(s, c);
 	}
-	for (size_t i = 0; i < SERVE_MAX_CONNS && !s->starting; i++)
+	serve_held(s);
+	for (size_t i = 0; i < SERVE_MAX_CONNS && serve_may_handle(s); i++)
 		if (s->conns[i].used && !s->conns[i].dead && conn_pending(&s->conns[i]))
 			conn_lines(s, &s->conns[i]);
 	queue_start(s);
@@ -373,7 +410,7 @@ static int phase_wait_ms(const struct serve *s, uint64_t t, uint64_t next)
 	for (size_t i = 0; i < s->n_cmds; i++) {
 		const struct cmd *m = &s->cmds[i];
 
-		if (m->used && m->starting && (!next || m->start_deadline_ms < next))
+		if (m->used && m->starting && m->start_pid <= 0 && (!next || m->start_deadline_ms < next))
 			next = m->start_deadline_ms;
 
 		if (m->used && !m->exited && !m->timed_out && (!next || m->deadline_ms < next))
@@ -400,9 +437,9 @@ static size_t phase_poll_set(struct serve *s, struct pollfd *pf, struct slot *sl
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 		struct conn *c = &s->conns[i];
 
-		/* no request is read while an exec starts, nor while lines
-		 * wait in the buffer (conn_lines) */
-		if (c->used && !c->eof && !c->dead && !s->ending && !s->starting && !conn_pending(c))
+		/* no request is read while one waits for the answers before
+		 * it, nor while lines wait in the buffer (conn_lines) */
+		if (c->used && !c->eof && !c->dead && !s->ending && serve_may_handle(s) && !conn_pending(c))
 			slot_add(pf, slots, &n, c->in_fd, POLLIN, SLOT_CONN_IN, c);
 		if (c->used && c->out_len && !c->dead)
 			slot_add(pf, slots, &n, c->out_fd, POLLOUT, SLOT_CONN_OUT, c);
@@ -415,9 +452,14 @@ static size_t phase_poll_set(struct serve *s, struct pollfd *pf, struct slot *sl
 		if (!m->used)
 			continue;
 		/* its output, its stdin and any other word of its keeper follow
-		 * its started event */
+		 * its started event: while it starts, its report, and its
+		 * keeper, which says why when it did not start; nothing while
+		 * its started answer waits for an earlier one */
 		if (m->starting) {
-			slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
+			if (m->report_fd >= 0)
+				slot_add(pf, slots, &n, m->report_fd, POLLIN, SLOT_CMD_REPORT, m);
+			if (m->start_pid <= 0)
+				slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
 			continue;
 		}
 		if (m->out_fd >= 0 && !behind)
@@ -465,6 +507,10 @@ static void serve_close(struct serve *s)
 				s->conns[i].codec->close(s->conns[i].codec_st);
 		}
 	serve_close_fd(&s->spare_fd);
+	if (s->held.used) {   /* a request the end of the turn left unhandled */
+		rq_free(s->held.rq);
+		free(s->held.reply);
+	}
 }
 
 int serve_run(const struct serve_ctx *ctx)

@@ -66,10 +66,89 @@ void cmd_free(struct cmd *m)
 	serve_close_fd(&m->out_fd);
 	serve_close_fd(&m->err_fd);
 	serve_close_fd(&m->in_fd);
+	serve_close_fd(&m->report_fd);
 	free(m->in_buf);
 	json_decref(m->read_back);
 	memset(m, 0, sizeof(*m));
-	m->out_fd = m->err_fd = m->in_fd = -1;
+	m->out_fd = m->err_fd = m->in_fd = m->report_fd = -1;
+}
+
+/* Whether a request line may be handled now: no line waits for the answers
+ * before it, and there is room for one more answer. */
+bool serve_may_handle(const struct serve *s)
+{
+	return !s->held.used && s->n_answers < SERVE_ANSWERS;
+}
+
+/* Whether c has an answer or a request still waiting: it is not closed yet. */
+bool conn_waits(const struct serve *s, const struct conn *c)
+{
+	if (s->held.used && s->held.conn == c)
+		return true;
+	for (size_t i = 0; i < s->n_answers; i++)
+		if (s->answers[(s->answers_head + i) % SERVE_ANSWERS].conn == c)
+			return true;
+	return false;
+}
+
+/* A place for the answer to an exec of c, after every answer given a place
+ * before it. The callers see to it that there is room (serve_may_handle). */
+static size_t answer_open(struct serve *s, struct conn *c)
+{
+	size_t t = (s->answers_head + s->n_answers++) % SERVE_ANSWERS;
+
+	s->answers[t] = (struct answer){ .conn = c };
+	return t;
+}
+
+/* A started command: its output and stdin are served from now on. */
+static void cmd_started(struct cmd *m)
+{
+	m->starting = false;
+	fcntl(m->out_fd, F_SETFL, O_NONBLOCK);
+	fcntl(m->err_fd, F_SETFL, O_NONBLOCK);
+	if (m->in_fd >= 0)
+		fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
+	m->pid = m->start_pid;
+	/* what the kernel shows of its sandbox, for the audit log */
+	m->read_back = audit_read_back(m->pid, m->k ? m->k->pid : -1);
+	conn_emit(m->conn, m->conn->codec->started(m->conn->codec_st, m->id, m->pid));
+}
+
+/* Write the answers that are decided, oldest first, up to the first that is
+ * not: an answer is never written before the one of an exec handled
+ * earlier. */
+static void answers_flush(struct serve *s)
+{
+	while (s->n_answers) {
+		struct answer *a = &s->answers[s->answers_head];
+
+		if (!a->ready)
+			return;
+		if (a->error)
+			conn_error(a->conn, a->has_id ? a->id : NULL, "%s", a->msg);
+		else
+			cmd_started(a->cmd);
+		a->ready = false;
+		a->conn = NULL;
+		a->cmd = NULL;
+		s->answers_head = (s->answers_head + 1) % SERVE_ANSWERS;
+		s->n_answers--;
+	}
+}
+
+/* Answer t is an error: msg, about the exec id (NULL: about none). */
+static void answer_error(struct serve *s, size_t t, const char *id, const char *msg)
+{
+	struct answer *a = &s->answers[t];
+
+	a->cmd = NULL;
+	a->error = true;
+	a->has_id = id != NULL;
+	snprintf(a->id, sizeof(a->id), "%s", id ? id : "");
+	snprintf(a->msg, sizeof(a->msg), "%s", msg);
+	a->ready = true;
+	answers_flush(s);
 }
 
 /* Read what a stdout or stderr pipe holds; deliver up to the output limit.
@@ -175,31 +254,40 @@ static void cmd_start_failed(struct serve *s, struct cmd *m, bool keeper_idle, c
 	va_end(ap);
 	if (!keeper_idle)
 		keeper_stop(m->k, 0);
-	conn_error(m->conn, m->id, "%s", msg);
 	audit_refused(m->conn->stream, m->id, msg);
-	s->starting = NULL;
+	answer_error(s, m->answer, m->id, msg);
 	cmd_free(m);
 }
 
-/* The keeper's first word on a starting command: started (its event), or
- * not (an error event, as for a refusal). */
-static void cmd_start_answer(struct serve *s, struct cmd *m, int r, const struct keeper_msg *msg)
+/* Read the exec report of starting command m (spawn.h) as far as it goes.
+ * Its pid and then end of file: the exec; its started answer is written
+ * once every earlier answer is. End of file without the pid, or with a byte
+ * after it, is no start: the keeper's message says why (cmd_message). */
+void cmd_report(struct serve *s, struct cmd *m)
 {
-	if (r == 1 && msg->type == KEEPER_STARTED) {
-		m->starting = false;
-		s->starting = NULL;
-		fcntl(m->out_fd, F_SETFL, O_NONBLOCK);
-		fcntl(m->err_fd, F_SETFL, O_NONBLOCK);
-		if (m->in_fd >= 0)
-			fcntl(m->in_fd, F_SETFL, O_NONBLOCK);
-		m->pid = msg->pid;
-		/* what the kernel shows of its sandbox, for the audit log */
-		m->read_back = audit_read_back(msg->pid, m->k ? m->k->pid : -1);
-		conn_emit(m->conn, m->conn->codec->started(m->conn->codec_st, m->id, msg->pid));
-	} else if (r == 1 && msg->type == KEEPER_FAILED) {
-		cmd_start_failed(s, m, true, "exec: %s", msg->msg);
-	} else {
-		cmd_start_failed(s, m, false, "exec: the command did not start");
+	for (;;) {
+		ssize_t n = read(m->report_fd, m->report + m->report_len, sizeof(m->report) - m->report_len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n > 0 && m->report_len + (size_t)n < sizeof(m->report)) {
+			m->report_len += (size_t)n;
+			continue;
+		}
+		serve_close_fd(&m->report_fd);
+		if (n == 0 && m->report_len == sizeof(int32_t)) {
+			int32_t pid;
+
+			memcpy(&pid, m->report, sizeof(pid));
+			m->start_pid = pid > 0 ? pid : -1;
+		}
+		if (m->start_pid > 0) {
+			s->answers[m->answer].ready = true;
+			answers_flush(s);
+		}
+		return;
 	}
 }
 
@@ -212,14 +300,14 @@ void cmd_start_overdue(struct serve *s, struct cmd *m)
 	if (!m->start_nudged) {
 		/* Stopped before its exec (a SIGSTOP from another command, where
 		 * Landlock cannot scope signals): continued, once. */
-		log_line("serve: %s: its keeper has not reported the start in %d ms: continuing its process",
+		log_line("serve: %s: its start has not been reported in %d ms: continuing its process",
 			 m->id, SERVE_START_MS);
 		reap_signal_descendants(m->k->pid, SIGCONT);
 		m->start_nudged = true;
 		m->start_deadline_ms = t + SERVE_START_MS;
 		return;
 	}
-	log_line("serve: %s: its keeper has not reported the start in %d ms: killing it and the process",
+	log_line("serve: %s: its start has not been reported in %d ms: killing its keeper and the process",
 		 m->id, 2 * SERVE_START_MS);
 	reap_signal_descendants(m->k->pid, SIGKILL);
 	cmd_start_failed(s, m, false, "exec: the command did not start within %d ms (its process was held before its exec): killed",
@@ -229,12 +317,24 @@ void cmd_start_overdue(struct serve *s, struct cmd *m)
 void cmd_message(struct serve *s, struct cmd *m)
 {
 	struct keeper_msg msg = { .type = 0 };
-	int r = keeper_read(m->k, &msg);
+	int r;
 
+	if (m->starting && m->report_fd >= 0)
+		cmd_report(s, m);   /* the report first: the exec comes before any end */
+	if (m->starting && m->start_pid > 0)
+		return;   /* its end waits for its started answer */
+	r = keeper_read(m->k, &msg);
 	if (r == -EAGAIN)
 		return;
 	if (m->starting) {
-		cmd_start_answer(s, m, r, &msg);
+		/* The report said no start: the keeper says why. */
+		if (r == 1 && msg.type == KEEPER_FAILED)
+			cmd_start_failed(s, m, true, "exec: %s", msg.msg);
+		else if (r == 1 && msg.type == KEEPER_EXITED)
+			cmd_start_failed(s, m, true, "exec: the command's process ended before its exec (wait status %d)",
+					 msg.wait_status);
+		else
+			cmd_start_failed(s, m, false, "exec: the command did not start");
 		return;
 	}
 	if (r == 1 && msg.type == KEEPER_EXITED) {
@@ -347,7 +447,7 @@ const char *queue_answer_id(struct serve *s, const struct conn *c, const char *i
  * gone when given the command is replaced once. fds: the command's stdin,
  * stdout and stderr. 0, or -errno with ret_err set ("exec: ..."). */
 static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **shell_argv,
-		       char **envp, const char *cwd, const int fds[3], struct tn_error *ret_err)
+		       char **envp, const char *cwd, const int fds[4], struct tn_error *ret_err)
 {
 	struct keeper *k = &s->keepers[m - s->cmds];
 	struct tn_error err = { 0 };
@@ -356,7 +456,7 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (k->pid <= 0 && keeper_start(s->ctx->sandbox, k, &err) < 0)
 			break;
-		r = keeper_run(k, shell_argv, envp, cwd, fds[0], fds[1], fds[2], &err);
+		r = keeper_run(k, shell_argv, envp, cwd, fds, &err);
 		if (r != -EPIPE)
 			break;
 		log_line("serve: %s: the keeper of its slot had ended: starting another", id);
@@ -372,14 +472,16 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 	return 0;
 }
 
-/* Slot m takes the command its keeper was given: its deadlines from now, and
- * the parent's ends of its pipes (fds: stdin to write, stdout and stderr to
- * read, owned by the slot from here). The keeper says whether the shell was
- * exec'd; the loop hears it (cmd_message), with a bound (cmd_start_overdue):
- * PID 1 never waits on a keeper, whose command may be stopped before its
- * exec. */
+/* Slot m takes the command its keeper was given, whose answer is answers[t]:
+ * its deadlines from now, and the parent's ends of its pipes (fds: stdin to
+ * write, stdout and stderr to read, the exec report to read; owned by the
+ * slot from here). The report says whether the shell was exec'd, the keeper
+ * why not; the loop hears them (cmd_report, cmd_message), with a bound
+ * (cmd_start_overdue): PID 1 never waits on a keeper, whose command may be
+ * stopped before its exec, nor on the answer to one exec before it gives
+ * the next to its keeper. */
 static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char *id,
-		      const struct rq_command *cmd, const int fds[3])
+		      const struct rq_command *cmd, const int fds[4], size_t t)
 {
 	m->used = true;
 	m->conn = c;
@@ -397,23 +499,25 @@ static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char
 	m->in_fd = fds[0];
 	m->out_fd = fds[1];
 	m->err_fd = fds[2];
+	m->report_fd = fds[3];
 	m->starting = true;
 	m->start_deadline_ms = m->start_ms + SERVE_START_MS;
-	s->starting = m;
+	m->answer = t;
+	s->answers[t].cmd = m;
 }
 
 /* Start exec request rq of c in a free slot, with cmd (its cwd and timeout,
- * rq_command_of, decided once by start_exec): 0 when its keeper was given it
- * (s->starting: its started or error event follows from the keeper's
- * answer, cmd_message), or -errno with ret_err filled ("exec: WHY"), nothing
- * started and no event written. */
+ * rq_command_of, decided once by start_exec), its answer to be answers[t]:
+ * 0 when its keeper was given it (its started or error answer follows from
+ * its report and its keeper, cmd_report and cmd_message), or -errno with
+ * ret_err filled ("exec: WHY"), nothing started and no event written. */
 static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
-		   const struct rq_command *cmd, struct tn_error *ret_err)
+		   const struct rq_command *cmd, size_t t, struct tn_error *ret_err)
 {
 	const struct mf_manifest *mf = s->ctx->manifest;
 	const char *cwd = cmd->cwd, *id = rq->id;
 	char **shell_argv = NULL, **envp = NULL;
-	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, rep_p[2] = { -1, -1 };
 	struct cmd *m = NULL;
 	struct tn_error err = { 0 };
 	struct stat st;
@@ -445,15 +549,18 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 		if (in_p[0] < 0)
 			goto sys;
 	}
-	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0)
+	/* the report's: non-blocking at both ends (the child writes a few
+	 * bytes into an empty pipe) */
+	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0 ||
+	    pipe2(rep_p, O_CLOEXEC | O_NONBLOCK) != 0)
 		goto sys;
-	if ((r = keeper_give(s, m, id, shell_argv, envp, cwd, (int[3]){ in_p[0], out_p[1], err_p[1] },
-			     ret_err)) < 0) {
+	if ((r = keeper_give(s, m, id, shell_argv, envp, cwd,
+			     (int[4]){ in_p[0], out_p[1], err_p[1], rep_p[1] }, ret_err)) < 0) {
 		cmd_free(m);
 		goto out;
 	}
-	cmd_begin(s, m, c, id, cmd, (int[3]){ in_p[1], out_p[0], err_p[0] });
-	out_p[0] = err_p[0] = in_p[1] = -1;
+	cmd_begin(s, m, c, id, cmd, (int[4]){ in_p[1], out_p[0], err_p[0], rep_p[0] }, t);
+	out_p[0] = err_p[0] = in_p[1] = rep_p[0] = -1;
 	goto out;
 sys:
 	if (errno == EMFILE || errno == ENFILE)
@@ -469,6 +576,7 @@ out:
 		serve_close_fd(&in_p[i]);
 		serve_close_fd(&out_p[i]);
 		serve_close_fd(&err_p[i]);
+		serve_close_fd(&rep_p[i]);
 	}
 	free(shell_argv);
 	envf_free(envp);
@@ -482,24 +590,25 @@ static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, c
 {
 	const struct rq_command cmd = rq_command_of(s->ctx->manifest, rq);
 	struct tn_error err = { 0 };
+	size_t t = answer_open(s, c);
 
 	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s, !s->ctx->sandbox->filter_in_keeper) < 0) {
-		conn_error(c, rq->id, "exec: the audit log cannot be written");
+		answer_error(s, t, rq->id, "exec: the audit log cannot be written");
 		return;
 	}
 	if (refusal)
 		err_set(&err, EAGAIN, "exec: %s", refusal);
-	if (refusal || do_exec(s, c, rq, &cmd, &err) < 0) {
-		/* id null for a duplicate of a waiting exec: answer_id */
-		conn_error(c, queue_answer_id(s, c, rq->id), "%s", err.msg);
+	if (refusal || do_exec(s, c, rq, &cmd, t, &err) < 0) {
 		audit_refused(c->stream, rq->id, err.msg);
+		/* id null for a duplicate of a waiting exec: answer_id */
+		answer_error(s, t, queue_answer_id(s, c, rq->id), err.msg);
 	}
 }
 
 /* Start waiting execs, oldest first, while there are free slots. */
 void queue_start(struct serve *s)
 {
-	while (s->queue && cmd_running(s) < s->n_cmds && !s->ending && !s->starting) {
+	while (s->queue && cmd_running(s) < s->n_cmds && !s->ending && serve_may_handle(s)) {
 		struct waiting *e = queue_take(s, &s->queue);
 
 		start_exec(s, e->conn, e->rq, NULL);

@@ -144,38 +144,49 @@ void conn_error(struct conn *c, const char *id, const char *fmt, ...)
 	conn_emit(c, c->codec->error(c->codec_st, id, msg));
 }
 
-/* Whether c's buffer holds a whole request line not handled yet. */
+/* Whether c's buffer holds what is not handled yet: a whole request line,
+ * or more than a line may hold (its error waits for the answers before it,
+ * conn_lines). */
 bool conn_pending(const struct conn *c)
 {
-	return c->buf && c->off < c->len && memchr(c->buf + c->off, '\n', c->len - c->off);
+	return c->buf && (c->len > EV_LINE_MAX ||
+			  (c->off < c->len && memchr(c->buf + c->off, '\n', c->len - c->off)));
 }
 
-/* Handle the whole request lines of c's buffer in order, until an exec is
- * starting (s->starting): the lines after it wait in the buffer, and the
- * loop comes back to them once the keeper has answered. */
+/* Handle the whole request lines of c's buffer in order, while a line may be
+ * handled (serve_may_handle: none waits for the answers to the execs before
+ * it); the others wait in the buffer, and the loop comes back to them. An
+ * error about a line that is too long is an answer too: it waits for the
+ * answers before it. */
 void conn_lines(struct serve *s, struct conn *c)
 {
 	char *nl;
 
-	while (!s->starting && c->off < c->len && (nl = memchr(c->buf + c->off, '\n', c->len - c->off))) {
+	while (c->off < c->len && (nl = memchr(c->buf + c->off, '\n', c->len - c->off))) {
 		size_t i = (size_t)(nl - c->buf);
 
-		if (c->discarding)
+		if (!serve_may_handle(s))
+			return;
+		if (c->discarding) {
 			c->discarding = false;
-		else if (i - c->off > EV_LINE_MAX)
+		} else if (i - c->off > EV_LINE_MAX) {
+			if (s->n_answers)
+				return;
 			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
-		else if (i > c->off)
+		} else if (i > c->off) {
 			s->on_request(s, c, c->buf + c->off, i - c->off);
+		}
 		c->off = i + 1;
 	}
-	if (conn_pending(c))
-		return;
 	memmove(c->buf, c->buf + c->off, c->len - c->off);
 	c->len -= c->off;
 	c->off = 0;
 	if (c->len > EV_LINE_MAX) {
-		if (!c->discarding)
+		if (!c->discarding) {
+			if (s->n_answers)
+				return;
 			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
+		}
 		c->discarding = true;
 		c->len = 0;
 	} else if (c->discarding) {

@@ -32,9 +32,11 @@
 #define SERVE_LOST_MS 2000           /* milliseconds a lost keeper's processes may take to end */
 #define SERVE_REFUSED_LOG_MAX 10      /* refused-peer lines a window ... */
 #define SERVE_REFUSED_LOG_MS 10000    /* ... of this many milliseconds */
-#define SERVE_START_MS 5000          /* milliseconds a keeper may take to report a start, twice:
+#define SERVE_START_MS 5000          /* milliseconds a start may take to be reported, twice:
 					the command's stopped process is continued after the
 					first, it and the keeper are killed after the second */
+#define SERVE_ANSWERS 64             /* execs whose started or error answer may wait for an
+					earlier exec's (struct answer) */
 
 struct conn {
 	bool used;
@@ -64,8 +66,15 @@ struct cmd {
 	uint64_t progress_ms;        /* the next codec->progress, when the codec has one */
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
-	bool starting;               /* given to its keeper, which has not said yet
-					whether it started (serve.starting) */
+	bool starting;               /* given to its keeper; its started or error
+					answer not written yet (struct answer) */
+	int report_fd;               /* while starting: its exec report's read end
+					(spawn.h), -1 once read to its end */
+	uint8_t report[8];           /* what the report said: the pid, a byte more */
+	size_t report_len;
+	int start_pid;               /* the report said the exec: its pid (its
+					started answer may wait for an earlier one) */
+	size_t answer;               /* while starting: its place in serve.answers */
 	bool start_nudged;           /* its start deadline passed once: continued */
 	uint64_t start_deadline_ms;  /* when starting: the next step of its bound */
 	bool lost;                   /* the keeper ended without reporting the end */
@@ -89,6 +98,34 @@ struct waiting {
 	size_t bytes;               /* its request line, counted against SERVE_QUEUE_BYTES */
 };
 
+/* The started or error answer to an exec, in the order the execs were
+ * handled: an exec is given to its keeper without waiting for the answer to
+ * the one before, and the answers are written in order (answers_flush). */
+struct answer {
+	struct conn *conn;
+	struct cmd *cmd;            /* its command while that starts, else NULL */
+	bool ready;                 /* decided: written once every earlier one is */
+	bool error;                 /* an error event (else its command's started) */
+	bool has_id;                /* an error about an exec (else id null) */
+	char id[RQ_ID_MAX + 1];
+	char msg[TN_ERROR_MSG_MAX]; /* an error's message */
+};
+
+/* A request line handled while answers wait that is not an exec (or not a
+ * request at all): parsed, and handled once every answer before it is
+ * written (docs/protocol.md: the answer to an exec comes before any later
+ * request is handled). */
+struct held {
+	bool used;
+	struct conn *conn;
+	struct rq_request *rq;      /* the request, or NULL */
+	char *reply;                /* the codec's own answer, when rq is NULL */
+	bool failed;                /* it did not parse: err says why */
+	char id[RQ_ID_MAX + 1];
+	struct tn_error err;
+	size_t len;
+};
+
 struct serve {
 	const struct serve_ctx *ctx;
 	struct waiting *queue, **queue_tail;
@@ -97,9 +134,9 @@ struct serve {
 	struct cmd *cmds;           /* limits.concurrency slots */
 	struct keeper *keepers;     /* one per slot, reused from command to command */
 	int net_fd;                 /* the proxy's records (sandbox's net.records_fd), or -1 */
-	struct cmd *starting;       /* the exec whose keeper has not answered yet: no
-				       request is handled meanwhile (its started or
-				       error event comes first, docs/protocol.md) */
+	struct answer answers[SERVE_ANSWERS];   /* a ring: answers_head, n_answers */
+	size_t answers_head, n_answers;
+	struct held held;           /* a request that waits for the answers before it */
 	size_t n_cmds;
 	bool ending;
 	int exit_code;
@@ -131,6 +168,9 @@ void conn_read(struct serve *s, struct conn *c);
 void conn_lines(struct serve *s, struct conn *c);
 bool conn_pending(const struct conn *c);
 void cmd_start_overdue(struct serve *s, struct cmd *m);
+void cmd_report(struct serve *s, struct cmd *m);
+bool serve_may_handle(const struct serve *s);
+bool conn_waits(const struct serve *s, const struct conn *c);
 void conn_drain(struct conn *c, uint64_t deadline_ms);
 size_t cmd_running(const struct serve *s);
 struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id);

@@ -1095,6 +1095,61 @@ def case_held_start(c, a):
         tracer.wait()
 
 
+def case_answers_in_order(c, a):
+    """Execs do not wait for one another's started answer, and the answers
+    keep the order of the requests (docs/protocol.md): the first exec's
+    keeper is held in clone(2) by strace on the host; the execs after it
+    start at once on other keepers, but their started events, and the answer
+    to a later request that is not an exec, come after the held exec's
+    error event. The exec report's write end reaches no command."""
+    c.run("true", timeout=AT_ONCE_MS / 1000)
+    kids = [int(k.split()[0]) for k in children(host_pid(a.name))]
+    say("one keeper:", len(kids))
+    tracer = subprocess.Popen(["strace", "-qq", "-o", "/dev/null", "-p", str(kids[0]), "-e", "trace=clone",
+                               "-e", "inject=clone:delay_enter=120000000"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        t0 = time.monotonic()
+        while ms_since(t0) < AT_ONCE_MS:
+            with open("/proc/%d/status" % kids[0]) as f:
+                if any(l.startswith("TracerPid:") and l.split()[1] != "0" for l in f):
+                    break
+            time.sleep(0.02)
+        reqs = [{"op": "exec", "id": "held", "command": "echo held"},
+                {"op": "exec", "id": "b", "command": "cut -d' ' -f1 /proc/uptime"},
+                {"op": "exec", "id": "fds", "command": "ls /proc/self/fd"},
+                {"op": "cancel", "id": "nope"}]
+        for r in reqs[:3]:
+            c.results[r["id"]] = Result(r["id"])
+        c.send_raw(b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in reqs))
+        h = c.wait("held", timeout=AT_ONCE_MS / 1000)
+        t_answer = time.clock_gettime(time.CLOCK_BOOTTIME)   # /proc/uptime's clock
+        b = c.wait("b", timeout=AT_ONCE_MS / 1000)
+        fds = c.wait("fds", timeout=AT_ONCE_MS / 1000)
+        t0 = time.monotonic()
+        while not any(e.get("id") == "nope" for e in c.errors) and ms_since(t0) < AT_ONCE_MS:
+            c.event(timeout=AT_ONCE_MS / 1000)
+    finally:
+        tracer.kill()
+        tracer.wait()
+    order = []
+    for way, line in c.log:
+        ev = json.loads(line) if way == "<-" else {}
+        if ev.get("id") in ("held", "b", "fds", "nope") and ev.get("event") in ("started", "error"):
+            order.append("%s:%s" % (ev["id"], ev["event"]))
+    say("order:", " ".join(order))
+    say("held:", exit_fields(h))
+    try:
+        ran = float(b.stdout.decode().strip())
+        early = ran < t_answer - 2
+        note("b ran %.1f s before the held exec's answer" % (t_answer - ran))
+    except ValueError:
+        early = False
+        note("b's output: %r" % bytes(b.stdout))
+    say("b ran before the held exec's answer:", "yes" if early else "no", exit_fields(b))
+    say("fds of a command:", " ".join(fds.stdout.decode().split()), exit_fields(fds))
+
+
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
 
 
