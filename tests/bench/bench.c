@@ -2,11 +2,18 @@
  * binary with a subcommand each. Every figure is printed as "KEY VALUE" lines
  * on stdout, times in nanoseconds of CLOCK_MONOTONIC.
  *
- *   bench spawn [--setsid] [-j J] N ARGV...
+ *   bench spawn [--setsid] [--latency FILE] [-j J] N ARGV...
  *                                N times fork+execve(ARGV) and wait, one after
  *                                the other, or J at a time (-j; a new one as
  *                                soon as one ends) (--setsid: each child calls
- *                                setsid(2) first, as turninit's do): total_ns
+ *                                setsid(2) first, as turninit's do): total_ns.
+ *                                --latency FILE (one at a time, with ARGV
+ *                                running `bench stamp FILE`): started_ns, the
+ *                                median from just before fork() to the end of
+ *                                file of a close-on-exec pipe whose write end
+ *                                only the child holds (its execve), and
+ *                                exit_ns, the median from the command's stamp
+ *                                to waitpid(2) returning
  *   bench serve [-j J] N CMD [--probe SH] [--latency FILE] [--hold CMD2] -- SERVER_ARGV...
  *                                start SERVER_ARGV (turninit serve, or podman
  *                                run -i ... serve) on pipes, run 3 warm-up
@@ -27,6 +34,28 @@
  *                                waits for its first output (bench hold's
  *                                "held N"),
  *                                before the probe; it is cancelled at the end.
+ *   bench mcp N CMD -- SERVER_ARGV...
+ *                                start SERVER_ARGV (turninit mcp) on pipes, the
+ *                                initialize and notifications/initialized
+ *                                handshake, 3 warm-up calls, then N tools/call
+ *                                of the tool bash with the command CMD, one
+ *                                after the other, each from writing the
+ *                                request to reading its response (the line
+ *                                with its id; notifications are skipped):
+ *                                total_ns (the N calls), call_ns (the median)
+ *   bench calls [--as UID:GID] N SOCKET SERVER_ARGV... -- CALL_ARGV...
+ *                                start SERVER_ARGV (turninit listen --socket
+ *                                SOCKET, its stdout to /dev/null), wait until
+ *                                SOCKET listens (/proc/net/unix), run
+ *                                CALL_ARGV (turninit call --socket SOCKET --
+ *                                CMD) 3 times to warm up, then N times one
+ *                                after the other, each from fork to waitpid,
+ *                                then SIGTERM the server: total_ns (the N
+ *                                runs), call_ns (the median). --as: each run
+ *                                of CALL_ARGV drops to UID:GID (setgroups,
+ *                                setgid, setuid) before its execve; the
+ *                                server keeps the harness's uid. SERVER_ARGV
+ *                                ends at the first "--"
  *   bench stamp FILE             write CLOCK_MONOTONIC now to FILE, exit 0
  *   bench getppid N              N getppid(2) calls: total_ns
  *   bench timeit ARGV...         run ARGV, stdout to /dev/null: total_ns
@@ -54,6 +83,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +124,7 @@ static long num(const char *s)
 }
 
 static int new_session;
+static long as_uid = -1, as_gid = -1;   /* --as of calls: -1, none */
 
 /* An optional "-j J" at the front of argv: J (at least 1), else 1; 0 when J
  * is not a count. argc and argv move past it. */
@@ -109,8 +140,8 @@ static long take_jobs(int *argc, char ***argv)
 	return jobs;
 }
 
-/* start argv (with setsid(2) first under --setsid); stdout to /dev/null
- * when quiet. Returns its pid. */
+/* start argv (with setsid(2) first under --setsid, as_uid and as_gid under
+ * --as); stdout to /dev/null when quiet. Returns its pid. */
 static pid_t start_one(char **argv, int quiet)
 {
 	pid_t pid = fork();
@@ -119,6 +150,10 @@ static pid_t start_one(char **argv, int quiet)
 		die("fork");
 	if (pid == 0) {
 		if (new_session && setsid() < 0)
+			_exit(126);
+		/* groups first: setuid(2) takes away the right to change them */
+		if (as_uid >= 0 && (setgroups(0, NULL) < 0 || setgid((gid_t)as_gid) < 0 ||
+				    setuid((uid_t)as_uid) < 0))
 			_exit(126);
 		if (quiet) {
 			int fd = open("/dev/null", O_WRONLY);
@@ -144,25 +179,110 @@ static int run_once(char **argv, int quiet)
 	return status;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, long n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	return n ? v[n / 2] : 0;
+}
+
+static uint64_t read_stamp(const char *file)
+{
+	char buf[32] = "";
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (r <= 0) {
+		fprintf(stderr, "bench: no stamp in %s\n", file);
+		exit(1);
+	}
+	buf[r] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* run argv once as spawn --latency times it: the child (setsid(2) first
+ * under --setsid) holds the only write end of a close-on-exec pipe, so its
+ * end of file is the execve. ret_exec: from just before fork() to that end
+ * of file; ret_exit: from the stamp argv wrote to stamp to waitpid(2)
+ * returning. Returns the wait status. */
+static int run_timed(char **argv, const char *stamp, uint64_t *ret_exec, uint64_t *ret_exit)
+{
+	int gate[2], status;
+	uint64_t t0, t_exec, t_done;
+	ssize_t r;
+	char c;
+	pid_t pid;
+
+	if (pipe2(gate, O_CLOEXEC) < 0)
+		die("pipe2");
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (new_session && setsid() < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(gate[1]);
+	while ((r = read(gate[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	t_exec = now_ns();
+	if (r != 0)
+		die("read of the exec pipe");
+	close(gate[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	t_done = now_ns();
+	if (status == 0) {
+		*ret_exec = t_exec - t0;
+		*ret_exit = t_done - read_stamp(stamp);
+	}
+	return status;
+}
+
 static int cmd_spawn(int argc, char **argv)
 {
 	long n;
-	uint64_t t0;
+	uint64_t t0, *lat_start = NULL, *lat_exit = NULL;
 	long jobs, running = 0, started = 0;
+	const char *stamp = NULL;
 
-	if (argc > 0 && strcmp(argv[0], "--setsid") == 0) {
-		new_session = 1;
-		argc--;
-		argv++;
+	for (;;) {
+		if (argc > 0 && strcmp(argv[0], "--setsid") == 0) {
+			new_session = 1;
+			argc--;
+			argv++;
+		} else if (argc > 1 && strcmp(argv[0], "--latency") == 0) {
+			stamp = argv[1];
+			argc -= 2;
+			argv += 2;
+		} else {
+			break;
+		}
 	}
 	jobs = take_jobs(&argc, &argv);
-	if (argc < 2 || jobs < 1)
+	if (argc < 2 || jobs < 1 || (stamp && jobs != 1))
 		return 2;
 	n = num(argv[0]);
+	if (stamp && (!(lat_start = calloc((size_t)n + 1, sizeof(uint64_t))) ||
+		      !(lat_exit = calloc((size_t)n + 1, sizeof(uint64_t)))))
+		die("calloc");
 	t0 = now_ns();
 	if (jobs == 1) {
 		for (long i = 0; i < n; i++)
-			if (run_once(argv + 1, 0) != 0) {
+			if ((stamp ? run_timed(argv + 1, stamp, &lat_start[i], &lat_exit[i])
+				   : run_once(argv + 1, 0)) != 0) {
 				fprintf(stderr, "bench: spawn: %s failed\n", argv[1]);
 				return 1;
 			}
@@ -188,6 +308,9 @@ static int cmd_spawn(int argc, char **argv)
 		}
 	}
 	printf("total_ns %llu\n", (unsigned long long)(now_ns() - t0));
+	if (stamp)
+		printf("started_ns %llu\nexit_ns %llu\n", (unsigned long long)median(lat_start, n),
+		       (unsigned long long)median(lat_exit, n));
 	return 0;
 }
 
@@ -241,6 +364,47 @@ static void write_all(int fd, const char *p, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
+}
+
+/* start_server - argv (turninit serve or mcp, or podman run -i ...) with its
+ * stdin and stdout on pipes: srv_in, srv_out. Returns its pid. */
+static pid_t start_server(char **argv)
+{
+	int in[2], out[2];
+	pid_t pid;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		die("pipe2");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	srv_in = in[1];
+	srv_out = out[0];
+	return pid;
+}
+
+/* end_server - close the server's stdin (the end of its session), read its
+ * output to the end, wait for it. */
+static void end_server(pid_t pid)
+{
+	char sink[64];
+	int status;
+
+	close(srv_in);
+	while (read_line(sink, sizeof(sink)) == 0)
+		;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
 }
 
 static void send_exec(const char *cmd, long id)
@@ -300,35 +464,6 @@ static int serve_one(const char *cmd, long id, uint64_t *ret_started)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, long n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
-	return n ? v[n / 2] : 0;
-}
-
-static uint64_t read_stamp(const char *file)
-{
-	char buf[32] = "";
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	ssize_t r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (r <= 0) {
-		fprintf(stderr, "bench: serve: no stamp in %s\n", file);
-		exit(1);
-	}
-	buf[r] = '\0';
-	return strtoull(buf, NULL, 10);
-}
-
 /* The --hold command: sent with its own id; its "held" output awaited. */
 #define HOLD_ID "2000000000"
 #define HOLD_CANCEL "{\"op\":\"cancel\",\"id\":\"b" HOLD_ID "\"}\n"
@@ -357,10 +492,9 @@ static int cmd_serve(int argc, char **argv)
 {
 	long n, jobs = take_jobs(&argc, &argv);
 	const char *cmd, *probe = NULL, *stamp = NULL, *hold = NULL;
-	int in[2], out[2], i, status;
 	uint64_t t_start, t0, t1, *lat_start = NULL, *lat_exit = NULL;
-	char line_sink[64];
 	pid_t pid;
+	int i;
 
 	if (argc < 2 || jobs < 1)
 		return 2;
@@ -386,23 +520,8 @@ static int cmd_serve(int argc, char **argv)
 	if (stamp && (!(lat_start = calloc((size_t)n + 1, sizeof(uint64_t))) ||
 		      !(lat_exit = calloc((size_t)n + 1, sizeof(uint64_t)))))
 		die("calloc");
-	signal(SIGPIPE, SIG_IGN);
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
-		die("pipe2");
 	t_start = now_ns();
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	srv_in = in[1];
-	srv_out = out[0];
+	pid = start_server(argv);
 	for (long w = 0; w < 3; w++)
 		if (serve_one(cmd, 1000000000 + w, NULL) != 0) {
 			fprintf(stderr, "bench: serve: warm-up command failed\n");
@@ -451,17 +570,218 @@ static int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "bench: serve: probe failed\n");
 	if (hold)
 		write_all(srv_in, HOLD_CANCEL, strlen(HOLD_CANCEL));
-	close(srv_in);
-	while (read_line(line_sink, sizeof(line_sink)) == 0)
-		;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid");
+	end_server(pid);
 	printf("total_ns %llu\nwhole_ns %llu\n", (unsigned long long)(t1 - t0),
 	       (unsigned long long)(now_ns() - t_start));
 	if (stamp)
 		printf("started_ns %llu\nexit_ns %llu\n", (unsigned long long)median(lat_start, n),
 		       (unsigned long long)median(lat_exit, n));
+	return 0;
+}
+
+/* --- MCP client ------------------------------------------------------- */
+
+static char mline[sizeof(rbuf)];
+
+/* has_id - whether line holds "id":id, the number followed by ',' or '}'.
+ * Inside a JSON string a quote is escaped, so only a key matches. */
+static int has_id(const char *line, long id)
+{
+	for (const char *p = line; (p = strstr(p, "\"id\":")); p += 5) {
+		char *end;
+		long v = strtol(p + 5, &end, 10);
+
+		if (end != p + 5 && v == id && (*end == ',' || *end == '}'))
+			return 1;
+	}
+	return 0;
+}
+
+/* mcp_request - one JSON-RPC request; lines are read up to the response with
+ * its id (notifications and anything else are skipped). Returns 0 for a
+ * result, 1 (after the line on stderr) for an error response or a tool
+ * result with isError true. */
+static int mcp_request(long id, const char *method, const char *params)
+{
+	char req[8192];
+
+	snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":%s}\n",
+		 id, method, params);
+	write_all(srv_in, req, strlen(req));
+	for (;;) {
+		if (read_line(mline, sizeof(mline)) < 0) {
+			fprintf(stderr, "bench: mcp: the server closed its output\n");
+			exit(1);
+		}
+		if (!has_id(mline, id))
+			continue;
+		if (strstr(mline, "\"error\":{") || strstr(mline, "\"isError\":true")) {
+			fprintf(stderr, "bench: mcp: %s\n", mline);
+			return 1;
+		}
+		return 0;
+	}
+}
+
+#define MCP_INIT "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}," \
+	"\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}"
+#define MCP_INITIALIZED "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+
+static int cmd_mcp(int argc, char **argv)
+{
+	char params[4096];
+	long n, id = 1;
+	uint64_t t0, total, *t;
+	pid_t pid;
+
+	if (argc < 4 || strcmp(argv[2], "--") != 0)
+		return 2;
+	n = num(argv[0]);
+	if (strchr(argv[1], '"') || strchr(argv[1], '\\') || strlen(argv[1]) > 3000) {
+		fprintf(stderr, "bench: mcp: CMD must not need JSON escapes, and fit 3000 bytes\n");
+		return 2;
+	}
+	if (!(t = calloc((size_t)n + 1, sizeof(*t))))
+		die("calloc");
+	snprintf(params, sizeof(params), "{\"name\":\"bash\",\"arguments\":{\"command\":\"%s\"}}", argv[1]);
+	pid = start_server(argv + 3);
+	if (mcp_request(0, "initialize", MCP_INIT) != 0)
+		return 1;
+	write_all(srv_in, MCP_INITIALIZED, strlen(MCP_INITIALIZED));
+	for (int w = 0; w < 3; w++)
+		if (mcp_request(id++, "tools/call", params) != 0) {
+			fprintf(stderr, "bench: mcp: warm-up call failed\n");
+			return 1;
+		}
+	t0 = now_ns();
+	for (long k = 0; k < n; k++) {
+		uint64_t sent = now_ns();
+
+		if (mcp_request(id++, "tools/call", params) != 0) {
+			fprintf(stderr, "bench: mcp: call %ld failed\n", k);
+			return 1;
+		}
+		t[k] = now_ns() - sent;
+	}
+	total = now_ns() - t0;
+	end_server(pid);
+	printf("total_ns %llu\ncall_ns %llu\n", (unsigned long long)total,
+	       (unsigned long long)median(t, n));
+	return 0;
+}
+
+/* --- turninit call against turninit listen ------------------------------- */
+
+/* take_ids - "UID:GID" (--as) into *uid and *gid. */
+static void take_ids(const char *s, long *uid, long *gid)
+{
+	char u[32];
+	const char *c = strchr(s, ':');
+
+	if (!c || c == s || (size_t)(c - s) >= sizeof(u)) {
+		fprintf(stderr, "bench: --as: not UID:GID: %s\n", s);
+		exit(2);
+	}
+	memcpy(u, s, (size_t)(c - s));
+	u[c - s] = '\0';
+	*uid = num(u);
+	*gid = num(c + 1);
+}
+
+/* listening - whether a unix socket bound to path listens, from this
+ * network namespace's /proc/net/unix: a line whose flags hold __SO_ACCEPTCON
+ * (0x10000, set by listen(2)) and whose path is path. Nothing connects, so
+ * the server has no peer to refuse and log. */
+static int listening(const char *path)
+{
+	char line[512], p[256];
+	unsigned long flags;
+	FILE *f = fopen("/proc/net/unix", "re");
+	int found = 0;
+
+	if (!f)
+		die("/proc/net/unix");
+	/* Num RefCount Protocol Flags Type St Inode Path (the header fails %lx) */
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, p) == 2)
+			found = (flags & 0x10000) && strcmp(p, path) == 0;
+	fclose(f);
+	return found;
+}
+
+/* calls_fail - "WHAT K failed" on stderr, the server ended (SIGTERM).
+ * Returns 1. */
+static int calls_fail(pid_t server, const char *what, long k)
+{
+	fprintf(stderr, "bench: calls: %s %ld failed\n", what, k);
+	kill(server, SIGTERM);
+	return 1;
+}
+
+static int cmd_calls(int argc, char **argv)
+{
+	long n, uid = -1, gid = -1;
+	const char *sock;
+	char **call;
+	uint64_t t0, total, deadline, *t;
+	int i, status;
+	pid_t server;
+
+	if (argc > 1 && strcmp(argv[0], "--as") == 0) {
+		take_ids(argv[1], &uid, &gid);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 5)
+		return 2;
+	n = num(argv[0]);
+	sock = argv[1];
+	for (i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+		;
+	if (i == 2 || i + 1 >= argc)
+		return 2;
+	argv[i] = NULL;   /* SERVER_ARGV ends here */
+	call = argv + i + 1;
+	if (!(t = calloc((size_t)n + 1, sizeof(*t))))
+		die("calloc");
+	/* a socket left there would read as listening before the server does */
+	if (unlink(sock) < 0 && errno != ENOENT)
+		die(sock);
+	server = start_one(argv + 2, 1);   /* as the harness's uid: --as is not set yet */
+	as_uid = uid;
+	as_gid = gid;
+	deadline = now_ns() + 30ull * 1000000000u;
+	while (!listening(sock)) {
+		if (waitpid(server, &status, WNOHANG) == server) {
+			fprintf(stderr, "bench: calls: %s exited (status %d) before %s listened\n", argv[2],
+				WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), sock);
+			return 1;
+		}
+		if (now_ns() > deadline) {
+			fprintf(stderr, "bench: calls: nothing listens at %s after 30 s\n", sock);
+			kill(server, SIGTERM);
+			return 1;
+		}
+		usleep(1000);
+	}
+	for (long w = 0; w < 3; w++)
+		if (run_once(call, 1) != 0)
+			return calls_fail(server, "warm-up call", w);
+	t0 = now_ns();
+	for (long k = 0; k < n; k++) {
+		uint64_t s0 = now_ns();
+
+		if (run_once(call, 1) != 0)
+			return calls_fail(server, "call", k);
+		t[k] = now_ns() - s0;
+	}
+	total = now_ns() - t0;
+	kill(server, SIGTERM);
+	while (waitpid(server, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	printf("total_ns %llu\ncall_ns %llu\n", (unsigned long long)total,
+	       (unsigned long long)median(t, n));
 	return 0;
 }
 
@@ -723,6 +1043,10 @@ int main(int argc, char **argv)
 		return cmd_spawn(argc - 2, argv + 2);
 	if (argc >= 4 && strcmp(argv[1], "serve") == 0)
 		return cmd_serve(argc - 2, argv + 2);
+	if (argc >= 6 && strcmp(argv[1], "mcp") == 0)
+		return cmd_mcp(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "calls") == 0)
+		return cmd_calls(argc - 2, argv + 2);
 	if (argc == 3 && strcmp(argv[1], "getppid") == 0)
 		return cmd_getppid(argv + 2);
 	if (argc >= 3 && strcmp(argv[1], "timeit") == 0)
@@ -737,6 +1061,6 @@ int main(int argc, char **argv)
 		return cmd_fetch(argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "hold") == 0)
 		return cmd_hold(argc - 2, argv + 2);
-	fprintf(stderr, "usage: bench spawn|serve|getppid|timeit|orphans|stamp|connect|fetch|hold ... (see bench.c)\n");
+	fprintf(stderr, "usage: bench spawn|serve|mcp|calls|getppid|timeit|orphans|stamp|connect|fetch|hold ... (see bench.c)\n");
 	return 2;
 }

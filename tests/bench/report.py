@@ -154,12 +154,15 @@ W(f"{n} commands `true`, one after the other, inside one container (the bench "
   "section 3. **sandbox on** is the default manifest; **sandbox minimal** is the "
   "least a manifest allows (`seccomp.deny` empty: a filter with the architecture "
   "check only; Landlock `writable: [\"/\"]`); uid change, rlimits and capability "
-  "drop are never optional.\n")
+  "drop are never optional. The last two rows drive turninit the other ways a client "
+  "can, MCP and `turninit call` (below the table).\n")
 rows = []
 names = {"bash": "bare bash fork+exec", "bash-setsid": "bare bash, setsid(2) before exec",
-         "serve": "turninit serve, sandbox on", "serve-min": "turninit serve, sandbox minimal"}
+         "serve": "turninit serve, sandbox on", "serve-min": "turninit serve, sandbox minimal",
+         "mcp": "turninit mcp, a tools/call of bash", "call": "turninit call, to turninit listen"}
+s2 = ["bash", "bash-setsid", "serve", "serve-min", "mcp", "call"]
 base_s = med("percmd", "bash-setsid", "total_ns") / n
-for v in ["bash", "bash-setsid", "serve", "serve-min"]:
+for v in s2:
     m = med("percmd", v, "total_ns") / n
     rows.append((names[v], fmt(m / 1e3), ratio(m, base), ratio(m, base_s),
                  spread("percmd", v, "total_ns")))
@@ -176,14 +179,26 @@ if on > mn:
 else:
     W(f"\nThe sandbox's own cost is below what this run resolves: *on* came out "
       f"{ratio(on, mn)} *minimal*, within the spread of the rounds.\n")
+W("\n**turninit mcp**: the harness is an MCP client of `turninit mcp` on pipes; after "
+  "the `initialize` handshake, each command is a `tools/call` of the tool `bash` with the "
+  "command `true`, timed from writing the request to reading its result.\n")
+W("\n**turninit call**: each command is a whole client process: the harness forks and "
+  "execs `turninit call --socket PATH -- true` as uid 1000 (the manifest's user, whom "
+  "`callers.uids` admits by default) and times it from fork to waitpid, against a "
+  "`turninit listen` it started in the same container, as root. So the figure holds the "
+  "client's own fork, exec and start (with the fork of its SO_PEERCRED self-check), its "
+  "request and the command on listen's side, where a bare spawn has only the command's "
+  "fork and exec.\n")
+W(f"\nThe median single call, over the runs: {fmt(med('percmd', 'mcp', 'call_ns') / 1e3)} µs "
+  f"through MCP, {fmt(med('percmd', 'call', 'call_ns') / 1e3)} µs with `turninit call`.\n")
 r2 = on / base
 goal(2, "serve at most 1.10× a bare bash spawn, one command after another",
      f"{r2:.2f}× bare bash ({on / base_s:.2f}× with setsid)", r2 <= 1.10)
 W("\n" + plot("percmd", f"Per command, {n} commands in one turn", "µs a command",
-              rows_of("percmd", ["bash", "bash-setsid", "serve", "serve-min"], "total_ns", 1e-3 / n,
+              rows_of("percmd", s2, "total_ns", 1e-3 / n,
                       {"bash": "bare bash", "bash-setsid": "bash, setsid",
-                       "serve": "serve, sandbox on",
-                       "serve-min": "serve, sandbox minimal"})) + "\n")
+                       "serve": "serve, on", "serve-min": "serve, minimal",
+                       "mcp": "mcp", "call": "call"})) + "\n")
 
 W(f"\n### 8 at a time\n\nThe same {n} commands with 8 in flight at once: the harness "
   "starts a new one as soon as one ends (bare: fork and exec of bash; serve: an "
@@ -203,6 +218,8 @@ W("\n" + plot("percmd-j8", f"Per command, {n} commands 8 at a time", "µs a comm
 
 ls = med("latency", "serve", "started_ns")
 le = med("latency", "serve", "exit_ns")
+bs, be = med("latency", "bare", "started_ns"), med("latency", "bare", "exit_ns")
+bss, bse = med("latency", "bare-setsid", "started_ns"), med("latency", "bare-setsid", "exit_ns")
 W(f"\n### Latency\n\nOne command after another, each `/bench/bench stamp /tmp/stamp` "
   "(it writes the clock to a file, then exits): **request → started** is from the "
   "harness writing the `exec` line to reading the `started` event (the keeper's fork, "
@@ -210,9 +227,27 @@ W(f"\n### Latency\n\nOne command after another, each `/bench/bench stamp /tmp/st
   "**exit → exit event** is from the stamp to reading the `exit` event (the process's "
   "end, the keeper's report, turninit draining the pipes and writing the event). "
   "Medians of each run's commands, then the median of the runs.\n")
-W(table(["", "median µs", "÷ a whole bare bash spawn", "rounds ÷ median (low–high)"],
-        [("request → started", fmt(ls / 1e3), ratio(ls, base), spread("latency", "serve", "started_ns")),
-         ("exit → exit event", fmt(le / 1e3), ratio(le, base), spread("latency", "serve", "exit_ns"))]))
+W("\nTheir bare counterparts come from the same harness in the same rounds (`bench spawn "
+  "--latency`), forking and executing `bash --noprofile --norc -c '/bench/bench stamp "
+  "/tmp/stamp'` itself: **fork → bash exec'd** is from just before fork(2) to the end "
+  "of file of a close-on-exec pipe whose write end only the child holds, that is the "
+  "child's execve of bash; **exit → waitpid** is from the stamp to the harness's "
+  "waitpid(2) returning. The *setsid* rows call setsid(2) in the child first, as "
+  "turninit does for every command. Each of these figures ends when a process asleep on "
+  "a pipe or in waitpid(2) is woken and runs, so the scheduler's delay counts in all.\n")
+lat = [("request → started, turninit serve", "serve", "started_ns", ls, bs, bss),
+       ("fork → bash exec'd, bare", "bare", "started_ns", bs, bs, bss),
+       ("fork → bash exec'd, bare, setsid", "bare-setsid", "started_ns", bss, bs, bss),
+       ("exit → exit event, turninit serve", "serve", "exit_ns", le, be, bse),
+       ("exit → waitpid, bare", "bare", "exit_ns", be, be, bse),
+       ("exit → waitpid, bare, setsid", "bare-setsid", "exit_ns", bse, be, bse)]
+W(table(["", "median µs", "÷ bare", "÷ bare, setsid", "÷ a whole bare bash spawn",
+         "rounds ÷ median (low–high)"],
+        [(label, fmt(x / 1e3), ratio(x, b), ratio(x, b_s), ratio(x, base), spread("latency", v, k))
+         for label, v, k, x, b, b_s in lat]))
+W(f"\nWith setsid(2) first, the bare harness sees bash's exec after {fmt(bss / 1e3)} µs, "
+  f"{ratio(bss, bs)} the {fmt(bs / 1e3)} µs without, while a whole bare spawn with it "
+  f"costs {ratio(base_s, base)} one without (first table).\n")
 
 # --- 3. a turn -----------------------------------------------------------------------
 n = one("turn", "commands")

@@ -92,6 +92,7 @@ sh "$ROOT/rootfs/build-image.sh" --trusted-key "$PUB" --tag "$IMG:base" \
 	--overlay "$WORK/overlay" --root "$WORK/rootfs" "$BIN" >"$WORK/image.log" 2>&1 \
 	|| { cat "$WORK/image.log"; die "rootfs/build-image.sh"; }
 HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+CALLER=1000:1000   # the manifest's user: callers.uids admits it by default (section 2's call)
 ENV='"env":{"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"}}'
 LIM='"limits":{"nproc":30000,"concurrency":8}'
 # full: the default sandbox (seccomp @default, Landlock on home, workdir, /tmp).
@@ -211,13 +212,28 @@ percmd_run() {
 		-- /sbin/turninit serve ;;
 	latency) measure latency serve started_ns exit_ns -- "${e[@]}" "$IMG:full" serve "$NCMD" \
 		"/bench/bench stamp /tmp/stamp" --latency /tmp/stamp -- /sbin/turninit serve ;;
+	# latency's bare counterparts: the same command through bash, forked by the
+	# harness, and with setsid(2) first as turninit's commands are
+	latency-bare) measure latency bare started_ns exit_ns -- "${e[@]}" "$IMG:full" spawn \
+		--latency /tmp/stamp "$NCMD" /bin/bash --noprofile --norc -c "/bench/bench stamp /tmp/stamp" ;;
+	latency-bare-setsid) measure latency bare-setsid started_ns exit_ns -- "${e[@]}" "$IMG:full" spawn \
+		--setsid --latency /tmp/stamp "$NCMD" /bin/bash --noprofile --norc -c "/bench/bench stamp /tmp/stamp" ;;
+	mcp) measure percmd "$1" total_ns call_ns -- "${e[@]}" "$IMG:full" mcp "$NCMD" true \
+		-- /sbin/turninit mcp ;;
+	# listen as the harness's child (root, as in a sidecar); each call run as
+	# the manifest's uid (callers.uids' default) and not below listen, so the
+	# peer checks admit it. /run: root's 0755, out of landlock.writable.
+	call) measure percmd "$1" total_ns call_ns -- "${e[@]}" "$IMG:full" calls --as "$CALLER" \
+		"$NCMD" /run/bench.sock /sbin/turninit listen --socket /run/bench.sock \
+		-- /sbin/turninit call --socket /run/bench.sock -- true ;;
 	esac
 }
 N2=$(scaled 8 2)
 loadmark
-say "2. per-command cost, sequential and 8 at a time, and latency: $N2 rounds of $NCMD commands"
+say "2. per-command cost, sequential and 8 at a time, latency, mcp and call: $N2 rounds of $NCMD commands"
 record percmd all commands "$NCMD"
-interleave "$N2" percmd_run bash bash-setsid serve serve-min bash-j8 serve-j8 latency
+interleave "$N2" percmd_run bash bash-setsid serve serve-min bash-j8 serve-j8 latency latency-bare \
+	latency-bare-setsid mcp call
 
 # --- 3. a turn of 100 commands ------------------------------------------------
 NTURN=$(scaled 100 10)
