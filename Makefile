@@ -379,7 +379,7 @@ bench: $(BUILD)/turninit
 	@bash tests/bench/run.sh
 
 # What each archive and object file costs in build/turninit, from the linker
-# map of its link (build/turninit.map), against the size goal.
+# map of its link (build/turninit.map), and its stripped size.
 size: $(OUT)/turninit
 	@python3 tests/bench/size.py $(OUT)/turninit.map $(OUT)/turninit
 

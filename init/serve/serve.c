@@ -325,6 +325,7 @@ static int serve_open(struct serve *s)
 		s->keepers[i] = (struct keeper){ .pid = 0, .msg_fd = -1, .job_fd = -1 };
 	}
 	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
+	s->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);   /* -1: one per command */
 	if (ctx->listen_fd >= 0)
 		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (ctx->listen_fd < 0) {
@@ -507,6 +508,7 @@ static void serve_close(struct serve *s)
 				s->conns[i].codec->close(s->conns[i].codec_st);
 		}
 	serve_close_fd(&s->spare_fd);
+	serve_close_fd(&s->null_fd);
 	if (s->held.used) {   /* a request the end of the turn left unhandled */
 		rq_free(s->held.rq);
 		free(s->held.reply);
@@ -516,6 +518,7 @@ static void serve_close(struct serve *s)
 int serve_run(const struct serve_ctx *ctx)
 {
 	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1,
+			   .null_fd = -1,
 			   .on_request = serve_request, .net_fd = ctx->sandbox->net.records_fd };
 	size_t max_fds = 3 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
 	_cleanup_free_ struct pollfd *pf = calloc(max_fds, sizeof(*pf));

@@ -187,12 +187,19 @@ ssize_t cmd_output(struct cmd *m, int *fd, const char *stream)
  * then close. */
 static void cmd_drain(struct cmd *m, int *fd, const char *stream)
 {
-	int cap = *fd >= 0 ? fcntl(*fd, F_GETPIPE_SZ) : 0;
-	ssize_t budget = cap > 0 ? cap : 1 << 20, n = 1;
+	ssize_t budget = -1, n = 1;
 
-	while (*fd >= 0 && budget > 0 && n > 0) {
+	/* the pipe's size asked only when there is something to read: a
+	 * command's end most often leaves nothing */
+	while (*fd >= 0 && budget != 0 && n > 0) {
 		n = cmd_output(m, fd, stream);
-		budget -= n;
+		if (n > 0 && budget < 0) {
+			int cap = *fd >= 0 ? fcntl(*fd, F_GETPIPE_SZ) : 0;
+
+			budget = cap > 0 ? cap : 1 << 20;
+		}
+		if (n > 0)
+			budget = budget > n ? budget - n : 0;
 	}
 	serve_close_fd(fd);
 }
@@ -544,7 +551,9 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 		rq->stdin_data = NULL;
 		if (pipe2(in_p, O_CLOEXEC) != 0)
 			goto sys;
-	} else {
+	} else if (s->null_fd < 0) {
+		/* else the turn's /dev/null (serve.null_fd: its reads give end
+		 * of file whatever a command does to it) */
 		in_p[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (in_p[0] < 0)
 			goto sys;
@@ -555,7 +564,8 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	    pipe2(rep_p, O_CLOEXEC | O_NONBLOCK) != 0)
 		goto sys;
 	if ((r = keeper_give(s, m, id, shell_argv, envp, cwd,
-			     (int[4]){ in_p[0], out_p[1], err_p[1], rep_p[1] }, ret_err)) < 0) {
+			     (int[4]){ in_p[0] >= 0 ? in_p[0] : s->null_fd, out_p[1], err_p[1], rep_p[1] },
+			     ret_err)) < 0) {
 		cmd_free(m);
 		goto out;
 	}

@@ -142,6 +142,7 @@ struct serve {
 	int exit_code;
 	unsigned streams;           /* listen: connections accepted so far */
 	int spare_fd;               /* listen: /dev/null, closed to refuse a peer at RLIMIT_NOFILE */
+	int null_fd;                /* /dev/null, the stdin of every command without one, or -1 */
 	bool nofile_said;           /* that refusal has been logged */
 	/* listen: refused peers are logged at most SERVE_REFUSED_LOG_MAX a
 	 * SERVE_REFUSED_LOG_MS window; the rest are counted and said at its end

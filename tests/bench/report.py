@@ -388,12 +388,12 @@ rows = [("turninit (static musl, stripped)", f"{sz['turninit']:,.0f}", fmt(sz['t
         ("dumb-init (Debian: dynamic, libc not counted)", f"{sz['dumb-init']:,.0f}",
          fmt(sz['dumb-init'] / 1024), ratio(sz["dumb-init"], sz["catatonit"]))]
 W(table(["binary", "bytes", "KiB", "÷ catatonit"], rows))
-goal(7, "turninit at most 256 KiB stripped, with 8 KiB to spare", f"{sz['turninit'] / 1024:.1f} KiB",
-     sz["turninit"] <= 262144 - 8192)
+W("\nSize is a figure here, not a goal: the 256 KiB goal of the first rounds was "
+  "dropped when MCP, non-root mode, gVisor and arm64 came in; turninit stays about half "
+  "the size of catatonit and tini-static, and every change of it is reported.\n")
 W("\n" + plot("size", "Stripped binary size", "KiB",
               [("turninit before", BEFORE / 1024, BEFORE / 1024, BEFORE / 1024)] +
-              [(k, v / 1024, v / 1024, v / 1024) for k, v in sz.items()],
-              248, "goal: 256 KiB, 8 KiB to spare", spread=False) + "\n")
+              [(k, v / 1024, v / 1024, v / 1024) for k, v in sz.items()], spread=False) + "\n")
 W("\nWhat each archive costs, from the linker map (`make size`, tests/bench/size.py):\n\n```\n"
   + open(os.path.join(WORK, "size.txt")).read().rstrip("\n") + "\n```\n")
 n = one("rss", "commands")

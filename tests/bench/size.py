@@ -7,15 +7,13 @@ Counts the input sections the link kept (after --gc-sections) in every output
 section that takes room in the file (not .bss, .tbss, debugging or comments),
 summed by archive, and for the largest archives by member. turninit's own
 objects are one entry: with -flto they reach the linker as ltrans objects.
-Then the stripped size of BINARY against the goal: at most 256 KiB with 8 KiB
-to spare (docs/benchmarks.md). Standard library only."""
+Then the stripped size of BINARY: a figure, reported with every change, not a
+goal (docs/benchmarks.md). Standard library only."""
 import collections
 import os
 import re
 import sys
 
-GOAL = 256 * 1024
-SPARE = 8 * 1024
 NOT_IN_FILE = (".bss", ".tbss")
 SKIP = (".debug", ".comment", ".note.GNU-stack", ".gnu.warning", ".symtab", ".strtab",
         ".shstrtab")
@@ -76,7 +74,4 @@ for a, _ in by_archive.most_common(4):
     for mem, n in members.most_common(8):
         print(f"  {mem:<34} {n:>9,} {n / 1024:>7.1f}")
 print()
-left = GOAL - SPARE - stripped
-print(f"{binary} stripped: {stripped:,} bytes ({stripped / 1024:.1f} KiB); goal: at most "
-      f"{GOAL // 1024} KiB with {SPARE // 1024} KiB to spare ({GOAL - SPARE:,} bytes): "
-      + ("met" if left >= 0 else f"not met, {-left:,} bytes over"))
+print(f"{binary} stripped: {stripped:,} bytes ({stripped / 1024:.1f} KiB)")
