@@ -261,6 +261,7 @@ static void keeper_one(const struct spawn_plan *plan, int job_fd, int msg_fd, in
 			if (w == main_pid) {
 				status = st;
 				main_done = true;
+				m.end_ms = clock_ms();
 			}
 		}
 		if (main_done)

@@ -18,6 +18,7 @@
 #define TURNINIT_KEEPER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -38,6 +39,8 @@ struct keeper_msg {
 	int pid;
 	int wait_status;
 	int exec_failed;
+	uint64_t end_ms;      /* KEEPER_EXITED: when the main process was reaped
+				 (clock_ms), whenever turninit reads this */
 	char msg[TN_ERROR_MSG_MAX];
 };
 

@@ -448,7 +448,8 @@ static int __attribute__((noreturn)) spawn_child_main(void *arg)
 	const struct spawn_child *c = arg;
 	struct spawn_env env = { .parent = c->parent, .report_fd = -1 };
 	struct tn_error cerr = { 0 };
-	int32_t pid;
+	/* asked before the set-up: a filter loaded in the command may refuse it */
+	int32_t pid = (int32_t)syscall(SYS_getpid);
 	int e, r = 0;
 
 	if (c->plan->report_sock >= 0 && (env.report_fd = report_take(c->plan->report_sock)) < 0)
@@ -457,7 +458,6 @@ static int __attribute__((noreturn)) spawn_child_main(void *arg)
 		r = child_setup(c->plan, &env, &cerr);
 	/* The pid, last before the execve: its end of file without a word
 	 * after it is the exec (spawn.h). */
-	pid = (int32_t)syscall(SYS_getpid);
 	if (r == 0 && env.report_fd >= 0 && write(env.report_fd, &pid, sizeof(pid)) != (ssize_t)sizeof(pid))
 		r = err_errno(&cerr, errno ? errno : EIO, "the exec report");
 	if (r < 0) {

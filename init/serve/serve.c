@@ -96,10 +96,19 @@ static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq,
 	rq_free(rq);
 }
 
+/* Whether exec id of c is starting: its answer is not written yet. */
+static bool starting(struct serve *s, const struct conn *c, const char *id)
+{
+	const struct cmd *m = find_cmd(s, c, id);
+
+	return m && m->starting;
+}
+
 /* A request line of c. An exec is handled at once, also while earlier execs
- * wait for their answers (its own comes after theirs: answers_flush);
+ * of c wait for their answers (its own comes after theirs: answers_flush);
  * anything else waits until they are written (struct held), since its
- * answer, or what it does, must follow theirs. */
+ * answer, or what it does, must follow theirs; so does an exec with the id
+ * of one that is starting, which may yet fail and free its id. */
 static void serve_request(struct serve *s, struct conn *c, const char *line, size_t len)
 {
 	struct rq_request *rq = NULL;
@@ -108,31 +117,32 @@ static void serve_request(struct serve *s, struct conn *c, const char *line, siz
 	char *reply = NULL;
 	bool failed = c->codec->parse(c->codec_st, line, len, &rq, id, &reply, &err) < 0;
 
-	if (s->n_answers && (failed || !rq || rq->op != RQ_EXEC)) {
-		s->held = (struct held){ .used = true, .conn = c, .rq = rq, .reply = reply, .failed = failed,
-					 .err = err, .len = len };
-		snprintf(s->held.id, sizeof(s->held.id), "%s", id);
+	if (c->n_answers && (failed || !rq || rq->op != RQ_EXEC || starting(s, c, rq->id))) {
+		c->held = (struct held){ .used = true, .rq = rq, .reply = reply, .failed = failed, .err = err,
+					 .len = len };
+		snprintf(c->held.id, sizeof(c->held.id), "%s", id);
 		return;
 	}
 	serve_handle(s, c, rq, reply, failed, id, &err, len);
 }
 
-/* The request that waited for the answers before it, once they are written. */
-static void serve_held(struct serve *s)
+/* The request of c that waited for the answers before it, once they are
+ * written. */
+static void serve_held(struct serve *s, struct conn *c)
 {
-	struct held h = s->held;
+	struct held h = c->held;
 
-	if (!h.used || s->n_answers)
+	if (!h.used || c->n_answers)
 		return;
-	s->held = (struct held){ 0 };
-	serve_handle(s, h.conn, h.rq, h.reply, h.failed, h.id, &h.err, h.len);
+	c->held = (struct held){ 0 };
+	serve_handle(s, c, h.rq, h.reply, h.failed, h.id, &h.err, h.len);
 }
 
 void conn_close(struct serve *s, struct conn *c)
 {
 	bool has = false;
 
-	if (conn_waits(s, c))
+	if (conn_waits(c))
 		return;   /* closed once its answers are written */
 	queue_drop(s, c, "the connection ended before it started");
 	for (size_t i = 0; i < s->n_cmds; i++)
@@ -292,7 +302,7 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	case SLOT_CMD_STDOUT: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
 	case SLOT_CMD_STDERR: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
 	case SLOT_CMD_STDIN: if (m->in_fd >= 0) cmd_stdin(m); break;
-	case SLOT_CMD_REPORT: if (m->report_fd >= 0) cmd_report(s, m); break;
+	case SLOT_CMD_REPORT: if (m->report_fd >= 0) cmd_report(m); break;
 	case SLOT_CMD_KEEPER: if (!m->exited) cmd_message(s, m); break;
 	case SLOT_KEEPER_IDLE: keeper_idle_message(sl->obj); break;
 	case SLOT_NET: net_records(s); break;
@@ -354,7 +364,7 @@ static void phase_commands(struct serve *s, uint64_t t)
 		if (!m->used)
 			continue;
 		if (m->starting && m->start_pid <= 0 && t >= m->start_deadline_ms) {
-			cmd_start_overdue(s, m);
+			cmd_start_overdue(m);
 			continue;
 		}
 		if (!m->exited && !m->timed_out && t >= m->deadline_ms) {
@@ -388,17 +398,21 @@ static void phase_connections(struct serve *s)
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 		struct conn *c = &s->conns[i];
 
-		if (!c->used || !(c->eof || c->dead) || conn_pending(c) || conn_waits(s, c))
+		if (!c->used || !(c->eof || c->dead) || conn_pending(c) || conn_waits(c))
 			continue;
 		if (s->ctx->listen_fd < 0)
 			serve_end_turn(s, 0);   /* end of stdin: the turn ends */
 		else
 			conn_close(s, c);
 	}
-	serve_held(s);
-	for (size_t i = 0; i < SERVE_MAX_CONNS && serve_may_handle(s); i++)
-		if (s->conns[i].used && !s->conns[i].dead && conn_pending(&s->conns[i]))
-			conn_lines(s, &s->conns[i]);
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
+		struct conn *c = &s->conns[i];
+
+		if (c->used)
+			serve_held(s, c);
+		if (c->used && !c->dead && conn_may_handle(c) && conn_pending(c))
+			conn_lines(s, c);
+	}
 	queue_start(s);
 }
 
@@ -440,7 +454,7 @@ static size_t phase_poll_set(struct serve *s, struct pollfd *pf, struct slot *sl
 
 		/* no request is read while one waits for the answers before
 		 * it, nor while lines wait in the buffer (conn_lines) */
-		if (c->used && !c->eof && !c->dead && !s->ending && serve_may_handle(s) && !conn_pending(c))
+		if (c->used && !c->eof && !c->dead && !s->ending && conn_may_handle(c) && !conn_pending(c))
 			slot_add(pf, slots, &n, c->in_fd, POLLIN, SLOT_CONN_IN, c);
 		if (c->used && c->out_len && !c->dead)
 			slot_add(pf, slots, &n, c->out_fd, POLLOUT, SLOT_CONN_OUT, c);
@@ -509,10 +523,8 @@ static void serve_close(struct serve *s)
 		}
 	serve_close_fd(&s->spare_fd);
 	serve_close_fd(&s->null_fd);
-	if (s->held.used) {   /* a request the end of the turn left unhandled */
-		rq_free(s->held.rq);
-		free(s->held.reply);
-	}
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)   /* what the end left unwritten */
+		conn_answers_free(&s->conns[i]);
 }
 
 int serve_run(const struct serve_ctx *ctx)

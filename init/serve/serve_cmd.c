@@ -73,32 +73,51 @@ void cmd_free(struct cmd *m)
 	m->out_fd = m->err_fd = m->in_fd = m->report_fd = -1;
 }
 
-/* Whether a request line may be handled now: no line waits for the answers
- * before it, and there is room for one more answer. */
-bool serve_may_handle(const struct serve *s)
+/* Whether a request line of c may be handled now: none of c's waits for the
+ * answers before it, and there is room for one more answer. */
+bool conn_may_handle(const struct conn *c)
 {
-	return !s->held.used && s->n_answers < SERVE_ANSWERS;
+	return !c->held.used && c->n_answers < SERVE_ANSWERS;
 }
 
 /* Whether c has an answer or a request still waiting: it is not closed yet. */
-bool conn_waits(const struct serve *s, const struct conn *c)
+bool conn_waits(const struct conn *c)
 {
-	if (s->held.used && s->held.conn == c)
-		return true;
-	for (size_t i = 0; i < s->n_answers; i++)
-		if (s->answers[(s->answers_head + i) % SERVE_ANSWERS].conn == c)
-			return true;
-	return false;
+	return c->held.used || c->n_answers;
 }
 
-/* A place for the answer to an exec of c, after every answer given a place
- * before it. The callers see to it that there is room (serve_may_handle). */
-static size_t answer_open(struct serve *s, struct conn *c)
+/* Free what c still holds of answers and a waiting request (the end of the
+ * turn: nothing is written any more). */
+void conn_answers_free(struct conn *c)
 {
-	size_t t = (s->answers_head + s->n_answers++) % SERVE_ANSWERS;
+	while (c->answers) {
+		struct answer *a = c->answers;
 
-	s->answers[t] = (struct answer){ .conn = c };
-	return t;
+		c->answers = a->next;
+		free(a);
+	}
+	c->n_answers = 0;
+	if (c->held.used) {
+		rq_free(c->held.rq);
+		free(c->held.reply);
+		c->held = (struct held){ 0 };
+	}
+}
+
+/* A place for the answer to an exec of c, after every answer of c before
+ * it; NULL when out of memory. The callers see to it that there is room
+ * (conn_may_handle). */
+static struct answer *answer_open(struct conn *c)
+{
+	struct answer *a = calloc(1, sizeof(*a)), **p = &c->answers;
+
+	if (!a)
+		return NULL;
+	while (*p)
+		p = &(*p)->next;
+	*p = a;
+	c->n_answers++;
+	return a;
 }
 
 /* A started command: its output and stdin are served from now on. */
@@ -115,42 +134,38 @@ static void cmd_started(struct cmd *m)
 	conn_emit(m->conn, m->conn->codec->started(m->conn->codec_st, m->id, m->pid));
 }
 
-/* Write the answers that are decided, oldest first, up to the first that is
- * not: an answer is never written before the one of an exec handled
- * earlier. */
-static void answers_flush(struct serve *s)
+/* Write c's answers that are decided, oldest first, up to the first that is
+ * not: an answer is never written before the one of an exec of c handled
+ * earlier. Other connections' answers do not wait for c's. */
+static void answers_flush(struct conn *c)
 {
-	while (s->n_answers) {
-		struct answer *a = &s->answers[s->answers_head];
+	while (c->answers && c->answers->ready) {
+		struct answer *a = c->answers;
 
-		if (!a->ready)
-			return;
+		c->answers = a->next;
+		c->n_answers--;
 		if (a->error)
-			conn_error(a->conn, a->has_id ? a->id : NULL, "%s", a->msg);
+			conn_error(c, a->has_id ? a->id : NULL, "%s", a->msg);
 		else
 			cmd_started(a->cmd);
-		a->ready = false;
-		a->conn = NULL;
-		a->cmd = NULL;
-		s->answers_head = (s->answers_head + 1) % SERVE_ANSWERS;
-		s->n_answers--;
+		free(a);
 	}
 }
 
-/* Answer t is an error: msg, about the exec id (NULL: about none). */
-static void answer_error(struct serve *s, size_t t, const char *id, const char *msg)
+/* Answer a (of c) is an error: msg, about the exec id (NULL: about none). */
+static void answer_error(struct conn *c, struct answer *a, const char *id, const char *msg)
 {
-	struct answer *a = &s->answers[t];
-
 	a->cmd = NULL;
 	a->error = true;
 	a->has_id = id != NULL;
 	snprintf(a->id, sizeof(a->id), "%s", id ? id : "");
 	snprintf(a->msg, sizeof(a->msg), "%s", msg);
 	a->ready = true;
-	answers_flush(s);
+	answers_flush(c);
 }
 
+/* A start that failed after do_exec: its error event and audit line, the
+ * slot freed; the keeper stopped unless it said so itself (then it is idle). */
 /* Read what a stdout or stderr pipe holds; deliver up to the output limit.
  * Returns the bytes read, 0 at end of file (the fd is then closed), or -1 when
  * nothing is waiting. */
@@ -249,9 +264,9 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 
 /* A start that failed after do_exec: its error event and audit line, the
  * slot freed; the keeper stopped unless it said so itself (then it is idle). */
-static void cmd_start_failed(struct serve *s, struct cmd *m, bool keeper_idle, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void cmd_start_failed(struct serve *s, struct cmd *m, bool keeper_idle, const char *fmt, ...)
+static void cmd_start_failed(struct cmd *m, bool keeper_idle, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void cmd_start_failed(struct cmd *m, bool keeper_idle, const char *fmt, ...)
 {
 	char msg[TN_ERROR_MSG_MAX];
 	va_list ap;
@@ -262,7 +277,7 @@ static void cmd_start_failed(struct serve *s, struct cmd *m, bool keeper_idle, c
 	if (!keeper_idle)
 		keeper_stop(m->k, 0);
 	audit_refused(m->conn->stream, m->id, msg);
-	answer_error(s, m->answer, m->id, msg);
+	answer_error(m->conn, m->answer, m->id, msg);
 	cmd_free(m);
 }
 
@@ -270,7 +285,7 @@ static void cmd_start_failed(struct serve *s, struct cmd *m, bool keeper_idle, c
  * Its pid and then end of file: the exec; its started answer is written
  * once every earlier answer is. End of file without the pid, or with a byte
  * after it, is no start: the keeper's message says why (cmd_message). */
-void cmd_report(struct serve *s, struct cmd *m)
+void cmd_report(struct cmd *m)
 {
 	for (;;) {
 		ssize_t n = read(m->report_fd, m->report + m->report_len, sizeof(m->report) - m->report_len);
@@ -291,8 +306,8 @@ void cmd_report(struct serve *s, struct cmd *m)
 			m->start_pid = pid > 0 ? pid : -1;
 		}
 		if (m->start_pid > 0) {
-			s->answers[m->answer].ready = true;
-			answers_flush(s);
+			m->answer->ready = true;
+			answers_flush(m->conn);
 		}
 		return;
 	}
@@ -300,7 +315,7 @@ void cmd_report(struct serve *s, struct cmd *m)
 
 /* A keeper's only child while it starts a command is that command's process
  * before its exec, where another command may have stopped it. */
-void cmd_start_overdue(struct serve *s, struct cmd *m)
+void cmd_start_overdue(struct cmd *m)
 {
 	uint64_t t = clock_ms();
 
@@ -317,7 +332,7 @@ void cmd_start_overdue(struct serve *s, struct cmd *m)
 	log_line("serve: %s: its start has not been reported in %d ms: killing its keeper and the process",
 		 m->id, 2 * SERVE_START_MS);
 	reap_signal_descendants(m->k->pid, SIGKILL);
-	cmd_start_failed(s, m, false, "exec: the command did not start within %d ms (its process was held before its exec): killed",
+	cmd_start_failed(m, false, "exec: the command did not start within %d ms (its process was held before its exec): killed",
 			 2 * SERVE_START_MS);
 }
 
@@ -327,7 +342,7 @@ void cmd_message(struct serve *s, struct cmd *m)
 	int r;
 
 	if (m->starting && m->report_fd >= 0)
-		cmd_report(s, m);   /* the report first: the exec comes before any end */
+		cmd_report(m);   /* the report first: the exec comes before any end */
 	if (m->starting && m->start_pid > 0)
 		return;   /* its end waits for its started answer */
 	r = keeper_read(m->k, &msg);
@@ -336,12 +351,12 @@ void cmd_message(struct serve *s, struct cmd *m)
 	if (m->starting) {
 		/* The report said no start: the keeper says why. */
 		if (r == 1 && msg.type == KEEPER_FAILED)
-			cmd_start_failed(s, m, true, "exec: %s", msg.msg);
+			cmd_start_failed(m, true, "exec: %s", msg.msg);
 		else if (r == 1 && msg.type == KEEPER_EXITED)
-			cmd_start_failed(s, m, true, "exec: the command's process ended before its exec (wait status %d)",
+			cmd_start_failed(m, true, "exec: the command's process ended before its exec (wait status %d)",
 					 msg.wait_status);
 		else
-			cmd_start_failed(s, m, false, "exec: the command did not start");
+			cmd_start_failed(m, false, "exec: the command did not start");
 		return;
 	}
 	if (r == 1 && msg.type == KEEPER_EXITED) {
@@ -360,7 +375,9 @@ void cmd_message(struct serve *s, struct cmd *m)
 			!m->lost && !m->timed_out && !m->cancelled && m->oom_kills >= 0 &&
 			memcg_oom_kills() > m->oom_kills;
 	m->exited = true;
-	m->end_ms = clock_ms();
+	/* the keeper's time of the end: read later when the command's started
+	 * answer waited for an earlier one */
+	m->end_ms = r == 1 && msg.type == KEEPER_EXITED && msg.end_ms ? msg.end_ms : clock_ms();
 	/* Every process of the command is gone now (the keeper ended them all), so
 	 * what they wrote is in the pipes already. Take it, then close: a writer
 	 * left is a process of another command that was handed the fd, and must
@@ -479,7 +496,7 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 	return 0;
 }
 
-/* Slot m takes the command its keeper was given, whose answer is answers[t]:
+/* Slot m takes the command its keeper was given, whose answer is a:
  * its deadlines from now, and the parent's ends of its pipes (fds: stdin to
  * write, stdout and stderr to read, the exec report to read; owned by the
  * slot from here). The report says whether the shell was exec'd, the keeper
@@ -488,7 +505,7 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
  * stopped before its exec, nor on the answer to one exec before it gives
  * the next to its keeper. */
 static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char *id,
-		      const struct rq_command *cmd, const int fds[4], size_t t)
+		      const struct rq_command *cmd, const int fds[4], struct answer *a)
 {
 	m->used = true;
 	m->conn = c;
@@ -509,17 +526,17 @@ static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char
 	m->report_fd = fds[3];
 	m->starting = true;
 	m->start_deadline_ms = m->start_ms + SERVE_START_MS;
-	m->answer = t;
-	s->answers[t].cmd = m;
+	m->answer = a;
+	a->cmd = m;
 }
 
 /* Start exec request rq of c in a free slot, with cmd (its cwd and timeout,
- * rq_command_of, decided once by start_exec), its answer to be answers[t]:
+ * rq_command_of, decided once by start_exec), its answer to be a:
  * 0 when its keeper was given it (its started or error answer follows from
  * its report and its keeper, cmd_report and cmd_message), or -errno with
  * ret_err filled ("exec: WHY"), nothing started and no event written. */
 static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
-		   const struct rq_command *cmd, size_t t, struct tn_error *ret_err)
+		   const struct rq_command *cmd, struct answer *a, struct tn_error *ret_err)
 {
 	const struct mf_manifest *mf = s->ctx->manifest;
 	const char *cwd = cmd->cwd, *id = rq->id;
@@ -533,9 +550,8 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		return err_set(ret_err, ENOTDIR, "exec: cwd %s is not a directory", cwd);
 	}
-	if (find_cmd(s, c, id) || queue_find(s, c, id)) {
+	if (queue_find(s, c, id))
 		return err_set(ret_err, EEXIST, "exec: id %s is already running or waiting", id);
-	}
 	for (size_t i = 0; i < s->n_cmds && !m; i++)
 		if (!s->cmds[i].used)
 			m = &s->cmds[i];
@@ -569,7 +585,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 		cmd_free(m);
 		goto out;
 	}
-	cmd_begin(s, m, c, id, cmd, (int[4]){ in_p[1], out_p[0], err_p[0], rep_p[0] }, t);
+	cmd_begin(s, m, c, id, cmd, (int[4]){ in_p[1], out_p[0], err_p[0], rep_p[0] }, a);
 	out_p[0] = err_p[0] = in_p[1] = rep_p[0] = -1;
 	goto out;
 sys:
@@ -600,25 +616,37 @@ static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, c
 {
 	const struct rq_command cmd = rq_command_of(s->ctx->manifest, rq);
 	struct tn_error err = { 0 };
-	size_t t = answer_open(s, c);
+	struct answer *a = answer_open(c);
 
+	if (!a) {   /* said now, out of its order, rather than not at all */
+		conn_error(c, rq->id, "exec: out of memory");
+		return;
+	}
+	if (find_cmd(s, c, rq->id)) {
+		/* Not logged: an exec line and a refused line with a running
+		 * id would be taken for that command's (docs/audit.md). */
+		err_set(&err, EEXIST, "exec: id %s is already running or waiting", rq->id);
+		answer_error(c, a, rq->id, err.msg);
+		return;
+	}
 	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s, !s->ctx->sandbox->filter_in_keeper) < 0) {
-		answer_error(s, t, rq->id, "exec: the audit log cannot be written");
+		answer_error(c, a, rq->id, "exec: the audit log cannot be written");
 		return;
 	}
 	if (refusal)
 		err_set(&err, EAGAIN, "exec: %s", refusal);
-	if (refusal || do_exec(s, c, rq, &cmd, t, &err) < 0) {
+	if (refusal || do_exec(s, c, rq, &cmd, a, &err) < 0) {
 		audit_refused(c->stream, rq->id, err.msg);
 		/* id null for a duplicate of a waiting exec: answer_id */
-		answer_error(s, t, queue_answer_id(s, c, rq->id), err.msg);
+		answer_error(c, a, queue_answer_id(s, c, rq->id), err.msg);
 	}
 }
 
 /* Start waiting execs, oldest first, while there are free slots. */
 void queue_start(struct serve *s)
 {
-	while (s->queue && cmd_running(s) < s->n_cmds && !s->ending && serve_may_handle(s)) {
+	while (s->queue && cmd_running(s) < s->n_cmds && !s->ending &&
+	       s->queue->conn->n_answers < SERVE_ANSWERS) {
 		struct waiting *e = queue_take(s, &s->queue);
 
 		start_exec(s, e->conn, e->rq, NULL);

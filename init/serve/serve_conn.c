@@ -154,7 +154,7 @@ bool conn_pending(const struct conn *c)
 }
 
 /* Handle the whole request lines of c's buffer in order, while a line may be
- * handled (serve_may_handle: none waits for the answers to the execs before
+ * handled (conn_may_handle: none waits for the answers to the execs before
  * it); the others wait in the buffer, and the loop comes back to them. An
  * error about a line that is too long is an answer too: it waits for the
  * answers before it. */
@@ -165,12 +165,12 @@ void conn_lines(struct serve *s, struct conn *c)
 	while (c->off < c->len && (nl = memchr(c->buf + c->off, '\n', c->len - c->off))) {
 		size_t i = (size_t)(nl - c->buf);
 
-		if (!serve_may_handle(s))
+		if (!conn_may_handle(c))
 			return;
 		if (c->discarding) {
 			c->discarding = false;
 		} else if (i - c->off > EV_LINE_MAX) {
-			if (s->n_answers)
+			if (c->n_answers)
 				return;
 			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
 		} else if (i > c->off) {
@@ -183,7 +183,7 @@ void conn_lines(struct serve *s, struct conn *c)
 	c->off = 0;
 	if (c->len > EV_LINE_MAX) {
 		if (!c->discarding) {
-			if (s->n_answers)
+			if (c->n_answers)
 				return;
 			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
 		}

@@ -35,8 +35,36 @@
 #define SERVE_START_MS 5000          /* milliseconds a start may take to be reported, twice:
 					the command's stopped process is continued after the
 					first, it and the keeper are killed after the second */
-#define SERVE_ANSWERS 64             /* execs whose started or error answer may wait for an
-					earlier exec's (struct answer) */
+#define SERVE_ANSWERS 64             /* execs of a connection whose started or error answer
+					may wait for an earlier exec's (struct answer) */
+
+/* The started or error answer to an exec of a connection, in the order its
+ * execs were handled: an exec is given to its keeper without waiting for the
+ * answer to the one before, and the answers are written in order
+ * (answers_flush). */
+struct answer {
+	struct answer *next;
+	struct cmd *cmd;            /* its command while that starts, else NULL */
+	bool ready;                 /* decided: written once every earlier one is */
+	bool error;                 /* an error event (else its command's started) */
+	bool has_id;                /* an error about an exec (else id null) */
+	char id[RQ_ID_MAX + 1];
+	char msg[TN_ERROR_MSG_MAX]; /* an error's message */
+};
+
+/* A request line handled while answers wait that is not an exec (or not a
+ * request at all): parsed, and handled once every answer before it is
+ * written (docs/protocol.md: the answer to an exec comes before any later
+ * request is handled). */
+struct held {
+	bool used;
+	struct rq_request *rq;      /* the request, or NULL */
+	char *reply;                /* the codec's own answer, when rq is NULL */
+	bool failed;                /* it did not parse: err says why */
+	char id[RQ_ID_MAX + 1];
+	struct tn_error err;
+	size_t len;
+};
 
 struct conn {
 	bool used;
@@ -52,6 +80,9 @@ struct conn {
 	bool eof;                 /* no more requests */
 	bool dead;                /* writing failed: events are dropped */
 	unsigned stream;          /* the audit log's name for it: 0 serve, 1.. listen */
+	struct answer *answers;   /* its execs' answers not written yet, oldest first */
+	size_t n_answers;
+	struct held held;         /* a request that waits for the answers before it */
 };
 
 struct cmd {
@@ -74,7 +105,7 @@ struct cmd {
 	size_t report_len;
 	int start_pid;               /* the report said the exec: its pid (its
 					started answer may wait for an earlier one) */
-	size_t answer;               /* while starting: its place in serve.answers */
+	struct answer *answer;       /* while starting: its answer (conn.answers) */
 	bool start_nudged;           /* its start deadline passed once: continued */
 	uint64_t start_deadline_ms;  /* when starting: the next step of its bound */
 	bool lost;                   /* the keeper ended without reporting the end */
@@ -98,34 +129,6 @@ struct waiting {
 	size_t bytes;               /* its request line, counted against SERVE_QUEUE_BYTES */
 };
 
-/* The started or error answer to an exec, in the order the execs were
- * handled: an exec is given to its keeper without waiting for the answer to
- * the one before, and the answers are written in order (answers_flush). */
-struct answer {
-	struct conn *conn;
-	struct cmd *cmd;            /* its command while that starts, else NULL */
-	bool ready;                 /* decided: written once every earlier one is */
-	bool error;                 /* an error event (else its command's started) */
-	bool has_id;                /* an error about an exec (else id null) */
-	char id[RQ_ID_MAX + 1];
-	char msg[TN_ERROR_MSG_MAX]; /* an error's message */
-};
-
-/* A request line handled while answers wait that is not an exec (or not a
- * request at all): parsed, and handled once every answer before it is
- * written (docs/protocol.md: the answer to an exec comes before any later
- * request is handled). */
-struct held {
-	bool used;
-	struct conn *conn;
-	struct rq_request *rq;      /* the request, or NULL */
-	char *reply;                /* the codec's own answer, when rq is NULL */
-	bool failed;                /* it did not parse: err says why */
-	char id[RQ_ID_MAX + 1];
-	struct tn_error err;
-	size_t len;
-};
-
 struct serve {
 	const struct serve_ctx *ctx;
 	struct waiting *queue, **queue_tail;
@@ -134,9 +137,6 @@ struct serve {
 	struct cmd *cmds;           /* limits.concurrency slots */
 	struct keeper *keepers;     /* one per slot, reused from command to command */
 	int net_fd;                 /* the proxy's records (sandbox's net.records_fd), or -1 */
-	struct answer answers[SERVE_ANSWERS];   /* a ring: answers_head, n_answers */
-	size_t answers_head, n_answers;
-	struct held held;           /* a request that waits for the answers before it */
 	size_t n_cmds;
 	bool ending;
 	int exit_code;
@@ -168,10 +168,11 @@ void conn_error(struct conn *c, const char *id, const char *fmt, ...)
 void conn_read(struct serve *s, struct conn *c);
 void conn_lines(struct serve *s, struct conn *c);
 bool conn_pending(const struct conn *c);
-void cmd_start_overdue(struct serve *s, struct cmd *m);
-void cmd_report(struct serve *s, struct cmd *m);
-bool serve_may_handle(const struct serve *s);
-bool conn_waits(const struct serve *s, const struct conn *c);
+void cmd_start_overdue(struct cmd *m);
+void cmd_report(struct cmd *m);
+bool conn_may_handle(const struct conn *c);
+bool conn_waits(const struct conn *c);
+void conn_answers_free(struct conn *c);
 void conn_drain(struct conn *c, uint64_t deadline_ms);
 size_t cmd_running(const struct serve *s);
 struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id);

@@ -1061,6 +1061,26 @@ def case_sibling_stop(c, a):
     say("victim:", exit_fields(c.wait("victim", timeout=AT_ONCE_MS / 1000)))
 
 
+def hold_keeper_clone(pid):
+    """Say how many keepers turninit (host pid) has, and hold the first one's
+    next clone(2) for 120 s with strace on the host, as a command's process
+    stopped before its exec would hold it. Returns the tracer (to kill),
+    attached (or after AT_ONCE_MS)."""
+    kids = [int(k.split()[0]) for k in children(pid)]
+    say("one keeper:", len(kids))
+    tracer = subprocess.Popen(["strace", "-qq", "-o", "/dev/null", "-p", str(kids[0]), "-e", "trace=clone",
+                               "-e", "inject=clone:delay_enter=120000000"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t0 = time.monotonic()
+    while ms_since(t0) < AT_ONCE_MS:
+        with open("/proc/%d/status" % kids[0]) as f:
+            if any(l.startswith("TracerPid:") and l.split()[1] != "0" for l in f):
+                break
+        time.sleep(0.02)
+    note("strace attached to the keeper after %d ms" % ms_since(t0))
+    return tracer
+
+
 def case_held_start(c, a):
     """A keeper held in clone(2) (strace on the host delays it 120 s, as a
     command's process stopped before its exec would hold it): PID 1 does not
@@ -1069,19 +1089,8 @@ def case_held_start(c, a):
     r = c.run("echo $PPID", timeout=AT_ONCE_MS / 1000)
     keeper = int(r.stdout.decode())   # in the container: find it on the host
     pid = host_pid(a.name)
-    kids = [int(k.split()[0]) for k in children(pid)]
-    say("one keeper:", len(kids))
-    tracer = subprocess.Popen(["strace", "-qq", "-o", "/dev/null", "-p", str(kids[0]), "-e", "trace=clone",
-                               "-e", "inject=clone:delay_enter=120000000"],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    tracer = hold_keeper_clone(pid)
     try:
-        t0 = time.monotonic()
-        while ms_since(t0) < AT_ONCE_MS:
-            with open("/proc/%d/status" % kids[0]) as f:
-                if any(l.startswith("TracerPid:") and l.split()[1] != "0" for l in f):
-                    break
-            time.sleep(0.02)
-        note("strace attached to the keeper after %d ms" % ms_since(t0))
         t0 = time.monotonic()
         h = c.wait(c.exec("echo held", id="held"), timeout=AT_ONCE_MS / 1000)
         note("held: answered %d ms after the request" % ms_since(t0))
@@ -1103,18 +1112,8 @@ def case_answers_in_order(c, a):
     to a later request that is not an exec, come after the held exec's
     error event. The exec report's write end reaches no command."""
     c.run("true", timeout=AT_ONCE_MS / 1000)
-    kids = [int(k.split()[0]) for k in children(host_pid(a.name))]
-    say("one keeper:", len(kids))
-    tracer = subprocess.Popen(["strace", "-qq", "-o", "/dev/null", "-p", str(kids[0]), "-e", "trace=clone",
-                               "-e", "inject=clone:delay_enter=120000000"],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    tracer = hold_keeper_clone(host_pid(a.name))
     try:
-        t0 = time.monotonic()
-        while ms_since(t0) < AT_ONCE_MS:
-            with open("/proc/%d/status" % kids[0]) as f:
-                if any(l.startswith("TracerPid:") and l.split()[1] != "0" for l in f):
-                    break
-            time.sleep(0.02)
         reqs = [{"op": "exec", "id": "held", "command": "echo held"},
                 {"op": "exec", "id": "b", "command": "cut -d' ' -f1 /proc/uptime"},
                 {"op": "exec", "id": "fds", "command": "ls /proc/self/fd"},
@@ -1147,7 +1146,91 @@ def case_answers_in_order(c, a):
         early = False
         note("b's output: %r" % bytes(b.stdout))
     say("b ran before the held exec's answer:", "yes" if early else "no", exit_fields(b))
+    # its own time, not the wait for its started answer (docs/protocol.md)
+    say("b's duration_ms under 5000:", "yes" if b.exit["duration_ms"] < 5000 else b.exit["duration_ms"])
     say("fds of a command:", " ".join(fds.stdout.decode().split()), exit_fields(fds))
+
+
+def case_burst_ids(c, a):
+    """Ids in one write, handled without waiting for earlier answers: an exec
+    that reuses the id of one whose start fails runs (the id is free once
+    that answer is given); one that reuses a running id is refused."""
+    reqs = [{"op": "exec", "id": "x", "command": "true", "cwd": "/locked"},
+            {"op": "exec", "id": "x", "command": "echo second-x"},
+            {"op": "exec", "id": "d", "command": "echo ready; sleep 1000"},
+            {"op": "exec", "id": "d", "command": "echo dup"}]
+    c.send_raw(b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in reqs))
+
+    def events():
+        return [json.loads(line) for way, line in c.log if way == "<-"]
+
+    def until(done):
+        t0 = time.monotonic()
+        while not done(events()) and ms_since(t0) < AT_ONCE_MS:
+            c.event(timeout=AT_ONCE_MS / 1000)
+
+    until(lambda evs: any(e["event"] == "exit" and e["id"] == "x" for e in evs) and
+          any(e["event"] == "error" and e["id"] == "d" for e in evs))
+    c.cancel("d")
+    until(lambda evs: any(e["event"] == "exit" and e["id"] == "d" for e in evs))
+    for id in ("x", "d"):
+        for e in events():
+            if e.get("id") != id or (id == "d" and e["event"] == "output"):
+                continue
+            if e["event"] == "error":
+                say(id, "error", js(e["message"]))
+            elif e["event"] == "output":
+                say(id, "output", js(e["text"] if "text" in e else base64.b64decode(e["data"]).decode()))
+            elif e["event"] == "exit":
+                say(id, "exit", " ".join("%s=%s" % (k, js(e[k])) for k in ("code", "signal", "timed_out",
+                                                                          "truncated")))
+            else:
+                say(id, e["event"])
+
+
+def case_held_neighbour(c, a):
+    """Listen: an exec of one connection held before its exec (strace on the
+    host holds its keeper in clone(2)) holds none of another connection's
+    answers: connections share only the concurrency limit."""
+    d = connect_as(a.socket, a.uid)
+    c.run("true", timeout=AT_ONCE_MS / 1000)   # a keeper at least
+    kids = [int(k.split()[0]) for k in children(host_pid(a.name))]
+    tracers = {k: subprocess.Popen(["strace", "-qq", "-o", "/dev/null", "-p", str(k), "-e", "trace=clone",
+                                    "-e", "inject=clone:delay_enter=120000000"],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL) for k in kids}
+
+    def state(k, field):
+        try:
+            with open("/proc/%d/status" % k) as f:
+                return next((l.split()[1] for l in f if l.startswith(field)), "")
+        except OSError:
+            return ""
+    try:
+        t0 = time.monotonic()
+        while any(state(k, "TracerPid:") in ("0", "") for k in kids) and ms_since(t0) < AT_ONCE_MS:
+            time.sleep(0.02)
+        c.exec("echo held", id="h")
+        held = None
+        t0 = time.monotonic()
+        while held is None and ms_since(t0) < AT_ONCE_MS:   # stopped in clone's entry
+            held = next((k for k in kids if state(k, "State:") == "t"), None)
+            time.sleep(0.02)
+        for k, t in tracers.items():
+            if k != held:
+                t.kill()
+                t.wait()
+        t0 = time.monotonic()
+        r = d.run("echo b", timeout=AT_ONCE_MS / 1000)
+        ms = ms_since(t0)
+        note("the neighbour's command took %d ms while the held exec waited" % ms)
+        say("neighbour:", js(r.stdout.decode()), exit_fields(r), "before the held exec's answer:",
+            "yes" if ms < 4000 and not c.results["h"].done else "no")
+        say("held:", exit_fields(c.wait("h", timeout=AT_ONCE_MS / 1000)))
+    finally:
+        for t in tracers.values():
+            t.kill()
+            t.wait()
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
