@@ -394,7 +394,7 @@ void cmd_finish(struct cmd *m)
 	struct ev_end end = {
 		.wait_status = m->wait_status, .timed_out = m->timed_out, .truncated = m->truncated,
 		.lost = m->lost, .oom_killed = m->oom_killed, .ended = m->turn_ended,
-		.duration_ms = m->end_ms - m->start_ms,
+		.duration_ms = m->end_ms > m->start_ms ? m->end_ms - m->start_ms : 0,
 	};
 
 	/* the log's line first: the client's exit event carries the head after
@@ -496,8 +496,8 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 	return 0;
 }
 
-/* Slot m takes the command its keeper was given, whose answer is a:
- * its deadlines from now, and the parent's ends of its pipes (fds: stdin to
+/* Slot m takes the command its keeper was given at t0 (clock_ms, read
+ * before the giving), whose answer is a: its deadlines from t0, and the parent's ends of its pipes (fds: stdin to
  * write, stdout and stderr to read, the exec report to read; owned by the
  * slot from here). The report says whether the shell was exec'd, the keeper
  * why not; the loop hears them (cmd_report, cmd_message), with a bound
@@ -505,12 +505,12 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
  * stopped before its exec, nor on the answer to one exec before it gives
  * the next to its keeper. */
 static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char *id,
-		      const struct rq_command *cmd, const int fds[4], struct answer *a)
+		      const struct rq_command *cmd, const int fds[4], struct answer *a, uint64_t t0)
 {
 	m->used = true;
 	m->conn = c;
 	snprintf(m->id, sizeof(m->id), "%s", id);
-	m->start_ms = clock_ms();
+	m->start_ms = t0;   /* before the keeper had it: its end comes after */
 	m->wall_start_ms = audit_wall_ms();
 	if (audit_on()) {
 		crypto_generichash_init(&m->out_h, NULL, 0, AUDIT_HASH_BYTES);
@@ -545,6 +545,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	struct cmd *m = NULL;
 	struct tn_error err = { 0 };
 	struct stat st;
+	uint64_t t0;
 	int r = 0;
 
 	if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -579,13 +580,14 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0 ||
 	    pipe2(rep_p, O_CLOEXEC | O_NONBLOCK) != 0)
 		goto sys;
+	t0 = clock_ms();
 	if ((r = keeper_give(s, m, id, shell_argv, envp, cwd,
 			     (int[4]){ in_p[0] >= 0 ? in_p[0] : s->null_fd, out_p[1], err_p[1], rep_p[1] },
 			     ret_err)) < 0) {
 		cmd_free(m);
 		goto out;
 	}
-	cmd_begin(s, m, c, id, cmd, (int[4]){ in_p[1], out_p[0], err_p[0], rep_p[0] }, a);
+	cmd_begin(s, m, c, id, cmd, (int[4]){ in_p[1], out_p[0], err_p[0], rep_p[0] }, a, t0);
 	out_p[0] = err_p[0] = in_p[1] = rep_p[0] = -1;
 	goto out;
 sys:
