@@ -204,7 +204,6 @@ static int step_fds(const struct spawn_plan *p, const struct spawn_env *env, str
 	int keep[2] = { p->landlock->fd, env->report_fd };
 	int r;
 
-	(void)env;
 	for (int i = 0; i < 3; i++)
 		if (p->stdio[i] >= 0 && p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
 			return err_errno(err, errno, "stdio");

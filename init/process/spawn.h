@@ -80,8 +80,8 @@ char **spawn_argv(char *const *words, int n, bool argv_form);
  * and been reaped, and *ret_status is its wait status: exit 127 when execve of
  * the shell failed with ENOENT, 126 for another execve error (as bash does;
  * *ret_exec_failed is then true), 125 when a setup step failed. Without a
- * child (clone(2) failed) *ret_status is 125 << 8. */
-/*
+ * child (clone(2) failed) *ret_status is 125 << 8.
+ *
  * The exec report (serve and listen mode, plan->report_sock >= 0): the child
  * takes a pipe's write end from that socket, close-on-exec, before its
  * set-up, so that it alone holds it. Last before its execve it writes its pid
@@ -89,8 +89,7 @@ char **spawn_argv(char *const *words, int n, bool argv_form);
  * The reader (turninit) thus learns without the caller having to run: the
  * pid and then end of file is the exec; end of file without the pid, or with
  * a byte after it, is no start (the caller's own report says why). A child
- * that cannot take or write the report fails its set-up (exit 125).
- */
+ * that cannot take or write the report fails its set-up (exit 125). */
 int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status,
 		  bool *ret_exec_failed, struct tn_error *err);
 

@@ -164,8 +164,6 @@ static void answer_error(struct conn *c, struct answer *a, const char *id, const
 	answers_flush(c);
 }
 
-/* A start that failed after do_exec: its error event and audit line, the
- * slot freed; the keeper stopped unless it said so itself (then it is idle). */
 /* Read what a stdout or stderr pipe holds; deliver up to the output limit.
  * Returns the bytes read, 0 at end of file (the fd is then closed), or -1 when
  * nothing is waiting. */
@@ -469,7 +467,7 @@ const char *queue_answer_id(struct serve *s, const struct conn *c, const char *i
 /* The command of slot m given to the slot's keeper, started when it has none
  * (the first command of the slot, or its keeper ended); one that is found
  * gone when given the command is replaced once. fds: the command's stdin,
- * stdout and stderr. 0, or -errno with ret_err set ("exec: ..."). */
+ * stdout and stderr, and its exec report's write end. 0, or -errno with ret_err set ("exec: ..."). */
 static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **shell_argv,
 		       char **envp, const char *cwd, const int fds[4], struct tn_error *ret_err)
 {
@@ -497,9 +495,9 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 }
 
 /* Slot m takes the command its keeper was given at t0 (clock_ms, read
- * before the giving), whose answer is a: its deadlines from t0, and the parent's ends of its pipes (fds: stdin to
- * write, stdout and stderr to read, the exec report to read; owned by the
- * slot from here). The report says whether the shell was exec'd, the keeper
+ * before the giving), whose answer is a: its deadlines from t0, and the
+ * parent's ends of its pipes (fds: stdin to write, stdout and stderr to
+ * read, the exec report to read; owned by the slot from here). The report says whether the shell was exec'd, the keeper
  * why not; the loop hears them (cmd_report, cmd_message), with a bound
  * (cmd_start_overdue): PID 1 never waits on a keeper, whose command may be
  * stopped before its exec, nor on the answer to one exec before it gives
@@ -569,8 +567,8 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 		if (pipe2(in_p, O_CLOEXEC) != 0)
 			goto sys;
 	} else if (s->null_fd < 0) {
-		/* else the turn's /dev/null (serve.null_fd: its reads give end
-		 * of file whatever a command does to it) */
+		/* without the turn's /dev/null (serve.null_fd, whose reads give
+		 * end of file whatever a command does to it), one of its own */
 		in_p[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (in_p[0] < 0)
 			goto sys;
