@@ -121,6 +121,40 @@ static void proxy_answer(int fd, int status, const char *reason, const char *bod
 		(void)io_write_all(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+/* The end of a connection the proxy answered itself: a lingering close
+ * (RFC 9112, section 9.6, "Tear-down"). Writing is shut down, so that the
+ * client reads the answer to its end; what the client still sends is read
+ * and dropped until it closes, or PROXY_LINGER_MAX bytes or PROXY_LINGER_MS
+ * have passed. Closed at once with bytes unread, the socket would answer
+ * them with a reset, which can reach the client before it has read the
+ * answer, and kills one still writing with SIGPIPE. */
+static void __attribute__((noreturn)) proxy_linger_exit(int fd)
+{
+	uint64_t end = clock_ms() + PROXY_LINGER_MS, now;
+	size_t total = 0;
+	char buf[4096];
+
+	if (shutdown(fd, SHUT_WR) < 0)
+		_exit(0);
+	while ((now = clock_ms()) < end && total < PROXY_LINGER_MAX) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, (int)(end - now));
+		ssize_t n;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+	}
+	_exit(0);
+}
+
 /* Refused: the answer, the log line, the child's end. */
 static void __attribute__((noreturn)) proxy_refuse(struct proxy_conn *c, int status, const char *reason,
 						   const char *why)
@@ -135,7 +169,7 @@ static void __attribute__((noreturn)) proxy_refuse(struct proxy_conn *c, int sta
 	}
 	snprintf(body, sizeof(body), "turninit: %s:%u refused: %s", c->rq.host, c->rq.port, why);
 	proxy_answer(c->client, status, reason, body);
-	_exit(0);
+	proxy_linger_exit(c->client);
 }
 
 /* The request head into buf (at most PR_HEAD_MAX bytes, within
@@ -377,7 +411,7 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 		}
 		proxy_answer(client, status, status == 431 ? "Request Header Fields Too Large" : "Bad Request",
 			     err.msg);
-		_exit(0);
+		proxy_linger_exit(client);
 	}
 	/* a name is resolved as the rules match it: in lower case */
 	for (char *h = c.rq.host; *h; h++)

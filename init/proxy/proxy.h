@@ -32,6 +32,8 @@
 #define PROXY_IDLE_MS 300000     /* a tunnel with no byte either way for this long ends */
 #define PROXY_BUF 262144         /* bytes buffered each way of a tunnel */
 #define PROXY_RECORD_MS 1000     /* to hand PID 1 a record (its pipe full) */
+#define PROXY_LINGER_MS 5000     /* a refused client's bytes read after the answer, */
+#define PROXY_LINGER_MAX 1048576 /* ... at most this long and this many */
 
 /* proxy_start - fork the proxy. listen_fd: a listening TCP socket on the
  * commands' loopback (kept by the proxy, to be closed by the caller);

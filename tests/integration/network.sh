@@ -245,6 +245,22 @@ if begin net-proxy-connection-refused; then
 	expect_contains stderr "$ERR" "turninit: net: refused CONNECT $SRV_IP:8081: no connection to $SRV_IP (Connection refused)"
 	end
 fi
+# A refusal is a lingering close (RFC 9112, "Tear-down"): the proxy stops
+# writing, then reads what the client still sends before it closes. The
+# client reads the answer to its end, then writes twice more: a proxy that
+# closed outright has the first write answered by a reset, and the second
+# kills the shell with SIGPIPE (status 141), as it did under load to a client
+# that wrote its request in pieces.
+if begin net-proxy-refusal-lingers; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- \
+		'p=${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+printf "CONNECT other.test.internal:8080 HTTP/1.1\r\n\r\n" >&3
+IFS= read -r l <&3; echo "${l%$'"'\\r'"'}"; cat <&3 >/dev/null
+printf "late\r\n" >&3 && printf "later\r\n" >&3 && echo wrote-after-the-end'
+	expect_rc 0
+	expect_out $'HTTP/1.1 403 Forbidden\nwrote-after-the-end\n'
+	end
+fi
 # A command's loop of refused connections buries nothing: at most 10 lines
 # (and records) a 10 s window, then the count, said once the window has
 # passed. The loop runs 12 s by the clock, across one window's end.
