@@ -471,8 +471,10 @@ static size_t phase_poll_set(struct serve *s, struct pollfd *pf, struct slot *sl
 		 * keeper, which says why when it did not start; nothing while
 		 * its started answer waits for an earlier one */
 		if (m->starting) {
+			/* end of file only (POLLHUP, always polled): the
+			 * child's write of its pid wakes no one */
 			if (m->report_fd >= 0)
-				slot_add(pf, slots, &n, m->report_fd, POLLIN, SLOT_CMD_REPORT, m);
+				slot_add(pf, slots, &n, m->report_fd, 0, SLOT_CMD_REPORT, m);
 			if (m->start_pid <= 0)
 				slot_add(pf, slots, &n, m->k->msg_fd, POLLIN, SLOT_CMD_KEEPER, m);
 			continue;
