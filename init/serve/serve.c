@@ -398,6 +398,8 @@ static void phase_connections(struct serve *s)
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 		struct conn *c = &s->conns[i];
 
+		if (c->used && c->dead)
+			conn_drop_requests(c);   /* no answer of them could reach it */
 		if (!c->used || !(c->eof || c->dead) || conn_pending(c) || conn_waits(c))
 			continue;
 		if (s->ctx->listen_fd < 0)

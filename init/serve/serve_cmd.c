@@ -86,6 +86,8 @@ bool conn_waits(const struct conn *c)
 	return c->held.used || c->n_answers;
 }
 
+static void held_free(struct conn *c);
+
 /* Free what c still holds of answers and a waiting request (the end of the
  * turn: nothing is written any more). */
 void conn_answers_free(struct conn *c)
@@ -97,11 +99,30 @@ void conn_answers_free(struct conn *c)
 		free(a);
 	}
 	c->n_answers = 0;
+	held_free(c);
+}
+
+/* Drop c's request that waits for the answers before it, if any. */
+static void held_free(struct conn *c)
+{
 	if (c->held.used) {
 		rq_free(c->held.rq);
 		free(c->held.reply);
 		c->held = (struct held){ 0 };
 	}
+}
+
+void conn_drop_requests(struct conn *c)
+{
+	size_t n = c->held.used;
+
+	for (size_t i = c->off; c->buf && i < c->len; i++)
+		n += c->buf[i] == '\n';
+	held_free(c);
+	c->off = c->len = 0;
+	c->discarding = false;
+	if (n)
+		log_line("serve: a client that reads no more events: %zu request line(s) of it not handled", n);
 }
 
 /* A place for the answer to an exec of c, after every answer of c before

@@ -173,6 +173,12 @@ void cmd_report(struct cmd *m);
 bool conn_may_handle(const struct conn *c);
 bool conn_waits(const struct conn *c);
 void conn_answers_free(struct conn *c);
+/* conn_drop_requests - c's peer reads nothing more (c->dead: a write failed,
+ * or SERVE_OUT_MAX bytes waited): its request lines not handled yet, and the
+ * one held behind its answers, are dropped, unhandled, with one log line
+ * saying how many, so that nothing keeps c from its end (in serve mode, the
+ * turn's). Its execs already given to keepers go on to their end. */
+void conn_drop_requests(struct conn *c);
 void conn_drain(struct conn *c, uint64_t deadline_ms);
 size_t cmd_running(const struct serve *s);
 struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id);

@@ -453,6 +453,27 @@ serve status 0
 "
 	end
 fi
+# serve's stdout with no reader (its write fails: the connection is dead)
+# while request lines wait unhandled: a cancel held behind the answer to the
+# exec before it, an exec after it in the buffer. The turn ends, as when
+# stdin ends. turninit runs as a shell's child here, its stdout a pipe whose
+# reader closed it before the requests were sent (a FIFO orders the two),
+# in one write (cat), so that turninit reads the three lines at once.
+# (It used to wait for good: the lines were never handled, and stdin, no
+# longer read, could not end the turn.)
+if begin s-dead-stdout-pending-lines; then
+	run_cmd "${ENGINE_RUN[@]}" --tmpfs "$HOME_TMPFS" --entrypoint /bin/sh "$SEALED" -c '
+cd /tmp && /bin/busybox mkfifo go done && exec 3>&1
+printf "%s\n" "{\"op\":\"exec\",\"id\":\"a1\",\"command\":\"true\"}" \
+	"{\"op\":\"cancel\",\"id\":\"nosuch\"}" "{\"op\":\"exec\",\"id\":\"a2\",\"command\":\"true\"}" >rq
+{ read _ <go; cat rq; read _ <done; } |
+{ timeout 30 /sbin/turninit serve 2>/tmp/err; echo "serve ended: $?" >&3; echo >done; } |
+{ exec <&-; echo >go; }
+grep "not handled" /tmp/err'
+	expect_rc 0
+	expect_out $'serve ended: 0\nturninit: serve: a client that reads no more events: 2 request line(s) of it not handled\n'
+	end
+fi
 # serve and mcp without -i: stdin is /dev/null, and they would read its end at
 # once and exit 0 with nothing run (an MCP client shows only "failed to
 # connect"): refused, naming -i.
