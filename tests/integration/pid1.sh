@@ -250,6 +250,27 @@ while :; do sleep 0.05; done 2>/dev/null'
 		end
 	fi
 
+	# Not PID 1, turninit can be killed outright (SIGKILL from its parent's
+	# side); its command must not outlive it (the parent-death signal).
+	if [[ $M == subreaper ]] && selected "$M-sigkill-ends-command"; then
+		begin "$M-sigkill-ends-command"
+		# the namespace's shell waits up to 30 s for the command to end
+		# before it exits (which would kill it anyway), and says what runs
+		rm -f "$LEFT.alive"
+		NS_LEFT_WAIT=30 TMO=120 start "$M" 'exec sleep 1000'
+		if find_ti 60 && wait_for 60 descendant_named "$TPID" sleep >/dev/null; then
+			kill -KILL "$TPID"
+		else
+			why "turninit or its command did not start (pid '$TPID')"
+		fi
+		finish
+		expect_rc 137
+		expect_out ""
+		[[ -f $LEFT.alive ]] || why "the namespace's shell wrote no list of what runs ($LEFT.alive)"
+		[[ ! -s $LEFT.alive ]] || why "the command outlived turninit's SIGKILL by 30 s: pids $(tr '\n' ' ' <"$LEFT.alive")in the namespace"
+		end
+	fi
+
 	if selected "$M-sigterm-ends-sleep"; then
 		begin "$M-sigterm-ends-sleep"
 		TMO=120 start "$M" 'sleep 1000; echo after'

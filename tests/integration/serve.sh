@@ -257,6 +257,18 @@ after: after $EXIT_OK a new keeper: yes
 	expect_contains stderr "$ERR" "turninit: serve: held: its start has not been reported in 10000 ms: killing its keeper and the process"
 	end
 fi
+# A keeper whose clone(2) of a command fails (strace injects EAGAIN once from
+# the host): an error event at once, and the exec report handed over for it is
+# closed, so the next command on that keeper takes its own (the started pid).
+if selected s-clone-failure-report-closed && host_strace s-clone-failure-report-closed; then
+	begin s-clone-failure-report-closed
+	serve_case clonefail clone_fails
+	expect_out "one keeper: 1
+failed: error \"exec: clone: Resource temporarily unavailable\" at once: yes
+after: $EXIT_OK started pid is \$\$: yes the same keeper: yes
+"
+	end
+fi
 # Execs start without waiting for the answer to the one before; the answers,
 # and what a later request does, keep their order.
 if selected s-answers-keep-order && host_strace s-answers-keep-order; then

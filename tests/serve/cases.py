@@ -1061,15 +1061,16 @@ def case_sibling_stop(c, a):
     say("victim:", exit_fields(c.wait("victim", timeout=AT_ONCE_MS / 1000)))
 
 
-def hold_keeper_clone(pid):
+def hold_keeper_clone(pid, inject="delay_enter=120000000"):
     """Say how many keepers turninit (host pid) has, and hold the first one's
     next clone(2) for 120 s with strace on the host, as a command's process
-    stopped before its exec would hold it. Returns the tracer (to kill),
+    stopped before its exec would hold it (or inject what inject says into
+    it: strace's inject=clone:INJECT). Returns the tracer (to kill),
     attached (or after AT_ONCE_MS)."""
     kids = [int(k.split()[0]) for k in children(pid)]
     say("one keeper:", len(kids))
     tracer = subprocess.Popen(["strace", "-qq", "-o", "/dev/null", "-p", str(kids[0]), "-e", "trace=clone",
-                               "-e", "inject=clone:delay_enter=120000000"],
+                               "-e", "inject=clone:" + inject],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     t0 = time.monotonic()
     while ms_since(t0) < AT_ONCE_MS:
@@ -1099,6 +1100,28 @@ def case_held_start(c, a):
         out = b.stdout.decode().split()
         say("after:", out[0] if out else "", exit_fields(b), "a new keeper:",
             "yes" if len(out) > 1 and out[1] != str(keeper) else "no")
+    finally:
+        tracer.kill()
+        tracer.wait()
+
+
+def case_clone_fails(c, a):
+    """The keeper's clone(2) of a command fails once (strace on the host
+    injects EAGAIN): that exec is an error event at once, the exec report
+    it was handed is closed with it, and the next command on the same
+    keeper takes its own report: started with its own pid."""
+    r = c.run("echo $PPID", timeout=AT_ONCE_MS / 1000)
+    keeper = r.stdout.decode().strip()
+    tracer = hold_keeper_clone(host_pid(a.name), "error=EAGAIN:when=1")
+    try:
+        t0 = time.monotonic()
+        f = c.wait(c.exec("echo never", id="failed"), timeout=AT_ONCE_MS / 1000)
+        say("failed:", exit_fields(f), "at once:", "yes" if ms_since(t0) < AT_ONCE_MS else "no")
+        b = c.run("echo $$; echo $PPID", id="after", timeout=AT_ONCE_MS / 1000)
+        out = b.stdout.decode().split()
+        say("after:", exit_fields(b), "started pid is $$:",
+            "yes" if out and b.pid is not None and out[0] == str(b.pid) else "no (%s)" % out,
+            "the same keeper:", "yes" if len(out) > 1 and out[1] == keeper else "no")
     finally:
         tracer.kill()
         tracer.wait()
