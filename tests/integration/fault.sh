@@ -202,10 +202,19 @@ lines that are not JSON: 0"
 	expect_contains "audit log" "$AL" "events turn_start exec:long exec:e0 exit:e0"
 	# what the full file system kept is one chain, whole: a line that could
 	# not be written is not in it, and the next one links to the last written;
-	# the exits lost are findings (an exec with no end before turn_end)
+	# the exits lost are findings (an exec with no end before turn_end). Where
+	# the room the cut-back line left is too small for turn_end too (the
+	# lines' lengths vary with pids and times), the turn has no turn_end, and
+	# the open exec is a note: audit-verify exits 0 and says so.
 	run_cmd "$BIN" audit-verify "$AUD/turn.jsonl"
-	expect_rc 1
-	expect_contains "audit-verify" "$OUT" "exec 0/long has no exit or refused before its turn's turn_end"
+	if grep -q '"event":"turn_end"' "$AUD/turn.jsonl"; then
+		expect_rc 1
+		expect_contains "audit-verify" "$OUT" "exec 0/long has no exit or refused before its turn's turn_end"
+	else
+		echo "# the full file system had no room for turn_end either"
+		expect_rc 0
+		expect_contains "audit-verify" "$OUT" "exec 0/long has no exit or refused: its turn has no turn_end"
+	fi
 	[[ $OUT == *"chain breaks"* ]] && why "the chain broke where lines were lost: $OUT"
 	end
 fi
