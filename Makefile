@@ -36,10 +36,11 @@
 #   make helpers         the static test helpers (build/helpers/) the suites use
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash,
-#                        its proxy against a direct connection: writes
+#                        a perf sched profile of serve against a bare spawn, its
+#                        proxy against a direct connection: writes
 #                        docs/benchmarks.md and its plots (not in check; ~20 min)
 #   make size            what each archive and object costs in build/turninit (its
-#                        linker map), against the 256 KiB goal
+#                        linker map): a figure, not a goal
 #   make mutants         each mutation of tests/mutants/mutants.txt built and run against
 #                        the suites that must catch it; fails if one survives
 #                        (not in check; docs/testing.md). MUTANTS=REGEX: some of them

@@ -16,9 +16,13 @@ PLOTS = os.path.join(DOCS, "benchmarks")
 os.makedirs(PLOTS, exist_ok=True)
 
 raw = collections.defaultdict(list)   # (section, variant, key) -> [values]
+words = {}                            # (section, variant, key) -> text (a reason)
 for line in open(os.path.join(WORK, "results.tsv")):
     sec, var, key, val = line.rstrip("\n").split("\t")
-    raw[(sec, var, key)].append(float(val))
+    try:
+        raw[(sec, var, key)].append(float(val))
+    except ValueError:
+        words[(sec, var, key)] = val
 machine = dict(l.rstrip("\n").split("\t", 1) for l in open(os.path.join(WORK, "machine.tsv")))
 
 
@@ -248,6 +252,46 @@ W(table(["", "median µs", "÷ bare", "÷ bare, setsid", "÷ a whole bare bash s
 W(f"\nWith setsid(2) first, the bare harness sees bash's exec after {fmt(bss / 1e3)} µs, "
   f"{ratio(bss, bs)} the {fmt(bs / 1e3)} µs without, while a whole bare spawn with it "
   f"costs {ratio(base_s, base)} one without (first table).\n")
+
+# --- 2b. where the time goes ------------------------------------------------------------
+W("\n### Where the time goes\n\n")
+if ("profile", "all", "skipped") in words:
+    W(f"Not measured in this run: {words[('profile', 'all', 'skipped')]}.\n")
+else:
+    n = one("profile", "commands")
+    W(f"Each round, one bare spawn and one serve run of {n} `true` commands, one after "
+      "another as in the first table, each under `perf sched record -a` (the scheduler's "
+      "tracepoints; it slows both); `perf sched latency` gives the CPU time, the context "
+      "switches and the mean wait for a CPU of each process name, and the "
+      "`sched_migrate_task` events its moves between CPUs, each ÷ the commands. "
+      "**turninit** is turninit, its keeper and each command's child up to its execve; "
+      "**bash** is the commands after it; **harness** is tests/bench/bench.c and, in a bare "
+      "spawn, its child up to the execve. Medians of the rounds.\n")
+    names = [("bash", "bash"), ("turninit", "turninit"), ("bench", "harness")]
+    rows, fig = [], {}
+    for v, label in [("bash", "bare bash fork+exec"), ("serve", "turninit serve, sandbox on")]:
+        per = lambda k: med("profile", v, k) / n
+        cpu = {t: per(f"cpu_ms_{t}") * 1e3 for t, _ in names}
+        sw = sum(per(f"switches_{t}") for t, _ in names)
+        mig = sum(per(f"migrations_{t}") for t, _ in names)
+        waits = [med("profile", v, f"wait_ms_{t}") * 1e3 for t, _ in names]
+        wall = per("total_ns") / 1e3
+        fig[v] = (wall, cpu, sw, mig)
+        rows.append((label, fmt(wall), *(fmt(cpu[t]) for t, _ in names), fmt(sum(cpu.values())),
+                     f"{sw:.1f}", f"{mig:.2f}", " / ".join(fmt(w) for w in waits)))
+    W(table(["", "µs a command, wall", "CPU µs: bash", "turninit", "harness", "all three",
+             "switches a command", "migrations a command",
+             "mean wait for a CPU µs (bash / turninit / harness)"], rows))
+    (bw, bc, bsw, bm), (sw_, sc, ssw, sm) = fig["bash"], fig["serve"]
+    def more(d):
+        return f"{fmt(abs(d))} µs {'more' if d >= 0 else 'less'}"
+    W(f"\nUnder perf, serve took {more(sw_ - bw)} a command than a bare spawn "
+      f"({ratio(sw_, bw)}). CPU time a command: bash {more(sc['bash'] - bc['bash'])} than "
+      f"bare, turninit's processes {fmt(sc['turninit'])} µs, the harness "
+      f"{more(sc['bench'] - bc['bench'])}; "
+      f"{ssw:.1f} switches a command against {bsw:.1f}, and {sm:.2f} moves between CPUs "
+      f"against {bm:.2f}. What the CPU times do not cover is time no process of the turn "
+      "was running: the wake-ups and hand-offs between them.\n")
 
 # --- 3. a turn -----------------------------------------------------------------------
 n = one("turn", "commands")

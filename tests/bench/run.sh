@@ -235,6 +235,62 @@ record percmd all commands "$NCMD"
 interleave "$N2" percmd_run bash bash-setsid serve serve-min bash-j8 serve-j8 latency latency-bare \
 	latency-bare-setsid mcp call
 
+# --- 2b. where the time goes: perf sched over serve and a bare spawn ----------
+# The profile that section 2's ratios need beside them: each round records one
+# serve run and one bare spawn of the same commands under `perf sched record
+# -a` (the scheduler's tracepoints, system-wide: podman's own processes too,
+# never counted below), then `perf sched latency` gives each process name's CPU
+# time, context switches and mean wait for a CPU, and the sched_migrate_task
+# events its moves between CPUs. Names: bash (the commands after their exec),
+# turninit (turninit, its keepers and each command's child before its exec),
+# bench (the harness, and a bare spawn's child before its exec). Skipped, with
+# the reason in the report, where perf or the tracepoints are missing.
+NPROF=$(scaled 1000 50)
+# profile_stats VARIANT FILE: record "profile VARIANT KEY VALUE" for each name.
+profile_stats() {
+	local v=$1 f=$2
+	perf sched latency -i "$f" 2>/dev/null | awk -F'|' -v v="$v" '
+		NF >= 4 && $1 ~ /:/ {
+			t = $1; gsub(/^ +| +$/, "", t); sub(/:[^:]*$/, "", t)
+			rt = $2; gsub(/[^0-9.]/, "", rt); sw = $3; gsub(/[^0-9]/, "", sw)
+			d = $4; sub(/avg:/, "", d); gsub(/[^0-9.]/, "", d)
+			run[t] += rt; n[t] += sw; w[t] += d * sw
+		}
+		END { split("bash turninit bench", names, " ")
+			for (i = 1; i <= 3; i++) { t = names[i]
+				printf "profile\t%s\tcpu_ms_%s\t%.3f\n", v, t, run[t]
+				printf "profile\t%s\tswitches_%s\t%d\n", v, t, n[t]
+				printf "profile\t%s\twait_ms_%s\t%.6f\n", v, t, n[t] ? w[t] / n[t] : 0 } }' >> "$RES"
+	perf script -i "$f" -F event,trace 2>/dev/null | awk -v v="$v" '
+		/sched_migrate_task/ { c = $0; sub(/.*comm=/, "", c); sub(/ .*/, "", c); m[c]++ }
+		END { split("bash turninit bench", names, " ")
+			for (i = 1; i <= 3; i++)
+				printf "profile\t%s\tmigrations_%s\t%d\n", v, names[i], m[names[i]] + 0 }' >> "$RES"
+}
+profile_run() {
+	local e=("${RUN[@]}" --entrypoint /bench/bench) f=$WORK/perf-$1.data out
+	local argv
+	case $1 in
+	bash) argv=(spawn "$NPROF" /bin/bash --noprofile --norc -c true) ;;
+	serve) argv=(serve "$NPROF" true -- /sbin/turninit serve) ;;
+	esac
+	out=$(timeout 300 perf sched record -a -o "$f" -- "${e[@]}" "$IMG:full" "${argv[@]}" 		2>>"$WORK/stderr.log") || die "profile/$1 failed: perf sched record"
+	record profile "$1" total_ns "$(awk '$1 == "total_ns" { print $2 }' <<<"$out" | tail -1)"
+	profile_stats "$1" "$f"
+	rm -f "$f"
+}
+NP=$(scaled 3 1)
+if ! command -v perf >/dev/null; then
+	record profile all skipped "perf not found (tests/bench/setup.sh installs linux-perf)"
+elif ! perf sched record -a -o "$WORK/perf-probe.data" -- true >/dev/null 2>"$WORK/perf-probe.log"; then
+	record profile all skipped "perf sched record fails here: $(tail -1 "$WORK/perf-probe.log" | tr '\t' ' ')"
+else
+	rm -f "$WORK/perf-probe.data"
+	say "2b. where the time goes: $NP rounds of $NPROF commands under perf sched record"
+	record profile all commands "$NPROF"
+	interleave "$NP" profile_run bash serve
+fi
+
 # --- 3. a turn of 100 commands ------------------------------------------------
 NTURN=$(scaled 100 10)
 turn_run() {

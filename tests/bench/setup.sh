@@ -1,11 +1,12 @@
 #!/bin/sh
 # setup.sh - the Debian packages `make bench` needs beyond `make setup`:
-# tini (its tini-static), dumb-init (size figure only: Debian's is dynamic) and
-# gnuplot-nox (the plots). catatonit comes with podman. Idempotent: installs only
-# what is missing, and runs apt-get update only then.
+# tini (its tini-static), dumb-init (size figure only: Debian's is dynamic),
+# gnuplot-nox (the plots) and linux-perf (perf sched, section 2's profile).
+# catatonit comes with podman. Idempotent: installs only what is missing, and
+# runs apt-get update only then.
 set -eu
 missing=
-for p in tini dumb-init gnuplot-nox; do
+for p in tini dumb-init gnuplot-nox linux-perf; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
