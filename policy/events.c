@@ -75,7 +75,7 @@ char *ev_error(const char *id, const char *text)
 	return ev_dump(ev);
 }
 
-char *ev_info(const char *id, const char *manifest)
+char *ev_info_manifest(const char *manifest)
 {
 	json_t *m = json_loads(manifest, 0, NULL);
 
@@ -83,7 +83,34 @@ char *ev_info(const char *id, const char *manifest)
 		json_decref(m);
 		return NULL;
 	}
-	return ev_dump(json_pack("{s:s, s:s, s:o}", "event", "info", "id", id, "manifest", m));
+	return ev_dump(m);
+}
+
+char *ev_info(const char *id, const char *manifest)
+{
+	static const char key[] = ",\"manifest\":";
+	char *head = ev_dump(json_pack("{s:s, s:s}", "event", "info", "id", id));
+	size_t hl, ml;
+	char *line;
+
+	if (!head || !manifest)
+		goto fail;
+	/* head is {"event":"info","id":ID}: its closing brace gives way to
+	 * the manifest's key and text */
+	hl = strlen(head) - 1;
+	ml = strlen(manifest);
+	line = malloc(hl + sizeof(key) - 1 + ml + 2);
+	if (!line)
+		goto fail;
+	memcpy(line, head, hl);
+	memcpy(line + hl, key, sizeof(key) - 1);
+	memcpy(line + hl + sizeof(key) - 1, manifest, ml);
+	memcpy(line + hl + sizeof(key) - 1 + ml, "}", 2);
+	free(head);
+	return line;
+fail:
+	free(head);
+	return NULL;
 }
 
 void ev_clear(struct ev_event *e)

@@ -61,13 +61,23 @@ static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq,
 	if (rq->op == RQ_EXEC) {
 		cmd_take_exec(s, c, &rq, len);
 	} else if (rq->op == RQ_INFO) {
-		char *mf = mf_to_json(s->ctx->manifest);
+		char *line = NULL;
 
-		if (mf)
-			conn_emit(c, ev_info(rq->id, mf));
+		/* the manifest's text is made at the first info of the turn and
+		 * kept: a burst of info requests costs little more than as many
+		 * bad lines */
+		if (!s->info_manifest) {
+			char *mf = mf_to_json(s->ctx->manifest);
+
+			s->info_manifest = mf ? ev_info_manifest(mf) : NULL;
+			free(mf);
+		}
+		if (s->info_manifest)
+			line = ev_info(rq->id, s->info_manifest);
+		if (line)
+			conn_emit(c, line);
 		else
 			conn_error(c, rq->id, "info: out of memory");
-		free(mf);
 	} else if ((w = queue_find(s, c, rq->id))) {
 		/* Not started: a cancel takes it out and answers the exec with an
 		 * error event; a signal has nothing to reach. */
@@ -569,5 +579,6 @@ int serve_run(const struct serve_ctx *ctx)
 	serve_close(&s);
 	free(s.cmds);
 	free(s.keepers);
+	free(s.info_manifest);
 	return s.exit_code;
 }

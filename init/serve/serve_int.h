@@ -144,6 +144,7 @@ struct serve {
 	int spare_fd;               /* listen: /dev/null, closed to refuse a peer at RLIMIT_NOFILE */
 	int null_fd;                /* /dev/null, the stdin of every command without one, or -1 */
 	bool nofile_said;           /* that refusal has been logged */
+	char *info_manifest;        /* info's manifest text (ev_info_manifest), made at the first info, or NULL */
 	/* listen: refused peers are logged at most SERVE_REFUSED_LOG_MAX a
 	 * SERVE_REFUSED_LOG_MS window; the rest are counted and said at its end
 	 * (one command's connect loop made 208,000 lines in 20 s) */
