@@ -377,7 +377,7 @@ static void phase_commands(struct serve *s, uint64_t t)
 			cmd_start_overdue(m);
 			continue;
 		}
-		if (!m->exited && !m->timed_out && t >= m->deadline_ms) {
+		if (cmd_times_out(m) && t >= m->deadline_ms) {
 			m->timed_out = true;
 			cmd_cancel(m);
 		}
@@ -440,7 +440,7 @@ static int phase_wait_ms(const struct serve *s, uint64_t t, uint64_t next)
 		if (m->used && m->starting && m->start_pid <= 0 && (!next || m->start_deadline_ms < next))
 			next = m->start_deadline_ms;
 
-		if (m->used && !m->exited && !m->timed_out && (!next || m->deadline_ms < next))
+		if (m->used && cmd_times_out(m) && (!next || m->deadline_ms < next))
 			next = m->deadline_ms;
 		if (m->used && !m->exited && m->conn->codec->progress && (!next || m->progress_ms < next))
 			next = m->progress_ms;

@@ -53,6 +53,16 @@ struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id)
 	return NULL;
 }
 
+/* Whether m's timeout may still fire: its exec was reported (a start held
+ * before it has its own bound, cmd_start_overdue), and it has not ended,
+ * timed out or been cancelled (a cancel's end, its SIGKILL after the grace
+ * included, is the cancel's: the exit says timed_out only for a timeout
+ * that came first). */
+bool cmd_times_out(const struct cmd *m)
+{
+	return !m->exited && !m->timed_out && !m->cancelled && !(m->starting && m->start_pid <= 0);
+}
+
 void cmd_cancel(struct cmd *m)
 {
 	if (m->exited || m->cancelled)
@@ -324,6 +334,11 @@ void cmd_report(struct cmd *m)
 			memcpy(&pid, m->report, sizeof(pid));
 			m->start_pid = pid > 0 ? pid : -1;
 		}
+		/* its timeout counts from the exec, not from the hand-off: a
+		 * start held before the exec has a bound of its own
+		 * (cmd_start_overdue) and is not the command's time */
+		if (m->start_pid > 0)
+			m->deadline_ms = clock_ms() + m->timeout_ms;
 		if (m->start_pid > 0) {
 			m->answer->ready = true;
 			answers_flush(m->conn);
@@ -506,7 +521,13 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 		keeper_stop(k, 0);
 	}
 	if (k->pid <= 0 || r < 0) {
-		r = err_set(ret_err, err.code, "exec: %s", err.msg);
+		if (k->pid <= 0 && (err.code == EMFILE || err.code == ENFILE))
+			/* a new keeper's socket pair and pipe: the same line as a
+			 * command's pipes (do_exec) */
+			r = err_set(ret_err, err.code, "exec: turninit has no file descriptor to spare (RLIMIT_NOFILE): %s",
+				    strerror(err.code));
+		else
+			r = err_set(ret_err, err.code, "exec: %s", err.msg);
 		if (k->pid > 0 && r != -E2BIG)
 			keeper_stop(k, clock_ms() + SERVE_LOST_MS);
 		return r;
@@ -535,7 +556,8 @@ static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char
 		crypto_generichash_init(&m->out_h, NULL, 0, AUDIT_HASH_BYTES);
 		crypto_generichash_init(&m->err_h, NULL, 0, AUDIT_HASH_BYTES);
 	}
-	m->deadline_ms = m->start_ms + (uint64_t)cmd->timeout_s * 1000;
+	m->timeout_ms = (uint64_t)cmd->timeout_s * 1000;
+	m->deadline_ms = m->start_ms + m->timeout_ms;   /* from the exec, once reported */
 	m->progress_ms = m->start_ms + c->codec->progress_ms;
 	m->limit = s->ctx->manifest->limits.output_bytes;
 	m->oom_kills = memcg_oom_kills();

@@ -93,7 +93,8 @@ struct cmd {
 	int out_fd, err_fd, in_fd;   /* -1 once closed */
 	uint8_t *in_buf;
 	size_t in_len, in_off;
-	uint64_t start_ms, deadline_ms, end_ms;
+	uint64_t start_ms, deadline_ms, end_ms;   /* start_ms: the hand-off to its keeper */
+	uint64_t timeout_ms;         /* its timeout; deadline_ms counts it from the exec report */
 	uint64_t progress_ms;        /* the next codec->progress, when the codec has one */
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
@@ -183,6 +184,7 @@ void conn_drop_requests(struct conn *c);
 void conn_drain(struct conn *c, uint64_t deadline_ms);
 size_t cmd_running(const struct serve *s);
 struct cmd *find_cmd(struct serve *s, const struct conn *c, const char *id);
+bool cmd_times_out(const struct cmd *m);
 void cmd_cancel(struct cmd *m);
 void cmd_free(struct cmd *m);
 ssize_t cmd_output(struct cmd *m, int *fd, const char *stream);

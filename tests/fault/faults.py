@@ -243,6 +243,39 @@ def case_nofile(c, a):
     say("afterwards", js(r.stdout.decode()), exit_fields(r))
 
 
+def case_nofile_keepers(c, a):
+    """serve with concurrency 64 and RLIMIT_NOFILE 40: a burst of 30 execs,
+    each a new slot whose keeper takes a socket pair and a pipe, more than
+    turninit can hold beside the commands' pipes. Every exec is answered;
+    each that does not fit gets the one line that names the limit, whether
+    its pipes or its keeper's ran out; the ones that ran end at a cancel,
+    and the next command runs."""
+    ids = ["n%d" % i for i in range(30)]
+    for i in ids:
+        c.exec("echo up; sleep 1000", id=i)
+    ran, errors = [], {}
+    for i in ids:
+        r = c.wait(i, timeout=AT_ONCE_MS / 1000, until=lambda r: r.stdout or r.error is not None)
+        if r.error is not None:
+            m = r.error["message"]
+            errors[m] = errors.get(m, 0) + 1
+        else:
+            ran.append(i)
+    note("30 execs: %d ran; errors %s" % (len(ran), js(errors)))
+    say("some ran:", "yes" if ran else "no")
+    say("some refused:", "yes" if errors else "no")
+    say("errors name the limit:", "yes" if all(
+        m.startswith("exec: turninit has no file descriptor to spare (RLIMIT_NOFILE): ") for m in errors)
+        else js(errors))
+    for i in ran:
+        c.cancel(i)
+    ends = [exit_fields(c.wait(i, timeout=AT_ONCE_MS / 1000)) for i in ran]
+    say("each that ran ends at its cancel:", "yes" if all("signal=15" in e for e in ends) else js(ends))
+    r = c.run("echo fresh", id="fresh", timeout=AT_ONCE_MS / 1000)
+    say("afterwards", js(r.stdout.decode()), exit_fields(r))
+    say("serve status", c.close())
+
+
 # --- 5. the container killed mid-command --------------------------------------------
 def case_killed(c, a):
     c.exec("echo begun; sleep 1000", id="k")

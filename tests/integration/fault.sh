@@ -47,6 +47,9 @@ M=$WORK/m
 manifest main "{$HEAD,\"env\":{$SET}}"
 manifest short "{$HEAD,\"env\":{$SET},\"limits\":{\"timeout_s\":2}}"
 mapfile -t ENV_SHORT < <(manifest_env "$M/short.json")
+# wide: 64 slots, each with a keeper of its own once it has had a command
+manifest wide "{$HEAD,\"env\":{$SET},\"limits\":{\"concurrency\":64}}"
+mapfile -t ENV_WIDE < <(manifest_env "$M/wide.json")
 
 overlay_image "$IMG" fault memhog
 echo "# image built in $(( $(now_ms) - T0 )) ms"
@@ -253,6 +256,20 @@ some ran: yes
 errors name the limit: yes
 turninit did not spin: yes
 afterwards \"fresh\\n\" code=0 signal=null timed_out=false truncated=false
+"
+	end
+fi
+
+if selected f-nofile-keepers; then
+	# serve, 64 slots, RLIMIT_NOFILE 40: new keepers run out of fds too
+	begin f-nofile-keepers
+	fcase nofilek nofile_keepers --ulimit nofile=40:40 --ulimit nproc=4096:4096 "${ENV_WIDE[@]}" --
+	expect_out "some ran: yes
+some refused: yes
+errors name the limit: yes
+each that ran ends at its cancel: yes
+afterwards \"fresh\\n\" code=0 signal=null timed_out=false truncated=false
+serve status 0
 "
 	end
 fi

@@ -257,6 +257,26 @@ after: after $EXIT_OK a new keeper: yes
 	expect_contains stderr "$ERR" "turninit: serve: held: its start has not been reported in 10000 ms: killing its keeper and the process"
 	end
 fi
+# A start held 3 s before its exec (strace delays the keeper's clone): the
+# command's timeout (1 s) counts from its exec, not from the hand-off.
+if selected s-held-start-keeps-timeout && host_strace s-held-start-keeps-timeout; then
+	begin s-held-start-keeps-timeout
+	serve_case heldtmo held_start_timeout
+	expect_out "one keeper: 1
+held: \"ran\\n\" $EXIT_OK
+its duration_ms holds the held start: yes
+"
+	end
+fi
+# A cancel, then the command's timeout inside the cancel's grace: the exit
+# is the cancel's (SIGKILL after the grace), not a timeout.
+if selected s-cancel-then-timeout; then
+	begin s-cancel-then-timeout
+	serve_case canceltmo cancel_then_timeout
+	expect_out "cancelled: code=null signal=9 timed_out=false truncated=false
+"
+	end
+fi
 # A keeper whose clone(2) of a command fails (strace injects EAGAIN once from
 # the host): an error event at once, and the exec report handed over for it is
 # closed, so the next command on that keeper takes its own (the started pid).

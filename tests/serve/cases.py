@@ -1105,6 +1105,36 @@ def case_held_start(c, a):
         tracer.wait()
 
 
+def case_held_start_timeout(c, a):
+    """A command whose start is held 3 s before its exec (strace on the host
+    delays its keeper's clone), with timeout_s 1: its timeout counts from
+    its exec, so it runs to its end, and its duration_ms (from the hand-off
+    to its keeper) holds the wait."""
+    c.run("true", timeout=AT_ONCE_MS / 1000)
+    tracer = hold_keeper_clone(host_pid(a.name), "delay_enter=3000000")
+    try:
+        r = c.wait(c.exec("echo ran", id="held", timeout_s=1), timeout=AT_ONCE_MS / 1000)
+        say("held:", js(r.stdout.decode()), exit_fields(r))
+        d = r.exit["duration_ms"] if r.exit else -1
+        say("its duration_ms holds the held start:", "yes" if d >= 2500 else "no (%d)" % d)
+    finally:
+        tracer.kill()
+        tracer.wait()
+
+
+def case_cancel_then_timeout(c, a):
+    """A command that ignores SIGTERM, cancelled at once, whose timeout
+    (4 s) falls inside the cancel's grace (5 s): it is ended by the cancel's
+    SIGKILL, and its exit says so, not timed_out."""
+    c.exec('trap "" TERM; echo r; while :; do sleep 0.1; done', id="c", timeout_s=4)
+    c.wait("c", timeout=AT_ONCE_MS / 1000, until=lambda r: r.stdout)
+    t0 = time.monotonic()
+    c.cancel("c")
+    r = c.wait("c", timeout=AT_ONCE_MS / 1000)
+    say("cancelled:", exit_fields(r))
+    note("cancel to exit: %d ms" % ms_since(t0))
+
+
 def case_clone_fails(c, a):
     """The keeper's clone(2) of a command fails once (strace on the host
     injects EAGAIN): that exec is an error event at once, the exec report
