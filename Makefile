@@ -38,7 +38,7 @@
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash,
 #                        a perf sched profile of serve against a bare spawn, its
 #                        proxy against a direct connection: writes
-#                        docs/benchmarks.md and its plots (not in check; ~20 min)
+#                        docs/benchmarks.md and its plots (not in check; ~25 min)
 #   make size            what each archive and object costs in build/turninit (its
 #                        linker map): a figure, not a goal
 #   make mutants         each mutation of tests/mutants/mutants.txt built and run against
