@@ -75,17 +75,6 @@ char *ev_error(const char *id, const char *text)
 	return ev_dump(ev);
 }
 
-char *ev_info_manifest(const char *manifest)
-{
-	json_t *m = json_loads(manifest, 0, NULL);
-
-	if (!json_is_object(m)) {
-		json_decref(m);
-		return NULL;
-	}
-	return ev_dump(m);
-}
-
 char *ev_info(const char *id, const char *manifest)
 {
 	static const char key[] = ",\"manifest\":";

@@ -55,17 +55,11 @@ char *ev_exit(const char *id, const struct ev_end *e);
  * not UTF-8 is replaced by a fixed one, so that every error is answered. */
 char *ev_error(const char *id, const char *msg);
 
-/* ev_info_manifest - the effective manifest the server runs its commands
- * under (manifest: mf_to_json's text, an object) in the compact form that
- * ev_info embeds, made once a turn; NULL when manifest is not a JSON object
- * or on no memory. */
-char *ev_info_manifest(const char *manifest);
-
-/* {"event":"info","id":ID,"manifest":MANIFEST}: for a client that describes
- * the server's commands (`turninit mcp --socket`). manifest is
- * ev_info_manifest's text, copied as it is (an info answer costs the id's
- * escaping, not a render and parse of the manifest); NULL when manifest is
- * NULL or on no memory. */
+/* {"event":"info","id":ID,"manifest":MANIFEST}: the effective manifest the
+ * server runs its commands under, for a client that describes them (`turninit
+ * mcp --socket`). manifest is a JSON object's compact text (mf_to_json's,
+ * made once a turn), copied as it is: an info answer costs the id's escaping,
+ * not a render of the manifest. NULL when manifest is NULL or on no memory. */
 char *ev_info(const char *id, const char *manifest);
 
 /* {"event":"net","id":null,"verdict":V,"request":R|null,"host":H|null,

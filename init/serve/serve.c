@@ -66,12 +66,8 @@ static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq,
 		/* the manifest's text is made at the first info of the turn and
 		 * kept: a burst of info requests costs little more than as many
 		 * bad lines */
-		if (!s->info_manifest) {
-			char *mf = mf_to_json(s->ctx->manifest);
-
-			s->info_manifest = mf ? ev_info_manifest(mf) : NULL;
-			free(mf);
-		}
+		if (!s->info_manifest)
+			s->info_manifest = mf_to_json(s->ctx->manifest);
 		if (s->info_manifest)
 			line = ev_info(rq->id, s->info_manifest);
 		if (line)

@@ -334,12 +334,11 @@ void cmd_report(struct cmd *m)
 			memcpy(&pid, m->report, sizeof(pid));
 			m->start_pid = pid > 0 ? pid : -1;
 		}
-		/* its timeout counts from the exec, not from the hand-off: a
-		 * start held before the exec has a bound of its own
-		 * (cmd_start_overdue) and is not the command's time */
-		if (m->start_pid > 0)
-			m->deadline_ms = clock_ms() + m->timeout_ms;
 		if (m->start_pid > 0) {
+			/* its timeout counts from the exec, not from the hand-off:
+			 * a start held before the exec has a bound of its own
+			 * (cmd_start_overdue) and is not the command's time */
+			m->deadline_ms = clock_ms() + m->timeout_ms;
 			m->answer->ready = true;
 			answers_flush(m->conn);
 		}
@@ -500,6 +499,14 @@ const char *queue_answer_id(struct serve *s, const struct conn *c, const char *i
 	return id && id[0] && !queue_find(s, c, id) ? id : NULL;
 }
 
+/* An exec that found no fd for its pipes or its slot's new keeper (code:
+ * EMFILE or ENFILE): the one line that names the limit; -code. */
+static int exec_no_fd(struct tn_error *ret_err, int code)
+{
+	return err_set(ret_err, code, "exec: turninit has no file descriptor to spare (RLIMIT_NOFILE): %s",
+		       strerror(code));
+}
+
 /* The command of slot m given to the slot's keeper, started when it has none
  * (the first command of the slot, or its keeper ended); one that is found
  * gone when given the command is replaced once. fds: the command's stdin,
@@ -522,10 +529,7 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 	}
 	if (k->pid <= 0 || r < 0) {
 		if (k->pid <= 0 && (err.code == EMFILE || err.code == ENFILE))
-			/* a new keeper's socket pair and pipe: the same line as a
-			 * command's pipes (do_exec) */
-			r = err_set(ret_err, err.code, "exec: turninit has no file descriptor to spare (RLIMIT_NOFILE): %s",
-				    strerror(err.code));
+			r = exec_no_fd(ret_err, err.code);   /* a new keeper's socket pair and pipe */
 		else
 			r = err_set(ret_err, err.code, "exec: %s", err.msg);
 		if (k->pid > 0 && r != -E2BIG)
@@ -556,8 +560,7 @@ static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char
 		crypto_generichash_init(&m->out_h, NULL, 0, AUDIT_HASH_BYTES);
 		crypto_generichash_init(&m->err_h, NULL, 0, AUDIT_HASH_BYTES);
 	}
-	m->timeout_ms = (uint64_t)cmd->timeout_s * 1000;
-	m->deadline_ms = m->start_ms + m->timeout_ms;   /* from the exec, once reported */
+	m->timeout_ms = (uint64_t)cmd->timeout_s * 1000;   /* deadline_ms: at the exec report */
 	m->progress_ms = m->start_ms + c->codec->progress_ms;
 	m->limit = s->ctx->manifest->limits.output_bytes;
 	m->oom_kills = memcg_oom_kills();
@@ -633,7 +636,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	goto out;
 sys:
 	if (errno == EMFILE || errno == ENFILE)
-		r = err_set(ret_err, errno, "exec: turninit has no file descriptor to spare (RLIMIT_NOFILE): %s", strerror(errno));
+		r = exec_no_fd(ret_err, errno);
 	else
 		r = err_errno(ret_err, errno, "exec");
 	cmd_free(m);

@@ -94,7 +94,7 @@ struct cmd {
 	uint8_t *in_buf;
 	size_t in_len, in_off;
 	uint64_t start_ms, deadline_ms, end_ms;   /* start_ms: the hand-off to its keeper */
-	uint64_t timeout_ms;         /* its timeout; deadline_ms counts it from the exec report */
+	uint64_t timeout_ms;         /* its timeout; deadline_ms is set from it at the exec report */
 	uint64_t progress_ms;        /* the next codec->progress, when the codec has one */
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
@@ -145,7 +145,7 @@ struct serve {
 	int spare_fd;               /* listen: /dev/null, closed to refuse a peer at RLIMIT_NOFILE */
 	int null_fd;                /* /dev/null, the stdin of every command without one, or -1 */
 	bool nofile_said;           /* that refusal has been logged */
-	char *info_manifest;        /* info's manifest text (ev_info_manifest), made at the first info, or NULL */
+	char *info_manifest;        /* info's manifest text (mf_to_json), made at the first info, or NULL */
 	/* listen: refused peers are logged at most SERVE_REFUSED_LOG_MAX a
 	 * SERVE_REFUSED_LOG_MS window; the rest are counted and said at its end
 	 * (one command's connect loop made 208,000 lines in 20 s) */
