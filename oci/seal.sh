@@ -22,6 +22,8 @@
 # trust roots (`podman run IN verify` given the same Env pair): a manifest it
 # would refuse at the first turn (expired, an unknown key, signed by a key IN
 # does not trust) is refused here with turninit's line, and OUT is not made.
+# After the commit, OUT's config Env is read back: each entry once, decoded
+# byte for byte the files signed, or OUT is removed and not made.
 # IN may be of another architecture than the host (an arm64 image on amd64):
 # that check runs its turninit under qemu-user's binfmt entry, and OUT keeps
 # IN's architecture.
@@ -145,6 +147,24 @@ timeout 60 buildah config --env "TURNINIT_MANIFEST=$b64_manifest" \
 new_id=$(timeout 60 buildah commit --quiet --rm "$ctr" "$out") || die "buildah commit $out failed"
 ctr=
 new_id=${new_id#sha256:}
+# What podman will hand to the container must be exactly what was signed:
+# each entry once, decoded byte for byte the signed file (docs/packaging.md's
+# check of a sealed image; issue 46: a build cache once kept an earlier
+# manifest, signed and accepted, with no error). Else the image just made
+# goes, and OUT names nothing.
+sealed_wrong() {
+	timeout 60 podman rmi -f "$new_id" >/dev/null 2>&1 || true
+	die "$out: $1, so $out is not made"
+}
+timeout 60 podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$new_id" \
+	>"$tmp/sealed.env" || sealed_wrong "podman image inspect failed"
+for pair in "TURNINIT_MANIFEST manifest.json" "TURNINIT_MANIFEST_SIG manifest.json.minisig"; do
+	name=${pair% *} file=${pair#* }
+	[ "$(grep -c "^$name=" "$tmp/sealed.env")" -eq 1 ] || sealed_wrong "not one $name in the image config Env"
+	sed -n "s/^$name=//p" "$tmp/sealed.env" | base64 -d >"$tmp/sealed.$file" 2>/dev/null &&
+		cmp -s "$tmp/sealed.$file" "$tmp/$file" ||
+		sealed_wrong "$name in the image config Env is not the $file signed"
+done
 # The image OUT named before goes when OUT was its only name and no container
 # uses it; nothing else (another name of the user's keeps it, and another
 # user's images stay).
@@ -152,11 +172,6 @@ if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ] &&
    [ -z "$(timeout 60 podman image inspect --format '{{range .RepoTags}}{{.}} {{end}}' "$old_id" 2>/dev/null | tr -d ' ')" ]; then
 	timeout 60 podman rmi "$old_id" >/dev/null 2>&1 || true
 fi
-
-# What podman will hand to the container must be exactly what was signed.
-env_seen=$(timeout 60 podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$out")
-echo "$env_seen" | grep -qxF "TURNINIT_MANIFEST=$b64_manifest" || die "$out: TURNINIT_MANIFEST not in the image config Env"
-echo "$env_seen" | grep -qxF "TURNINIT_MANIFEST_SIG=$b64_sig" || die "$out: TURNINIT_MANIFEST_SIG not in the image config Env"
 form=prehashed
 [ -z "$legacy" ] || form=legacy
 echo "seal: $out ($(printf '%.12s' "$new_id")): manifest sha256:$(printf '%.12s' "$sha") ($size bytes), signed by key $keyid ($form)"

@@ -466,4 +466,148 @@ timeout 60 podman image exists "$IMG:users-own" || why "seal.sh removed $IMG:use
 timeout 60 podman rmi -f "$IMG:users-own" >/dev/null 2>&1
 end; fi
 
+# --- sealing one base twice, with two manifests (issue 46) ---------------------------
+# Each documented path makes an image that holds the manifest it was given.
+# Before, the second `podman build -f oci/Containerfile.seal` printed `Using
+# cache` at its ENV step (podman 4.3 keys that step on its text, not on the
+# build arguments' values) and made an image with the first manifest, signed
+# and accepted: a tightened policy shipped as the looser one.
+RESEAL_HEAD='"turninit":1,"expires":"2099-01-01T00:00:00Z","user":{"uid":1000,"gid":1000},"home":"/home/agent","workdir":"/work"'
+# reseal_base: $IMG:base, made as p-containerfile-base-and-seal makes it,
+# when it is not there (a test selected on its own).
+reseal_base() {
+	timeout 60 podman image exists "$IMG:base" && return 0
+	sh "$ROOT/rootfs/build-image.sh" --trusted-key "$ROOT/tests/vectors/test-trusted.pub" \
+		--context "$WORK/reseal-context" "$ROOT/build/turninit" >/dev/null 2>&1 &&
+		timeout 300 podman build --pull=never -q -t "$IMG:base" -f "$WORK/reseal-context/Containerfile" \
+			"$WORK/reseal-context" >/dev/null 2>&1 || why "could not build $IMG:base"
+}
+# reseal_manifest NAME PATH: $WORK/NAME.json, a manifest whose env.set.PATH
+# is PATH, signed ($WORK/NAME.json.minisig).
+reseal_manifest() {
+	printf '{%s,"env":{"set":{"PATH":"%s"}}}\n' "$RESEAL_HEAD" "$2" > "$WORK/$1.json"
+	minisign -S -s "$ROOT/tests/vectors/test-trusted.key" -m "$WORK/$1.json" -t "packaging test $1" \
+		</dev/null >/dev/null || why "minisign -S $1.json"
+}
+# seal_check TAG NAME: docs/packaging.md's check that TAG holds $WORK/NAME.json
+# and its signature byte for byte, run as written but for the tag and the
+# file names (the block between its markers). Sets RC, OUT and ERR.
+seal_check() {
+	local block
+	block=$(sed -n '/^<!-- seal check/,/^<!-- end of seal check -->/{/^    /s/^    //p}' "$ROOT/docs/packaging.md")
+	[[ -n $block ]] || why "docs/packaging.md has no seal check between its markers"
+	block=${block//localhost\/agent-turn:1/$1}
+	block=${block//manifest.json/$2.json}
+	run_cmd env -C "$WORK" timeout 120 bash -e -c "$block"
+	CMD="docs/packaging.md's seal check of $1 against $2.json"
+}
+# sealed_as TAG NAME: TAG's config Env holds $WORK/NAME.json and its
+# signature byte for byte (seal_check), and verify in TAG shows that
+# manifest's PATH.
+sealed_as() {
+	seal_check "$1" "$2"
+	expect_rc 0
+	expect_out ""
+	expect_err ""
+	run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$1" verify
+	expect_rc 0
+	eq "verify in $1: the manifest's PATH" "$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["manifest"]["env"]["set"]["PATH"])' 2>&1)" \
+		"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["env"]["set"]["PATH"])' "$WORK/$2.json")"
+}
+# seal_by_recipe TAG NAME: podman build -f oci/Containerfile.seal, as
+# docs/packaging.md gives it, sealing $WORK/NAME.json into $IMG:base.
+seal_by_recipe() {
+	run_cmd timeout 300 podman build --pull=never -f "$ROOT/oci/Containerfile.seal" -t "$1" \
+		--build-arg BASE="$IMG:base" --build-arg TURNINIT_MANIFEST="$(base64 -w0 "$WORK/$2.json")" \
+		--build-arg TURNINIT_MANIFEST_SIG="$(base64 -w0 "$WORK/$2.json.minisig")" "$ROOT/oci"
+	expect_rc 0
+	[[ $OUT != *"Using cache"* ]] || echo "# $1: $(printf '%s' "$OUT" | grep -c 'Using cache') steps from the cache"
+}
+if begin p-containerfile-seal-twice; then
+reseal_base
+reseal_manifest twice-loose /bin:/usr/bin:/usr/local/bin
+reseal_manifest twice-tight /bin
+seal_by_recipe "$IMG:twice-loose" twice-loose
+seal_by_recipe "$IMG:twice-tight" twice-tight
+sealed_as "$IMG:twice-loose" twice-loose
+sealed_as "$IMG:twice-tight" twice-tight
+# and back: the first manifest again, from the cache or not, is the first's
+seal_by_recipe "$IMG:twice-again" twice-loose
+sealed_as "$IMG:twice-again" twice-loose
+timeout 60 podman rmi -f "$IMG:twice-loose" "$IMG:twice-tight" "$IMG:twice-again" >/dev/null 2>&1
+end; fi
+# docs/packaging.md's check fails on an image that kept another manifest:
+# made here by the recipe as it was (the ENV step alone, which podman 4.3
+# takes from its cache whatever the arguments), sealed twice.
+if begin p-containerfile-seal-check-catches-stale; then
+reseal_base
+reseal_manifest stale-first /bin:/usr/bin
+reseal_manifest stale-second /bin
+# shellcheck disable=SC2016 # the Containerfile's own ${ARG}
+printf '%s\n' 'ARG BASE' 'FROM ${BASE}' 'ARG TURNINIT_MANIFEST' 'ARG TURNINIT_MANIFEST_SIG' \
+	'ENV TURNINIT_MANIFEST=${TURNINIT_MANIFEST} TURNINIT_MANIFEST_SIG=${TURNINIT_MANIFEST_SIG}' > "$WORK/Containerfile.env-only"
+for n in stale-first stale-second; do
+	run_cmd timeout 300 podman build --pull=never -q -f "$WORK/Containerfile.env-only" -t "$IMG:$n" \
+		--build-arg BASE="$IMG:base" --build-arg TURNINIT_MANIFEST="$(base64 -w0 "$WORK/$n.json")" \
+		--build-arg TURNINIT_MANIFEST_SIG="$(base64 -w0 "$WORK/$n.json.minisig")" "$WORK"
+	expect_rc 0
+done
+seal_check "$IMG:stale-second" stale-second
+if [[ $RC -eq 0 ]]; then
+	# an engine that keys ENV on the values kept nothing stale: nothing to catch
+	echo "# podman's cache kept no stale manifest here"
+	run_cmd timeout 60 podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMG:stale-second"
+	expect_contains "config Env" "$OUT" "TURNINIT_MANIFEST=$(base64 -w0 "$WORK/stale-second.json")"$'\n'
+else
+	expect_rc 1
+	expect_contains "the check's stdout" "$OUT" " differ: "
+fi
+timeout 60 podman rmi -f "$IMG:stale-first" "$IMG:stale-second" >/dev/null 2>&1
+end; fi
+# oci/seal.sh, twice on one base with two manifests: each image its own.
+if begin p-seal-sh-twice; then
+reseal_base
+reseal_manifest sh-loose /bin:/usr/bin:/usr/local/bin
+reseal_manifest sh-tight /bin
+for n in sh-loose sh-tight; do
+	run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --manifest "$WORK/$n.json" \
+		--key "$ROOT/tests/vectors/test-trusted.key" --tag "$IMG:$n" --trusted-comment "packaging test $n"
+	expect_rc 0
+	# seal.sh signs a copy itself: the signature the check compares is the image's
+	timeout 60 podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMG:$n" \
+		| sed -n 's/^TURNINIT_MANIFEST_SIG=//p' | base64 -d > "$WORK/$n.json.minisig"
+done
+sealed_as "$IMG:sh-loose" sh-loose
+sealed_as "$IMG:sh-tight" sh-tight
+timeout 60 podman rmi -f "$IMG:sh-loose" "$IMG:sh-tight" >/dev/null 2>&1
+end; fi
+# seal.sh reads the image back: a buildah whose config seals another
+# manifest than the one given (as a stale cache would) makes seal.sh fail,
+# and the tag names no image.
+if begin p-seal-sh-refuses-image-not-signed; then
+reseal_base
+reseal_manifest other-given /bin
+reseal_manifest other-stale /bin:/usr/bin
+mkdir -p "$WORK/stale-buildah"
+cat > "$WORK/stale-buildah/buildah" <<'SHIM'
+#!/bin/bash
+# buildah, but its config seals the manifest of $RESEAL_STALE
+args=()
+for a in "$@"; do
+	[[ $a == TURNINIT_MANIFEST=* ]] && a=TURNINIT_MANIFEST=$RESEAL_STALE
+	args+=("$a")
+done
+exec /usr/bin/buildah "${args[@]}"
+SHIM
+chmod 0755 "$WORK/stale-buildah/buildah"
+timeout 60 podman rmi -f "$IMG:other" >/dev/null 2>&1
+run_cmd env PATH="$WORK/stale-buildah:$PATH" RESEAL_STALE="$(base64 -w0 "$WORK/other-stale.json")" \
+	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --manifest "$WORK/other-given.json" \
+	--key "$ROOT/tests/vectors/test-trusted.key" --tag "$IMG:other" --trusted-comment "packaging test other"
+expect_rc 1
+expect_err "seal: $IMG:other: TURNINIT_MANIFEST in the image config Env is not the manifest.json signed, so $IMG:other is not made"$'\n'
+timeout 60 podman image exists "$IMG:other" && why "$IMG:other was made"
+end; fi
+
 results
