@@ -259,7 +259,34 @@ if selected docker-build-containerfile; then
 	expect_rc 0
 	expect_out $'hello from 1000\n'
 	expect_err ""
-	timeout 60 "$ENGINE" rmi -f "$IMG:cf-sealed" "$IMG:cf-base" >/dev/null 2>&1
+	# The same base sealed again with another manifest (issue 46: podman's
+	# cache once kept the first): each image holds its own, by
+	# docs/packaging.md's check (its lines as written, with docker image
+	# inspect, this tag and these files), and verify shows it.
+	run_cmd timeout 300 "$ENGINE" build -q -f "$ROOT/oci/Containerfile.seal" -t "$IMG:cf-sealed2" \
+		--build-arg BASE="$IMG:cf-base" --build-arg TURNINIT_MANIFEST="$(base64 -w0 "$WORK/m/narrow.json")" \
+		--build-arg TURNINIT_MANIFEST_SIG="$(base64 -w0 "$WORK/m/narrow.json.minisig")" "$ROOT/oci"
+	expect_rc 0
+	check=$(sed -n '/^<!-- seal check/,/^<!-- end of seal check -->/{/^    /s/^    //p}' "$ROOT/docs/packaging.md")
+	[[ -n $check ]] || why "docs/packaging.md has no seal check between its markers"
+	check=${check//podman image inspect/\"\$ENGINE\" image inspect}
+	for pair in cf-sealed:main cf-sealed2:narrow; do
+		tag=${pair%:*} m=${pair#*:}
+		c=${check//localhost\/agent-turn:1/$IMG:$tag}
+		run_cmd env -C "$WORK/m" ENGINE="$ENGINE" timeout 120 bash -e -c "${c//manifest.json/$m.json}"
+		CMD="docs/packaging.md's seal check of $IMG:$tag against $m.json"
+		expect_rc 0
+		expect_out ""
+		expect_err ""
+		prun --tmpfs "$HOME_TMPFS" "$IMG:$tag" verify
+		# main's Landlock takes the default (/tmp among it), narrow's HOME alone
+		want="turninit integration test: $m.json True"
+		[[ $m == narrow ]] && want="turninit integration test: $m.json False"
+		eq "verify in $IMG:$tag: the signature's comment, /tmp writable" \
+			"$(printf '%s' "$OUT" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["signature"]["trusted_comment"], "/tmp" in d["manifest"]["landlock"]["writable"])' 2>&1)" \
+			"$want"
+	done
+	timeout 60 "$ENGINE" rmi -f "$IMG:cf-sealed" "$IMG:cf-sealed2" "$IMG:cf-base" >/dev/null 2>&1
 	end
 fi
 # verify of the binary that runs: Docker runs `/sbin/docker-init --
