@@ -44,7 +44,7 @@ PRISTINE = os.path.join(WORK, "pristine")
 # What the build writes below build/ (restored before each mutation).
 OUTPUTS = ("musl-obj", "gen", "turninit", "turninit.unstripped", "turninit.map", "host", "vg", "helpers")
 SUITES = ("unit", "integration", "sandbox", "network", "workload", "serve", "pid1", "hostile", "fault",
-          "valgrind", "audit", "pi", "mcp", "nonroot", "gvisor", "fuzz-replay")
+          "valgrind", "audit", "pi", "mcp", "nonroot", "gvisor", "fuzz-replay", "packaging")
 SUITE_TIMEOUT = 1800   # seconds, one suite run
 FIELDS = ("guarantee", "file", "from", "to")
 
