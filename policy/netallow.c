@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cleanup.h"
+
 /* Why the labels of name (no "*." prefix) do not make a host name, or NULL. */
 static const char *na_name_problem(const char *name, size_t *ret_labels)
 {
@@ -134,42 +136,121 @@ long na_match(const struct na_rule *rules, size_t n, const char *host, uint16_t 
 	return -1;
 }
 
+/* Where a block's addresses hold an IPv4 address that says where they lead. */
+enum na_embed {
+	NA_EMBED_NONE,
+	NA_EMBED_LAST4,    /* bytes 12..15 (RFC 4291 2.5.5.2, RFC 2765, RFC 6052 /96) */
+	NA_EMBED_6TO4,     /* bytes 2..5 (RFC 3056 section 2) */
+	NA_EMBED_TEREDO,   /* the client, bytes 12..15 inverted, then the server, 4..7 (RFC 4380 section 4) */
+};
+
+/* One block of the IANA Special-Purpose Address Registries (IPv4 and IPv6,
+ * RFC 6890 as updated), or of a form that embeds an IPv4 address. */
+struct na_block {
+	bool v4;
+	uint8_t prefix[16];
+	unsigned bits;
+	const char *kind;        /* NULL: globally reachable per the registry */
+	enum na_embed embed;     /* an embedded IPv4 address of a class is refused as that class first */
+};
+
+/* First match wins: a block before any block that holds it. A block the
+ * registry marks globally reachable inside one that is not (192.0.0.9/32 and
+ * 192.0.0.10/32 in 192.0.0.0/24, PCP, TURN and DNS-SD anycast, AMT, AS112-v6,
+ * ORCHIDv2 and DRIP in 2001::/23) is refused with it: no package host lives
+ * there, and one class a block is simpler to audit. Listed here so that the
+ * registry's entries can be checked off one by one (tests/unit/test_netallow.c);
+ * docs/security.md keeps the list. */
+static const struct na_block na_blocks[] = {
+	{ true, { 0 }, 8, "unspecified", NA_EMBED_NONE },
+	{ true, { 10 }, 8, "private", NA_EMBED_NONE },
+	{ true, { 100, 64 }, 10, "shared (CGNAT)", NA_EMBED_NONE },
+	{ true, { 127 }, 8, "loopback", NA_EMBED_NONE },
+	{ true, { 169, 254, 169, 254 }, 32, "cloud metadata", NA_EMBED_NONE },
+	{ true, { 169, 254 }, 16, "link-local", NA_EMBED_NONE },
+	{ true, { 172, 16 }, 12, "private", NA_EMBED_NONE },
+	{ true, { 192, 0, 0 }, 24, "IETF protocol assignment", NA_EMBED_NONE },
+	{ true, { 192, 0, 2 }, 24, "documentation", NA_EMBED_NONE },
+	{ true, { 192, 31, 196 }, 24, NULL, NA_EMBED_NONE },            /* AS112-v4 */
+	{ true, { 192, 52, 193 }, 24, NULL, NA_EMBED_NONE },            /* AMT */
+	{ true, { 192, 88, 99 }, 24, "6to4 relay anycast", NA_EMBED_NONE },
+	{ true, { 192, 168 }, 16, "private", NA_EMBED_NONE },
+	{ true, { 192, 175, 48 }, 24, NULL, NA_EMBED_NONE },            /* direct delegation AS112 */
+	{ true, { 198, 18 }, 15, "benchmarking", NA_EMBED_NONE },
+	{ true, { 198, 51, 100 }, 24, "documentation", NA_EMBED_NONE },
+	{ true, { 203, 0, 113 }, 24, "documentation", NA_EMBED_NONE },
+	{ true, { 224 }, 4, "multicast", NA_EMBED_NONE },
+	{ true, { 255, 255, 255, 255 }, 32, "broadcast", NA_EMBED_NONE },
+	{ true, { 240 }, 4, "reserved", NA_EMBED_NONE },
+	{ false, { 0 }, 128, "unspecified", NA_EMBED_NONE },
+	{ false, { [15] = 1 }, 128, "loopback", NA_EMBED_NONE },
+	{ false, { [10] = 0xff, 0xff }, 96, NULL, NA_EMBED_LAST4 },     /* IPv4-mapped */
+	{ false, { [8] = 0xff, 0xff }, 96, "IPv4-translated", NA_EMBED_LAST4 },
+	{ false, { 0 }, 96, "reserved", NA_EMBED_NONE },                /* IPv4-compatible, deprecated */
+	{ false, { 0, 0x64, 0xff, 0x9b }, 96, NULL, NA_EMBED_LAST4 },   /* NAT64 (RFC 6052) */
+	/* RFC 8215: where the IPv4 address sits depends on the operator's
+	 * prefix length (RFC 6052 section 2.2), so it is not read: the /48 is
+	 * refused whole, whatever it holds */
+	{ false, { 0, 0x64, 0xff, 0x9b, 0, 1 }, 48, "NAT64 local-use", NA_EMBED_NONE },
+	{ false, { 1 }, 64, "discard-only", NA_EMBED_NONE },
+	{ false, { 0x20, 0x01, 0, 0 }, 32, "Teredo", NA_EMBED_TEREDO },
+	{ false, { 0x20, 0x01, 0, 2, 0, 0 }, 48, "benchmarking", NA_EMBED_NONE },
+	{ false, { 0x20, 0x01 }, 23, "IETF protocol assignment", NA_EMBED_NONE },
+	{ false, { 0x20, 0x01, 0x0d, 0xb8 }, 32, "documentation", NA_EMBED_NONE },
+	{ false, { 0x20, 0x02 }, 16, NULL, NA_EMBED_6TO4 },
+	{ false, { 0x3f, 0xff, 0 }, 20, "documentation", NA_EMBED_NONE },
+	{ false, { 0x5f, 0 }, 16, "SRv6 SID", NA_EMBED_NONE },
+	{ false, { 0xfc }, 7, "private", NA_EMBED_NONE },               /* unique local (RFC 4193) */
+	{ false, { 0xfe, 0x80 }, 10, "link-local", NA_EMBED_NONE },
+	{ false, { 0xfe, 0xc0 }, 10, "site-local", NA_EMBED_NONE },     /* deprecated (RFC 3879) */
+	{ false, { 0xff }, 8, "multicast", NA_EMBED_NONE },
+	/* the rest of IPv6 outside 2000::/3 is not allocated (IANA's IPv6
+	 * Address Space): "reserved", after the table */
+};
+
+/* a's first bits equal prefix's */
+static bool na_in(const uint8_t *a, const uint8_t *prefix, unsigned bits)
+{
+	unsigned whole = bits / 8, rest = bits % 8;
+
+	return memcmp(a, prefix, whole) == 0 &&
+	       (rest == 0 || ((a[whole] ^ prefix[whole]) & (uint8_t)(0xff << (8 - rest))) == 0);
+}
+
+/* The class of the IPv4 address a block embeds in a, or NULL. */
+static const char *na_embedded_class(enum na_embed embed, const uint8_t *a)
+{
+	uint8_t client[4];
+	const char *kind;
+
+	switch (embed) {
+	case NA_EMBED_LAST4:
+		return na_addr_class(true, a + 12);
+	case NA_EMBED_6TO4:
+		return na_addr_class(true, a + 2);
+	case NA_EMBED_TEREDO:
+		for (int i = 0; i < 4; i++)
+			client[i] = (uint8_t)~a[12 + i];
+		kind = na_addr_class(true, client);
+		return kind ? kind : na_addr_class(true, a + 4);
+	case NA_EMBED_NONE:
+		break;
+	}
+	return NULL;
+}
+
 const char *na_addr_class(bool v4, const uint8_t *a)
 {
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	static const uint8_t zero[16] = { 0 };
+	for (size_t i = 0; i < N_ELEMENTS(na_blocks); i++) {
+		const struct na_block *b = &na_blocks[i];
+		const char *inner;
 
-	if (!v4) {
-		if (memcmp(a, mapped, 12) == 0)
-			return na_addr_class(true, a + 12);
-		/* 64:ff9b::/96 (RFC 6052): NAT64 reaches the IPv4 address it holds */
-		if (memcmp(a, (const uint8_t[12]){ 0, 0x64, 0xff, 0x9b }, 12) == 0)
-			return na_addr_class(true, a + 12);
-		if (memcmp(a, zero, 12) == 0) {
-			if (memcmp(a + 12, zero, 3) == 0 && a[15] <= 1)
-				return a[15] == 1 ? "loopback" : "unspecified";
-			return "reserved";   /* IPv4-compatible, deprecated (RFC 4291 2.5.5.1) */
-		}
-		if ((a[0] & 0xfe) == 0xfc)
-			return "private";
-		if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
-			return "link-local";
-		if (a[0] == 0xff)
-			return "multicast";
-		/* fd00:ec2::254, AWS's metadata service over IPv6, is in fc00::/7 */
-		return NULL;
+		if (b->v4 != v4 || !na_in(a, b->prefix, b->bits))
+			continue;
+		inner = na_embedded_class(b->embed, a);
+		return inner ? inner : b->kind;
 	}
-	if (a[0] == 127)
-		return "loopback";
-	if (a[0] == 169 && a[1] == 254)
-		return a[2] == 169 && a[3] == 254 ? "cloud metadata" : "link-local";
-	if (a[0] == 10 || (a[0] == 172 && (a[1] & 0xf0) == 16) || (a[0] == 192 && a[1] == 168))
-		return "private";
-	if (a[0] == 100 && (a[1] & 0xc0) == 64)
-		return "shared (CGNAT)";
-	if (a[0] == 0)
-		return "unspecified";
-	if (a[0] >= 224)
-		return a[0] < 240 ? "multicast" : "reserved";
+	if (!v4 && (a[0] & 0xe0) != 0x20)
+		return "reserved";
 	return NULL;
 }

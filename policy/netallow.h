@@ -47,12 +47,19 @@ const char *na_host_problem(const char *host, enum na_kind *ret_kind, uint8_t ad
 long na_match(const struct na_rule *rules, size_t n, const char *host, uint16_t port);
 
 /* na_addr_class - the kind of a resolved address that a name on the list
- * may not lead to unless that address is itself listed (DNS rebinding):
- * "loopback", "private", "link-local", "cloud metadata", "multicast",
- * "unspecified", "shared (CGNAT)", "reserved", or NULL for an address of
- * the internet. addr: 4 bytes (v4 true) or 16; an IPv4-mapped IPv6 address
- * is its IPv4 address's kind. Sources: RFC 6890 (special-purpose address
- * registries), RFC 4193 (unique local), RFC 4291 (link-local, multicast). */
+ * may not lead to unless that address is itself listed (DNS rebinding), or
+ * NULL for an address of the internet. Every block of the IANA IPv4 and
+ * IPv6 Special-Purpose Address Registries has its class ("loopback",
+ * "private", "documentation", "benchmarking", ...: the list is in
+ * docs/security.md, "The addresses a listed name may not lead to"), but the
+ * few the registry marks globally reachable outside a refused block; IPv6
+ * outside 2000::/3 is "reserved". A form that embeds an IPv4 address
+ * (IPv4-mapped, IPv4-translated, NAT64 64:ff9b::/96, 6to4, Teredo's client
+ * then its server) is first its IPv4 address's class, else its own.
+ * addr: 4 bytes (v4 true) or 16. Sources: RFC 6890 and the IANA registries
+ * (iana-ipv4-special-registry, iana-ipv6-special-registry), RFC 4291 2.5.5
+ * and RFC 6052 (embedded IPv4), RFC 3056 (6to4), RFC 4380 section 4
+ * (Teredo), RFC 3879 (site-local), RFC 4193 (unique local). */
 const char *na_addr_class(bool v4, const uint8_t *addr);
 
 #endif

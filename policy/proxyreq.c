@@ -27,13 +27,17 @@ static bool pr_token(const char *s, size_t n)
 	return true;
 }
 
-/* The hop-by-hop fields of a request to a proxy, not sent on (RFC 9110
- * section 7.6.1); "Connection: close" is added in their place. */
-static bool pr_hop_field(const char *name, size_t n)
+/* The fields of a request to a proxy not sent on: the hop-by-hop ones (RFC
+ * 9110 section 7.6.1), "Connection: close" added in their place, and Host,
+ * written from the URI's authority (RFC 9112 section 3.2.2: a proxy ignores
+ * the Host it was sent). Sent on, a Host of the command's choosing would
+ * reach a virtual-hosting server at an allowed address (an ingress, a CDN
+ * edge) and name a site the rules never checked. */
+static bool pr_dropped_field(const char *name, size_t n)
 {
 	static const char *const hop[] = {
 		"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te",
-		"upgrade",
+		"upgrade", "host",
 	};
 
 	for (size_t i = 0; i < N_ELEMENTS(hop); i++)
@@ -110,10 +114,17 @@ static int pr_authority(const char *a, size_t n, uint16_t default_port, struct p
 	return 0;
 }
 
-/* The request line (n bytes at line, no CRLF) into ret; for PR_HTTP the
- * origin-form target in *ret_path, *ret_path_len. */
-static int pr_request_line(const char *line, size_t n, struct pr_request *ret, const char **ret_path,
-			   size_t *ret_path_len, struct tn_error *err)
+/* Where a PR_HTTP request line's URI has its parts: the origin-form target
+ * (path and query) and the authority (host[:port], as sent). */
+struct pr_target {
+	const char *path, *auth;
+	size_t path_len, auth_len;
+};
+
+/* The request line (n bytes at line, no CRLF) into ret; for PR_HTTP its
+ * URI's parts in *ret_target. */
+static int pr_request_line(const char *line, size_t n, struct pr_request *ret, struct pr_target *ret_target,
+			   struct tn_error *err)
 {
 	const char *sp1 = memchr(line, ' ', n), *sp2, *target, *end = line + n;
 	size_t tn;
@@ -149,8 +160,10 @@ static int pr_request_line(const char *line, size_t n, struct pr_request *ret, c
 		while (stop < target + tn && *stop != '/' && *stop != '?')
 			stop++;
 		ret->kind = PR_HTTP;
-		*ret_path = stop;
-		*ret_path_len = (size_t)(target + tn - stop);
+		ret_target->path = stop;
+		ret_target->path_len = (size_t)(target + tn - stop);
+		ret_target->auth = auth;
+		ret_target->auth_len = (size_t)(stop - auth);
 		return pr_authority(auth, (size_t)(stop - auth), 80, ret, err);
 	}
 }
@@ -165,12 +178,28 @@ static void pr_put(char *out, size_t size, size_t *at, const char *s, size_t n)
 	}
 }
 
+/* The forwarded head's request line (the method of line, the origin-form
+ * target, line's version) and its Host field, from the URI's authority. */
+static void pr_forward_start(char *out, size_t size, size_t *at, const char *line, size_t n,
+			     const struct pr_target *t)
+{
+	pr_put(out, size, at, line, (size_t)(strchr(line, ' ') - line) + 1);
+	if (t->path_len == 0 || t->path[0] == '?')
+		pr_put(out, size, at, "/", 1);
+	pr_put(out, size, at, t->path, t->path_len);
+	pr_put(out, size, at, line + n - 9, 9);   /* " HTTP/1.x" */
+	pr_put(out, size, at, "\r\nHost: ", 8);
+	pr_put(out, size, at, t->auth, t->auth_len);
+	pr_put(out, size, at, "\r\n", 2);
+}
+
 int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_forward,
 	     struct tn_error *err)
 {
 	size_t scan = len < PR_HEAD_MAX ? len : PR_HEAD_MAX, head_len = 0, nfields = 0;
-	const char *line, *head_end = NULL, *path = NULL;
-	size_t path_len = 0, fsize = 0, at = 0;
+	const char *line, *head_end = NULL;
+	struct pr_target target = { 0 };
+	size_t fsize = 0, at = 0;
 	struct pr_request r = { 0 };
 	_cleanup_free_ char *fwd = NULL;
 	int rc;
@@ -205,19 +234,16 @@ int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_for
 		if (memchr(line, '\r', n) || memchr(line, '\n', n))
 			return err_set(err, EINVAL, "a bare CR or LF in the request head");
 		if (first) {
-			rc = pr_request_line(line, n, &r, &path, &path_len, err);
+			rc = pr_request_line(line, n, &r, &target, err);
 			if (rc < 0)
 				return rc;
 			if (r.kind == PR_HTTP) {
-				fsize = head_len + 64;
+				/* the head, "/", "Host: " and the authority again,
+				 * "Connection: close" and CRLFs */
+				fsize = head_len + target.auth_len + 64;
 				if (!(fwd = malloc(fsize)))
 					return err_set(err, ENOMEM, "out of memory");
-				pr_put(fwd, fsize, &at, line, (size_t)(strchr(line, ' ') - line) + 1);
-				if (path_len == 0 || path[0] == '?')
-					pr_put(fwd, fsize, &at, "/", 1);
-				pr_put(fwd, fsize, &at, path, path_len);
-				pr_put(fwd, fsize, &at, line + n - 9, 9);   /* " HTTP/1.x" */
-				pr_put(fwd, fsize, &at, "\r\n", 2);
+				pr_forward_start(fwd, fsize, &at, line, n, &target);
 			}
 		} else if (n > 0) {
 			if (line[0] == ' ' || line[0] == '\t')
@@ -227,7 +253,7 @@ int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_for
 			colon = memchr(line, ':', n);
 			if (!colon || !pr_token(line, (size_t)(colon - line)))
 				return err_set(err, EINVAL, "a header field that is not NAME: VALUE");
-			if (fwd && !pr_hop_field(line, (size_t)(colon - line))) {
+			if (fwd && !pr_dropped_field(line, (size_t)(colon - line))) {
 				pr_put(fwd, fsize, &at, line, n);
 				pr_put(fwd, fsize, &at, "\r\n", 2);
 			}

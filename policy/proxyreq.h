@@ -31,9 +31,11 @@ struct pr_request {
 
 /* pr_parse - the head at the start of buf[0..len), when it is complete.
  * Returns 0 with *ret, and for PR_HTTP *ret_forward (malloc'd, NUL-ended:
- * the head as the host is to get it: its request line in origin form, the
- * Proxy-Connection and Proxy-Authorization fields left out, "Connection:
- * close" in place of any Connection field); 1 when no empty line has come
+ * the head as the host is to get it: its request line in origin form, then
+ * "Host: " and the URI's authority as sent in place of any Host field (RFC
+ * 9112 section 3.2.2), the hop-by-hop fields (RFC 9110 section 7.6.1:
+ * Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, TE,
+ * Upgrade) left out, "Connection: close" last); 1 when no empty line has come
  * yet and len < PR_HEAD_MAX (read more); or -EINVAL (a 400), -E2BIG (a head
  * of PR_HEAD_MAX bytes or more: a 431), -EPROTONOSUPPORT (another scheme
  * than http, a method other than CONNECT with an origin-form target: a 400

@@ -69,41 +69,132 @@ static void proxy_record(const struct proxy_conn *c, const char *verdict, const 
  * PROXY_REFUSED_LOG_MS window, past that only counted: a command's loop of
  * refused connections must not bury the log and the events. The count is
  * said, a line and a record, by the proxy's loop once the window has passed
- * (one still open when the turn ends is not). One page shared by the proxy
- * and its children; a count the window's reset races with may be lost. */
+ * (one still open when the turn ends is not), with the first
+ * PROXY_REFUSED_PAIRS_MAX distinct host:port pairs of those refusals, each a
+ * line and a record of its own: a command that spends the bound on junk
+ * cannot then probe hosts unnamed. One shared mapping for the proxy and its
+ * children; a count the window's reset races with may be lost, or said in
+ * the next window. */
+struct proxy_pair {
+	char host[PR_HOST_MAX + 1];
+	uint16_t port;
+	char kind[8];                    /* "CONNECT", "HTTP" (the first refusal's) */
+	unsigned count;                  /* refusals of this pair in the window */
+};
 struct proxy_quota {
 	uint64_t window_ms;
 	unsigned logged, quiet;
+	bool lock;                       /* of the pairs; held a few µs, never waited on for long */
+	unsigned n_pairs, unnamed;       /* unnamed: quiet refusals of a pair not kept */
+	struct proxy_pair pairs[PROXY_REFUSED_PAIRS_MAX];
 };
 static struct proxy_quota *quota;
 
-/* true: this refusal is logged and recorded; false: only counted */
-static bool proxy_quota_take(void)
+/* The pairs' lock, spun for at most a few ms: false when a child died
+ * holding it (the pairs are then left as they are, and counted unnamed). */
+static bool proxy_pairs_lock(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (!__atomic_test_and_set(&quota->lock, __ATOMIC_ACQUIRE))
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
+/* A refusal past the bound: its host:port pair kept, if it has one. */
+static void proxy_quota_name(const struct proxy_conn *c)
+{
+	unsigned i;
+
+	if (!c || !c->rq.host[0])
+		return;
+	if (!proxy_pairs_lock()) {
+		__atomic_add_fetch(&quota->unnamed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	for (i = 0; i < quota->n_pairs; i++)
+		if (quota->pairs[i].port == c->rq.port && strcmp(quota->pairs[i].host, c->rq.host) == 0)
+			break;
+	if (i < quota->n_pairs) {
+		quota->pairs[i].count++;
+	} else if (i < PROXY_REFUSED_PAIRS_MAX) {
+		struct proxy_pair *p = &quota->pairs[quota->n_pairs++];
+
+		snprintf(p->host, sizeof(p->host), "%s", c->rq.host);
+		snprintf(p->kind, sizeof(p->kind), "%s", proxy_kind(c));
+		p->port = c->rq.port;
+		p->count = 1;
+	} else {
+		quota->unnamed++;
+	}
+	__atomic_clear(&quota->lock, __ATOMIC_RELEASE);
+}
+
+/* true: this refusal (c, or NULL for a connection of no request) is logged
+ * and recorded; false: only counted, and its pair kept */
+static bool proxy_quota_take(const struct proxy_conn *c)
 {
 	if (!quota || __atomic_add_fetch(&quota->logged, 1, __ATOMIC_RELAXED) <= PROXY_REFUSED_LOG_MAX)
 		return true;
 	__atomic_add_fetch(&quota->quiet, 1, __ATOMIC_RELAXED);
+	proxy_quota_name(c);
 	return false;
 }
 
-/* In the proxy's loop: a passed window's count said, a new window begun. */
+/* In the proxy's loop, once a window has passed: the pairs kept into
+ * pairs (PROXY_REFUSED_PAIRS_MAX), their number returned and the count of
+ * those not kept in *ret_unnamed; the shared ones emptied. */
+static unsigned proxy_quota_pairs(struct proxy_pair *pairs, unsigned *ret_unnamed)
+{
+	unsigned np;
+
+	*ret_unnamed = 0;
+	if (!proxy_pairs_lock())
+		return 0;
+	np = quota->n_pairs;
+	memcpy(pairs, quota->pairs, np * sizeof(pairs[0]));
+	*ret_unnamed = quota->unnamed;
+	quota->n_pairs = 0;
+	quota->unnamed = 0;
+	__atomic_clear(&quota->lock, __ATOMIC_RELEASE);
+	return np;
+}
+
+/* In the proxy's loop: a passed window's count said, then a line and a
+ * record for each pair kept; a new window begun. */
 static void proxy_quota_tick(void)
 {
+	struct proxy_pair pairs[PROXY_REFUSED_PAIRS_MAX];
 	uint64_t now = clock_ms();
-	unsigned quiet;
+	unsigned quiet, np, unnamed;
+	struct proxy_conn c = { .client = -1, .upstream = -1, .rule = -1, .start_ms = now };
+	char why[300];
+	int at;
 
 	if (!quota || now < __atomic_load_n(&quota->window_ms, __ATOMIC_RELAXED) + PROXY_REFUSED_LOG_MS)
 		return;
 	quiet = __atomic_exchange_n(&quota->quiet, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&quota->logged, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&quota->window_ms, now, __ATOMIC_RELAXED);
-	if (quiet) {
-		struct proxy_conn c = { .client = -1, .upstream = -1, .rule = -1, .start_ms = now };
-		char why[128];
-
-		snprintf(why, sizeof(why), "%u more connection(s) refused in %d s, not each logged", quiet,
+	np = proxy_quota_pairs(pairs, &unnamed);
+	if (!quiet)
+		return;
+	at = snprintf(why, sizeof(why), "%u more connection(s) refused in %d s, not each logged", quiet,
+		      PROXY_REFUSED_LOG_MS / 1000);
+	if ((np || unnamed) && at > 0 && (size_t)at < sizeof(why))
+		snprintf(why + at, sizeof(why) - (size_t)at,
+			 "; %u host:port pair(s) named in the lines after this one, %u refusal(s) of other pairs not named (%d named at most)",
+			 np, unnamed, PROXY_REFUSED_PAIRS_MAX);
+	log_line("net: %s", why);
+	proxy_record(&c, "refused", why);
+	for (unsigned i = 0; i < np; i++) {
+		c.rq.kind = strcmp(pairs[i].kind, "CONNECT") == 0 ? PR_CONNECT : PR_HTTP;
+		memcpy(c.rq.host, pairs[i].host, sizeof(c.rq.host));   /* both PR_HOST_MAX + 1, NUL-ended */
+		c.rq.port = pairs[i].port;
+		snprintf(why, sizeof(why), "refused %u time(s) in %d s, not each logged", pairs[i].count,
 			 PROXY_REFUSED_LOG_MS / 1000);
-		log_line("net: %s", why);
+		log_line("net: not each logged: %s %s:%u %s", pairs[i].kind, pairs[i].host, pairs[i].port, why);
 		proxy_record(&c, "refused", why);
 	}
 }
@@ -163,7 +254,7 @@ static void __attribute__((noreturn)) proxy_refuse(struct proxy_conn *c, int sta
 
 	/* on record before the command can see the answer: PID 1 then has
 	 * the record before the command's end (its net event comes first) */
-	if (proxy_quota_take()) {
+	if (proxy_quota_take(c)) {
 		log_line("net: refused %s %s:%u: %s", proxy_kind(c), c->rq.host, c->rq.port, why);
 		proxy_record(c, "refused", why);
 	}
@@ -400,12 +491,12 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 		int status = rc == -E2BIG ? 431 : 400;
 
 		if (rc == -ETIMEDOUT || rc == -EPIPE) {
-			if (proxy_quota_take())
+			if (proxy_quota_take(NULL))
 				log_line("net: a connection ended without a request: %s", err.msg);
 			_exit(0);
 		}
 		memset(&c.rq, 0, sizeof(c.rq));
-		if (proxy_quota_take()) {
+		if (proxy_quota_take(NULL)) {
 			log_line("net: refused a request: %s", err.msg);
 			proxy_record(&c, "refused", err.msg);
 		}
@@ -465,7 +556,7 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 		if (fd < 0)
 			continue;
 		if (live >= PROXY_CONNS_MAX) {
-			if (proxy_quota_take()) {
+			if (proxy_quota_take(NULL)) {
 				struct proxy_conn c = { .client = fd, .upstream = -1, .rule = -1,
 							.start_ms = clock_ms() };
 				char why[64];

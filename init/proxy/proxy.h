@@ -25,7 +25,8 @@
 
 #define PROXY_CONNS_MAX 64       /* connections at once; more get a 503 */
 #define PROXY_REFUSED_LOG_MAX 10 /* refusals logged and recorded in a window, */
-#define PROXY_REFUSED_LOG_MS 10000 /* ... of this long; past that only counted */
+#define PROXY_REFUSED_LOG_MS 10000 /* ... of this long; past that only counted, */
+#define PROXY_REFUSED_PAIRS_MAX 16 /* ... and the first this many host:port pairs named */
 #define PROXY_HEAD_MS 30000      /* to send a request head */
 #define PROXY_RESOLVE_S 10       /* seconds to resolve a name (alarm) */
 #define PROXY_CONNECT_MS 10000   /* to connect to one address */

@@ -35,10 +35,11 @@ DIMG=localhost/turninit-ntest-debian
 NET=turninit-ntest
 SRV=turninit-ntest-srv
 TLS=turninit-ntest-tls
+ECHO=turninit-ntest-echo
 T0=$(now_ms)
 
 servers_down() {
-	timeout 60 "$ENGINE" rm -f "$SRV" "$TLS" >/dev/null 2>&1
+	timeout 60 "$ENGINE" rm -f "$SRV" "$TLS" "$ECHO" >/dev/null 2>&1
 	timeout 60 "$ENGINE" network rm "$NET" >/dev/null 2>&1
 }
 finish_suite() {
@@ -69,6 +70,14 @@ timeout 120 "$ENGINE" run -d --name "$SRV" --label "$LABEL" --network "$NET" --p
 SRV_IP=$(timeout 60 "$ENGINE" inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$SRV")
 [[ $SRV_IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || abort "the server's address on $NET: '$SRV_IP'"
 echo "# server $SRV at $SRV_IP:8080 on the internal network $NET"
+# An echo server: what reaches it comes back, so a test reads the head the
+# proxy forwarded (busybox nc, a child running cat per connection).
+timeout 120 "$ENGINE" run -d --name "$ECHO" --label "$LABEL" --network "$NET" --pull never \
+	--entrypoint /bin/busybox "$IMG:base" nc -ll -p 8090 -e /bin/cat >"$WORK/echo.log" 2>&1 \
+	|| { cat "$WORK/echo.log"; abort "the echo server container"; }
+ECHO_IP=$(timeout 60 "$ENGINE" inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$ECHO")
+[[ $ECHO_IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || abort "the echo server's address on $NET: '$ECHO_IP'"
+echo "# echo server $ECHO at $ECHO_IP:8090"
 
 # The proxy's manifests name the server's address, known now: "allow" lists the
 # server by name and by address (a name that resolves to a private address is
@@ -77,10 +86,19 @@ echo "# server $SRV at $SRV_IP:8080 on the internal network $NET"
 PSET='"set":{"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb","HTTP_PROXY":"http://192.0.2.1:1"}'
 manifest allow "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]},{\"host\":\"$SRV_IP\",\"ports\":[8080,8081]}]}}"
 manifest name "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]}]}}"
-seal_images "$IMG" network allow name
-engine_images "$IMG:allow" "$IMG:name"
+# "special": names that resolve into special-purpose blocks (never
+# connected: each is refused before), and the echo server by name and address.
+SPECIAL_NAMES=(bench doc6 teredo sixtofour)
+manifest special "{$HEAD,\"env\":{$PSET},\"network\":{\"allow\":[{\"host\":\"bench.test.internal\",\"ports\":[8080]},{\"host\":\"doc6.test.internal\",\"ports\":[8080]},{\"host\":\"teredo.test.internal\",\"ports\":[8080]},{\"host\":\"sixtofour.test.internal\",\"ports\":[8080]},{\"host\":\"echo.test.internal\",\"ports\":[8090]},{\"host\":\"$ECHO_IP\",\"ports\":[8090]}]}}"
+seal_images "$IMG" network allow name special
+engine_images "$IMG:allow" "$IMG:name" "$IMG:special"
 # the names, for the turn's container only (its /etc/hosts): no DNS is asked
 HOSTS=(--add-host "srv.test.internal:$SRV_IP" --add-host "other.test.internal:$SRV_IP")
+# 198.18.0.1 benchmarking; 2001:db8::1 documentation; a Teredo address whose
+# client is 10.0.0.1 (inverted: f5ff:fffe); 6to4 of 10.0.0.1
+SHOSTS=(--add-host "bench.test.internal:198.18.0.1" --add-host "doc6.test.internal:2001:db8::1"
+	--add-host "teredo.test.internal:2001:0:4136:e378:8000:63bf:f5ff:fffe"
+	--add-host "sixtofour.test.internal:2002:a00:1::1" --add-host "echo.test.internal:$ECHO_IP")
 
 RUN=(timeout 60 "$ENGINE" run --rm --pull never --label "$LABEL" --tmpfs "$HOME_TMPFS")
 NETCAPS=(--cap-add SYS_ADMIN --cap-add NET_ADMIN)
@@ -199,6 +217,38 @@ if begin net-proxy-private-address; then
 	expect_contains stderr "$ERR" "refused CONNECT srv.test.internal:8080: it resolves to $SRV_IP, a private address that network.allow does not list"
 	end
 fi
+# A listed name that resolves into a special-purpose block (RFC 6890, the
+# IANA registries) is refused as a private one is: with its class. An IPv6
+# form that embeds an IPv4 address (Teredo, 6to4) is its IPv4 address's.
+if begin net-proxy-special-purpose-refused; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${SHOSTS[@]}" "$IMG:special" -- \
+		'p=${HTTP_PROXY##*:}
+for h in '"${SPECIAL_NAMES[*]}"'; do
+	exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+	printf "CONNECT $h.test.internal:8080 HTTP/1.1\r\n\r\n" >&3
+	IFS= read -r l <&3; echo "$h ${l%$'"'\r'"'}"; cat <&3 >/dev/null; exec 3<&-
+done'
+	expect_rc 0
+	expect_out $'bench HTTP/1.1 403 Forbidden\ndoc6 HTTP/1.1 403 Forbidden\nteredo HTTP/1.1 403 Forbidden\nsixtofour HTTP/1.1 403 Forbidden\n'
+	expect_contains stderr "$ERR" "refused CONNECT bench.test.internal:8080: it resolves to 198.18.0.1, a benchmarking address that network.allow does not list"
+	expect_contains stderr "$ERR" "refused CONNECT doc6.test.internal:8080: it resolves to 2001:db8::1, a documentation address that network.allow does not list"
+	expect_contains stderr "$ERR" "refused CONNECT teredo.test.internal:8080: it resolves to 2001:0:4136:e378:8000:63bf:f5ff:fffe, a private address that network.allow does not list"
+	expect_contains stderr "$ERR" "refused CONNECT sixtofour.test.internal:8080: it resolves to 2002:a00:1::1, a private address that network.allow does not list"
+	end
+fi
+# A plain-HTTP request's Host is written from its URI (RFC 9112 section
+# 3.2.2), whatever Host the command sent: the echo server gives back the head
+# it got, which names the host the rules checked.
+if begin net-proxy-http-host-from-uri; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${SHOSTS[@]}" "$IMG:special" -- \
+		'p=${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+printf "GET http://echo.test.internal:8090/x HTTP/1.1\r\nHost: other.test.internal\r\nAccept: */*\r\n\r\n" >&3
+while IFS= read -r l <&3; do l=${l%$'"'\r'"'}; [ -z "$l" ] && break; echo "$l"; done'
+	expect_rc 0
+	expect_out $'GET /x HTTP/1.1\nHost: echo.test.internal:8090\nAccept: */*\nConnection: close\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed HTTP echo.test.internal:8090 ($ECHO_IP) by network.allow[4]"
+	end
+fi
 if begin net-proxy-origin-form; then
 	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- \
 		'p=${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p; printf "GET /trusted.pub HTTP/1.1\r\nHost: srv.test.internal:8080\r\n\r\n" >&3; head -n 1 <&3 | tr -d "\r"'
@@ -278,6 +328,30 @@ done
 	lines=$(grep -c "^turninit: net: refused CONNECT other.test.internal:8080" <<<"$ERR")
 	((lines >= 10 && lines <= 20)) || why "$lines refusal lines, want 10 to 20 (10 a window)"
 	expect_contains stderr "$ERR" "more connection(s) refused in 10 s, not each logged"
+	end
+fi
+# Past the bound, the refusals' host:port pairs are still named: the first 16
+# distinct pairs, each a line (and a record) with its count, once the window
+# has passed, and a count of the refusals of other pairs. The command spends
+# the bound on one junk name, then cycles through 20 names for 12 s.
+if begin net-proxy-refusals-keep-names; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- \
+		'p=${HTTP_PROXY##*:}; end=$((SECONDS + 12)); n=0
+while ((SECONDS < end)); do
+	if ((n < 10)); then h=junk; else h=probe-$(((n - 10) % 20 + 1)); fi
+	exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+	printf "CONNECT $h.test.internal:8080 HTTP/1.1\r\n\r\n" >&3; cat <&3 >/dev/null; exec 3<&-
+	n=$((n + 1))
+done
+((n > 40)) && echo many-refused'
+	expect_rc 0
+	expect_out $'many-refused\n'
+	expect_contains stderr "$ERR" "more connection(s) refused in 10 s, not each logged; 16 host:port pair(s) named in the lines after this one"
+	expect_contains stderr "$ERR" "refusal(s) of other pairs not named (16 named at most)"
+	for i in $(seq 16); do
+		expect_contains stderr "$ERR" "turninit: net: not each logged: CONNECT probe-$i.test.internal:8080 refused "
+	done
+	grep -q "not each logged: CONNECT probe-17\." <<<"$ERR" && why "probe-17 named: more than 16 pairs"
 	end
 fi
 # Refused where no host could be reached: the container has loopback alone.

@@ -59,11 +59,52 @@ static void test_http(void **state)
 	assert_int_equal(parse("HEAD HTTP://Srv.Test HTTP/1.0\r\n\r\n", &r, &fwd, &err), 0);
 	assert_string_equal(r.host, "Srv.Test");
 	assert_int_equal(r.port, 80);
-	assert_string_equal(fwd, "HEAD / HTTP/1.0\r\nConnection: close\r\n\r\n");
+	assert_string_equal(fwd, "HEAD / HTTP/1.0\r\nHost: Srv.Test\r\nConnection: close\r\n\r\n");
 	free(fwd);
 	assert_int_equal(parse("GET http://10.89.0.5?x HTTP/1.1\r\n\r\n", &r, &fwd, &err), 0);
-	assert_string_equal(fwd, "GET /?x HTTP/1.1\r\nConnection: close\r\n\r\n");
+	assert_string_equal(fwd, "GET /?x HTTP/1.1\r\nHost: 10.89.0.5\r\nConnection: close\r\n\r\n");
 	free(fwd);
+}
+
+/* RFC 9112 section 3.2.2: a proxy given an absolute URI ignores the Host
+ * field it was sent and writes one from the URI's authority; else a
+ * virtual-hosting upstream at an allowed address serves the host the
+ * command names, not the one the rules checked. */
+static void test_host_from_uri(void **state)
+{
+	struct pr_request r;
+	struct tn_error err;
+	char *fwd;
+
+	(void)state;
+	assert_int_equal(parse("GET http://srv.test:8080/ HTTP/1.1\r\nHost: admin.internal\r\n"
+			       "Accept: */*\r\nhost: other.internal:8080\r\n\r\n", &r, &fwd, &err), 0);
+	assert_string_equal(r.host, "srv.test");
+	assert_string_equal(fwd, "GET / HTTP/1.1\r\nHost: srv.test:8080\r\nAccept: */*\r\n"
+				 "Connection: close\r\n\r\n");
+	free(fwd);
+	assert_int_equal(parse("GET http://[fd00::5]:8080/x HTTP/1.1\r\nHOST: a\r\n\r\n", &r, &fwd, &err), 0);
+	assert_string_equal(r.host, "fd00::5");
+	assert_string_equal(fwd, "GET /x HTTP/1.1\r\nHost: [fd00::5]:8080\r\nConnection: close\r\n\r\n");
+	free(fwd);
+	/* a field whose name only begins with "host" is the client's own */
+	assert_int_equal(parse("GET http://a.test/ HTTP/1.0\r\nHost-X: 1\r\n\r\n", &r, &fwd, &err), 0);
+	assert_string_equal(fwd, "GET / HTTP/1.0\r\nHost: a.test\r\nHost-X: 1\r\nConnection: close\r\n\r\n");
+	free(fwd);
+	/* the longest authority still fits the forwarded head */
+	{
+		char head[400], want[400], host[PR_HOST_MAX + 1];
+
+		memset(host, 'a', PR_HOST_MAX);
+		for (size_t i = 63; i < PR_HOST_MAX; i += 64)
+			host[i] = '.';
+		host[PR_HOST_MAX] = '\0';
+		snprintf(head, sizeof(head), "GET http://%s:65535 HTTP/1.1\r\n\r\n", host);
+		snprintf(want, sizeof(want), "GET / HTTP/1.1\r\nHost: %s:65535\r\nConnection: close\r\n\r\n", host);
+		assert_int_equal(parse(head, &r, &fwd, &err), 0);
+		assert_string_equal(fwd, want);
+		free(fwd);
+	}
 }
 
 static void test_incomplete(void **state)
@@ -161,6 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_connect),
 		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_host_from_uri),
 		cmocka_unit_test(test_incomplete),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_nul_and_fields),
