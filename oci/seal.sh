@@ -135,8 +135,11 @@ if ! timeout 120 podman run --rm --pull never --network none --arch "$arch" \
 	! grep -q '^  "manifest": {' "$tmp/verify.out"; then
 	why=$(grep '^turninit: ' "$tmp/verify.err" | tail -n 1)
 	[ -n "$why" ] || die "could not run the turninit of $in ($arch) to check the manifest, so $out is not made: $(tail -n 1 "$tmp/verify.err")$(
-		[ "$arch" = "$(podman info --format '{{.Host.Arch}}' 2>/dev/null)" ] ||
-		echo " (an $arch image on this host runs under qemu-user: apt-get install qemu-user-static binfmt-support)")"
+		if [ "$arch" = "$(podman info --format '{{.Host.Arch}}' 2>/dev/null)" ]; then
+			echo " (an image of your own needs /sbin/turninit as its ENTRYPOINT: docs/packaging.md, \"Your own image\")"
+		else
+			echo " (an $arch image on this host runs under qemu-user: apt-get install qemu-user-static binfmt-support)"
+		fi)"
 	die "turninit in $in refuses this manifest, so $out is not made: $why"
 fi
 

@@ -93,13 +93,19 @@ static int net_lo_up(struct tn_error *err)
 
 void net_proxy_env(struct net_plan *p, uint16_t port)
 {
+	/* NODE_USE_ENV_PROXY=1: Node.js (22.21 and later) reads the variables
+	 * above for its fetch and http/https only when asked; without it they
+	 * try the host themselves, and with no resolver nor route fail as DNS
+	 * does (EAI_AGAIN). */
 	static const char *const names[NET_PROXY_VARS] = {
 		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-		"NO_PROXY", "no_proxy",
+		"NO_PROXY", "no_proxy", "NODE_USE_ENV_PROXY",
 	};
 
 	for (size_t i = 0; i < NET_PROXY_VARS; i++) {
-		if (strstr(names[i], "NO_") || strstr(names[i], "no_"))
+		if (strcmp(names[i], "NODE_USE_ENV_PROXY") == 0)
+			snprintf(p->env_buf[i], sizeof(p->env_buf[i]), "%s=1", names[i]);
+		else if (strstr(names[i], "NO_") || strstr(names[i], "no_"))
 			snprintf(p->env_buf[i], sizeof(p->env_buf[i]), "%s=localhost,127.0.0.1,::1", names[i]);
 		else
 			snprintf(p->env_buf[i], sizeof(p->env_buf[i]), "%s=http://127.0.0.1:%u", names[i], port);

@@ -24,7 +24,7 @@ enum net_mode {
 	NET_OWN,          /* turninit makes a namespace with only lo */
 };
 
-#define NET_PROXY_VARS 8   /* the variables of net_proxy_env */
+#define NET_PROXY_VARS 9   /* the variables of net_proxy_env */
 
 struct net_plan {
 	enum net_mode mode;
@@ -66,8 +66,9 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
 /* net_proxy_env - the proxy variables of port into p->env: HTTP_PROXY,
  * HTTPS_PROXY, ALL_PROXY and their lower-case forms as http://127.0.0.1:PORT
  * (what curl, git, pip, npm, cargo and go read), NO_PROXY and no_proxy as
- * localhost,127.0.0.1,::1. Fixed by turninit: they override any of the
- * manifest or a caller (envf_override). */
+ * localhost,127.0.0.1,::1, and NODE_USE_ENV_PROXY=1 (Node.js's opt-in to
+ * them for its fetch and http/https, from 22.21). Fixed by turninit: they
+ * override any of the manifest or a caller (envf_override). */
 void net_proxy_env(struct net_plan *p, uint16_t port);
 
 const char *net_describe(const struct net_plan *p, const char *refusal, char *buf, size_t size);

