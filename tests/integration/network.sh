@@ -613,7 +613,9 @@ fi
 # registry is reached; the build's apt-get reaches Debian's archive) and the
 # two tags by the suite's own. Then that image sealed with tlsenv's manifest,
 # and a turn: Debian's npm, and Node.js 22's fetch through the proxy.
-if tls_begin net-own-image; then
+if docker_engine; then
+	selected net-own-image && skip net-own-image "the recipe's lines are podman's (podman build, oci/seal.sh): the podman run has it"
+elif tls_begin net-own-image; then
 	block=$(python3 - "$ROOT" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1] + "/tests/docs")
@@ -623,9 +625,7 @@ for f, _, body in doclines.blocks(sys.argv[1]):
         print("\n".join(body))
 PY
 )
-	if [[ $ENGINE_NAME != podman ]]; then
-		why "the lines are podman's: run under podman"
-	elif [[ $block != *"FROM debian:12"* ]]; then
+	if [[ $block != *"FROM debian:12"* ]]; then
 		why "docs/packaging.md has no block from 'mkdir -p agent-ctx' with FROM debian:12"
 	else
 		block=${block//FROM debian:12/FROM $DBASE}
