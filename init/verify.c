@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "changes.h"
 #include "commit.h"
 #include "envfilter.h"
 #include "filter.h"
@@ -169,6 +170,24 @@ static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no
 			 "listen", listen_ok ? "available" : perr.msg);
 }
 
+/* With --audit-changes (changes_given): what the walk at the end of the
+ * turn reads with, as plan.c's step_caps keeps it (CAP_DAC_READ_SEARCH,
+ * else CAP_DAC_OVERRIDE), found in turninit's effective set now: at verify
+ * the start's, at turn_start the set kept. Without either (non-root mode,
+ * or a runtime that dropped both) a command can leave a directory that lists
+ * but cannot be searched, and the record is then incomplete (changes.h).
+ * NULL without --audit-changes. */
+static const char *changes_reader(void)
+{
+	if (!changes_given())
+		return NULL;
+	if (caps_have(CAP_DAC_READ_SEARCH))
+		return "read with CAP_DAC_READ_SEARCH, which no command holds: a mode a command sets does not hide a change";
+	if (caps_have(CAP_DAC_OVERRIDE))
+		return "read with CAP_DAC_OVERRIDE, which no command holds: a mode a command sets does not hide a change";
+	return "read without CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE (non-root mode, or the runtime dropped them): a command can make the change record incomplete (a directory, or the workdir, it leaves unreadable or unsearchable); the record then says so (\"complete\": false, \"unreadable_paths\"), and audit-verify notes it";
+}
+
 json_t *verify_protections(const struct load_result *r, const struct caps_start *start,
 			   const struct sc_program *prog, const char *refusal,
 			   const char *workdir_note, struct tn_error *err)
@@ -210,7 +229,7 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 		prog_len = prog->prog.len;
 	}
 	sc_program_free(&built);
-	root = json_pack("{s:{s:s, s:s, s:s, s:s, s:o, s:s*, s:o*}, s:o*, s:s, s:s, s:s, s:o*, s:o*, s:o*}",
+	root = json_pack("{s:{s:s, s:s, s:s, s:s, s:o, s:s*, s:o*}, s:o*, s:s, s:s, s:s, s:o*, s:o*, s:o*, s:s*}",
 			 "seccomp", "architecture", sc_arch_native()->name,
 			 "killed_architectures", sc_arch_native()->killed,
 			 "other_architectures", kill == SCMP_ACT_KILL_PROCESS ? "killed" :
@@ -230,7 +249,8 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 			 "locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED)",
 			 "platform", platform_json(r->manifest, kill, no_securebits),
 			 "start", start_json(start, refusal),
-			 "signal_guard", guard_json(refusal ? NULL : start, r->manifest));
+			 "signal_guard", guard_json(refusal ? NULL : start, r->manifest),
+			 "changes", refusal ? NULL : changes_reader());
 	if (!root)
 		err_set(err, ENOMEM, "verify: out of memory");
 	return root;

@@ -35,7 +35,10 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
  * bad_arch_action, denied, program_blake2b_256 and program_length (of prog's
  * BPF program in instructions, or of one built by a start's rule when prog
  * is NULL; absent when refused)}, "landlock", "network", "workdir", "securebits", "platform",
- * "start", "signal_guard"}, each as verify_print describes it. Returns a new
+ * "start", "signal_guard", "changes" (with --audit-changes only: what the
+ * change record's walk reads with, and, without CAP_DAC_READ_SEARCH or
+ * CAP_DAC_OVERRIDE, that a command can make the record incomplete)}, each
+ * as verify_print describes it. Returns a new
  * object, or NULL with err set (-ENOMEM; sc_kill_action's and sc_denied's
  * errors). */
 json_t *verify_protections(const struct load_result *r, const struct caps_start *start,

@@ -180,6 +180,31 @@ static void outside_close(struct alog_check *c, uint64_t n)
 	c->outside = 0;
 }
 
+/* A note per path of a changes line's "unreadable_paths" (docs/audit.md,
+ * "The change record"): where the record may miss changes. Each path as a
+ * JSON string, escaped, since a command chose the name: no control
+ * character reaches the reader's terminal. */
+static void unreadable_notes(struct alog_check *c, uint64_t n, json_t *paths)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(paths, i, p) {
+		json_t *v = json_object_get(p, "path");
+		bool b64 = !v;
+		char *q;
+
+		if (b64)
+			v = json_object_get(p, "path_base64");
+		if (!json_is_string(v) ||
+		    !(q = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII)))
+			continue;
+		say(c, n, true, "the change record is not complete: a path that could not be read: %s%s",
+		    b64 ? "(base64) " : "", q);
+		free(q);
+	}
+}
+
 /* The checks of one parsed line n whose digest is d. */
 static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_order)
 {
@@ -262,6 +287,7 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		if (!json_is_true(done))
 			say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
 			    why ? ": " : "", why ? why : " (entries unread, not compared or skipped: see this line)");
+		unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"));
 	} else if (strcmp(event, "cancel") == 0 || strcmp(event, "signal") == 0) {
 		/* turninit logs these only for a running command */
 		if (!id || !json_is_integer(stream))

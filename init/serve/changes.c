@@ -20,12 +20,15 @@
 
 static int base_fd = -1, root_fd = -1;
 static char base_path[PATH_MAX], root_path[PATH_MAX];
+static bool given;   /* changes_open passed, probe or not (changes_given) */
 
 struct walk {
 	int (*emit)(json_t *ev);
 	uint64_t entries, bytes, start_ms, max_ms;
 	uint64_t added, removed, changed;
-	uint64_t unreadable;          /* directories or files it could not open */
+	uint64_t unreadable;          /* entries it could not stat, open or list */
+	char *unread[CHANGES_MAX_UNREADABLE_PATHS];   /* the first of their paths */
+	size_t n_unread;
 	uint64_t not_compared;        /* same-looking files it could not hash: listed as changed */
 	uint64_t skipped;             /* subtrees past CHANGES_MAX_DEPTH or PATH_MAX */
 	bool hash_off;                /* CHANGES_MAX_BYTES reached: no more reading */
@@ -66,6 +69,7 @@ int changes_open(const char *base, const struct mf_manifest *m, bool probe, stru
 		close(bfd);
 		return err_errno(err, errno, "--audit-changes: the workdir %s", m->workdir);
 	}
+	given = true;
 	if (probe) {
 		close(bfd);
 		close(rfd);
@@ -93,6 +97,42 @@ static bool stop_here(struct walk *w)
 	return w->stopped != NULL;
 }
 
+/* An entry it could not stat, open, read or list (errno e), for a reason
+ * other than ENOENT (gone since it was listed: nothing there to record):
+ * counted, and the first len bytes of w->path kept ("." when empty: a
+ * root), once in a row, the first CHANGES_MAX_UNREADABLE_PATHS of them. */
+static void unreadable(struct walk *w, int e, size_t len)
+{
+	char path[PATH_MAX];
+
+	if (e == ENOENT)
+		return;
+	w->unreadable++;
+	snprintf(path, sizeof(path), "%.*s", (int)len, w->path);
+	if (!path[0])
+		snprintf(path, sizeof(path), ".");
+	if (w->n_unread && strcmp(w->unread[w->n_unread - 1], path) == 0)
+		return;
+	if (w->n_unread < CHANGES_MAX_UNREADABLE_PATHS && (w->unread[w->n_unread] = strdup(path)))
+		w->n_unread++;
+}
+
+/* lstat of name in dirfd, the entry at w->path (pushed; its parent's path
+ * is old bytes long), into st; false when it fails, which is unreadable
+ * (but ENOENT). EACCES is the parent's: listed (read) but not searchable (a
+ * mode 0444 a command left, and no CAP_DAC_READ_SEARCH or
+ * CAP_DAC_OVERRIDE), so the parent's path is kept, once for all its names. */
+static bool ent_stat(struct walk *w, int dirfd, const char *name, struct stat *st, size_t old)
+{
+	int e;
+
+	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
+	e = errno;
+	unreadable(w, e, e == EACCES ? old : strlen(w->path));
+	return false;
+}
+
 /* The digest of a regular file's bytes or a link's target, into e. */
 static void ent_hash(struct walk *w, int dirfd, const char *name, struct ent *e)
 {
@@ -109,14 +149,16 @@ static void ent_hash(struct walk *w, int dirfd, const char *name, struct ent *e)
 		char target[PATH_MAX];
 
 		n = readlinkat(dirfd, name, target, sizeof(target));
-		if (n < 0)
+		if (n < 0) {
+			unreadable(w, errno, strlen(w->path));
 			return;
+		}
 		crypto_generichash_update(&h, (const uint8_t *)target, (size_t)n);
 	} else if (S_ISREG(e->st.st_mode)) {
 		/* O_NONBLOCK: what lstat called a file may be a FIFO now */
 		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0) {
-			w->unreadable++;
+			unreadable(w, errno, strlen(w->path));
 			return;
 		}
 		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -200,47 +242,56 @@ static int strcmp_ptr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The entry names of dirfd but "." and "..", sorted; NULL with *n 0 when it
- * cannot be read. */
-static char **list_dir(int dirfd, size_t *n)
+static void free_list(char **v, size_t n)
 {
-	int fd = dup(dirfd);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The entry names of dirfd but "." and "..", sorted, into *ret_v and *ret_n
+ * (*ret_v may be NULL when there are none). Errors: -errno of fdopendir(3)
+ * or readdir(3) (EACCES, EIO), -ENOMEM: nothing listed, not half a list. */
+static int list_dir(int dirfd, char ***ret_v, size_t *ret_n)
+{
+	int fd = dup(dirfd), r = 0;
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	char **v = NULL;
-	size_t cap = 0;
+	size_t cap = 0, n = 0;
 	struct dirent *e;
 
-	*n = 0;
 	if (!d) {
+		r = -errno;
 		if (fd >= 0)
 			close(fd);
-		return NULL;
+		return r;
 	}
-	while ((e = readdir(d))) {
+	for (errno = 0; (e = readdir(d)); errno = 0) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (*n == cap) {
+		if (n == cap) {
 			char **nv = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v));
 
 			if (!nv)
 				break;
 			v = nv;
 		}
-		if (!(v[*n] = strdup(e->d_name)))
+		if (!(v[n] = strdup(e->d_name)))
 			break;
-		(*n)++;
+		n++;
 	}
+	if (errno)
+		r = -errno;
 	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), strcmp_ptr);
-	return v;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	if (r < 0) {
+		free_list(v, n);
+		return r;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), strcmp_ptr);
+	*ret_v = v;
+	*ret_n = n;
+	return 0;
 }
 
 /* w->path + "/" + name (no "/" at the top); false when it would not fit */
@@ -267,22 +318,23 @@ static void one_side(struct walk *w, int dirfd, const char *name, bool base, uns
 {
 	struct ent e = { 0 };
 	size_t old, n = 0;
-	char **v;
-	int fd;
+	char **v = NULL;
+	int fd, r;
 
 	w->entries++;
 	if (stop_here(w) || !path_push(w, name, &old))
 		return;
-	if (fstatat(dirfd, name, &e.st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (ent_stat(w, dirfd, name, &e.st, old)) {
 		ent_hash(w, dirfd, name, &e);
 		emit_change(w, base ? "removed" : "added", base ? &e : NULL, base ? NULL : &e);
 		if (S_ISDIR(e.st.st_mode)) {
 			if (depth >= CHANGES_MAX_DEPTH) {
 				w->skipped++;
 			} else if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-				w->unreadable++;   /* no read permission (EACCES) */
+				unreadable(w, errno, strlen(w->path));   /* no read permission (EACCES) */
 			} else {
-				v = list_dir(fd, &n);
+				if ((r = list_dir(fd, &v, &n)) < 0)
+					unreadable(w, -r, strlen(w->path));
 				for (size_t i = 0; i < n && !stop_here(w); i++)
 					one_side(w, fd, v[i], base, depth + 1);
 				free_list(v, n);
@@ -307,8 +359,7 @@ static void both_sides(struct walk *w, int bdir, int rdir, const char *name, uns
 	w->entries += 2;
 	if (stop_here(w) || !path_push(w, name, &old))
 		return;
-	if (fstatat(bdir, name, &b.st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    fstatat(rdir, name, &r.st, AT_SYMLINK_NOFOLLOW) != 0)
+	if (!ent_stat(w, bdir, name, &b.st, old) || !ent_stat(w, rdir, name, &r.st, old))
 		goto out;
 	if ((b.st.st_mode & S_IFMT) != (r.st.st_mode & S_IFMT)) {
 		w->path[old] = '\0';
@@ -345,11 +396,13 @@ static void both_sides(struct walk *w, int bdir, int rdir, const char *name, uns
 			w->skipped++;
 		} else {
 			bfd = openat(bdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (bfd < 0)
+				unreadable(w, errno, strlen(w->path));
 			rfd = openat(rdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (rfd < 0)
+				unreadable(w, errno, strlen(w->path));
 			if (bfd >= 0 && rfd >= 0)
 				walk_pair(w, bfd, rfd, depth + 1);
-			else
-				w->unreadable++;
 			if (bfd >= 0)
 				close(bfd);
 			if (rfd >= 0)
@@ -360,12 +413,21 @@ out:
 	w->path[old] = '\0';
 }
 
-/* Two directories of the same path: their names merged in order. */
+/* Two directories of the same path (w->path): their names merged in
+ * order. A side that cannot be listed is unreadable, and neither is walked:
+ * half a pair would list the other side's names as added or removed. */
 static void walk_pair(struct walk *w, int bfd, int rfd, unsigned depth)
 {
 	size_t nb = 0, nr = 0, i = 0, j = 0;
-	char **b = list_dir(bfd, &nb), **r = list_dir(rfd, &nr);
+	char **b = NULL, **r = NULL;
+	int eb = list_dir(bfd, &b, &nb), er = list_dir(rfd, &r, &nr);
 
+	if (eb < 0 || er < 0) {
+		unreadable(w, eb < 0 ? -eb : -er, strlen(w->path));
+		free_list(b, nb);
+		free_list(r, nr);
+		return;
+	}
 	while ((i < nb || j < nr) && !stop_here(w)) {
 		int c = i == nb ? 1 : j == nr ? -1 : strcmp(b[i], r[j]);
 
@@ -378,6 +440,34 @@ static void walk_pair(struct walk *w, int bfd, int rfd, unsigned depth)
 	}
 	free_list(b, nb);
 	free_list(r, nr);
+}
+
+/* w's unreadable paths as [{"path"|"path_base64": ...}], and freed; NULL
+ * when out of memory. */
+static json_t *unread_json(struct walk *w)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < w->n_unread; i++) {
+		json_t *p = a ? json_object() : NULL;
+
+		if (a && (!p || set_path(p, w->unread[i]) != 0)) {
+			json_decref(p);
+			json_decref(a);
+			a = NULL;
+		} else if (a && json_array_append_new(a, p) != 0) {
+			json_decref(a);
+			a = NULL;
+		}
+		free(w->unread[i]);
+	}
+	w->n_unread = 0;
+	return a;
+}
+
+bool changes_given(void)
+{
+	return given;
 }
 
 void changes_record(int (*emit)(json_t *ev), bool hurried)
@@ -396,12 +486,13 @@ void changes_record(int (*emit)(json_t *ev), bool hurried)
 		w.path[0] = '\0';
 	}
 	walk_pair(&w, base_fd, root_fd, 0);
-	emit(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s?}",
+	emit(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:b, s:s?}",
 		       "event", "changes", "base", base_path, "root", root_path,
 		       "added", (json_int_t)w.added, "removed", (json_int_t)w.removed,
 		       "changed", (json_int_t)w.changed, "entries", (json_int_t)w.entries,
 		       "bytes_hashed", (json_int_t)w.bytes,
 		       "unreadable", (json_int_t)w.unreadable,
+		       "unreadable_paths", unread_json(&w),
 		       "not_compared", (json_int_t)w.not_compared,
 		       "skipped", (json_int_t)w.skipped,
 		       "duration_ms", (json_int_t)(clock_ms() - w.start_ms),

@@ -23,6 +23,7 @@
 #define CHANGES_MAX_MS 30000u                /* milliseconds of the walk */
 #define CHANGES_HURRIED_MS 5000u             /* the same when a signal ended the turn */
 #define CHANGES_MAX_DEPTH 128u               /* directory levels below the roots */
+#define CHANGES_MAX_UNREADABLE_PATHS 32u    /* unreadable paths named in the record */
 
 /* changes_open - check BASE for m and keep both roots open: BASE absolute, a
  * directory, neither it nor m->workdir inside the other, BASE not in m's
@@ -32,6 +33,10 @@
  * Errors: -EINVAL (not absolute, nested), -EPERM (writable by commands),
  * -errno of open(2) (ENOENT, ENOTDIR), err naming BASE. */
 int changes_open(const char *base, const struct mf_manifest *m, bool probe, struct tn_error *err);
+
+/* changes_given - true once changes_open passed (probe or not): the turn
+ * has, or verify checked, --audit-changes. */
+bool changes_given(void);
 
 /* changes_record - at the end of the turn, when every command is gone:
  * walk both roots in name order, without following a symbolic link, and
@@ -45,7 +50,11 @@ int changes_open(const char *base, const struct mf_manifest *m, bool probe, stru
  * its times); one whose type changed is removed and added; a directory
  * added or removed is listed with everything below it. Then one
  * {"event":"changes", "base", "root", "added", "removed", "changed",
- * "entries", "bytes_hashed", "unreadable" (what it could not open),
+ * "entries", "bytes_hashed", "unreadable" (entries it could not stat,
+ * open, read or list, for any reason but ENOENT: one removed while it
+ * walked is not there), "unreadable_paths" ([{"path"|"path_base64"}], the
+ * first CHANGES_MAX_UNREADABLE_PATHS of their paths, a directory that
+ * lists but cannot be searched once, as itself, "." for a root),
  * "not_compared" (files that look changed but it could not read: listed
  * as changed), "skipped" (subtrees past CHANGES_MAX_DEPTH or PATH_MAX),
  * "duration_ms", "complete": B (no bound reached, nothing unread),

@@ -65,8 +65,8 @@ FIELDS = {
     "turn_end": {"event", "prev", "time", "exit_code", "lines"},
     "change": {"event", "prev", "time", "op", "path", "base", "now"},
     "changes": {"event", "prev", "time", "base", "root", "added", "removed", "changed", "entries",
-                "bytes_hashed", "unreadable", "not_compared", "skipped", "duration_ms", "complete",
-                "stopped"},
+                "bytes_hashed", "unreadable", "unreadable_paths", "not_compared", "skipped",
+                "duration_ms", "complete", "stopped"},
 }
 
 

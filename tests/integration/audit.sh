@@ -633,6 +633,55 @@ commands' capabilities True"
 	end
 fi
 
+# A walker without CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH (root here with
+# both dropped; non-root mode has neither: the nonroot suite) cannot look
+# into a directory a command left readable but not searchable (mode 0444):
+# its names list, but no entry can be stat'd. Unread is not unchanged: the
+# record is not complete and names the directory ("." for the workdir
+# itself), audit-verify notes each path, and turn_start's protections say
+# beforehand that a command can do this.
+if selected log-change-record-unsearchable; then
+	begin log-change-record-unsearchable
+	for c in 'echo evil >> docs/keep.txt && echo new > docs/new.txt && chmod 0444 docs:docs' \
+		'echo evil >> src/main.c && echo new > NEW.md && chmod 0444 .:.'; do
+		fresh_tree
+		audit_argv --cap-drop DAC_OVERRIDE,DAC_READ_SEARCH
+		SERVER+=(--audit-changes /audit/base)
+		printf '%s\n' "${c%:*}" > "$WORK/unsearchable.txt"
+		session "$WORK/unsearchable.txt"
+		expect_rc 0
+		got=$(python3 - "$LOG" <<'PY' 2>&1
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+e = [l for l in lines if l["event"] == "changes"][0]
+print("end", e["complete"], e["unreadable"] > 0, e.get("unreadable_paths"))
+print("protections:", "a command can make the change record incomplete" in
+      lines[0]["protections"].get("changes", ""))
+PY
+)
+		eq "the record of ${c%:*}" "$got" "end False True [{'path': '${c##*:}'}]
+protections: True"
+		run_cmd "$BIN" audit-verify "$LOG"
+		expect_rc 0
+		expect_contains "audit-verify's note" "$OUT" "the change record is not complete"
+		expect_contains "audit-verify's path" "$OUT" "could not be read: \"${c##*:}\""
+	done
+	# verify says the same beforehand, under the same flags
+	run_cmd timeout 120 podman run --rm --pull never --network none --label "$LABEL" \
+		--read-only --read-only-tmpfs=false --ipc none --cap-drop DAC_OVERRIDE,DAC_READ_SEARCH \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
+		-v "$TREE:/work:O" -v "$TREE:/audit/base:ro" -v "$LOGDIR:/var/log/turninit" \
+		"$IMG:sealed" verify --audit-log /var/log/turninit/v.jsonl --audit-changes /audit/base
+	expect_rc 0
+	printf '%s' "$OUT" > "$WORK/unsearchable-verify.json"
+	got=$(python3 -c 'import json, sys
+ts = json.loads(open(sys.argv[1]).readline())["protections"]
+v = json.load(open(sys.argv[2]))
+print(ts["changes"] == v.get("changes"))' "$LOG" "$WORK/unsearchable-verify.json" 2>&1)
+	eq "verify's changes against turn_start's" "$got" True
+	end
+fi
+
 # Two turns on one log file would interleave their chains: the second is
 # refused while the first holds it (flock), and the log stays one turn's.
 if selected refuse-log-held-by-another-turn; then

@@ -410,6 +410,41 @@ run_cmd timeout 60 podman run --rm --pull never --network none --label "$LABEL" 
 expect_refusal "audit log fd:3: a FIFO, and turninit runs as the commands' uid 1000 (non-root mode): a command could open it and take lines from its reader"
 end; fi
 
+# The change record in non-root mode: turninit holds no capability to read
+# what the commands made unreadable. A directory left readable but not
+# searchable (mode 0444; "." for the workdir itself) lists its names, but no
+# entry can be stat'd: the record is not complete and names it, and
+# turn_start's protections say a command can do this.
+if begin n-audit-changes-unsearchable; then
+for c in 'echo evil >> docs/keep.txt && echo new > docs/new.txt && chmod 0444 docs:docs' \
+	'echo evil >> keep.txt && echo new > new.txt && chmod 0444 .:.'; do
+	rm -rf "$WORK/ch" && mkdir -p "$WORK/ch/tree/docs" "$WORK/ch/log" || why "mkdir"
+	printf 'keep\n' | tee "$WORK/ch/tree/keep.txt" > "$WORK/ch/tree/docs/keep.txt"
+	chown -R 1000:1000 "$WORK/ch/tree" "$WORK/ch/log" && chmod 0700 "$WORK/ch/log"
+	req=$(python3 -c 'import json, sys; print(json.dumps({"op": "exec", "id": "a", "command": sys.argv[1]}))' "${c%:*}")
+	serve_session "$req" -- podman run -i --rm --pull never --network none --label "$LABEL" "${NR[@]}" \
+		--tmpfs "$HOME_TMPFS" -v "$WORK/ch/tree:/work:O" -v "$WORK/ch/tree:/audit/base:ro" \
+		-v "$WORK/ch/log:/var/log/turninit" "$SEALED" \
+		serve --audit-log /var/log/turninit/audit.jsonl --audit-changes /audit/base
+	expect_rc 0
+	expect_out $'a exit 0 None\n'
+	got=$(python3 - "$WORK/ch/log/audit.jsonl" <<'PY' 2>&1
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+e = [l for l in lines if l["event"] == "changes"][0]
+print("end", e["complete"], e["unreadable"] > 0, e.get("unreadable_paths"))
+print("protections:", "a command can make the change record incomplete" in
+      lines[0]["protections"].get("changes", ""))
+PY
+)
+	eq "the record of ${c%:*}" "$got" "end False True [{'path': '${c##*:}'}]
+protections: True"
+	run_cmd "$BIN" audit-verify "$WORK/ch/log/audit.jsonl"
+	expect_rc 0
+	expect_contains "audit-verify's path" "$OUT" "could not be read: \"${c##*:}\""
+done
+end; fi
+
 # --- the restricted Kubernetes examples under podman kube play ------------------------------
 if begin k-restricted-job; then
 job_pod "$ROOT/oci/k8s/job-restricted.yaml" "$IMG:job" "turninit-nrtest-$$-job"

@@ -334,6 +334,29 @@ static void turn_without_end_then_next_turn_is_a_note(void **state)
 	expect_said(&r, true, 2, "exec 0/c1 has no exit or refused");
 }
 
+/* A change record the walk could not finish reading: a note for the
+ * record and one per unreadable path, each escaped (a command chose the
+ * name); no finding. */
+static void incomplete_change_record_notes_its_paths(void **state)
+{
+	struct mlog l = { 0 };
+	struct rec r;
+	char rest[512];
+
+	(void)state;
+	ml_start(&l, turn_a);
+	snprintf(rest, sizeof(rest), ",%s,\"base\":\"/audit/base\",\"root\":\"/work\",\"added\":0,\"removed\":0,\"changed\":1,\"entries\":4,\"bytes_hashed\":0,\"unreadable\":3,\"unreadable_paths\":[{\"path\":\"docs\"},{\"path\":\"a\\nb\"},{\"path_base64\":\"/w==\"}],\"not_compared\":0,\"skipped\":0,\"duration_ms\":1,\"complete\":false,\"stopped\":null}",
+		 tm);
+	ml_add(&l, "changes", rest);
+	ml_turn_end(&l);
+	expect_whole(&r, check_log(&l, NULL, &r));
+	expect_said(&r, true, 2, "the change record is not complete (entries unread");
+	expect_said(&r, true, 2, "a path that could not be read: \"docs\"");
+	expect_said(&r, true, 2, "a path that could not be read: \"a\\nb\"");
+	expect_said(&r, true, 2, "a path that could not be read: (base64) \"/w==\"");
+	assert_int_equal(r.notes, 4);
+}
+
 /* ---- tampering: each a finding at the line where it shows -------------------- */
 
 static void line_removed(void **state)
@@ -870,6 +893,7 @@ int main(void)
 		cmocka_unit_test(whole_log_of_every_kind),
 		cmocka_unit_test(two_turns_whole),
 		cmocka_unit_test(turn_without_end_then_next_turn_is_a_note),
+		cmocka_unit_test(incomplete_change_record_notes_its_paths),
 		cmocka_unit_test(line_removed),
 		cmocka_unit_test(two_lines_swapped),
 		cmocka_unit_test(byte_edited),
