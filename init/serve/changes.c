@@ -62,6 +62,9 @@ int changes_open(const char *base, const struct mf_manifest *m, bool probe, stru
 		return err_set(err, EPERM, "--audit-changes %s: inside %s, which commands may write: the base must be the tree as it was (bind it read-only outside the writable set)",
 			       base, w);
 	bfd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (bfd < 0 && errno == ENOENT)
+		return err_set(err, ENOENT, "--audit-changes %s: no such directory: bind the tree as it was there, read-only, beside its copy-on-write view at %s (podman run -v HOSTDIR:%s:O -v HOSTDIR:%s:ro; docs/audit.md)",
+			       base, m->workdir, m->workdir, base);
 	if (bfd < 0)
 		return err_errno(err, errno, "--audit-changes %s", base);
 	rfd = open(m->workdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

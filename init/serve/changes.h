@@ -31,7 +31,8 @@
  * a directory. probe: check only (verify), keep nothing. Call it as root,
  * before privileges are dropped; the fds are close-on-exec.
  * Errors: -EINVAL (not absolute, nested), -EPERM (writable by commands),
- * -errno of open(2) (ENOENT, ENOTDIR), err naming BASE. */
+ * -errno of open(2) (ENOENT: err says how to bind BASE read-only; ENOTDIR),
+ * err naming BASE. */
 int changes_open(const char *base, const struct mf_manifest *m, bool probe, struct tn_error *err);
 
 /* changes_given - true once changes_open passed (probe or not): the turn

@@ -622,7 +622,8 @@ commands' capabilities True"
 	expect_contains "audit-verify's note" "$OUT" "the change record is not complete"
 	# refused: a base the commands may write, and one holding the workdir
 	for bad in "/tmp:inside /tmp, which commands may write" "/:the base and the workdir /work may not hold one another" \
-		"/audit/../audit:expected an absolute path without . or .. parts" "/no/such/base:No such file or directory"; do
+		"/audit/../audit:expected an absolute path without . or .. parts" \
+		"/no/such/base:--audit-changes /no/such/base: no such directory: bind the tree as it was there, read-only, beside its copy-on-write view at /work (podman run -v HOSTDIR:/work:O -v HOSTDIR:/no/such/base:ro; docs/audit.md)"; do
 		run_refused timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
 			--read-only --read-only-tmpfs=false --ipc none \
 			--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
