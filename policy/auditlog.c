@@ -1,6 +1,7 @@
 /* auditlog.c - see auditlog.h and docs/audit.md. */
 #include "auditlog.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <sodium.h>
 #include <stdarg.h>
@@ -19,7 +20,8 @@ struct alog_pending {
 
 struct alog_turn {
 	char id[33];
-	uint64_t line;
+	uint64_t line;                /* its turn_start */
+	uint64_t end;                 /* its last line (turn_end, or where it was cut) */
 };
 
 static const char *const alog_events[] = {
@@ -48,10 +50,27 @@ void alog_init(struct alog_check *c, const uint8_t *head, alog_report_fn report,
 	memset(c, 0, sizeof(*c));
 	c->report = report;
 	c->ctx = ctx;
-	if (head) {
-		c->has_head = true;
-		memcpy(c->head, head, ALOG_HASH_BYTES);
-	}
+	if (head)
+		alog_add_head(c, head);
+}
+
+int alog_add_head(struct alog_check *c, const uint8_t head[ALOG_HASH_BYTES])
+{
+	for (size_t i = 0; i < c->n_heads; i++)
+		if (memcmp(c->heads[i].digest, head, ALOG_HASH_BYTES) == 0)
+			return 0;
+	if (c->n_heads == ALOG_HEADS_MAX)
+		return -E2BIG;
+	memcpy(c->heads[c->n_heads].digest, head, ALOG_HASH_BYTES);
+	c->heads[c->n_heads++].line = 0;
+	return 0;
+}
+
+/* The turn at hand (the last turn_start read), or NULL when its record could
+ * not be kept (out of memory, said then). */
+static struct alog_turn *turn_now(struct alog_check *c)
+{
+	return c->turns && c->n_seen == c->turns ? &c->seen[c->n_seen - 1] : NULL;
 }
 
 /* s is exactly n lowercase hex digits */
@@ -139,21 +158,24 @@ static void turn_cut(struct alog_check *c, uint64_t last)
 {
 	if (!c->in_turn)
 		return;
+	if (turn_now(c))
+		turn_now(c)->end = last;
 	say(c, last, true, "turn %s (line %llu on) has no turn_end: it ends at line %llu (cut short: killed, or still running)",
 	    c->turn, (unsigned long long)c->turn_first, (unsigned long long)last);
 	pending_close(c, false);
 	c->in_turn = false;
 }
 
-/* A turn id read at line n: one seen before is a finding (every turn_start
- * has a fresh random one, so the same id twice is a turn copied in). */
+/* A turn id read at line n, kept in order: one seen before is a finding
+ * (every turn_start has a fresh random one, so the same id twice is a turn
+ * copied in). */
 static void turn_seen(struct alog_check *c, const char *id, uint64_t n)
 {
 	for (size_t i = 0; i < c->n_seen; i++)
 		if (strcmp(c->seen[i].id, id) == 0) {
 			say(c, n, false, "turn %s began before, at line %llu: a turn copied in", id,
 			    (unsigned long long)c->seen[i].line);
-			return;
+			break;
 		}
 	if (c->n_seen == c->cap_seen) {
 		size_t cap = c->cap_seen ? 2 * c->cap_seen : 8;
@@ -167,6 +189,7 @@ static void turn_seen(struct alog_check *c, const char *id, uint64_t n)
 		c->cap_seen = cap;
 	}
 	memcpy(c->seen[c->n_seen].id, id, 33);
+	c->seen[c->n_seen].end = n;
 	c->seen[c->n_seen++].line = n;
 }
 
@@ -302,6 +325,8 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 			say(c, n, false, "turn_end: \"lines\" is not %llu, the turn's count from line %llu",
 			    (unsigned long long)(n - c->turn_first + 1), (unsigned long long)c->turn_first);
 		pending_close(c, true);
+		if (turn_now(c))
+			turn_now(c)->end = n;
 		c->in_turn = false;
 		c->turn_ended = true;
 	}
@@ -360,31 +385,67 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 	}
 	json_decref(ev);
 	memcpy(c->last, d, sizeof(d));
-	if (c->has_head && sodium_memcmp(d, c->head, sizeof(d)) == 0)
-		c->head_line = n;
+	for (size_t i = 0; i < c->n_heads; i++)
+		if (sodium_memcmp(d, c->heads[i].digest, sizeof(d)) == 0)
+			c->heads[i].line = n;
+}
+
+/* The turn whose lines hold line n (the last turn_start at or before it), or
+ * NULL. */
+static struct alog_turn *turn_of(struct alog_check *c, uint64_t n)
+{
+	for (size_t i = c->n_seen; i > 0; i--)
+		if (c->seen[i - 1].line <= n)
+			return &c->seen[i - 1];
+	return NULL;
+}
+
+/* The heads given against the turns read: each the digest of a line, of its
+ * turn's last line, and every turn anchored by one (a head of an earlier line
+ * anchors its turn up to that line, and its own finding says so). */
+static void heads_check(struct alog_check *c)
+{
+	char hh[2 * ALOG_HASH_BYTES + 1];
+	bool *anchored = calloc(c->n_seen ? c->n_seen : 1, sizeof(*anchored));
+
+	if (!anchored) {
+		say(c, 0, false, "out of memory matching the heads to the turns");
+		return;
+	}
+	for (size_t i = 0; i < c->n_heads; i++) {
+		const struct alog_head *h = &c->heads[i];
+		struct alog_turn *t = h->line ? turn_of(c, h->line) : NULL;
+
+		hex_of(h->digest, hh);
+		if (!h->line)
+			say(c, 0, false, "the head given (%.16s...) is no line's digest: this is not the log it came from, or its last lines changed",
+			    hh);
+		else if (!t || h->line > t->end)
+			say(c, h->line, false, "the head given (%.16s...) is this line's, which is in no turn", hh);
+		else if (h->line < t->end)
+			say(c, h->line, false, "the head given (%.16s...) is this line's: %llu lines of its turn follow it",
+			    hh, (unsigned long long)(t->end - h->line));
+		if (t && h->line <= t->end)
+			anchored[t - c->seen] = true;
+	}
+	/* a turn without its head: a chain anyone who can write the log can
+	 * make, put in beside the turn the heads are of */
+	for (size_t i = 0; i < c->n_seen; i++)
+		if (!anchored[i])
+			say(c, c->seen[i].line, false, "turn %s (lines %llu to %llu): no head given anchors it (each turn's head is its own: give one --head per turn)",
+			    c->seen[i].id, (unsigned long long)c->seen[i].line, (unsigned long long)c->seen[i].end);
+	free(anchored);
 }
 
 uint64_t alog_finish(struct alog_check *c)
 {
-	char hh[2 * ALOG_HASH_BYTES + 1];
-
 	if (c->lines == 0)
 		say(c, 0, false, "empty: no line");
 	outside_close(c, c->lines + 1);
 	turn_cut(c, c->lines);
 	pending_close(c, true);
-	if (c->has_head && c->head_line == c->lines && c->turns > 1)
-		say(c, c->turn_first, true, "the head given vouches for the turn from this line on; each of the %llu turns before it has a head of its own (anchor each turn)",
-		    (unsigned long long)(c->turns - 1));
-	if (c->has_head && c->head_line != c->lines && !c->stopped) {
-		hex_of(c->head, hh);
-		if (c->head_line)
-			say(c, c->head_line, false, "the head given (%.16s...) is this line's: %llu lines follow it",
-			    hh, (unsigned long long)(c->lines - c->head_line));
-		else
-			say(c, 0, false, "the head given (%.16s...) is no line's digest: this is not the log it came from, or its last lines changed",
-			    hh);
-	}
+	if (c->n_heads && !c->stopped)
+		heads_check(c);
 	free(c->pending);
 	c->pending = NULL;
 	c->cap_pending = 0;

@@ -14,6 +14,7 @@
 
 #define ALOG_HASH_BYTES 32               /* BLAKE2b-256 */
 #define ALOG_LINE_MAX (16u << 20)        /* bytes of one log line, newline excluded */
+#define ALOG_HEADS_MAX 256               /* distinct heads one check takes (--head) */
 
 /* report(ctx, line, text): one finding (line > 0: the line it names; 0: the
  * log as a whole), or one note when note is true (said, not a failure). */
@@ -21,6 +22,12 @@ typedef void (*alog_report_fn)(void *ctx, uint64_t line, bool note, const char *
 
 struct alog_pending;
 struct alog_turn;
+
+/* A head held outside the log: the digest of the line it anchors. */
+struct alog_head {
+	uint8_t digest[ALOG_HASH_BYTES];
+	uint64_t line;                        /* the last line whose digest it is, 0: none */
+};
 
 struct alog_check {
 	alog_report_fn report;
@@ -37,16 +44,22 @@ struct alog_check {
 	size_t n_pending, cap_pending;
 	bool stopped;                         /* a line past ALOG_LINE_MAX: no more is read */
 	uint64_t outside;                     /* lines of the run outside any turn at hand */
-	struct alog_turn *seen;               /* every turn id read, with its line */
+	struct alog_turn *seen;               /* every turn, in order: its id, first and last line */
 	size_t n_seen, cap_seen;
-	bool has_head;                        /* a head to end at was given */
-	uint8_t head[ALOG_HASH_BYTES];
-	uint64_t head_line;                   /* the last line whose digest is head, 0: none */
+	struct alog_head heads[ALOG_HEADS_MAX];   /* the heads given, distinct */
+	size_t n_heads;
 };
 
-/* alog_init - an empty check; head (ALOG_HASH_BYTES, or NULL) is where the
- * chain must end; report is called for every finding and note. */
+/* alog_init - an empty check; head (ALOG_HASH_BYTES, or NULL) is a head
+ * held outside the log (alog_add_head); report is called for every finding
+ * and note. */
 void alog_init(struct alog_check *c, const uint8_t *head, alog_report_fn report, void *ctx);
+
+/* alog_add_head - one more head (ALOG_HASH_BYTES) held outside the log, before
+ * the first line. A head anchors the turn one of whose lines it is the
+ * digest of, whatever the order the heads come in; one given twice counts
+ * once. Errors: -E2BIG past ALOG_HEADS_MAX distinct heads. */
+int alog_add_head(struct alog_check *c, const uint8_t head[ALOG_HASH_BYTES]);
 
 /* alog_line - check the next line: len bytes at line (the newline excluded;
  * newline false for a last line without one, which is a finding: the log was
@@ -63,11 +76,13 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 
 /* alog_finish - the end of the log: execs still without their end are
  * findings after a turn_end, a note when the turn has none (it was cut
- * short: killed, or still running); the head given to alog_init must be
- * the digest of the last line, else a finding that says whether it is an
- * earlier line's (a note says that it vouches only for its own turn when
- * earlier turns precede it). An empty log is a finding. Returns the number
- * of findings; frees what c holds. */
+ * short: killed, or still running). With heads given: each must be the
+ * digest of a line, else a finding; the head of a turn's last line anchors
+ * it, one of an earlier line is a finding that says how many of the turn's
+ * lines follow it; a turn that no head given anchors is a finding that
+ * names it (a whole turn put in beside the real one has a chain of its own,
+ * and no head the client holds). An empty log is a finding. Returns the
+ * number of findings; frees what c holds. */
 uint64_t alog_finish(struct alog_check *c);
 
 #endif

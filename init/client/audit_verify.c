@@ -23,12 +23,34 @@ static void print_finding(void *ctx, uint64_t line, bool note, const char *text)
 		printf("%s%s\n", note ? "note: " : "", text);
 }
 
+/* Each --head of o into c; false (said) when one is not 64 hex digits or
+ * there are more than c takes. */
+static bool take_heads(const struct cli_options *o, struct alog_check *c)
+{
+	uint8_t head[ALOG_HASH_BYTES];
+
+	for (int i = 0; i < o->n_audit_heads; i++) {
+		const char *h = o->audit_heads[i];
+
+		if (strlen(h) != 2 * ALOG_HASH_BYTES ||
+		    strspn(h, "0123456789abcdefABCDEF") != 2 * ALOG_HASH_BYTES ||
+		    sodium_hex2bin(head, sizeof(head), h, strlen(h), NULL, NULL, NULL) != 0) {
+			log_line("audit-verify: --head %.80s: not 64 hex digits (a BLAKE2b-256 head)", h);
+			return false;
+		}
+		if (alog_add_head(c, head) < 0) {
+			log_line("audit-verify: more than %d heads given", ALOG_HEADS_MAX);
+			return false;
+		}
+	}
+	return true;
+}
+
 int audit_verify_main(const struct cli_options *o)
 {
 	const char *path = o->audit_verify_log;
-	uint8_t head[ALOG_HASH_BYTES];
 	char hex[2 * ALOG_HASH_BYTES + 1];
-	struct alog_check c;
+	struct alog_check c;   /* about 10 KiB, with its heads */
 	sigset_t none;
 	FILE *f;
 	char *buf;
@@ -39,20 +61,14 @@ int audit_verify_main(const struct cli_options *o)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* no sodium_init(), as in policy/signature.c: BLAKE2b needs none */
-	if (o->audit_head && (strlen(o->audit_head) != 2 * ALOG_HASH_BYTES ||
-			      strspn(o->audit_head, "0123456789abcdefABCDEF") != 2 * ALOG_HASH_BYTES ||
-			      sodium_hex2bin(head, sizeof(head), o->audit_head, strlen(o->audit_head),
-					     NULL, NULL, NULL) != 0)) {
-		log_line("audit-verify: --head %.80s: not 64 hex digits (a BLAKE2b-256 head)",
-			 o->audit_head);
-		return 125;
-	}
+	alog_init(&c, NULL, print_finding, NULL);
+	if (!take_heads(o, &c))
+		return 125;   /* c holds nothing allocated before its first line */
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	if (!f) {
 		log_line("audit-verify: %s: %s", path, strerror(errno));
 		return 125;
 	}
-	alog_init(&c, o->audit_head ? head : NULL, print_finding, NULL);
 	/* lines split here, not by getdelim(3): a line has a bound (a NUL in it
 	 * is a byte like another, and the parse refuses it) */
 	cap = ALOG_LINE_MAX + 1 + READ_CHUNK;

@@ -1,4 +1,4 @@
-/* audit_verify.h - `turninit audit-verify LOG [--head HEX]`: the offline check
+/* audit_verify.h - `turninit audit-verify LOG [--head HEX]...`: the offline check
  * of an audit log (policy/auditlog.h, docs/audit.md "Checking a log"). */
 #ifndef TURNINIT_AUDIT_VERIFY_H
 #define TURNINIT_AUDIT_VERIFY_H
@@ -6,12 +6,12 @@
 #include "cli.h"
 
 /* audit_verify_main - read o->audit_verify_log ("-": stdin) line by line and
- * check it (alog_line), with o->audit_head (64 hex digits) as the head the
- * chain must end at when given. Prints one line per finding or note on
+ * check it (alog_line), with each of o->audit_heads (64 hex digits) a head
+ * held outside the log: with any, every turn needs one (alog_finish). Prints one line per finding or note on
  * stdout, "line N: TEXT" ("note: line N: TEXT" for a note), then a summary:
  * "LOG: N lines, T turns: whole, head HEX" or "LOG: N lines, T turns: F
  * findings". Returns 0 when there is no finding, 1 when there is one, 125
- * when the log cannot be read or the head is not 64 hex digits (one line
+ * when the log cannot be read or a head is not 64 hex digits (one line
  * on stderr). Signals are unblocked first: a long check stops at ^C. */
 int audit_verify_main(const struct cli_options *o);
 

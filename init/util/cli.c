@@ -21,8 +21,9 @@ const char cli_usage[] =
 	"       turninit mcp --socket PATH [--server-uid UID]\n"
 	"                                            the same, its commands run through a listen socket\n"
 	"       turninit verify [OPTIONS]            verify the manifest, print the effective policy as JSON\n"
-	"       turninit audit-verify LOG [--head HEX]  check an audit log: every line, the hash\n"
-	"                                            chain, each exec's end; 0 whole, 1 findings\n"
+	"       turninit audit-verify LOG [--head HEX]...  check an audit log: every line, the\n"
+	"                                            hash chain, each exec's end, each turn anchored\n"
+	"                                            by a --head (one a turn); 0 whole, 1 findings\n"
 	"       turninit --version | --help\n"
 	"\n"
 	"One COMMAND argument is a bash command string, run as\n"
@@ -185,7 +186,7 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 
 static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct tn_error *err);
 
-/* audit-verify LOG [--head HEX], from argv[i] on; no option before the mode
+/* audit-verify LOG [--head HEX]..., from argv[i] on; no option before the mode
  * word but --help and --version, which end the parse before. */
 static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 			    struct tn_error *err)
@@ -198,14 +199,16 @@ static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 		if (strcmp(argv[i], "--head") == 0 || strncmp(argv[i], "--head=", 7) == 0) {
 			const char *v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
 
-			if (v[0] == '\0' || o->audit_head)
+			if (v[0] == '\0')
 				return err_set(err, EINVAL, "audit-verify: --head needs one value (64 hex digits)");
-			o->audit_head = v;
+			if (!o->audit_heads && !(o->audit_heads = calloc((size_t)argc, sizeof(*o->audit_heads))))
+				return err_set(err, ENOMEM, "out of memory");
+			o->audit_heads[o->n_audit_heads++] = v;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			o->mode = CLI_HELP;
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return err_set(err, EINVAL, "audit-verify: unknown option %s (LOG [--head HEX])", argv[i]);
+			return err_set(err, EINVAL, "audit-verify: unknown option %s (LOG [--head HEX]...)", argv[i]);
 		} else if (o->audit_verify_log || argv[i][0] == '\0') {
 			return err_set(err, EINVAL, "audit-verify takes one LOG");
 		} else {
@@ -227,6 +230,7 @@ int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *e
 
 	if (r < 0) {
 		free(o.env);
+		free(o.audit_heads);
 		return r;
 	}
 	*ret = o;

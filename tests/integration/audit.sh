@@ -279,7 +279,7 @@ print(len(ts["seccomp"]["program_blake2b_256"]))' "$LOG" "$WORK/chain-verify.jso
 	# and its command line, and the flags it goes with: 125, one line, nothing read
 	for bad in "audit-verify:audit-verify needs LOG (a path, or - for stdin)" \
 		"audit-verify $LOG $LOG:audit-verify takes one LOG" \
-		"audit-verify $LOG --follow:audit-verify: unknown option --follow (LOG [--head HEX])" \
+		"audit-verify $LOG --follow:audit-verify: unknown option --follow (LOG [--head HEX]...)" \
 		"--audit-log /x audit-verify $LOG:audit-verify takes LOG and --head HEX only" \
 		"serve --audit-changes /audit/base:--audit-changes goes with --audit-log (the change record is written there)" \
 		"serve --audit-log /a --audit-log /b:--audit-log given twice" \
@@ -290,6 +290,42 @@ print(len(ts["seccomp"]["program_blake2b_256"]))' "$LOG" "$WORK/chain-verify.jso
 		expect_err "turninit: ${bad#*:}"$'\n'
 		expect_out ""
 	done
+	end
+fi
+
+# A whole turn forged ahead of the real one: with --head, every turn of the
+# file needs a head given that anchors it, else a finding that names the turn
+# (one head vouched for the file, a note aside, and audit-verify exited 0).
+if selected log-unanchored-turn; then
+	begin log-unanchored-turn
+	fresh_tree
+	audit_argv
+	printf '%s\n' 'echo real' > "$WORK/real.txt"
+	session "$WORK/real.txt"
+	expect_rc 0
+	real=$LOG
+	head=$(printf '%s' "$ERR" | sed -n 's/^turninit: audit: turn [0-9a-f]\{32\} ended, [0-9]* lines, head \([0-9a-f]\{64\}\)$/\1/p')
+	[[ -n $head ]] || why "no head on stderr: $ERR"
+	fresh_tree
+	audit_argv
+	printf '%s\n' 'echo forged' > "$WORK/forged.txt"
+	session "$WORK/forged.txt"
+	expect_rc 0
+	forged_head=$(printf '%s' "$ERR" | sed -n 's/^turninit: audit: turn [0-9a-f]\{32\} ended, [0-9]* lines, head \([0-9a-f]\{64\}\)$/\1/p')
+	forged_turn=$(head -n 1 "$LOG" | jq -r .turn)
+	t=$WORK/forged-ahead.jsonl
+	cat "$LOG" "$real" > "$t"
+	run_cmd "$BIN" audit-verify "$t" --head "$head"
+	expect_rc 1
+	expect_contains "audit-verify's finding" "$OUT" "line 1: turn $forged_turn (lines 1 to 4): no head given anchors it"
+	expect_contains "audit-verify's summary" "$OUT" ": 8 lines, 2 turns: 1 finding"$'\n'
+	# a head per turn, in either order: whole
+	run_cmd "$BIN" audit-verify "$t" --head "$head" --head="$forged_head"
+	expect_rc 0
+	expect_out "$t: 8 lines, 2 turns: whole, head $head"$'\n'
+	# a head given twice is one head
+	run_cmd "$BIN" audit-verify "$t" --head "$forged_head" --head "$head" --head "$head"
+	expect_rc 0
 	end
 fi
 

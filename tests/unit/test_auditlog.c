@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -717,7 +718,7 @@ static void head_of_an_earlier_line(void **state)
 	ml_digest(&l, 4, head);
 	assert_int_equal(check_log(&l, head, &r), 1);
 	expect_finding(&r, 4, "the head given");
-	expect_finding(&r, 4, "this line's: 7 lines follow it");
+	expect_finding(&r, 4, "this line's: 7 lines of its turn follow it");
 }
 
 static void head_of_no_line(void **state)
@@ -730,14 +731,16 @@ static void head_of_no_line(void **state)
 	ml_every_kind(&l, turn_a);
 	ml_digest(&l, 11, head);
 	head[0] ^= 1;
-	assert_int_equal(check_log(&l, head, &r), 1);
+	assert_int_equal(check_log(&l, head, &r), 2);
 	expect_finding(&r, 0, "is no line's digest");
+	expect_finding(&r, 1, "no head given anchors it");
 	/* the turn's last line cut away: whole, but not the log the head is of */
 	ml_digest(&l, 11, head);
 	l.n--;
 	expect_whole(&r, check_log(&l, NULL, &r));
-	assert_int_equal(check_log(&l, head, &r), 1);
+	assert_int_equal(check_log(&l, head, &r), 2);
 	expect_finding(&r, 0, "is no line's digest");
+	expect_finding(&r, 1, "(lines 1 to 10): no head given anchors it");
 }
 
 /* ---- edges --------------------------------------------------------------------- */
@@ -844,8 +847,8 @@ static void exec_while_open(void **state)
 	expect_finding(&r, 3, "while one of that stream and id is open");
 }
 
-/* Two turns in one file, the last line's head: whole, and a note says the
- * head vouches for the last turn only. */
+/* A whole turn forged ahead of the real one, the real turn's head given: the
+ * forged turn, which no head anchors, is a finding that names it. */
 static void head_of_the_last_turn_only(void **state)
 {
 	struct mlog l = { 0 };
@@ -856,8 +859,63 @@ static void head_of_the_last_turn_only(void **state)
 	ml_every_kind(&l, turn_a);
 	ml_every_kind(&l, turn_b);
 	ml_digest(&l, 22, head);
-	assert_int_equal(check_log(&l, head, &r), 0);
-	expect_said(&r, true, 12, "vouches for the turn from this line on; each of the 1 turns before it");
+	assert_int_equal(check_log(&l, head, &r), 1);
+	expect_finding(&r, 1, "turn " "0123456789abcdef0123456789abcdef" " (lines 1 to 11): no head given anchors it");
+	/* the first turn's head alone: the second is the one without */
+	ml_digest(&l, 11, head);
+	assert_int_equal(check_log(&l, head, &r), 1);
+	expect_finding(&r, 12, "turn " "fedcba9876543210fedcba9876543210" " (lines 12 to 22): no head given anchors it");
+}
+
+/* One head a turn, in any order, one given twice: whole. */
+static void head_of_each_turn(void **state)
+{
+	struct mlog l = { 0 };
+	uint8_t h1[ALOG_HASH_BYTES], h2[ALOG_HASH_BYTES];
+	struct alog_check c;
+	struct rec r;
+	size_t len;
+	char *t;
+
+	(void)state;
+	ml_every_kind(&l, turn_a);
+	ml_every_kind(&l, turn_b);
+	ml_digest(&l, 11, h1);
+	ml_digest(&l, 22, h2);
+	t = ml_text(&l, &len);
+	memset(&r, 0, sizeof(r));
+	alog_init(&c, h2, record, &r);
+	assert_int_equal(alog_add_head(&c, h1), 0);
+	assert_int_equal(alog_add_head(&c, h2), 0);
+	assert_int_equal(c.n_heads, 2);
+	for (size_t start = 0; start < len;) {
+		const char *nl = memchr(t + start, '\n', len - start);
+
+		assert_non_null(nl);
+		alog_line(&c, t + start, (size_t)(nl - (t + start)), true);
+		start = (size_t)(nl - t) + 1;
+	}
+	expect_whole(&r, alog_finish(&c));
+	free(t);
+}
+
+/* More heads than a check takes: refused, not dropped. */
+static void heads_bounded(void **state)
+{
+	uint8_t h[ALOG_HASH_BYTES] = { 0 };
+	struct alog_check c;
+
+	(void)state;
+	alog_init(&c, NULL, NULL, NULL);
+	for (unsigned i = 0; i < ALOG_HEADS_MAX; i++) {
+		memcpy(h, &i, sizeof(i));
+		assert_int_equal(alog_add_head(&c, h), 0);
+	}
+	assert_int_equal(alog_add_head(&c, h), 0);   /* the same again */
+	h[31] = 1;
+	assert_int_equal(alog_add_head(&c, h), -E2BIG);
+	/* empty, and each head no line's digest */
+	assert_int_equal(alog_finish(&c), 1 + ALOG_HEADS_MAX);
 }
 
 /* The same turn twice in one file: the second is a copy. */
@@ -920,6 +978,8 @@ int main(void)
 		cmocka_unit_test(cancel_without_exec),
 		cmocka_unit_test(exec_while_open),
 		cmocka_unit_test(head_of_the_last_turn_only),
+		cmocka_unit_test(head_of_each_turn),
+		cmocka_unit_test(heads_bounded),
 		cmocka_unit_test(turn_copied_in),
 		cmocka_unit_test(lines_outside_counted),
 	};
