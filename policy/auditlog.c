@@ -25,8 +25,8 @@ struct alog_turn {
 };
 
 static const char *const alog_events[] = {
-	"turn_start", "exec", "refused", "cancel", "signal", "exit", "net", "change", "changes",
-	"turn_end", NULL,
+	"turn_start", "exec", "refused", "rejected", "cancel", "signal", "exit", "net", "change",
+	"changes", "turn_end", NULL,
 };
 
 static void say(struct alog_check *c, uint64_t line, bool note, const char *fmt, ...)
@@ -303,6 +303,11 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		} else if (!pending_take(c, json_integer_value(stream), id))
 			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
 			    (long long)json_integer_value(stream), id);
+	} else if (strcmp(event, "rejected") == 0) {
+		/* a request that ran nothing: paired with no exec, whatever its id */
+		if (!json_is_integer(stream) || !(id || json_is_null(json_object_get(ev, "id"))) ||
+		    !json_is_string(json_object_get(ev, "reason")))
+			say(c, n, false, "rejected: no \"stream\" number, \"id\" string or null, or \"reason\" string");
 	} else if (strcmp(event, "changes") == 0) {
 		json_t *done = json_object_get(ev, "complete");
 		const char *why = json_string_value(json_object_get(ev, "stopped"));

@@ -69,7 +69,9 @@ int alog_add_head(struct alog_check *c, const uint8_t head[ALOG_HASH_BYTES]);
  * turn id); a line before any turn_start, or after a turn_end but not a
  * turn_start; a line whose first key is not "event" or second not "prev"
  * (turninit writes them so); an exit, refused, cancel or signal with no
- * open exec of its "stream" and "id", an exec while one of them is open; a
+ * open exec of its "stream" and "id", an exec while one of them is open (a
+ * rejected line, a request that ran nothing, is paired with none; it needs a
+ * "stream", an "id" string or null and a "reason"); a
  * turn_end whose "lines" is not the turn's count. A turn_start after a turn
  * without turn_end is a note. */
 void alog_line(struct alog_check *c, const char *line, size_t len, bool newline);

@@ -416,6 +416,20 @@ int audit_turn_start(const char *mode, const struct load_result *pol, json_t *pr
 	return 0;
 }
 
+/* An exec request's command as the log gives it: the command string, or
+ * the argv as an array (even of one word); NULL when out of memory. */
+static json_t *command_words(const struct rq_request *rq)
+{
+	json_t *words;
+
+	if (!rq->argv_form)
+		return json_string(rq->words[0]);
+	words = json_array();
+	for (int i = 0; words && i < rq->n_words; i++)
+		json_array_append_new(words, json_string(rq->words[i]));
+	return words;
+}
+
 int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 	       uint32_t timeout_s, bool filter_in_command)
 {
@@ -434,13 +448,7 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 		if (eq && envf_admits(audit_env, *e))
 			json_array_append_new(names, json_stringn(*e, (size_t)(eq - *e)));
 	}
-	if (!rq->argv_form) {
-		words = json_string(rq->words[0]);
-	} else {
-		words = json_array();
-		for (int i = 0; i < rq->n_words; i++)
-			json_array_append_new(words, json_string(rq->words[i]));
-	}
+	words = command_words(rq);
 	ev = json_pack("{s:s, s:o, s:I, s:s, s:o, s:s, s:o, s:i}", "event", "exec",
 		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", rq->id,
 		       rq->argv_form ? "argv" : "command", words, "cwd", cwd,
@@ -477,6 +485,23 @@ void audit_refused(unsigned stream, const char *id, const char *reason)
 		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "refused",
 				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
 				      "id", id, "reason", reason));
+}
+
+void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq, const char *reason)
+{
+	json_t *ev;
+
+	if (audit_fd < 0)
+		return;
+	ev = json_pack("{s:s, s:o, s:I, s:s?, s:s}", "event", "rejected",
+		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+		       "id", id && id[0] ? id : NULL, "reason", reason);
+	if (ev && rq && rq->op == RQ_EXEC &&
+	    json_object_set_new(ev, rq->argv_form ? "argv" : "command", command_words(rq)) != 0) {
+		json_decref(ev);
+		ev = NULL;
+	}
+	audit_write(ev);
 }
 
 void audit_control(unsigned stream, const char *id, int signo)

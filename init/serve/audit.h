@@ -78,6 +78,15 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 /* audit_refused - an exec request that ran nothing, and why. */
 void audit_refused(unsigned stream, const char *id, const char *reason);
 
+/* audit_rejected - a request that ran nothing and has no exec line to pair
+ * with: a line that is not a valid request (rq NULL; id the one it had, ""
+ * or NULL: null), an exec with the id of a running command of its stream
+ * (rq: its command or argv is logged). reason is the error event's message.
+ * {"event":"rejected", "time", "stream", "id", "reason"[, "command"|"argv"]};
+ * a line a verifier never pairs with an exec, so the running command's
+ * exec and exit stay each other's. */
+void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq, const char *reason);
+
 /* audit_control - a cancel or signal request (signo 0 for cancel). */
 void audit_control(unsigned stream, const char *id, int signo);
 

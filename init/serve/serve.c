@@ -51,6 +51,7 @@ static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq,
 	struct cmd *m;
 
 	if (failed) {
+		audit_rejected(c->stream, id, NULL, err->msg);
 		conn_error(c, queue_answer_id(s, c, id), "%s", err->msg);
 		return;
 	}

@@ -669,9 +669,10 @@ static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, c
 		return;
 	}
 	if (find_cmd(s, c, rq->id)) {
-		/* Not logged: an exec line and a refused line with a running
-		 * id would be taken for that command's (docs/audit.md). */
+		/* A rejected line, not exec and refused: those, with a running
+		 * id, would be taken for that command's (docs/audit.md). */
 		err_set(&err, EEXIST, "exec: id %s is already running or waiting", rq->id);
+		audit_rejected(c->stream, rq->id, rq, err.msg);
 		answer_error(c, a, rq->id, err.msg);
 		return;
 	}

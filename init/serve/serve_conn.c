@@ -153,6 +153,17 @@ bool conn_pending(const struct conn *c)
 			  (c->off < c->len && memchr(c->buf + c->off, '\n', c->len - c->off)));
 }
 
+/* A request line past EV_LINE_MAX: not read, answered and logged as
+ * rejected (no id: the line is not parsed). */
+static void conn_too_long(struct conn *c)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "request: line longer than %d bytes", EV_LINE_MAX);
+	audit_rejected(c->stream, NULL, NULL, why);
+	conn_error(c, NULL, "%s", why);
+}
+
 /* Handle the whole request lines of c's buffer in order, while a line may be
  * handled (conn_may_handle: none waits for the answers to the execs before
  * it); the others wait in the buffer, and the loop comes back to them. An
@@ -172,7 +183,7 @@ void conn_lines(struct serve *s, struct conn *c)
 		} else if (i - c->off > EV_LINE_MAX) {
 			if (c->n_answers)
 				return;
-			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
+			conn_too_long(c);
 		} else if (i > c->off) {
 			s->on_request(s, c, c->buf + c->off, i - c->off);
 		}
@@ -185,7 +196,7 @@ void conn_lines(struct serve *s, struct conn *c)
 		if (!c->discarding) {
 			if (c->n_answers)
 				return;
-			conn_error(c, NULL, "request: line longer than %d bytes", EV_LINE_MAX);
+			conn_too_long(c);
 		}
 		c->discarding = true;
 		c->len = 0;

@@ -7,6 +7,7 @@
     cases.py broken -- SERVER_ARGV...      (SERVER_ARGV: ... serve --audit-log fd:3)
     cases.py lines LOG
     cases.py mcp LOG -- SERVER_ARGV...     (SERVER_ARGV: ... mcp --audit-log ...)
+    cases.py rejected LOG -- SERVER_ARGV...
 
 SERVER_ARGV starts `turninit serve --audit-log ...` in podman; LOG is the host
 path of that log. Each case drives a session with the reference client
@@ -57,6 +58,7 @@ FIELDS = {
     "turn_start": {"event", "prev", "turn", "time", "turninit", "mode", "manifest", "protections"},
     "exec": {"event", "prev", "time", "stream", "id", "cwd", "env_names", "timeout_s"},
     "refused": {"event", "prev", "time", "stream", "id", "reason"},
+    "rejected": {"event", "prev", "time", "stream", "id", "reason"},
     "cancel": {"event", "prev", "time", "stream", "id"},
     "signal": {"event", "prev", "time", "stream", "id", "signal"},
     "exit": {"event", "prev", "time", "stream", "id", "pid", "start", "end", "code", "signal", "timed_out",
@@ -105,6 +107,9 @@ def read_log(path):
         if ev["event"] == "exec":
             want(("command" in keys) != ("argv" in keys), "line %d: command or argv" % n)
             keys -= {"command", "argv", "stdin", "filter_in_command"}
+        if ev["event"] == "rejected":
+            want(not ("command" in keys and "argv" in keys), "line %d: command or argv or neither" % n)
+            keys -= {"command", "argv"}
         want(keys == need, "line %d: fields %s, want %s" % (n, sorted(keys), sorted(need)))
         for k in ("time", "start", "end"):
             if k in ev:
@@ -238,6 +243,45 @@ def statuses(log, key_id, digest, argv):
              "%s: stderr_blake2b_256 is b2sum -l 256 of the %d bytes received" % (cid, len(r.stderr)))
     times = [e["time"] for e in evs]
     want(times == sorted(times), "times never go back")
+
+
+def rejected(log, argv):
+    """Requests that run nothing and name no exec of their own: a duplicate of
+    a running id and request lines that are not valid requests each leave a
+    rejected line (the command text only where there is one)."""
+    c = spawn(argv)
+    c.exec("sleep 1000", id="r1")
+    c.wait("r1", timeout=30, until=lambda r: r.pid is not None)
+    n = len(c.errors)
+    c.exec("echo dup", id="r1")                                    # a running id
+    c.send({"op": "exec", "id": "r2", "command": "echo x", "timeout_s": 0})   # malformed
+    c.send({"op": "exec", "id": "r3"})                              # neither command nor argv
+    c.send_raw(b'{"op":"exec","id":\n')                            # not JSON, no id
+    c.send_raw(b'{"op":"exec","id":"r4","command":"' + b"x" * (1 << 20) + b'"}\n')   # past 1 MiB
+    while len(c.errors) < n + 5:
+        c.event(30)
+    c.cancel("r1")
+    c.wait("r1", timeout=30)
+    status = c.close(timeout=60)
+    want(status == 0, "serve exits 0 at the end of stdin (got %s)" % status)
+    evs = read_log(log)
+    seq = [(e["event"], e.get("id")) for e in evs]
+    expect = [("turn_start", None), ("exec", "r1"), ("rejected", "r1"), ("rejected", "r2"),
+              ("rejected", "r3"), ("rejected", None), ("rejected", None), ("cancel", "r1"), ("exit", "r1"), ("turn_end", None)]
+    want(seq == expect, "events in order %s, got %s" % (expect, seq))
+    rj = [e for e in evs if e["event"] == "rejected"]
+    if len(rj) == 5:
+        want(rj[0].get("command") == "echo dup" and "already running" in rj[0].get("reason", ""),
+             "the duplicate: its command and the error event's reason (got %s)" % rj[0])
+        want(all("command" not in e and "argv" not in e for e in rj[1:]),
+             "a line that did not parse: no command text (got %s)" % rj[1:])
+        want("timeout_s" in rj[1].get("reason", ""), "r2: the reason names timeout_s (got %s)" % rj[1])
+        want(rj[3].get("id", "") is None, "a line without an id: id null (got %s)" % rj[3])
+        want(rj[4].get("id", "") is None and "longer than" in rj[4].get("reason", ""),
+             "a line past 1 MiB: not read, id null (got %s)" % rj[4])
+    errs = [e.get("message", "") for e in c.errors[n:]]
+    for e, m in zip(rj, errs):
+        want(e.get("reason") == m, "rejected's reason is the error event's message: %r, %r" % (e.get("reason"), m))
 
 
 def tamper(log, argv):
@@ -377,6 +421,8 @@ def main(a):
             read_log(args[0])
         elif cmd == "mcp":
             mcp(args[0], argv)
+        elif cmd == "rejected":
+            rejected(args[0], argv)
         else:
             sys.exit("cases.py: unknown case " + cmd)
     except (Closed, TimeoutError, KeyError, TypeError) as e:

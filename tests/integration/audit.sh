@@ -293,6 +293,23 @@ print(len(ts["seccomp"]["program_blake2b_256"]))' "$LOG" "$WORK/chain-verify.jso
 	end
 fi
 
+# Requests that ran nothing and name no exec line of their own (a duplicate
+# of a running id, a line that is not a valid request or is past 1 MiB): each
+# a rejected line, and the log checks whole.
+if selected log-rejected-requests; then
+	begin log-rejected-requests
+	fresh_tree
+	audit_argv
+	run_cmd "$PY" "$CASES" rejected "$LOG" -- "${SERVER[@]}"
+	expect_rc 0
+	bad=$(printf '%s' "$OUT" | grep -v '^#' | head -5)
+	[[ -z $bad ]] || why "$bad"
+	run_cmd "$BIN" audit-verify "$LOG"
+	expect_rc 0
+	expect_contains "audit-verify" "$OUT" ": 10 lines, 1 turns: whole"
+	end
+fi
+
 # A whole turn forged ahead of the real one: with --head, every turn of the
 # file needs a head given that anchors it, else a finding that names the turn
 # (one head vouched for the file, a note aside, and audit-verify exited 0).

@@ -931,6 +931,34 @@ static void turn_copied_in(void **state)
 	expect_finding(&r, 12, "began before, at line 1: a turn copied in");
 }
 
+/* A rejected request of a running id, and lines that did not parse (id
+ * null): paired with no exec, so the running command's exit still ends it;
+ * without its fields, a finding. */
+static void rejected_pairs_with_nothing(void **state)
+{
+	struct mlog l = { 0 };
+	char rest[256];
+	struct rec r;
+
+	(void)state;
+	ml_start(&l, turn_a);                                                    /* 1 */
+	ml_exec(&l, 0, "c1");                                                    /* 2 */
+	snprintf(rest, sizeof(rest), ",%s,\"stream\":0,\"id\":\"c1\",\"reason\":\"exec: id c1 is already running or waiting\",\"command\":\"echo dup\"}", tm);
+	ml_add(&l, "rejected", rest);                                            /* 3 */
+	snprintf(rest, sizeof(rest), ",%s,\"stream\":0,\"id\":null,\"reason\":\"request: not JSON\"}", tm);
+	ml_add(&l, "rejected", rest);                                            /* 4 */
+	ml_end_of(&l, "exit", 0, "c1");                                          /* 5 */
+	ml_turn_end(&l);                                                         /* 6 */
+	expect_whole(&r, check_log(&l, NULL, &r));
+	l.n = 4;
+	snprintf(rest, sizeof(rest), ",%s,\"id\":\"c2\",\"reason\":\"x\"}", tm);
+	ml_add(&l, "rejected", rest);                                            /* 5 */
+	ml_end_of(&l, "exit", 0, "c1");
+	ml_turn_end(&l);
+	assert_int_equal(check_log(&l, NULL, &r), 1);
+	expect_finding(&r, 5, "rejected: no \"stream\" number");
+}
+
 /* A run of lines outside any turn: its first named, the rest counted once. */
 static void lines_outside_counted(void **state)
 {
@@ -982,6 +1010,7 @@ int main(void)
 		cmocka_unit_test(heads_bounded),
 		cmocka_unit_test(turn_copied_in),
 		cmocka_unit_test(lines_outside_counted),
+		cmocka_unit_test(rejected_pairs_with_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
