@@ -22,6 +22,7 @@ struct alog_turn {
 	char id[33];
 	uint64_t line;                /* its turn_start */
 	uint64_t end;                 /* its last line (turn_end, or where it was cut) */
+	uint64_t work;                /* its last line not of the change record or turn_end */
 };
 
 static const char *const alog_events[] = {
@@ -189,7 +190,7 @@ static void turn_seen(struct alog_check *c, const char *id, uint64_t n)
 		c->cap_seen = cap;
 	}
 	memcpy(c->seen[c->n_seen].id, id, 33);
-	c->seen[c->n_seen].end = n;
+	c->seen[c->n_seen].end = c->seen[c->n_seen].work = n;
 	c->seen[c->n_seen++].line = n;
 }
 
@@ -284,6 +285,12 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		}
 		return;
 	}
+	/* the turn's last line of its own: not the change record or turn_end,
+	 * which turninit writes once every command has ended, after the last
+	 * exit event's head */
+	if (strcmp(event, "change") != 0 && strcmp(event, "changes") != 0 &&
+	    strcmp(event, "turn_end") != 0 && turn_now(c))
+		turn_now(c)->work = n;
 	if (sodium_memcmp(c->last, got, sizeof(got)) != 0) {
 		hex_of(c->last, wh);
 		say(c, n, false, "the chain breaks here: \"prev\" is %.16s..., line %llu hashes to %.16s... (a line was removed, reordered, edited or put in before this one)",
@@ -406,8 +413,12 @@ static struct alog_turn *turn_of(struct alog_check *c, uint64_t n)
 }
 
 /* The heads given against the turns read: each the digest of a line, of its
- * turn's last line, and every turn anchored by one (a head of an earlier line
- * anchors its turn up to that line, and its own finding says so). */
+ * turn's last line, and every turn anchored by one. A head of an earlier line
+ * anchors its turn up to that line: the lines after it are a note when they
+ * are only the change record and turn_end (turninit writes them once every
+ * command has ended, after the last exit event's head, so a client holds no
+ * head of them but the final one), else a finding (a command, a request or
+ * a net line the head does not vouch for). */
 static void heads_check(struct alog_check *c)
 {
 	char hh[2 * ALOG_HASH_BYTES + 1];
@@ -427,6 +438,9 @@ static void heads_check(struct alog_check *c)
 			    hh);
 		else if (!t || h->line > t->end)
 			say(c, h->line, false, "the head given (%.16s...) is this line's, which is in no turn", hh);
+		else if (h->line < t->end && h->line >= t->work)
+			say(c, h->line, true, "the head given (%.16s...) is this line's: the %llu lines of its turn after it are its change record and turn_end, unanchored (written after the last exit; the turn's final head anchors them)",
+			    hh, (unsigned long long)(t->end - h->line));
 		else if (h->line < t->end)
 			say(c, h->line, false, "the head given (%.16s...) is this line's: %llu lines of its turn follow it",
 			    hh, (unsigned long long)(t->end - h->line));

@@ -80,8 +80,10 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
  * findings after a turn_end, a note when the turn has none (it was cut
  * short: killed, or still running). With heads given: each must be the
  * digest of a line, else a finding; the head of a turn's last line anchors
- * it, one of an earlier line is a finding that says how many of the turn's
- * lines follow it; a turn that no head given anchors is a finding that
+ * it; one of an earlier line anchors it up to that line, and the lines after
+ * it are a note when they are only its change record and turn_end (written
+ * after the last exit event), else a finding that says how many of the
+ * turn's lines follow it; a turn that no head given anchors is a finding that
  * names it (a whole turn put in beside the real one has a chain of its own,
  * and no head the client holds). An empty log is a finding. Returns the
  * number of findings; frees what c holds. */

@@ -346,6 +346,40 @@ if selected log-unanchored-turn; then
 	end
 fi
 
+# The head a client holds, its last exit event's, on a turn with a change
+# record: that record and turn_end come after the last exit, so no exit
+# event's head covers them. The head verifies the turn up to its line, and
+# the lines after it are a note when they are only those; any other line
+# after a head is a finding. The final head verifies the whole turn.
+if selected log-head-of-last-exit; then
+	begin log-head-of-last-exit
+	fresh_tree
+	audit_argv
+	SERVER+=(--audit-changes /audit/base)
+	printf '%s\n' 'echo new > NEW.md' > "$WORK/last-exit.txt"
+	session "$WORK/last-exit.txt"
+	expect_rc 0
+	final=$(printf '%s' "$ERR" | sed -n 's/^turninit: audit: turn [0-9a-f]\{32\} ended, [0-9]* lines, head \([0-9a-f]\{64\}\)$/\1/p')
+	n=$(grep -n '"event":"exit"' "$LOG" | tail -n 1 | cut -d: -f1)
+	eq "the log's lines" "$(wc -l < "$LOG") $n $(sed -n "$((n + 1)),\$p" "$LOG" | jq -r .event | tr '\n' ' ')" \
+		"6 3 change changes turn_end "
+	# the exit event's audit_head is its line's digest (log-statuses checks that)
+	h=$(sed -n "${n}p" "$LOG" | b2sum -l 256 | cut -d' ' -f1)
+	run_cmd "$BIN" audit-verify "$LOG" --head "$h"
+	expect_rc 0
+	expect_contains "audit-verify's note" "$OUT" "note: line 3: the head given (${h:0:16}...) is this line's: the 3 lines of its turn after it are its change record and turn_end"
+	expect_contains "audit-verify's summary" "$OUT" "$LOG: 6 lines, 1 turns: whole, head "
+	run_cmd "$BIN" audit-verify "$LOG" --head "$final"
+	expect_rc 0
+	expect_out "$LOG: 6 lines, 1 turns: whole, head $final"$'\n'
+	# the exec line's head: the exit line after it is not the change record
+	h=$(sed -n "$((n - 1))p" "$LOG" | b2sum -l 256 | cut -d' ' -f1)
+	run_cmd "$BIN" audit-verify "$LOG" --head "$h"
+	expect_rc 1
+	expect_contains "audit-verify's finding" "$OUT" "line 2: the head given (${h:0:16}...) is this line's: 4 lines of its turn follow it"
+	end
+fi
+
 # mcp mode: the tool results carry the head after their exit line (_meta)
 if selected log-mcp-heads; then
 	begin log-mcp-heads

@@ -867,6 +867,42 @@ static void head_of_the_last_turn_only(void **state)
 	expect_finding(&r, 12, "turn " "fedcba9876543210fedcba9876543210" " (lines 12 to 22): no head given anchors it");
 }
 
+/* The last exit's head on a turn with a change record: the record and
+ * turn_end after it are a note (no exit event's head can cover them); the
+ * exec's head, with the exit after it, a finding. */
+static void head_of_the_last_exit(void **state)
+{
+	struct mlog l = { 0 };
+	uint8_t head[ALOG_HASH_BYTES];
+	char rest[256];
+	struct rec r;
+
+	(void)state;
+	ml_start(&l, turn_a);                     /* 1 */
+	ml_exec(&l, 0, "c1");                     /* 2 */
+	ml_end_of(&l, "exit", 0, "c1");           /* 3 */
+	snprintf(rest, sizeof(rest), ",%s,\"op\":\"added\",\"path\":\"NEW.md\",\"base\":null,\"now\":null}", tm);
+	ml_add(&l, "change", rest);               /* 4 */
+	snprintf(rest, sizeof(rest), ",%s,\"complete\":true,\"stopped\":null}", tm);
+	ml_add(&l, "changes", rest);              /* 5 */
+	ml_turn_end(&l);                          /* 6 */
+	ml_digest(&l, 3, head);
+	expect_whole(&r, check_log(&l, head, &r));
+	expect_said(&r, true, 3, "the 3 lines of its turn after it are its change record and turn_end, unanchored");
+	ml_digest(&l, 6, head);
+	expect_whole(&r, check_log(&l, head, &r));
+	assert_int_equal(r.notes, 0);
+	ml_digest(&l, 2, head);
+	assert_int_equal(check_log(&l, head, &r), 1);
+	expect_finding(&r, 2, "this line's: 4 lines of its turn follow it");
+	/* a turn_end alone after the head: the same note */
+	l.n = 3;
+	ml_turn_end(&l);
+	ml_digest(&l, 3, head);
+	expect_whole(&r, check_log(&l, head, &r));
+	expect_said(&r, true, 3, "the 1 lines of its turn after it");
+}
+
 /* One head a turn, in any order, one given twice: whole. */
 static void head_of_each_turn(void **state)
 {
@@ -1007,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(exec_while_open),
 		cmocka_unit_test(head_of_the_last_turn_only),
 		cmocka_unit_test(head_of_each_turn),
+		cmocka_unit_test(head_of_the_last_exit),
 		cmocka_unit_test(heads_bounded),
 		cmocka_unit_test(turn_copied_in),
 		cmocka_unit_test(lines_outside_counted),
