@@ -167,15 +167,20 @@ end; fi
 
 # An install directory the installed script would carry badly (a space, $( ),
 # ;, a quote, |) or a relative one: refused in one line, nothing installed.
+# DATADIR too, on its own: it is written into the installed build-image
+# script, between single quotes that a quote in it would end.
 if begin p-install-odd-directory-refused; then
-for bad in "/opt/a b" '/opt/x;touch /tmp/p' "/opt/o'q" '/opt/a|b' 'opt/rel' '/../../tmp/out' '/opt/..'; do
+for bad in "/opt/a b" '/opt/x;touch /tmp/p' "/opt/o'q" '/opt/a|b' 'opt/rel' '/../../tmp/out' '/opt/..' \
+	"DATADIR=/opt/o'q" "DATADIR=/opt/x';touch /tmp/p;'"; do
+	var=PREFIX
+	[[ $bad != DATADIR=* ]] || { var=DATADIR; bad=${bad#DATADIR=}; }
 	D=$WORK/d-odd
 	rm -rf "$D"
-	run_cmd timeout 300 make --no-print-directory -C "$ROOT" DESTDIR="$D" install PREFIX="$bad"
-	[[ $RC -ne 0 ]] || why "PREFIX=$bad: make install succeeded"
-	[[ $ERR == *"install: PREFIX must be an absolute path of letters, digits and / . _ + - only, without ..: $bad"* ]] \
-		|| why "PREFIX=$bad: no refusal line: $(printf '%s' "$ERR" | head -n 2)"
-	[[ ! -e $D ]] || why "PREFIX=$bad: something was installed: $(cd "$D" && find . | head -n 3)"
+	run_cmd timeout 300 make --no-print-directory -C "$ROOT" DESTDIR="$D" install "$var=$bad"
+	[[ $RC -ne 0 ]] || why "$var=$bad: make install succeeded"
+	[[ $ERR == *"install: $var must be an absolute path of letters, digits and / . _ + - only, without ..: $bad"* ]] \
+		|| why "$var=$bad: no refusal line: $(printf '%s' "$ERR" | head -n 2)"
+	[[ ! -e $D ]] || why "$var=$bad: something was installed: $(cd "$D" && find . | head -n 3)"
 done
 end; fi
 
