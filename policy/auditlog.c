@@ -229,13 +229,67 @@ static void unreadable_notes(struct alog_check *c, uint64_t n, json_t *paths)
 	}
 }
 
+/* The checks of a line in a turn by its event: an exec, its end and the
+ * requests about it paired by stream and id; rejected paired with none;
+ * changes' completeness; turn_end's count, which closes the turn. */
+static void event_pairs(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	const char *id = json_string_value(json_object_get(ev, "id"));
+	json_t *stream = json_object_get(ev, "stream");
+
+	if (strcmp(event, "exec") == 0 || strcmp(event, "exit") == 0 || strcmp(event, "refused") == 0) {
+		if (!id || !json_is_integer(stream)) {
+			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
+			return;
+		}
+		if (event[1] == 'x' && event[2] == 'e') {   /* exec */
+			if (pending_find(c, json_integer_value(stream), id))
+				say(c, n, false, "exec of %lld/%s while one of that stream and id is open (turninit refuses a running id)",
+				    (long long)json_integer_value(stream), id);
+			else
+				pending_add(c, json_integer_value(stream), id, n);
+		} else if (!pending_take(c, json_integer_value(stream), id))
+			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
+			    (long long)json_integer_value(stream), id);
+	} else if (strcmp(event, "rejected") == 0) {
+		/* a request that ran nothing: paired with no exec, whatever its id */
+		if (!json_is_integer(stream) || !(id || json_is_null(json_object_get(ev, "id"))) ||
+		    !json_is_string(json_object_get(ev, "reason")))
+			say(c, n, false, "rejected: no \"stream\" number, \"id\" string or null, or \"reason\" string");
+	} else if (strcmp(event, "changes") == 0) {
+		json_t *done = json_object_get(ev, "complete");
+		const char *why = json_string_value(json_object_get(ev, "stopped"));
+
+		if (!json_is_true(done))
+			say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
+			    why ? ": " : "", why ? why : " (entries unread, not compared or skipped: see this line)");
+		unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"));
+	} else if (strcmp(event, "cancel") == 0 || strcmp(event, "signal") == 0) {
+		/* turninit logs these only for a running command */
+		if (!id || !json_is_integer(stream))
+			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
+		else if (!pending_find(c, json_integer_value(stream), id))
+			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
+			    (long long)json_integer_value(stream), id);
+	} else if (strcmp(event, "turn_end") == 0) {
+		json_t *lines = json_object_get(ev, "lines");
+
+		if (!json_is_integer(lines) || (uint64_t)json_integer_value(lines) != n - c->turn_first + 1)
+			say(c, n, false, "turn_end: \"lines\" is not %llu, the turn's count from line %llu",
+			    (unsigned long long)(n - c->turn_first + 1), (unsigned long long)c->turn_first);
+		pending_close(c, true);
+		if (turn_now(c))
+			turn_now(c)->end = n;
+		c->in_turn = false;
+		c->turn_ended = true;
+	}
+}
+
 /* The checks of one parsed line n whose digest is d. */
 static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_order)
 {
 	const char *event = json_string_value(json_object_get(ev, "event"));
 	const char *prev = json_string_value(json_object_get(ev, "prev"));
-	const char *id = json_string_value(json_object_get(ev, "id"));
-	json_t *stream = json_object_get(ev, "stream");
 	uint8_t want[ALOG_HASH_BYTES], got[ALOG_HASH_BYTES];
 	char wh[2 * ALOG_HASH_BYTES + 1];
 	size_t k;
@@ -296,52 +350,7 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		say(c, n, false, "the chain breaks here: \"prev\" is %.16s..., line %llu hashes to %.16s... (a line was removed, reordered, edited or put in before this one)",
 		    prev, (unsigned long long)(n - 1), wh);
 	}
-	if (strcmp(event, "exec") == 0 || strcmp(event, "exit") == 0 || strcmp(event, "refused") == 0) {
-		if (!id || !json_is_integer(stream)) {
-			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
-			return;
-		}
-		if (event[1] == 'x' && event[2] == 'e') {   /* exec */
-			if (pending_find(c, json_integer_value(stream), id))
-				say(c, n, false, "exec of %lld/%s while one of that stream and id is open (turninit refuses a running id)",
-				    (long long)json_integer_value(stream), id);
-			else
-				pending_add(c, json_integer_value(stream), id, n);
-		} else if (!pending_take(c, json_integer_value(stream), id))
-			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
-			    (long long)json_integer_value(stream), id);
-	} else if (strcmp(event, "rejected") == 0) {
-		/* a request that ran nothing: paired with no exec, whatever its id */
-		if (!json_is_integer(stream) || !(id || json_is_null(json_object_get(ev, "id"))) ||
-		    !json_is_string(json_object_get(ev, "reason")))
-			say(c, n, false, "rejected: no \"stream\" number, \"id\" string or null, or \"reason\" string");
-	} else if (strcmp(event, "changes") == 0) {
-		json_t *done = json_object_get(ev, "complete");
-		const char *why = json_string_value(json_object_get(ev, "stopped"));
-
-		if (!json_is_true(done))
-			say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
-			    why ? ": " : "", why ? why : " (entries unread, not compared or skipped: see this line)");
-		unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"));
-	} else if (strcmp(event, "cancel") == 0 || strcmp(event, "signal") == 0) {
-		/* turninit logs these only for a running command */
-		if (!id || !json_is_integer(stream))
-			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
-		else if (!pending_find(c, json_integer_value(stream), id))
-			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
-			    (long long)json_integer_value(stream), id);
-	} else if (strcmp(event, "turn_end") == 0) {
-		json_t *lines = json_object_get(ev, "lines");
-
-		if (!json_is_integer(lines) || (uint64_t)json_integer_value(lines) != n - c->turn_first + 1)
-			say(c, n, false, "turn_end: \"lines\" is not %llu, the turn's count from line %llu",
-			    (unsigned long long)(n - c->turn_first + 1), (unsigned long long)c->turn_first);
-		pending_close(c, true);
-		if (turn_now(c))
-			turn_now(c)->end = n;
-		c->in_turn = false;
-		c->turn_ended = true;
-	}
+	event_pairs(c, ev, event, n);
 }
 
 void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
