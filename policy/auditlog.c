@@ -207,8 +207,9 @@ static void outside_close(struct alog_check *c, uint64_t n)
 /* A note per path of a changes line's "unreadable_paths" (docs/audit.md,
  * "The change record"): where the record may miss changes. Each path as a
  * JSON string, escaped, since a command chose the name: no control
- * character reaches the reader's terminal. */
-static void unreadable_notes(struct alog_check *c, uint64_t n, json_t *paths)
+ * character reaches the reader's terminal; then how many more it did not
+ * name (more: "unreadable_paths_more"), when any. */
+static void unreadable_notes(struct alog_check *c, uint64_t n, json_t *paths, json_t *more)
 {
 	size_t i;
 	json_t *p;
@@ -227,6 +228,9 @@ static void unreadable_notes(struct alog_check *c, uint64_t n, json_t *paths)
 		    b64 ? "(base64) " : "", q);
 		free(q);
 	}
+	if (json_is_integer(more) && json_integer_value(more) > 0)
+		say(c, n, true, "the change record is not complete: %lld more path(s) that could not be read, not named (the record names the first %zu)",
+		    (long long)json_integer_value(more), json_array_size(paths));
 }
 
 /* The checks of a line in a turn by its event: an exec, its end and the
@@ -263,7 +267,8 @@ static void event_pairs(struct alog_check *c, json_t *ev, const char *event, uin
 		if (!json_is_true(done))
 			say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
 			    why ? ": " : "", why ? why : " (entries unread, not compared or skipped: see this line)");
-		unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"));
+		unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"),
+				 json_object_get(ev, "unreadable_paths_more"));
 	} else if (strcmp(event, "cancel") == 0 || strcmp(event, "signal") == 0) {
 		/* turninit logs these only for a running command */
 		if (!id || !json_is_integer(stream))

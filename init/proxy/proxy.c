@@ -72,7 +72,8 @@ static void proxy_record(const struct proxy_conn *c, const char *verdict, const 
  * (one still open when the turn ends is not), with the first
  * PROXY_REFUSED_PAIRS_MAX distinct host:port pairs of those refusals, each a
  * line and a record of its own: a command that spends the bound on junk
- * cannot then probe hosts unnamed. One shared mapping for the proxy and its
+ * pairs (10 refusals, then 16 distinct pairs) probes the next ones counted,
+ * not named. One shared mapping for the proxy and its
  * children; a count the window's reset races with may be lost, or said in
  * the next window. */
 struct proxy_pair {

@@ -29,6 +29,7 @@ struct walk {
 	uint64_t unreadable;          /* entries it could not stat, open or list */
 	char *unread[CHANGES_MAX_UNREADABLE_PATHS];   /* the first of their paths */
 	size_t n_unread;
+	uint64_t unread_more;         /* paths past those, not named */
 	uint64_t not_compared;        /* same-looking files it could not hash: listed as changed */
 	uint64_t skipped;             /* subtrees past CHANGES_MAX_DEPTH or PATH_MAX */
 	bool hash_off;                /* CHANGES_MAX_BYTES reached: no more reading */
@@ -118,6 +119,8 @@ static void unreadable(struct walk *w, int e, size_t len)
 		return;
 	if (w->n_unread < CHANGES_MAX_UNREADABLE_PATHS && (w->unread[w->n_unread] = strdup(path)))
 		w->n_unread++;
+	else
+		w->unread_more++;
 }
 
 /* lstat of name in dirfd, the entry at w->path (pushed; its parent's path
@@ -489,13 +492,14 @@ void changes_record(int (*emit)(json_t *ev), bool hurried)
 		w.path[0] = '\0';
 	}
 	walk_pair(&w, base_fd, root_fd, 0);
-	emit(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:b, s:s?}",
+	emit(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:b, s:s?}",
 		       "event", "changes", "base", base_path, "root", root_path,
 		       "added", (json_int_t)w.added, "removed", (json_int_t)w.removed,
 		       "changed", (json_int_t)w.changed, "entries", (json_int_t)w.entries,
 		       "bytes_hashed", (json_int_t)w.bytes,
 		       "unreadable", (json_int_t)w.unreadable,
 		       "unreadable_paths", unread_json(&w),
+		       "unreadable_paths_more", (json_int_t)w.unread_more,
 		       "not_compared", (json_int_t)w.not_compared,
 		       "skipped", (json_int_t)w.skipped,
 		       "duration_ms", (json_int_t)(clock_ms() - w.start_ms),

@@ -56,6 +56,8 @@ bool changes_given(void);
  * walked is not there), "unreadable_paths" ([{"path"|"path_base64"}], the
  * first CHANGES_MAX_UNREADABLE_PATHS of their paths, a directory that
  * lists but cannot be searched once, as itself, "." for a root),
+ * "unreadable_paths_more" (the paths past those, not named: a record
+ * whose list was cut says so),
  * "not_compared" (files that look changed but it could not read: listed
  * as changed), "skipped" (subtrees past CHANGES_MAX_DEPTH or PATH_MAX),
  * "duration_ms", "complete": B (no bound reached, nothing unread),

@@ -67,7 +67,7 @@ FIELDS = {
     "turn_end": {"event", "prev", "time", "exit_code", "lines"},
     "change": {"event", "prev", "time", "op", "path", "base", "now"},
     "changes": {"event", "prev", "time", "base", "root", "added", "removed", "changed", "entries",
-                "bytes_hashed", "unreadable", "unreadable_paths", "not_compared", "skipped",
+                "bytes_hashed", "unreadable", "unreadable_paths", "unreadable_paths_more", "not_compared", "skipped",
                 "duration_ms", "complete", "stopped"},
 }
 

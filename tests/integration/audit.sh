@@ -739,13 +739,28 @@ if selected log-change-record-unsearchable; then
 		session "$WORK/unsearchable.txt"
 		expect_rc 0
 		got=$(python3 "$ROOT/tests/audit/changes_end.py" "$LOG" 2>&1)
-		eq "the record of ${c%:*}" "$got" "end False True [{'path': '${c##*:}'}]
+		eq "the record of ${c%:*}" "$got" "end False True [{'path': '${c##*:}'}] more 0
 protections: True"
 		run_cmd "$BIN" audit-verify "$LOG"
 		expect_rc 0
 		expect_contains "audit-verify's note" "$OUT" "the change record is not complete"
 		expect_contains "audit-verify's path" "$OUT" "could not be read: \"${c##*:}\""
 	done
+	# 40 decoy directories made unsearchable ahead of (in name order) the one
+	# changed: the list names the first 32, and says that 9 more are not named
+	fresh_tree
+	audit_argv --cap-drop DAC_OVERRIDE,DAC_READ_SEARCH
+	SERVER+=(--audit-changes /audit/base)
+	printf '%s\n' 'echo evil >> src/main.c && chmod 0444 src && for i in $(seq -w 1 40); do mkdir d$i && : > d$i/f && chmod 0444 d$i; done' \
+		> "$WORK/decoys.txt"
+	session "$WORK/decoys.txt"
+	expect_rc 0
+	got=$(python3 "$ROOT/tests/audit/changes_end.py" "$LOG" 2>&1)
+	eq "the record of 40 decoys" "$got" "end False True 32 paths more 9
+protections: True"
+	run_cmd "$BIN" audit-verify "$LOG"
+	expect_rc 0
+	expect_contains "audit-verify's note of the rest" "$OUT" "9 more path(s) that could not be read, not named (the record names the first 32)"
 	# verify says the same beforehand, under the same flags
 	run_cmd timeout 120 podman run --rm --pull never --network none --label "$LABEL" \
 		--read-only --read-only-tmpfs=false --ipc none --cap-drop DAC_OVERRIDE,DAC_READ_SEARCH \

@@ -429,7 +429,7 @@ for c in 'echo evil >> docs/keep.txt && echo new > docs/new.txt && chmod 0444 do
 	expect_rc 0
 	expect_out $'a exit 0 None\n'
 	got=$(python3 "$ROOT/tests/audit/changes_end.py" "$WORK/ch/log/audit.jsonl" 2>&1)
-	eq "the record of ${c%:*}" "$got" "end False True [{'path': '${c##*:}'}]
+	eq "the record of ${c%:*}" "$got" "end False True [{'path': '${c##*:}'}] more 0
 protections: True"
 	run_cmd "$BIN" audit-verify "$WORK/ch/log/audit.jsonl"
 	expect_rc 0

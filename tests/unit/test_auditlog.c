@@ -358,6 +358,25 @@ static void incomplete_change_record_notes_its_paths(void **state)
 	assert_int_equal(r.notes, 4);
 }
 
+/* A list of unreadable paths that was cut says how many it did not name. */
+static void cut_unreadable_list_notes_the_rest(void **state)
+{
+	struct mlog l = { 0 };
+	struct rec r;
+	char rest[512];
+
+	(void)state;
+	ml_start(&l, turn_a);
+	snprintf(rest, sizeof(rest), ",%s,\"base\":\"/audit/base\",\"root\":\"/work\",\"added\":0,\"removed\":0,\"changed\":1,\"entries\":4,\"bytes_hashed\":0,\"unreadable\":41,\"unreadable_paths\":[{\"path\":\"d01\"}],\"unreadable_paths_more\":9,\"not_compared\":0,\"skipped\":0,\"duration_ms\":1,\"complete\":false,\"stopped\":null}",
+		 tm);
+	ml_add(&l, "changes", rest);
+	ml_turn_end(&l);
+	expect_whole(&r, check_log(&l, NULL, &r));
+	expect_said(&r, true, 2, "a path that could not be read: \"d01\"");
+	expect_said(&r, true, 2, "9 more path(s) that could not be read, not named (the record names the first 1)");
+	assert_int_equal(r.notes, 3);
+}
+
 /* ---- tampering: each a finding at the line where it shows -------------------- */
 
 static void line_removed(void **state)
@@ -1016,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(two_turns_whole),
 		cmocka_unit_test(turn_without_end_then_next_turn_is_a_note),
 		cmocka_unit_test(incomplete_change_record_notes_its_paths),
+		cmocka_unit_test(cut_unreadable_list_notes_the_rest),
 		cmocka_unit_test(line_removed),
 		cmocka_unit_test(two_lines_swapped),
 		cmocka_unit_test(byte_edited),
