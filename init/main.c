@@ -278,6 +278,7 @@ int main(int argc, char **argv, char **envp)
 	static struct sandbox sb;
 	static struct caps_start start;
 	static char **caller_env, **cmd_env, **cmd_argv;
+	int net_lines[2] = { -1, -1 };   /* one-shot: the proxy's lines (reap_run_one) */
 	struct tn_error err = { 0 }, refusal = { 0 };
 	struct spawn_plan plan;
 	pid_t pid;
@@ -352,8 +353,17 @@ int main(int argc, char **argv, char **envp)
 	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
 	sb.keep_read_search = opt.audit_changes != NULL;
+	/* One-shot: the proxy's lines go to a pipe of PID 1's, written after the
+	 * command's end (reap_run_one), never inside a line of its stderr. */
+	if (opt.mode == CLI_RUN && pol.manifest->network.n_allow && pipe2(net_lines, O_CLOEXEC) != 0)
+		return refuse(&(struct tn_error){ .msg = "network: a pipe for the proxy's lines: failed" });
+	sb.proxy_log_fd = net_lines[1] > 0 ? net_lines[1] : 0;
 	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
+	if (net_lines[1] > 0) {
+		close(net_lines[1]);
+		fcntl(net_lines[0], F_SETFL, O_NONBLOCK);
+	}
 	/* the proxy's variables, known now (its port), fixed by turninit */
 	if (cmd_env && sb.net.env[0] && envf_override(&cmd_env, sb.net.env, &err) < 0)
 		return refuse(&err);
@@ -376,5 +386,6 @@ int main(int argc, char **argv, char **envp)
 	}
 
 	/* 8. From here on turninit never exits on an error of its own. */
-	return reap_run_one(sfd, pid, (uint64_t)pol.manifest->limits.timeout_s * 1000);
+	return reap_run_one(sfd, pid, (uint64_t)pol.manifest->limits.timeout_s * 1000,
+			    net_lines[0] > 0 ? net_lines[0] : -1);
 }

@@ -30,6 +30,9 @@ struct sandbox {
 	struct sc_program filter;      /* step "filter" */
 	struct net_plan net;           /* step "network" */
 	pid_t proxy_pid;               /* step "network": the proxy (proxy.h), or 0 */
+	int proxy_log_fd;              /* the proxy's stderr, set before the steps: the
+					  write end of one-shot mode's pipe of its lines
+					  (reap_run_one holds them), or 0: turninit's */
 	struct ll_ruleset landlock;    /* step "landlock"; fd -1 without Landlock */
 	bool no_securebits;            /* step "platform": the platform has none (gVisor) */
 	bool no_subreaper;             /* step "platform": PR_SET_CHILD_SUBREAPER fails

@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "exit_codes.h"
+#include "io.h"
 #include "log.h"
 
 /* Forwarded to the command's process group (docs/design.md, "Signals"). */
@@ -286,17 +287,57 @@ int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_
 	}
 }
 
-int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
+/* reap_run_one's held lines: what fd has now, appended while it fits. */
+static char held[REAP_HELD_MAX];
+static size_t held_len;
+static uint64_t held_dropped;
+
+static void held_read(int *fd)
+{
+	char tmp[4096];
+	ssize_t n = -1;
+
+	while (*fd >= 0 && (n = read(*fd, tmp, sizeof(tmp))) > 0) {
+		size_t k = sizeof(held) - held_len < (size_t)n ? sizeof(held) - held_len : (size_t)n;
+
+		memcpy(held + held_len, tmp, k);
+		held_len += k;
+		held_dropped += (size_t)n - k;
+	}
+	if (*fd >= 0 && n == 0) {   /* every writer gone: no more to wait for */
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* After the command: the whole lines held, then what was not shown. */
+static void held_write(void)
+{
+	size_t whole = held_len;
+
+	while (whole && held[whole - 1] != '\n')
+		whole--;
+	held_dropped += held_len - whole;
+	(void)io_write_all(STDERR_FILENO, held, whole);
+	if (held_dropped)
+		log_line("net: %llu more bytes of the proxy's lines not shown (%u KiB held at most until the command's end)",
+			 (unsigned long long)held_dropped, REAP_HELD_MAX / 1024);
+	held_len = 0;
+	held_dropped = 0;
+}
+
+int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd)
 {
 	uint64_t start = clock_ms();
 	uint64_t deadline = timeout_ms ? start + timeout_ms : 0;   /* 0: none */
+	bool holds = held_fd >= 0;
 	struct reap_term term = { .pgid = main_pid, .root = getpid() };
 	bool main_done = false, timed_out = false;
 	int main_status = 0;
 
 	reap_children(main_pid, &main_done, &main_status);
 	while (!main_done) {
-		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN }, { .fd = held_fd, .events = POLLIN } };
 		uint64_t t = clock_ms();
 		struct signalfd_siginfo si;
 		int wait_ms;
@@ -308,7 +349,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 		wait_ms = reap_term_tick(&term, t);
 		if (deadline && !timed_out && (wait_ms < 0 || deadline - t < (uint64_t)wait_ms))
 			wait_ms = (int)(deadline - t);
-		if (poll(&pfd, 1, wait_ms) < 0 && errno != EINTR) {
+		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR) {
 			log_line("poll: %s", strerror(errno));
 			continue;
 		}
@@ -324,8 +365,13 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms)
 			if (kill(-main_pid, sig) != 0 && errno != ESRCH)
 				log_line("forwarding signal %d: %s", sig, strerror(errno));
 		}
+		held_read(&held_fd);
 		reap_children(main_pid, &main_done, &main_status);
 	}
 	reap_kill_all();
+	if (holds) {
+		held_read(&held_fd);   /* its writers are gone: what they left */
+		held_write();
+	}
 	return timed_out ? EXIT_TIMED_OUT : reap_exit_code(main_status);
 }

@@ -29,15 +29,22 @@ void reap_block_signals(void);
  * Errors: -errno of signalfd(2) or prctl(2). */
 int reap_open(int *ret_fd, struct tn_error *err);
 
+#define REAP_HELD_MAX (256u * 1024u)   /* bytes of held lines (reap_run_one) */
+
 /* reap_run_one - supervise one command whose process group is main_pid until
  * it exits: reap every child (waitpid(-1, WNOHANG) loop), forward SIGINT,
  * SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to its process group; on
  * SIGTERM, or when timeout_ms (0: none) passes, end it with the terminate
  * engine (reap_term_start: the group and every descendant). When the main
  * process has exited, every process left is killed with SIGKILL and reaped.
- * Returns the one-shot exit status (docs/exit-codes.md): N, 128+N for signal N,
- * 124 when the timeout passed. Never fails: errors are logged. */
-int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms);
+ * held_fd (-1: none), non-blocking: a pipe of whole lines for stderr (the
+ * proxy's), read as they come and held, REAP_HELD_MAX bytes at most, then
+ * written after the command's end, so that none lands inside a line of the
+ * command's own stderr; past the bound, one line says how many bytes were
+ * not shown. Returns the one-shot exit status (docs/exit-codes.md): N,
+ * 128+N for signal N, 124 when the timeout passed. Never fails: errors are
+ * logged. */
+int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd);
 
 /* The terminate engine: how a command is ended, one state machine for the
  * one-shot timeout and SIGTERM, the keeper's cancel and timeout, and (through

@@ -585,7 +585,7 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 }
 
 int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
-		pid_t *ret_pid, struct tn_error *err)
+		int log_fd, pid_t *ret_pid, struct tn_error *err)
 {
 	struct tn_error cerr = { 0 };
 	pid_t pid = fork();
@@ -601,6 +601,10 @@ int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int r
 	 * but stderr, no capability, ended with PID 1 */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	prctl(PR_SET_NAME, "turninit-proxy", 0, 0, 0);
+	/* one-shot mode: its lines to PID 1, which writes them after the
+	 * command's (reap_run_one), never inside a line of the command's stderr */
+	if (log_fd >= 0 && log_fd != 2 && dup2(log_fd, 2) != 2)
+		_exit(1);
 	if (setns(outside_ns, CLONE_NEWNET) != 0) {
 		log_line("network: the proxy cannot enter the container's network namespace (setns: %s): connections to allowed hosts are refused",
 			 strerror(errno));

@@ -44,10 +44,11 @@
  * memory). records_fd: the write end of the pipe of its records
  * (policy/netrec.h), one per decision, besides its log line; a record that
  * cannot be written within PROXY_RECORD_MS is dropped (the line stays).
+ * log_fd: the proxy's stderr, where its lines go (-1: turninit's own).
  * *ret_pid on success. Errors: -errno of fork(2). The proxy's own
  * set-up failing (setns) ends it with a log line; connections are then
  * refused by the kernel (the listening socket is closed with it). */
 int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
-		pid_t *ret_pid, struct tn_error *err);
+		int log_fd, pid_t *ret_pid, struct tn_error *err);
 
 #endif

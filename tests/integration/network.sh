@@ -178,6 +178,25 @@ if begin net-proxy-connect; then
 	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT srv.test.internal:8080 ($SRV_IP) by network.allow[0]"
 	end
 fi
+# One-shot mode: the proxy's lines share the container's stderr with the
+# command's, so they are held by turninit and written after the command's
+# end, never inside a line of its: here the command writes half a line, is
+# allowed a tunnel and refused one (the proxy's line of each written before
+# its answer), then ends its line.
+if begin net-proxy-lines-after-the-command; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- \
+		'printf "half a line," >&2; p=${HTTP_PROXY##*:}
+for h in srv.test.internal:8080 other.test.internal:8080; do
+	exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+	printf "CONNECT $h HTTP/1.1\r\n\r\n" >&3; IFS= read -r l <&3; echo "${l%$'"'\\r'"'}"; exec 3<&-
+done
+printf " the rest of it\n" >&2'
+	expect_rc 0
+	expect_out $'HTTP/1.1 200 Connection established\nHTTP/1.1 403 Forbidden\n'
+	expect_contains stderr "$ERR" $'half a line, the rest of it\nturninit: net: allowed CONNECT srv.test.internal:8080'
+	expect_contains stderr "$ERR" $'\nturninit: net: refused CONNECT other.test.internal:8080: no entry'
+	end
+fi
 if begin net-proxy-http; then
 	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- \
 		'busybox wget -q -O - http://srv.test.internal:8080/trusted.pub | grep -c "untrusted comment"'
