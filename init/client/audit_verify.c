@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "auditlog.h"
+#include "auditsum.h"
 #include "log.h"
 
 #define READ_CHUNK (1u << 20)   /* bytes read at once past the longest line */
@@ -46,17 +47,67 @@ static bool take_heads(const struct cli_options *o, struct alog_check *c)
 	return true;
 }
 
+/* Each line of f into c, and into s when there is one; 0, or the errno of a
+ * failed read (ENOMEM: no buffer). Lines are split here, not by getdelim(3):
+ * a line has a bound (a NUL in it is a byte like another, and the parse
+ * refuses it). */
+static int read_lines(FILE *f, struct alog_check *c, struct asum *s)
+{
+	size_t cap = ALOG_LINE_MAX + 1 + READ_CHUNK;
+	size_t start = 0, end = 0;   /* the bytes not yet split: buf[start, end) */
+	char *buf = malloc(cap);
+	bool eof = false;
+	int e = 0;
+
+	if (!buf)
+		return ENOMEM;
+	while (!c->stopped) {
+		char *nl = memchr(buf + start, '\n', end - start);
+		size_t got;
+
+		if (nl) {
+			alog_line(c, buf + start, (size_t)(nl - (buf + start)), true);
+			if (s)
+				asum_line(s, buf + start, (size_t)(nl - (buf + start)));
+			start = (size_t)(nl - buf) + 1;
+			continue;
+		}
+		if (eof || end - start > ALOG_LINE_MAX) {
+			if (end > start) {
+				alog_line(c, buf + start, end - start, false);
+				if (s)
+					asum_line(s, buf + start, end - start);
+			}
+			break;
+		}
+		memmove(buf, buf + start, end - start);
+		end -= start;
+		start = 0;
+		got = fread(buf + end, 1, cap - end, f);
+		end += got;
+		if (got == 0) {
+			if (ferror(f)) {
+				e = errno ? errno : EIO;
+				break;
+			}
+			eof = true;
+		}
+	}
+	free(buf);
+	return e;
+}
+
 int audit_verify_main(const struct cli_options *o)
 {
 	const char *path = o->audit_verify_log;
 	char hex[2 * ALOG_HASH_BYTES + 1];
 	struct alog_check c;   /* about 10 KiB, with its heads */
+	struct asum *s = NULL;
 	sigset_t none;
 	FILE *f;
-	char *buf;
-	size_t cap;
+	char *text;
 	uint64_t found;
-	int e = 0;
+	int e;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -64,58 +115,34 @@ int audit_verify_main(const struct cli_options *o)
 	alog_init(&c, NULL, print_finding, NULL);
 	if (!take_heads(o, &c))
 		return 125;   /* c holds nothing allocated before its first line */
+	if (o->audit_summary && !(s = asum_new())) {
+		log_line("audit-verify: out of memory");
+		return 125;
+	}
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	if (!f) {
 		log_line("audit-verify: %s: %s", path, strerror(errno));
+		asum_free(s);
 		return 125;
 	}
-	/* lines split here, not by getdelim(3): a line has a bound (a NUL in it
-	 * is a byte like another, and the parse refuses it) */
-	cap = ALOG_LINE_MAX + 1 + READ_CHUNK;
-	buf = malloc(cap);
-	if (!buf) {
-		e = ENOMEM;
-	} else {
-		size_t start = 0, end = 0;   /* the bytes not yet split: buf[start, end) */
-		bool eof = false;
-
-		while (!c.stopped) {
-			char *nl = memchr(buf + start, '\n', end - start);
-			size_t got;
-
-			if (nl) {
-				alog_line(&c, buf + start, (size_t)(nl - (buf + start)), true);
-				start = (size_t)(nl - buf) + 1;
-				continue;
-			}
-			if (eof || end - start > ALOG_LINE_MAX) {
-				if (end > start)
-					alog_line(&c, buf + start, end - start, false);
-				break;
-			}
-			memmove(buf, buf + start, end - start);
-			end -= start;
-			start = 0;
-			got = fread(buf + end, 1, cap - end, f);
-			end += got;
-			if (got == 0) {
-				if (ferror(f)) {
-					e = errno ? errno : EIO;
-					break;
-				}
-				eof = true;
-			}
-		}
-	}
-	free(buf);
+	e = read_lines(f, &c, s);
 	if (f != stdin)
 		fclose(f);
 	if (e) {
 		log_line("audit-verify: %s: reading it: %s", path, strerror(e));
+		asum_free(s);
 		return 125;
 	}
 	sodium_bin2hex(hex, sizeof(hex), c.last, sizeof(c.last));
 	found = alog_finish(&c);
+	/* the summary after the findings, before the verdict: the last line
+	 * says whether the log it sums up is whole */
+	if (s) {
+		text = asum_text(s);
+		fputs(text ? text : "the summary: out of memory\n", stdout);
+		free(text);
+		asum_free(s);
+	}
 	if (found)
 		printf("%s: %llu lines, %llu turns: %llu finding%s\n", path, (unsigned long long)c.lines,
 		       (unsigned long long)c.turns, (unsigned long long)found, found == 1 ? "" : "s");

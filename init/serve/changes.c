@@ -34,6 +34,7 @@ struct walk {
 	uint64_t skipped;             /* subtrees past CHANGES_MAX_DEPTH or PATH_MAX */
 	bool hash_off;                /* CHANGES_MAX_BYTES reached: no more reading */
 	const char *stopped;          /* why the walk stopped early, or NULL */
+	bool type_change;             /* the next change is one side of a path whose type changed */
 	char path[PATH_MAX];          /* the relative path of the entry at hand */
 };
 
@@ -228,10 +229,42 @@ static int set_path(json_t *ev, const char *path)
 	return r;
 }
 
+/* What a change is of (docs/audit.md "The change record"): a subset of
+ * "content" (a file's bytes or size, a link's target, a device's number, or
+ * not known to be the same: not compared), "mode", "owner" (uid or gid) of
+ * a changed path; ["type"] for each side of a path whose type changed (its
+ * removed and added lines); [] for any other added or removed path. */
+static json_t *change_what(const struct walk *w, const struct ent *b, const struct ent *r)
+{
+	json_t *what = json_array();
+	bool content;
+
+	if (!what)
+		return NULL;
+	if (w->type_change)
+		json_array_append_new(what, json_string("type"));
+	if (!b || !r)
+		return what;
+	if (S_ISREG(b->st.st_mode) || S_ISLNK(b->st.st_mode))
+		content = b->st.st_size != r->st.st_size || !b->hashed || !r->hashed ||
+			  memcmp(b->d, r->d, sizeof(b->d)) != 0;
+	else
+		content = !S_ISDIR(b->st.st_mode) && b->st.st_rdev != r->st.st_rdev;
+	if (content)
+		json_array_append_new(what, json_string("content"));
+	if (b->st.st_mode != r->st.st_mode)
+		json_array_append_new(what, json_string("mode"));
+	if (b->st.st_uid != r->st.st_uid || b->st.st_gid != r->st.st_gid)
+		json_array_append_new(what, json_string("owner"));
+	return what;
+}
+
 static void emit_change(struct walk *w, const char *op, const struct ent *base, const struct ent *now)
 {
-	json_t *ev = json_pack("{s:s, s:s}", "event", "change", "op", op);
+	json_t *ev = json_pack("{s:s, s:s, s:o}", "event", "change", "op", op,
+			       "what", change_what(w, base, now));
 
+	w->type_change = false;
 	if (!ev || set_path(ev, w->path) != 0 ||
 	    json_object_set_new(ev, "base", base ? ent_json(base) : json_null()) != 0 ||
 	    json_object_set_new(ev, "now", now ? ent_json(now) : json_null()) != 0) {
@@ -369,8 +402,11 @@ static void both_sides(struct walk *w, int bdir, int rdir, const char *name, uns
 		goto out;
 	if ((b.st.st_mode & S_IFMT) != (r.st.st_mode & S_IFMT)) {
 		w->path[old] = '\0';
+		w->type_change = true;
 		one_side(w, bdir, name, true, depth);
+		w->type_change = true;
 		one_side(w, rdir, name, false, depth);
+		w->type_change = false;   /* when a side emitted nothing */
 		return;
 	}
 	same = b.st.st_mode == r.st.st_mode && b.st.st_uid == r.st.st_uid &&

@@ -21,9 +21,12 @@ const char cli_usage[] =
 	"       turninit mcp --socket PATH [--server-uid UID]\n"
 	"                                            the same, its commands run through a listen socket\n"
 	"       turninit verify [OPTIONS]            verify the manifest, print the effective policy as JSON\n"
-	"       turninit audit-verify LOG [--head HEX]...  check an audit log: every line, the\n"
+	"       turninit audit-verify LOG [--head HEX]... [--summary]\n"
+	"                                            check an audit log: every line, the\n"
 	"                                            hash chain, each exec's end, each turn anchored\n"
-	"                                            by a --head (one a turn); 0 whole, 1 findings\n"
+	"                                            by a --head (one a turn); 0 whole, 1 findings;\n"
+	"                                            --summary also prints each turn's commands,\n"
+	"                                            network decisions and changes (git status form)\n"
 	"       turninit --version | --help\n"
 	"\n"
 	"One COMMAND argument is a bash command string, run as\n"
@@ -186,14 +189,14 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 
 static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct tn_error *err);
 
-/* audit-verify LOG [--head HEX]..., from argv[i] on; no option before the mode
+/* audit-verify LOG [--head HEX]... [--summary], from argv[i] on; no option before the mode
  * word but --help and --version, which end the parse before. */
 static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 			    struct tn_error *err)
 {
 	if (o->manifest_explicit || o->socket_path || o->timeout_s || o->send_stdin ||
 	    o->audit_log || o->audit_changes || o->n_env || o->server_uid_given)
-		return err_set(err, EINVAL, "audit-verify takes LOG and --head HEX only");
+		return err_set(err, EINVAL, "audit-verify takes LOG, --head HEX and --summary only");
 	o->mode = CLI_AUDIT_VERIFY;
 	for (; i < argc; i++) {
 		if (strcmp(argv[i], "--head") == 0 || strncmp(argv[i], "--head=", 7) == 0) {
@@ -204,11 +207,13 @@ static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 			if (!o->audit_heads && !(o->audit_heads = calloc((size_t)argc, sizeof(*o->audit_heads))))
 				return err_set(err, ENOMEM, "out of memory");
 			o->audit_heads[o->n_audit_heads++] = v;
+		} else if (strcmp(argv[i], "--summary") == 0) {
+			o->audit_summary = true;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			o->mode = CLI_HELP;
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return err_set(err, EINVAL, "audit-verify: unknown option %s (LOG [--head HEX]...)", argv[i]);
+			return err_set(err, EINVAL, "audit-verify: unknown option %s (LOG [--head HEX]... [--summary])", argv[i]);
 		} else if (o->audit_verify_log || argv[i][0] == '\0') {
 			return err_set(err, EINVAL, "audit-verify takes one LOG");
 		} else {

@@ -42,13 +42,14 @@ struct cli_options {
 	const char **audit_heads;       /* audit-verify: each --head HEX, in order (into argv;
 					 * the array malloc'd, NULL without --head) */
 	int n_audit_heads;
+	bool audit_summary;             /* audit-verify --summary: print the log's summary */
 };
 
 /* cli_parse - parse argv. Options stop at the first non-option or at "--";
  * nothing after "--" is an option. A first non-option word "verify", "serve",
  * "mcp", "listen" or "call" selects that mode (run a program of such a name with
- * `turninit -- serve`); "audit-verify" takes one LOG and `--head HEX` (repeatable:
- * one a turn), in any order, and nothing else.
+ * `turninit -- serve`); "audit-verify" takes one LOG, `--head HEX` (repeatable:
+ * one a turn) and `--summary`, in any order, and nothing else.
  * `-e`/`--env NAME[=VALUE]` (call; repeatable): NAME a valid environment name,
  * each NAME once. `--server-uid UID` (call): 0..4294967294.
  * Errors: -EINVAL (unknown option, missing or bad value, a name given twice,

@@ -65,7 +65,7 @@ FIELDS = {
              "cancelled", "truncated", "lost", "oom_killed", "stdout_bytes", "stderr_bytes",
              "stdout_blake2b_256", "stderr_blake2b_256", "read_back"},
     "turn_end": {"event", "prev", "time", "exit_code", "lines"},
-    "change": {"event", "prev", "time", "op", "path", "base", "now"},
+    "change": {"event", "prev", "time", "op", "what", "path", "base", "now"},
     "changes": {"event", "prev", "time", "base", "root", "added", "removed", "changed", "entries",
                 "bytes_hashed", "unreadable", "unreadable_paths", "unreadable_paths_more", "not_compared", "skipped",
                 "duration_ms", "complete", "stopped"},

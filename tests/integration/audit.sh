@@ -279,8 +279,8 @@ print(len(ts["seccomp"]["program_blake2b_256"]))' "$LOG" "$WORK/chain-verify.jso
 	# and its command line, and the flags it goes with: 125, one line, nothing read
 	for bad in "audit-verify:audit-verify needs LOG (a path, or - for stdin)" \
 		"audit-verify $LOG $LOG:audit-verify takes one LOG" \
-		"audit-verify $LOG --follow:audit-verify: unknown option --follow (LOG [--head HEX]...)" \
-		"--audit-log /x audit-verify $LOG:audit-verify takes LOG and --head HEX only" \
+		"audit-verify $LOG --follow:audit-verify: unknown option --follow (LOG [--head HEX]... [--summary])" \
+		"--audit-log /x audit-verify $LOG:audit-verify takes LOG, --head HEX and --summary only" \
 		"serve --audit-changes /audit/base:--audit-changes goes with --audit-log (the change record is written there)" \
 		"serve --audit-log /a --audit-log /b:--audit-log given twice" \
 		"serve --audit-log /a --audit-changes /b --audit-changes /c:--audit-changes given twice"; do
