@@ -43,13 +43,27 @@ struct asum *asum_new(void)
 	return calloc(1, sizeof(struct asum));
 }
 
+/* v as JSON, ASCII only, so no byte of the log reaches a terminal
+ * unescaped: jansson's JSON_ENSURE_ASCII leaves DEL (0x7f) as it is, so it
+ * is escaped here. */
+static void put_json(FILE *f, const json_t *v)
+{
+	char *q = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_ENSURE_ASCII | JSON_COMPACT) : NULL;
+
+	for (const char *c = q ? q : "null"; *c; c++) {
+		if (*c == 0x7f)
+			fputs("\\u007F", f);
+		else
+			fputc(*c, f);
+	}
+	free(q);
+}
+
 /* A string as the summary shows it: as it is when every byte is printable
- * ASCII and none a space, quote or backslash; else as a JSON string (ASCII,
- * so no byte of the log reaches a terminal unescaped). */
+ * ASCII and none a space, quote or backslash; else as a JSON string. */
 static void put_str(FILE *f, const char *s)
 {
 	json_t *v;
-	char *q;
 
 	if (s[0] && strspn(s, "!#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`"
 			      "abcdefghijklmnopqrstuvwxyz{|}~") == strlen(s)) {
@@ -57,9 +71,10 @@ static void put_str(FILE *f, const char *s)
 		return;
 	}
 	v = json_string(s);
-	q = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_ENSURE_ASCII) : NULL;
-	fputs(q ? q : "\"?\"", f);
-	free(q);
+	if (v)
+		put_json(f, v);
+	else
+		fputs("\"?\"", f);
 	json_decref(v);
 }
 
@@ -67,15 +82,10 @@ static void put_str(FILE *f, const char *s)
  * number). */
 static void put_val(FILE *f, const json_t *v)
 {
-	char *q;
-
-	if (json_is_string(v)) {
+	if (json_is_string(v))
 		put_str(f, json_string_value(v));
-		return;
-	}
-	q = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-	fputs(q ? q : "null", f);
-	free(q);
+	else
+		put_json(f, v);
 }
 
 /* "YYYY-MM-DDTHH:MM:SS.mmmZ" in milliseconds since the epoch; -1 for any
@@ -266,7 +276,9 @@ static int event_text(struct asum_turn *t, const char *event, const json_t *ev, 
 static int new_turn(struct asum *s, const json_t *ev)
 {
 	struct asum_turn *t;
-	char *head;
+	char *head = NULL;
+	size_t n = 0;
+	FILE *f;
 
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4;
@@ -277,9 +289,15 @@ static int new_turn(struct asum *s, const json_t *ev)
 		s->t = nt;
 		s->cap = cap;
 	}
-	if (asprintf(&head, "turn %s (%s)", json_string_value(json_object_get(ev, "turn")) ?: "?",
-		     json_string_value(json_object_get(ev, "mode")) ?: "?") < 0)
+	if (!(f = open_memstream(&head, &n)))
 		return -ENOMEM;
+	fputs("turn ", f);
+	put_val(f, json_object_get(ev, "turn"));
+	fputs(" (", f);
+	put_val(f, json_object_get(ev, "mode"));
+	fputc(')', f);
+	if (fclose(f) != 0 || !head)
+		return free(head), -ENOMEM;
 	t = &s->t[s->n++];
 	*t = (struct asum_turn){ .head = head };
 	return 0;
