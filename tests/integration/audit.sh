@@ -777,6 +777,55 @@ print(ts["changes"] == v.get("changes"))' "$LOG" "$WORK/unsearchable-verify.json
 	end
 fi
 
+# audit-verify --summary: the whole text of a turn's summary (docs/audit.md "A
+# summary"), one line per command, the change record in `git status` form with
+# what changed; durations and the turn id vary from run to run, and are
+# replaced (N ms, TURN), the rest is compared as it is. A log with a finding
+# still prints its summary, and exits 1.
+if selected log-summary; then
+	begin log-summary
+	fresh_tree
+	audit_argv
+	SERVER+=(--audit-changes /audit/base)
+	cat > "$WORK/summary.txt" <<'EOF2'
+sed -i 's/return 0/return 42/' src/main.c
+echo 'new file' > NEW.md
+chmod 0644 run.sh
+echo oops >&2; exit 3
+rm -r docs && echo docs > docs
+kill -9 $$
+EOF2
+	session "$WORK/summary.txt"
+	expect_rc 0
+	run_cmd "$BIN" audit-verify "$LOG" --summary
+	expect_rc 0
+	got=$(printf '%s\n' "$OUT" | sed -E "s/ [0-9]+ ms,/ N ms,/; s/^turn [0-9a-f]{32} /turn TURN /;
+		s|^$LOG: (.*), head [0-9a-f]{64}\$|LOG: \\1, head HEX|")
+	eq "the summary" "$got" "turn TURN (serve): 6 commands, 0 rejected, ended with exit 0
+  cmd 0 c1: N ms, exit 0, out 0 B, err 0 B
+  cmd 0 c2: N ms, exit 0, out 0 B, err 0 B
+  cmd 0 c3: N ms, exit 0, out 0 B, err 0 B
+  cmd 0 c4: N ms, exit 3, out 0 B, err 5 B
+  cmd 0 c5: N ms, exit 0, out 0 B, err 0 B
+  cmd 0 c6: N ms, signal 9, out 0 B, err 0 B
+  A  NEW.md
+   D docs (type)
+   D docs/keep.txt
+   D docs/old.txt
+  A  docs (type)
+   m run.sh (mode)
+   M src/main.c (content)
+  changes: 2 added, 3 removed, 2 changed
+LOG: 22 lines, 1 turns: whole, head HEX"
+	# a finding: the summary is still printed, the status is 1
+	sed '2s/"c1"/"c9"/' "$LOG" > "$WORK/summary-edited.jsonl"
+	run_cmd "$BIN" audit-verify "$WORK/summary-edited.jsonl" --summary
+	expect_rc 1
+	expect_contains "the summary of an edited log" "$OUT" "  cmd 0 c9: no end in the log"
+	expect_contains "the verdict" "$OUT" " findings"
+	end
+fi
+
 # Two turns on one log file would interleave their chains: the second is
 # refused while the first holds it (flock), and the log stays one turn's.
 if selected refuse-log-held-by-another-turn; then
