@@ -99,5 +99,5 @@ for l in open(sys.argv[1]):
 echo
 head=$(sed -n 's/^turninit: audit: turn .* head \([0-9a-f]\{64\}\)$/\1/p' "$D/stderr")
 [ -n "$head" ] || die "turninit printed no final head"
-echo "audit-demo: turninit audit-verify $D/log/audit.jsonl --head $head (the head turninit printed at the end of the turn, held outside the log):"
-"$BIN" audit-verify "$D/log/audit.jsonl" --head "$head" || die "audit-verify found the log broken"
+echo "audit-demo: turninit audit-verify $D/log/audit.jsonl --head $head --summary (the head turninit printed at the end of the turn, held outside the log):"
+"$BIN" audit-verify "$D/log/audit.jsonl" --head "$head" --summary || die "audit-verify found the log broken"
