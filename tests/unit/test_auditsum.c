@@ -118,7 +118,7 @@ static void odd_lines(void **state)
 		"{\"event\":\"exit\"," P "," T ",\"stream\":2,\"id\":\"\\u001B[2Jx\",\"start\":\"bad\",\"end\":\"2026-12-01T10:00:00.145Z\",\"code\":1,\"signal\":null,\"stdout_bytes\":0,\"stderr_bytes\":0}",
 		"{\"event\":\"exec\"," P "," T ",\"stream\":2,\"id\":\"\\u001B[2Jx\",\"command\":\"ls\"}",
 		"{\"event\":\"exit\"," P "," T ",\"stream\":1,\"id\":\"nope\",\"code\":0}",
-		"{\"event\":\"change\"," P "," T ",\"op\":\"changed\",\"what\":[\"content\"],\"path\":\"caf\\u00e9\"}",
+		"{\"event\":\"change\"," P "," T ",\"op\":\"changed\",\"what\":[\"content\"],\"path\":\"caf\\u00e9\\u007f\"}",
 		NULL,
 	};
 	char *text = summary_of(lines);
@@ -128,7 +128,7 @@ static void odd_lines(void **state)
 		"turn fedcba9876543210fedcba9876543210 (listen): 2 commands, 0 rejected, no turn_end\n"
 		"  cmd 2 \"\\u001B[2Jx\": ? ms, exit 1, out 0 B, err 0 B\n"
 		"  cmd 2 \"\\u001B[2Jx\": no end in the log\n"
-		"   M \"caf\\u00E9\" (content)\n");
+		"   M \"caf\\u00E9\\u007F\" (content)\n");
 	free(text);
 }
 
