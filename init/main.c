@@ -196,6 +196,22 @@ static int verify(const struct cli_options *opt, const struct load_result *pol,
 	return refused ? refuse(refusal) : 0;
 }
 
+static bool turn_ended;
+
+/* The end of a turn of many commands, once every command is gone (serve_ctx's
+ * at_end): what they changed, from the trees themselves, and the log's
+ * turn_end; the log's final head to ret_head, true, or false without a log.
+ * Once a turn. */
+static bool turn_ends(int exit_code, char ret_head[static 65])
+{
+	if (turn_ended)
+		return false;
+	turn_ended = true;
+	changes_record(audit_emit, exit_code != 0);
+	audit_turn_end(exit_code);
+	return audit_head(ret_head);
+}
+
 /* Step 7 of serve, mcp and listen: the loop of many commands, under the
  * sandbox prepared once; its exit status. */
 static int many_commands(const struct cli_options *opt, const struct load_result *pol,
@@ -254,10 +270,10 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 			 sb->keeper_refused);
 	if (sb->no_subreaper)
 		log_line("subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends");
+	ctx.at_end = turn_ends;
 	status = serve_run(&ctx);
-	/* every command is gone: what they changed, from the trees themselves */
-	changes_record(audit_emit, status != 0);
-	audit_turn_end(status);
+	/* a loop that could not start ends its turn here */
+	turn_ends(status, (char[65]){ 0 });
 	return status;
 }
 

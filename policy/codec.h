@@ -37,6 +37,9 @@ struct codec {
 	char *(*error)(void *st, const char *id, const char *msg);
 	/* a decision of turninit's proxy (policy/netrec.h), for every connection */
 	char *(*net)(void *st, const struct net_record *r);
+	/* the turn's end with the audit log's final head (ev_turn_end), for
+	 * every connection still open; NULL: the codec says nothing */
+	char *(*turn_end)(void *st, int exit_code, const char *audit_head);
 	/* a running command's progress every progress_ms milliseconds; NULL: none */
 	char *(*progress)(void *st, const char *id, uint64_t elapsed_ms);
 	uint64_t progress_ms;

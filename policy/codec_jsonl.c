@@ -42,6 +42,12 @@ static char *jsonl_net(void *st, const struct net_record *r)
 	return ev_net(r);
 }
 
+static char *jsonl_turn_end(void *st, int exit_code, const char *audit_head)
+{
+	(void)st;
+	return ev_turn_end(exit_code, audit_head);
+}
+
 const struct codec codec_jsonl = {
 	.name = "jsonl",
 	.parse = jsonl_parse,
@@ -50,4 +56,5 @@ const struct codec codec_jsonl = {
 	.exit = jsonl_exit,
 	.error = jsonl_error,
 	.net = jsonl_net,
+	.turn_end = jsonl_turn_end,
 };

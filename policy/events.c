@@ -244,6 +244,24 @@ static int parse_net(struct ev_event *e, json_t *v, struct tn_error *err)
 	return 0;
 }
 
+char *ev_turn_end(int exit_code, const char *audit_head)
+{
+	return ev_dump(json_pack("{s:s, s:n, s:i, s:s}", "event", "turn_end", "id",
+				 "exit_code", exit_code, "audit_head", audit_head));
+}
+
+static int parse_turn_end(struct ev_event *e, json_t *v, struct tn_error *err)
+{
+	const char *h = json_string_value(json_object_get(v, "audit_head"));
+
+	if (!h || strlen(h) != 64 || strspn(h, "0123456789abcdef") != 64)
+		return ev_bad(e, err, "turn_end: audit_head is not 64 hex digits");
+	if (!json_is_integer(json_object_get(v, "exit_code")))
+		return ev_bad(e, err, "turn_end: exit_code is not an integer");
+	e->audit_head = h;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	enum ev_kind kind;
@@ -255,6 +273,7 @@ static const struct {
 	{ "error", EV_ERROR, parse_error },
 	{ "info", EV_INFO, parse_info },
 	{ "net", EV_NET, parse_net },
+	{ "turn_end", EV_TURN_END, parse_turn_end },
 };
 
 int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error *err)
@@ -282,7 +301,8 @@ int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error
 	if (!kind)
 		return ev_bad(&e, err, "no event name");
 	if (!json_is_string(id) && !(json_is_null(id) && (strcmp(kind, "error") == 0 ||
-							  strcmp(kind, "net") == 0)))
+							  strcmp(kind, "net") == 0 ||
+							  strcmp(kind, "turn_end") == 0)))
 		return ev_bad(&e, err, "no id");
 	e.id = json_string_value(id);
 	for (i = 0; i < N_ELEMENTS(ev_kinds) && strcmp(kind, ev_kinds[i].name) != 0; i++)

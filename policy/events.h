@@ -74,7 +74,15 @@ char *ev_net(const struct net_record *r);
  * first keys before them); NULL, obj released, when out of memory. */
 json_t *ev_net_fields(json_t *obj, const struct net_record *r);
 
-enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR, EV_INFO, EV_NET };
+/* {"event":"turn_end","id":null,"exit_code":N,"audit_head":HEX}: the last
+ * event of a turn with an audit log, to every connection still open, written
+ * after the log's turn_end line; audit_head is the log's final head, the
+ * digest of that line (64 hex digits, docs/audit.md, "Anchors"), which
+ * anchors the whole turn, change record included. exit_code: turninit's exit
+ * status (0 at the end of stdin, 143 on SIGTERM). */
+char *ev_turn_end(int exit_code, const char *audit_head);
+
+enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR, EV_INFO, EV_NET, EV_TURN_END };
 
 /* One decoded event. Strings point into the decoded value and live until
  * ev_clear. */
@@ -92,6 +100,7 @@ struct ev_event {
 	char *manifest;            /* info: the manifest object as compact JSON, malloc'd */
 	const char *verdict, *host, *reason;   /* net; host and reason NULL when null */
 	int port;                  /* net: 0 when null */
+	const char *audit_head;    /* turn_end: the log's final head (64 hex digits) */
 	void *json;                /* the parsed value */
 };
 

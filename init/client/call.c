@@ -246,6 +246,7 @@ static int call_event(const char *line, size_t len)
 	case EV_STARTED:
 	case EV_INFO:   /* never asked for */
 	case EV_NET:    /* the turn's proxy, not this command's: the server logs it */
+	case EV_TURN_END:   /* the turn ended: the connection closes next */
 		break;
 	}
 	ev_clear(&ev);

@@ -252,6 +252,7 @@ static void from_server(void *ctx, const char *line, size_t len)
 		break;
 	case EV_INFO:
 	case EV_NET:
+	case EV_TURN_END:   /* id null: never here */
 		out = NULL;
 		break;
 	}

@@ -506,6 +506,26 @@ static size_t phase_poll_set(struct serve *s, struct pollfd *pf, struct slot *sl
 	return n;
 }
 
+/* The turn's end, once every command is gone: the change record and the
+ * log's turn_end written (ctx->at_end), then its final head sent to every
+ * connection still open, after all their other events, so that a client
+ * holds the head that anchors the whole log without reading stderr (issue
+ * 46). In serve mode, stdout is still open here: the event goes before it
+ * closes. */
+static void serve_turn_end(struct serve *s)
+{
+	char head[65];
+
+	if (!s->ctx->at_end || !s->ctx->at_end(s->exit_code, head))
+		return;
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
+		struct conn *c = &s->conns[i];
+
+		if (c->used && !c->dead && c->codec->turn_end)
+			conn_emit(c, c->codec->turn_end(c->codec_st, s->exit_code, head));
+	}
+}
+
 /* After the loop: the keepers stopped (idle now: their sockets closed, they
  * exit), the connections drained, everything freed. */
 static void serve_close(struct serve *s)
@@ -522,6 +542,7 @@ static void serve_close(struct serve *s)
 		keeper_stop(&s->keepers[i], deadline);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+	serve_turn_end(s);
 	deadline = clock_ms() + SERVE_DRAIN_MS;
 	/* serve's one connection is never closed in the loop: the turn ends on
 	 * it. Its input buffer goes here, with any other's. */

@@ -23,6 +23,14 @@ struct serve_ctx {
 					 the codec (a tools/call carries none, and the
 					 MCP session adds what the manifest admits of
 					 it); NULL otherwise */
+	/* called once every command is gone, before the connections still
+	 * open are drained, with the turn's exit status: what the turn ends
+	 * with (the change record, the audit log's turn_end). It writes the
+	 * log's final head to ret_head (65 bytes) and returns true, or false
+	 * when there is no log; then the loop sends a turn_end event with that
+	 * head to each of those connections (docs/protocol.md, "turn_end").
+	 * NULL: nothing. */
+	bool (*at_end)(int exit_code, char ret_head[static 65]);
 };
 
 /* serve_listen_socket - create, bind and listen on a unix stream socket at

@@ -8,6 +8,8 @@
     cases.py lines LOG
     cases.py mcp LOG -- SERVER_ARGV...     (SERVER_ARGV: ... mcp --audit-log ...)
     cases.py rejected LOG -- SERVER_ARGV...
+    cases.py final-head LOG -- SERVER_ARGV...
+    cases.py final-head-listen LOG SOCKET NAME   (NAME: the listen container)
 
 SERVER_ARGV starts `turninit serve --audit-log ...` in podman; LOG is the host
 path of that log. Each case drives a session with the reference client
@@ -404,6 +406,60 @@ def mcp(log, argv):
     want(evs and evs[0].get("mode") == "mcp", "turn_start mode mcp")
 
 
+def final_event(log, c, evs, code):
+    """The turn_end event ends the stream, after every exit event, with
+    turninit's exit status and the log's final head: the digest of its last
+    line, turn_end. Prints "head HEX" for audit-verify."""
+    kinds = [e.get("event") for e in evs]
+    want(kinds and kinds[-1] == "turn_end", "the last event is turn_end (got %s)" % kinds)
+    want(kinds.count("turn_end") == 1, "one turn_end event (got %s)" % kinds)
+    end = evs[-1] if evs else {}
+    want(list(end) == ["event", "id", "exit_code", "audit_head"] and end.get("id") is None,
+         "turn_end's keys and a null id (got %s)" % end)
+    want(end.get("exit_code") == code, "turn_end's exit_code %s (got %s)" % (code, end.get("exit_code")))
+    lines = read_log(log)
+    want(lines and lines[-1]["event"] == "turn_end", "the log ends with turn_end")
+    want(lines and end.get("audit_head") == line_digest(lines[-1]),
+         "turn_end's audit_head %s is the digest of the log's last line %s"
+         % (end.get("audit_head"), lines and line_digest(lines[-1])))
+    print("head %s" % end.get("audit_head"))
+
+
+def final_head(log, argv):
+    """serve with --audit-changes: after the end of stdin, the last event on
+    stdout carries the final head, written before stdout closes."""
+    c = spawn(argv)
+    r = c.run("echo new > NEW.md", timeout=60)
+    want(r.exit is not None and r.exit["code"] == 0, "the command ran (got %s)" % r.exit)
+    c.proc.stdin.close()
+    evs = c.drain(timeout=60)
+    want(c.proc.wait(timeout=60) == 0, "serve exits 0 at the end of stdin")
+    final_event(log, c, evs, 0)
+
+
+def final_head_listen(log, path, name):
+    """listen with --audit-changes: a connection still open when SIGTERM ends
+    the turn gets the turn_end event last, then the connection closes. The
+    peer connects as uid 1000, the manifest's (SO_PEERCRED takes the
+    effective uid at connect(2))."""
+    import socket
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    os.setegid(1000)
+    os.seteuid(1000)
+    try:
+        sock.connect(path)
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+    c = Client(sock.fileno(), sock.fileno(), sock=sock)
+    r = c.run("echo new > NEW.md", timeout=60)
+    want(r.exit is not None and r.exit["code"] == 0, "the command ran (got %s)" % r.exit)
+    subprocess.run(["timeout", "120", "podman", "stop", "-t", "10", name],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    evs = c.drain(timeout=60)
+    final_event(log, c, evs, 143)
+
+
 def main(a):
     cmd = a[0]
     sep = a.index("--") if "--" in a else len(a)
@@ -423,6 +479,10 @@ def main(a):
             mcp(args[0], argv)
         elif cmd == "rejected":
             rejected(args[0], argv)
+        elif cmd == "final-head":
+            final_head(args[0], argv)
+        elif cmd == "final-head-listen":
+            final_head_listen(args[0], args[1], args[2])
         else:
             sys.exit("cases.py: unknown case " + cmd)
     except (Closed, TimeoutError, KeyError, TypeError) as e:

@@ -380,6 +380,56 @@ if selected log-head-of-last-exit; then
 	end
 fi
 
+# The event that ends a turn carries the final head, so a client holds the
+# head of the whole log, change record included, without reading stderr:
+# serve writes it after the end of stdin, before stdout closes; listen to each
+# connection still open when SIGTERM ends the turn.
+# final_head_verifies: the "head HEX" line of cases.py's output anchors the
+# whole log, with no note of lines left unanchored.
+final_head_verifies() {
+	local h
+	h=$(printf '%s' "$OUT" | sed -n 's/^head \([0-9a-f]\{64\}\)$/\1/p')
+	[[ -n $h ]] || { why "no head in the events: $OUT"; return; }
+	run_cmd "$BIN" audit-verify "$LOG" --head "$h"
+	expect_rc 0
+	expect_out "$LOG: 6 lines, 1 turns: whole, head $h"$'\n'
+}
+
+if selected log-final-head-serve; then
+	begin log-final-head-serve
+	fresh_tree
+	audit_argv
+	SERVER+=(--audit-changes /audit/base)
+	run_cmd "$PY" "$CASES" final-head "$LOG" -- "${SERVER[@]}"
+	expect_rc 0
+	final_head_verifies
+	end
+fi
+
+if selected log-final-head-listen; then
+	begin log-final-head-listen
+	fresh_tree
+	SOCKD=$WORK/t$N/sock
+	mkdir -p "$SOCKD"
+	chmod 0755 "$SOCKD"
+	LNAME=turninit-audit-final-$$
+	run_cmd timeout 120 podman run -d --pull never --network none --label "$LABEL" --name "$LNAME" \
+		--read-only --read-only-tmpfs=false --ipc none \
+		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
+		-v "$TREE:/work:O" -v "$TREE:/audit/base:ro" -v "$LOGDIR:/var/log/turninit" -v "$SOCKD:/run/turninit" \
+		"$IMG:sealed" listen --socket /run/turninit/t.sock --audit-log /var/log/turninit/audit.jsonl \
+		--audit-changes /audit/base
+	if [[ $RC -ne 0 ]] || ! wait_for 60 test -S "$SOCKD/t.sock"; then
+		why "the listen container did not make its socket"
+	else
+		run_cmd "$PY" "$CASES" final-head-listen "$LOG" "$SOCKD/t.sock" "$LNAME"
+		expect_rc 0
+		final_head_verifies
+	fi
+	timeout 60 podman rm -f -t 0 "$LNAME" >/dev/null 2>&1
+	end
+fi
+
 # mcp mode: the tool results carry the head after their exit line (_meta)
 if selected log-mcp-heads; then
 	begin log-mcp-heads

@@ -150,6 +150,26 @@ static void net_events(void **state)
 	}
 }
 
+/* turn_end: the last event of a turn with an audit log, id null, the log's
+ * final head; read back as `turninit call` and the bridge read it */
+static void turn_end_event(void **state)
+{
+	static const char head[] = "9b1d000000000000000000000000000000000000000000000000000000000007";
+	struct tn_error err = { 0 };
+	struct ev_event e;
+	char *line;
+
+	(void)state;
+	expect_line(ev_turn_end(143, head), "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":143,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}");
+	line = ev_turn_end(0, head);
+	assert_int_equal(ev_parse(line, strlen(line), &e, &err), 0);
+	assert_int_equal(e.kind, EV_TURN_END);
+	assert_null(e.id);
+	assert_string_equal(e.audit_head, head);
+	ev_clear(&e);
+	free(line);
+}
+
 static void decoder_refuses(void **state)
 {
 	static const struct { const char *line; const char *msg; } bad[] = {
@@ -169,6 +189,9 @@ static void decoder_refuses(void **state)
 		{ "{\"event\":\"hello\",\"id\":\"a\"}", "unknown event" },
 		{ "{\"event\":\"info\",\"id\":\"a\",\"manifest\":[1]}", "manifest is not an object" },
 		{ "{\"event\":\"info\",\"id\":\"a\"}", "manifest is not an object" },
+		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":0,\"audit_head\":\"9b1d\"}", "audit_head is not 64 hex digits" },
+		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":0}", "audit_head is not 64 hex digits" },
+		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":null,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}", "exit_code is not an integer" },
 	};
 
 	(void)state;
@@ -197,6 +220,7 @@ int main(void)
 		cmocka_unit_test(decoder_reads_what_encoders_write),
 		cmocka_unit_test(decoder_refuses),
 		cmocka_unit_test(net_events),
+		cmocka_unit_test(turn_end_event),
 		cmocka_unit_test(info_embeds_the_manifest_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
