@@ -253,12 +253,14 @@ char *ev_turn_end(int exit_code, const char *audit_head)
 static int parse_turn_end(struct ev_event *e, json_t *v, struct tn_error *err)
 {
 	const char *h = json_string_value(json_object_get(v, "audit_head"));
+	json_t *code = json_object_get(v, "exit_code");
 
 	if (!h || strlen(h) != 64 || strspn(h, "0123456789abcdef") != 64)
 		return ev_bad(e, err, "turn_end: audit_head is not 64 hex digits");
-	if (!json_is_integer(json_object_get(v, "exit_code")))
-		return ev_bad(e, err, "turn_end: exit_code is not an integer");
+	if (!json_is_integer(code) || json_integer_value(code) < 0 || json_integer_value(code) > 255)
+		return ev_bad(e, err, "turn_end: exit_code is not 0..255");
 	e->audit_head = h;
+	e->exit_code = (int)json_integer_value(code);
 	return 0;
 }
 

@@ -101,6 +101,7 @@ struct ev_event {
 	const char *verdict, *host, *reason;   /* net; host and reason NULL when null */
 	int port;                  /* net: 0 when null */
 	const char *audit_head;    /* turn_end: the log's final head (64 hex digits) */
+	int exit_code;             /* turn_end: turninit's exit status, 0..255 */
 	void *json;                /* the parsed value */
 };
 

@@ -4,7 +4,8 @@
  * The input is one event line as-is (no NUL added). Invariants that abort: a
  * refused line gives a one-line message and leaves ret untouched; an accepted
  * one is of a known kind with the fields of that kind, and encoding it again
- * (ev_started, ev_output, ev_exit, ev_error) decodes to the same event.
+ * (ev_started, ev_output, ev_exit, ev_error, ev_info, ev_net, ev_turn_end)
+ * decodes to the same event.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,9 @@ static void same_again(const struct ev_event *e)
 		line = ev_net(&r);
 		break;
 	}
+	case EV_TURN_END:
+		line = ev_turn_end(e->exit_code, e->audit_head);
+		break;
 	}
 	if (!line)
 		return;   /* out of memory, or a message jansson will not encode */
@@ -71,6 +75,9 @@ static void same_again(const struct ev_event *e)
 	     back.lost != e->lost || back.oom_killed != e->oom_killed))
 		abort();
 	if (e->kind == EV_INFO && strcmp(back.manifest, e->manifest) != 0)
+		abort();
+	if (e->kind == EV_TURN_END &&
+	    (back.exit_code != e->exit_code || strcmp(back.audit_head, e->audit_head) != 0))
 		abort();
 	if (e->kind == EV_NET &&
 	    (strcmp(back.verdict, e->verdict) != 0 || back.port != e->port ||
@@ -98,8 +105,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strchr(err.msg, '\n'))
 			abort();
 	} else {
-		if (e.kind < EV_STARTED || e.kind > EV_NET ||
-		    (e.kind != EV_ERROR && e.kind != EV_NET && !e.id))
+		if (e.kind < EV_STARTED || e.kind > EV_TURN_END ||
+		    (e.kind != EV_ERROR && e.kind != EV_NET && e.kind != EV_TURN_END && !e.id) ||
+		    (e.kind == EV_TURN_END && e.id))
 			abort();
 		same_again(&e);
 		ev_clear(&e);

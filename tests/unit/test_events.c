@@ -166,6 +166,7 @@ static void turn_end_event(void **state)
 	assert_int_equal(e.kind, EV_TURN_END);
 	assert_null(e.id);
 	assert_string_equal(e.audit_head, head);
+	assert_int_equal(e.exit_code, 0);
 	ev_clear(&e);
 	free(line);
 }
@@ -191,7 +192,8 @@ static void decoder_refuses(void **state)
 		{ "{\"event\":\"info\",\"id\":\"a\"}", "manifest is not an object" },
 		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":0,\"audit_head\":\"9b1d\"}", "audit_head is not 64 hex digits" },
 		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":0}", "audit_head is not 64 hex digits" },
-		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":null,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}", "exit_code is not an integer" },
+		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":null,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}", "exit_code is not 0..255" },
+		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":256,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}", "exit_code is not 0..255" },
 	};
 
 	(void)state;
