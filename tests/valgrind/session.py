@@ -100,7 +100,14 @@ def main(argv):
     c.exec("sleep 1000", id="left")  # still running at the end: cancelled
     c.wait("left", WAIT, until=lambda res: res.pid is not None)
     status = c.close(WAIT)
-    want("end of the stream", [e for e in c.drain(WAIT) if e.get("id") != "left"], [])
+    rest = [e for e in c.drain(WAIT) if e.get("id") != "left"]
+    # with --audit-log the turn ends with a turn_end event carrying the
+    # log's final head (docs/protocol.md), the stream's last
+    if "--audit-log" in sys.argv and rest and rest[-1].get("event") == "turn_end":
+        head = rest.pop().get("audit_head")
+        want("turn_end's audit_head", isinstance(head, str) and len(head) == 64 and
+             all(ch in "0123456789abcdef" for ch in head), True)
+    want("end of the stream", rest, [])
     want("cancelled at the end", exit_of("end", c.results["left"])["signal"], 15)
     if status is not None:
         print("server exit %d" % status)
