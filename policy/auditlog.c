@@ -12,6 +12,10 @@
 #include "error.h"
 #include "sjson.h"
 
+/* A string of the log in a finding or note: its bytes escaped (err_shown),
+ * so that no byte of the log reaches the reader's terminal as it is. */
+#define SHOWN(s, buf) err_shown((s), strlen(s), (buf))
+
 struct alog_pending {
 	json_int_t stream;
 	char *id;
@@ -94,15 +98,17 @@ static void hex_of(const uint8_t d[ALOG_HASH_BYTES], char out[2 * ALOG_HASH_BYTE
  * note when the turn has none. Empties the list. */
 static void pending_close(struct alog_check *c, bool ended)
 {
+	char b[ERR_SHOWN_MAX];
+
 	for (size_t i = 0; i < c->n_pending; i++) {
 		struct alog_pending *p = &c->pending[i];
 
 		if (ended)
 			say(c, p->line, false, "exec %lld/%s has no exit or refused before its turn's turn_end",
-			    (long long)p->stream, p->id);
+			    (long long)p->stream, SHOWN(p->id, b));
 		else
 			say(c, p->line, true, "exec %lld/%s has no exit or refused: its turn has no turn_end",
-			    (long long)p->stream, p->id);
+			    (long long)p->stream, SHOWN(p->id, b));
 		free(p->id);
 	}
 	c->n_pending = 0;
@@ -159,10 +165,12 @@ static void turn_cut(struct alog_check *c, uint64_t last)
 {
 	if (!c->in_turn)
 		return;
+	char b[ERR_SHOWN_MAX];
+
 	if (turn_now(c))
 		turn_now(c)->end = last;
 	say(c, last, true, "turn %s (line %llu on) has no turn_end: it ends at line %llu (cut short: killed, or still running)",
-	    c->turn, (unsigned long long)c->turn_first, (unsigned long long)last);
+	    SHOWN(c->turn, b), (unsigned long long)c->turn_first, (unsigned long long)last);
 	pending_close(c, false);
 	c->in_turn = false;
 }
@@ -172,9 +180,11 @@ static void turn_cut(struct alog_check *c, uint64_t last)
  * copied in). */
 static void turn_seen(struct alog_check *c, const char *id, uint64_t n)
 {
+	char b[ERR_SHOWN_MAX];
+
 	for (size_t i = 0; i < c->n_seen; i++)
 		if (strcmp(c->seen[i].id, id) == 0) {
-			say(c, n, false, "turn %s began before, at line %llu: a turn copied in", id,
+			say(c, n, false, "turn %s began before, at line %llu: a turn copied in", SHOWN(id, b),
 			    (unsigned long long)c->seen[i].line);
 			break;
 		}
@@ -240,6 +250,7 @@ static void event_pairs(struct alog_check *c, json_t *ev, const char *event, uin
 {
 	const char *id = json_string_value(json_object_get(ev, "id"));
 	json_t *stream = json_object_get(ev, "stream");
+	char b[ERR_SHOWN_MAX];
 
 	if (strcmp(event, "exec") == 0 || strcmp(event, "exit") == 0 || strcmp(event, "refused") == 0) {
 		if (!id || !json_is_integer(stream)) {
@@ -249,12 +260,12 @@ static void event_pairs(struct alog_check *c, json_t *ev, const char *event, uin
 		if (event[1] == 'x' && event[2] == 'e') {   /* exec */
 			if (pending_find(c, json_integer_value(stream), id))
 				say(c, n, false, "exec of %lld/%s while one of that stream and id is open (turninit refuses a running id)",
-				    (long long)json_integer_value(stream), id);
+				    (long long)json_integer_value(stream), SHOWN(id, b));
 			else
 				pending_add(c, json_integer_value(stream), id, n);
 		} else if (!pending_take(c, json_integer_value(stream), id))
 			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
-			    (long long)json_integer_value(stream), id);
+			    (long long)json_integer_value(stream), SHOWN(id, b));
 	} else if (strcmp(event, "rejected") == 0) {
 		/* a request that ran nothing: paired with no exec, whatever its id */
 		if (!json_is_integer(stream) || !(id || json_is_null(json_object_get(ev, "id"))) ||
@@ -266,7 +277,7 @@ static void event_pairs(struct alog_check *c, json_t *ev, const char *event, uin
 
 		if (!json_is_true(done))
 			say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
-			    why ? ": " : "", why ? why : " (entries unread, not compared or skipped: see this line)");
+			    why ? ": " : "", why ? SHOWN(why, b) : " (entries unread, not compared or skipped: see this line)");
 		unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"),
 				 json_object_get(ev, "unreadable_paths_more"));
 	} else if (strcmp(event, "cancel") == 0 || strcmp(event, "signal") == 0) {
@@ -275,7 +286,7 @@ static void event_pairs(struct alog_check *c, json_t *ev, const char *event, uin
 			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
 		else if (!pending_find(c, json_integer_value(stream), id))
 			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
-			    (long long)json_integer_value(stream), id);
+			    (long long)json_integer_value(stream), SHOWN(id, b));
 	} else if (strcmp(event, "turn_end") == 0) {
 		json_t *lines = json_object_get(ev, "lines");
 
@@ -435,7 +446,7 @@ static struct alog_turn *turn_of(struct alog_check *c, uint64_t n)
  * a net line the head does not vouch for). */
 static void heads_check(struct alog_check *c)
 {
-	char hh[2 * ALOG_HASH_BYTES + 1];
+	char hh[2 * ALOG_HASH_BYTES + 1], b[ERR_SHOWN_MAX];
 	bool *anchored = calloc(c->n_seen ? c->n_seen : 1, sizeof(*anchored));
 
 	if (!anchored) {
@@ -466,7 +477,7 @@ static void heads_check(struct alog_check *c)
 	for (size_t i = 0; i < c->n_seen; i++)
 		if (!anchored[i])
 			say(c, c->seen[i].line, false, "turn %s (lines %llu to %llu): no head given anchors it (each turn's head is its own: give one --head per turn)",
-			    c->seen[i].id, (unsigned long long)c->seen[i].line, (unsigned long long)c->seen[i].end);
+			    SHOWN(c->seen[i].id, b), (unsigned long long)c->seen[i].line, (unsigned long long)c->seen[i].end);
 	free(anchored);
 }
 

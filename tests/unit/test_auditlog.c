@@ -621,6 +621,14 @@ static void exit_without_exec(void **state)
 	ml_turn_end(&l);
 	assert_int_equal(check_log(&l, NULL, &r), 1);
 	expect_finding(&r, 2, "exit of 0/c9: no exec of that stream and id is open");
+	/* an id the log's writer chose reaches the reader escaped: no escape
+	 * sequence of its moves the cursor or hides the verdict */
+	memset(&l, 0, sizeof(l));
+	ml_start(&l, turn_a);
+	ml_end_of(&l, "exit", 0, "c\\u001b[2K\\rALL GOOD");
+	ml_turn_end(&l);
+	assert_int_equal(check_log(&l, NULL, &r), 1);
+	expect_finding(&r, 2, "exit of 0/c\\x1b[2K\\x0dALL GOOD: no exec of that stream and id is open");
 	/* the id of another stream is not this one's */
 	memset(&l, 0, sizeof(l));
 	ml_start(&l, turn_a);
