@@ -371,8 +371,10 @@ int main(int argc, char **argv, char **envp)
 	sb.keep_read_search = opt.audit_changes != NULL;
 	/* One-shot: the proxy's lines go to a pipe of PID 1's, written after the
 	 * command's end (reap_run_one), never inside a line of its stderr. */
-	if (opt.mode == CLI_RUN && pol.manifest->network.n_allow && pipe2(net_lines, O_CLOEXEC) != 0)
-		return refuse(&(struct tn_error){ .msg = "network: a pipe for the proxy's lines: failed" });
+	if (opt.mode == CLI_RUN && pol.manifest->network.n_allow && pipe2(net_lines, O_CLOEXEC) != 0) {
+		err_errno(&err, errno, "network: a pipe for the proxy's lines");
+		return refuse(&err);
+	}
 	sb.proxy_log_fd = net_lines[1] > 0 ? net_lines[1] : 0;
 	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
