@@ -1064,8 +1064,12 @@ void mf_free(struct mf_manifest *m)
 	mf_free_strv(m->seccomp.allow, m->seccomp.n_allow);
 	mf_free_strv(m->landlock.writable, m->landlock.n_writable);
 	free(m->caller_uids);
-	for (size_t i = 0; i < m->network.n_allow; i++)
+	for (size_t i = 0; i < m->network.n_allow; i++) {
 		free(m->network.allow[i].host);
+		if (m->network.allow[i].cred)
+			free(m->network.allow[i].cred->ca);
+		free(m->network.allow[i].cred);
+	}
 	free(m->network.allow);
 	free(m);
 }

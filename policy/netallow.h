@@ -22,8 +22,33 @@ enum na_kind {
 	NA_IPV6,     /* "fd00::5", without brackets */
 };
 
+#define NA_CRED_NAME_MAX 64     /* bytes of a credential's name: [a-z0-9_-], first a letter */
+#define NA_CRED_USER_MAX 128    /* bytes of a Basic user name: printable ASCII but ':' */
+#define NA_CRED_FIELD_MAX 64    /* bytes of a named header: an RFC 9110 token */
+
+/* How a rule's credential is written into each request the gateway sends
+ * (docs/manifest.md, "network.allow[].credential"). */
+enum na_present {
+	NA_BEARER,   /* "Authorization: Bearer VALUE" */
+	NA_BASIC,    /* "Authorization: Basic base64(USER:VALUE)" */
+	NA_HEADER,   /* "FIELD: VALUE" (e.g. PRIVATE-TOKEN) */
+};
+
+/* A rule's credential: its name and how it is presented, never its value,
+ * which the launcher gives at start (init/sandbox/creds.c). */
+struct na_cred {
+	char name[NA_CRED_NAME_MAX + 1];
+	enum na_present present;
+	char user[NA_CRED_USER_MAX + 1];    /* NA_BASIC only, else "" */
+	char field[NA_CRED_FIELD_MAX + 1];  /* NA_HEADER only, else "" */
+	char *ca;                           /* "ca": an absolute path of a PEM bundle
+					       in the image, malloc'd; NULL: the
+					       image's default bundle */
+};
+
 struct na_rule {
 	char *host;                       /* as written (lower case); malloc'd */
+	struct na_cred *cred;             /* "credential", malloc'd; NULL: none */
 	enum na_kind kind;
 	uint8_t addr[16];                 /* NA_IPV4: the first 4 bytes; NA_IPV6: all 16 */
 	uint16_t ports[NA_PORTS_MAX];     /* 1..65535, each once */
