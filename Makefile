@@ -147,7 +147,7 @@ MUSL_CFLAGS  := $(COMMON_CFLAGS) -Os -ffunction-sections -fdata-sections \
                 -isystem $(MUSL_PREFIX)/include
 MUSL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--build-id \
                 -L$(MUSL_PREFIX)/lib
-MUSL_LIBS    := -lseccomp -lcap -lsodium -ljansson
+MUSL_LIBS    := -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto
 
 # The host build (glibc, Debian's -dev packages): unit tests with sanitizers.
 HOST_CC      := gcc
@@ -292,7 +292,7 @@ endif
 $(BUILD)/vg/turninit: $(SRC) $(HDR) $(BUILD)/gen/trusted_keys.h $(BUILD)/gen/commit.h
 	@mkdir -p $(@D)
 	@echo "  CC    $@ (host, for valgrind)"
-	$(Q)$(HOST_CC) $(VG_CFLAGS) -o $@ $(SRC) -lseccomp -lcap -lsodium -ljansson
+	$(Q)$(HOST_CC) $(VG_CFLAGS) -o $@ $(SRC) -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto
 
 setup:
 	@sh .ci/setup-host.sh

@@ -154,7 +154,7 @@ mkdir -p "$P/include" "$P/lib" "$W/src" "$W/build"
 apt_config
 # musl's source only for a cross build; on the host's architecture its
 # source version is musl-dev's, named in versions.txt below.
-apt_source "$W/src" libseccomp libcap2 libsodium jansson ${CROSS:+musl}
+apt_source "$W/src" libseccomp libcap2 libsodium jansson mbedtls ${CROSS:+musl}
 grep -h '^Version:' "$W"/src/*.dsc >/dev/null
 for d in "$W"/src/*.dsc; do
 	printf '%s %s\n' "$(sed -n 's/^Source: //p' "$d")" "$(sed -n 's/^Version: //p' "$d")"
@@ -224,6 +224,23 @@ make -C "$(echo "$W"/src/libcap2-[0-9]*)/libcap" CC="$MUSL_GCC" BUILD_CC=gcc ${C
 	COPTS="$CFLAGS_DEPS $MAP_SRC" SHARED=no PAM_CAP=no GOLANG=no PTHREADS=no \
 	prefix="$P" lib=lib libcap.a install-static-cap >"$W/build/libcap.log" 2>&1 \
 	|| fail_log "libcap" "$W/build/libcap.log"
+
+# mbedTLS, for the credential gateway's TLS client only (docs/design.md,
+# "The TLS library"): its three static libraries and headers, built with a
+# configuration of its own (.ci/mbedtls-config.sh: TLS 1.2 client, X.509
+# parsing, the AEAD suites; no server, DTLS, PSA or legacy cipher) and
+# CFLAGS_DEPS's sections, so that what the gateway does not call is not linked.
+say "mbedTLS (own Makefile, configured by .ci/mbedtls-config.sh)"
+mb=$(echo "$W"/src/mbedtls-[0-9]*)
+sh "$(dirname "$0")/mbedtls-config.sh" "$mb" >"$W/build/mbedtls-config.log" 2>&1 \
+	|| fail_log "mbedTLS configuration" "$W/build/mbedtls-config.log"
+make -C "$mb/library" -j"$JOBS" CC="$MUSL_GCC" AR="${CROSS}ar" \
+	CFLAGS="$CFLAGS_DEPS $MAP_SRC" static >"$W/build/mbedtls.log" 2>&1 \
+	|| fail_log "mbedTLS" "$W/build/mbedtls.log"
+mkdir -p "$P/include/mbedtls"
+install -m 0644 "$mb"/include/mbedtls/*.h "$P/include/mbedtls/" \
+	&& install -m 0644 "$mb/library/libmbedtls.a" "$mb/library/libmbedx509.a" "$mb/library/libmbedcrypto.a" "$P/lib/" \
+	|| { echo "deps: FAILED: installing mbedTLS"; exit 1; }
 
 # The licences of what is linked in (debian/copyright of each source, musl's
 # among them in a cross build), which make install puts under DOCDIR; on the

@@ -55,7 +55,7 @@ CROSS_PACKAGES=
 	linux-libc-dev-$CROSS_DEB-cross cmake qemu-user-static binfmt-support"
 PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	linux-libc-dev xz-utils pkg-config file libcmocka-dev libseccomp-dev libcap-dev
-	libsodium-dev libjansson-dev podman crun runsc catatonit uidmap conmon buildah
+	libsodium-dev libjansson-dev libmbedtls-dev podman crun runsc catatonit uidmap conmon buildah
 	fuse-overlayfs golang-github-containers-common containernetworking-plugins
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind

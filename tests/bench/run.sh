@@ -57,7 +57,7 @@ mapfile -t INC < <(find "$ROOT/init" -type d -printf '-I%p\n' | sort)   # init/ 
 musl-gcc -std=gnu11 -Os -Wall -Wextra -Werror -I"$ROOT/policy" "${INC[@]}" \
 	-I"$ROOT/build/gen" -isystem "$ROOT/build/musl/prefix/include" \
 	-o "$WORK/overlay/bench/startup" "$HERE/startup.c" "${OBJS[@]}" -static \
-	-L"$ROOT/build/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson || die "cc startup.c"
+	-L"$ROOT/build/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto || die "cc startup.c"
 install -m 0755 "$(command -v tini-static)" "$WORK/overlay/bench/tini-static"
 # dumb-init as Debian ships it (dynamic): with its loader and libraries, at
 # their own paths in the image.

@@ -230,7 +230,7 @@ end; fi
 if begin p-relink-kit-links; then
 K=$WORK/d1/usr/lib/turninit/relink
 run_cmd musl-gcc -static -Wl,--gc-sections -o "$WORK/relinked" "$K"/*.o -L"$ROOT/build/musl/prefix/lib" \
-	-lseccomp -lcap -lsodium -ljansson
+	-lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto
 expect_rc 0
 run_cmd "$WORK/relinked" --version
 expect_rc 0
@@ -378,7 +378,7 @@ eq "relink objects that are not aarch64" "$other" ""
 pin=$(awk '$1 == "musl" { print $2 }' "$ROOT/.ci/deps.lock")
 grep -qx "musl $pin" "$K/versions.txt" || why "versions.txt does not name musl $pin: $(tr '\n' ' ' < "$K/versions.txt")"
 run_cmd "$A64/musl/prefix/bin/musl-gcc" -static -Wl,--gc-sections -o "$WORK/relinked-a64" "$K"/*.o \
-	-L"$A64/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson
+	-L"$A64/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto
 expect_rc 0
 run_cmd qemu-aarch64-static "$WORK/relinked-a64" --version
 expect_rc 0
