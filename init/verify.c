@@ -278,7 +278,7 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	 * caller's (their port is chosen at start) */
 	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) == 0 &&
 	    net_p.proxy) {
-		net_proxy_env(&net_p, 0);
+		net_proxy_env(&net_p, 0, &r->manifest->network);
 		if (envf_override(&envp, net_p.env, err) < 0)
 			goto out;
 	}

@@ -212,6 +212,18 @@ json_t *ev_net_fields(json_t *obj, const struct net_record *r)
 			      "bytes_out", (json_int_t)r->bytes_out, "bytes_in", (json_int_t)r->bytes_in,
 			      "duration_ms", (json_int_t)r->duration_ms);
 
+	/* a request of the credential gateway: what it was and what became of
+	 * it, the credential by name (its value is never in a record) */
+	if (f && strcmp(r->request, "GATEWAY") == 0 &&
+	    json_object_update_new(f, json_pack("{s:s, s:s, s:o, s:s, s:b, s:I}", "method", r->method,
+						"path", r->path,
+						"status", r->status > 0 ? json_integer(r->status) : json_null(),
+						"credential", r->credential, "credential_added",
+						r->credential_added != 0, "redactions",
+						(json_int_t)r->redactions)) != 0) {
+		json_decref(f);
+		f = NULL;
+	}
 	if (!obj || !f || json_object_update(obj, f) != 0) {
 		json_decref(obj);
 		obj = NULL;

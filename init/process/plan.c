@@ -83,7 +83,7 @@ static int step_network(struct sandbox *sb, struct tn_error *err)
 		return r;
 	/* the proxy keeps the socket; PID 1 closes its own copy, so that with
 	 * the proxy gone a connect is refused at once */
-	r = proxy_start(&sb->m->network, sb->net.listen_fd, sb->net.outside_ns, sb->net.records_wr,
+	r = proxy_start(&sb->m->network, NULL, sb->net.listen_fd, sb->net.outside_ns, sb->net.records_wr,
 			sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1, &sb->proxy_pid, err);
 	close(sb->net.listen_fd);
 	close(sb->net.outside_ns);

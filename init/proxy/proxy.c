@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -24,6 +25,8 @@
 #include "caps.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "creds.h"
+#include "gateway.h"
 #include "io.h"
 #include "log.h"
 #include "netallow.h"
@@ -38,13 +41,18 @@ struct proxy_conn {
 	char addr[INET6_ADDRSTRLEN];     /* the address connected to */
 	uint64_t out, in;                /* bytes to the host, from it */
 	uint64_t start_ms;
+	const struct gateway *gw;        /* a gateway request, or NULL */
+	const struct na_cred *cred;      /* its credential */
 };
 
 #define PROXY_RECORDS 4   /* the fd of the records' pipe in the proxy */
 
+/* The values of the rules' credentials (proxy_start's creds), by rule. */
+static const struct creds *proxy_creds;
+
 static const char *proxy_kind(const struct proxy_conn *c)
 {
-	return !c->rq.host[0] ? "" : c->rq.kind == PR_CONNECT ? "CONNECT" : "HTTP";
+	return !c->rq.host[0] ? "" : c->rq.kind == PR_CONNECT ? "CONNECT" : c->cred ? "GATEWAY" : "HTTP";
 }
 
 /* A decision to PID 1 (besides its log line): one record, written whole
@@ -61,6 +69,16 @@ static void proxy_record(const struct proxy_conn *c, const char *verdict, const 
 	snprintf(r.host, sizeof(r.host), "%s", c->rq.host);
 	snprintf(r.addr, sizeof(r.addr), "%s", c->addr);
 	snprintf(r.reason, sizeof(r.reason), "%s", reason ? reason : "");
+	if (c->cred) {
+		snprintf(r.credential, sizeof(r.credential), "%s", c->cred->name);
+		r.credential_added = c->gw && c->gw->out > 0;
+	}
+	if (c->gw) {
+		snprintf(r.method, sizeof(r.method), "%s", c->gw->method);
+		snprintf(r.path, sizeof(r.path), "%s", c->gw->path);
+		r.status = c->gw->status;
+		r.redactions = c->gw->redactions;
+	}
 	if (poll(&p, 1, PROXY_RECORD_MS) == 1)
 		(void)!write(PROXY_RECORDS, &r, sizeof(r));
 }
@@ -478,6 +496,60 @@ static void proxy_relay(struct proxy_conn *c)
 }
 
 /* One connection, in a child of the proxy: never returns. */
+/* A plain-HTTP request for a rule with a credential: the gateway sends it
+ * on over TLS with the credential in it (gateway.h), or refuses it; then
+ * the child ends. A credential that was not given is named in a 503, and
+ * nothing is sent to the host. */
+static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const struct mf_network *n,
+						    const char *head, size_t len)
+{
+	const char *value = proxy_creds && (size_t)c->rule < proxy_creds->n ? proxy_creds->value[c->rule] : NULL;
+	struct tn_error err = { 0 };
+	struct gateway g;
+	char why[900];
+	int r;
+
+	c->cred = n->allow[c->rule].cred;
+	if (!value) {
+		snprintf(why, sizeof(why), "the credential %s of network.allow[%ld] was not given to this turn",
+			 c->cred->name, c->rule);
+		proxy_refuse(c, 503, "Service Unavailable", why);
+	}
+	r = gateway_prepare(&g, head, len, c->rq.host, c->rq.port, c->cred, value, &err);
+	if (r < 0) {
+		gateway_free(&g);
+		proxy_refuse(c, r == -EPERM ? 403 : r == -E2BIG ? 431 : 400,
+			     r == -EPERM ? "Forbidden" : r == -E2BIG ? "Request Header Fields Too Large" : "Bad Request",
+			     err.msg);
+	}
+	c->gw = &g;
+	proxy_connect(c, n);
+	log_line("net: allowed GATEWAY %s:%u (%s) by network.allow[%ld]: %s %s with the credential %s",
+		 c->rq.host, c->rq.port, c->addr, c->rule, g.method, g.path, c->cred->name);
+	proxy_record(c, "allowed", NULL);
+	r = gateway_run(&g, c->client, c->upstream, c->rq.host, c->cred->ca ? c->cred->ca : GATEWAY_CA_DEFAULT,
+			head + g.consumed, len - g.consumed, &err);
+	c->out = g.out;
+	c->in = g.in;
+	if (r < 0) {
+		log_line("net: GATEWAY %s:%u (%s): %s", c->rq.host, c->rq.port, c->addr, err.msg);
+		if (!g.answered) {
+			snprintf(why, sizeof(why), "turninit: %s:%u: %s", c->rq.host, c->rq.port, err.msg);
+			proxy_answer(c->client, 502, "Bad Gateway", why);
+		}
+	}
+	log_line("net: closed GATEWAY %s %s:%u (%s) %s: status %d, %llu bytes out, %llu in, credential %s %s, %llu ms",
+		 g.method, c->rq.host, c->rq.port, c->addr, g.path, g.status, (unsigned long long)c->out,
+		 (unsigned long long)c->in, c->cred->name, g.out > 0 ? "added" : "not sent",
+		 (unsigned long long)(clock_ms() - c->start_ms));
+	if (g.redactions)
+		log_line("net: GATEWAY %s:%u: the credential %s's value was redacted %llu time(s) from the response",
+			 c->rq.host, c->rq.port, c->cred->name, (unsigned long long)g.redactions);
+	proxy_record(c, "closed", r < 0 ? err.msg : NULL);
+	gateway_free(&g);
+	_exit(0);
+}
+
 static void __attribute__((noreturn)) proxy_conn_main(int client, const struct mf_network *n)
 {
 	char head[PR_HEAD_MAX];
@@ -512,6 +584,8 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 	c.rule = na_match(n->allow, n->n_allow, c.rq.host, c.rq.port);
 	if (c.rule < 0)
 		proxy_refuse(&c, 403, "Forbidden", "no entry of the manifest's network.allow names this host and port");
+	if (c.rq.kind == PR_HTTP && n->allow[c.rule].cred)
+		proxy_gateway(&c, n, head, len);
 	proxy_connect(&c, n);
 	/* said now: the turn may end (and the child with it) before the tunnel */
 	log_line("net: allowed %s %s:%u (%s) by network.allow[%ld]", proxy_kind(&c), c.rq.host,
@@ -584,8 +658,37 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 	}
 }
 
-int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
-		int log_fd, pid_t *ret_pid, struct tn_error *err)
+/* The proxy's own seccomp filter, loaded before its first connection (the
+ * TLS and HTTP of its gateway run under it): what a process that only
+ * relays bytes never needs fails with EPERM, those of another architecture
+ * kill it (libseccomp's default). Returns 0 or -errno. */
+static int proxy_filter(void)
+{
+	static const char *const deny[] = {
+		"execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev", "mount",
+		"umount2", "setns", "unshare", "bpf", "io_uring_setup", "io_uring_enter",
+		"io_uring_register", "open_by_handle_at", "kexec_load", "init_module", "finit_module",
+		"delete_module", "keyctl", "add_key", "request_key", "perf_event_open", "userfaultfd",
+		"personality", "chroot", "pivot_root", "memfd_create", "pidfd_getfd", "name_to_handle_at",
+		"setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
+	};
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r = ctx ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < N_ELEMENTS(deny); i++) {
+		int nr = seccomp_syscall_resolve_name(deny[i]);
+
+		if (nr != __NR_SCMP_ERROR)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+	}
+	if (r == 0)
+		r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return r;
+}
+
+int proxy_start(const struct mf_network *n, const struct creds *creds, int listen_fd, int outside_ns,
+		int records_fd, int log_fd, pid_t *ret_pid, struct tn_error *err)
 {
 	struct tn_error cerr = { 0 };
 	pid_t pid = fork();
@@ -597,6 +700,7 @@ int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int r
 		*ret_pid = pid;
 		return 0;
 	}
+	proxy_creds = creds;
 	/* the proxy: out of the commands' namespace, then nothing of PID 1's
 	 * but stderr, no capability, ended with PID 1 */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -629,6 +733,17 @@ int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int r
 	if (caps_clear_all(&cerr) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		log_line("network: the proxy's capabilities: %s", cerr.msg[0] ? cerr.msg : strerror(errno));
 		_exit(1);
+	}
+	/* not dumpable: no core, and /proc/PID/mem, environ and fd of the
+	 * proxy (which holds the credentials' values) are root's alone */
+	{
+		int fr = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ? -errno : proxy_filter();
+
+		if (fr < 0) {
+			log_line("network: the proxy's lock-down (not dumpable, its seccomp filter): %s: connections to allowed hosts are refused",
+				 strerror(-fr));
+			_exit(1);
+		}
 	}
 	quota = mmap(NULL, sizeof(*quota), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (quota == MAP_FAILED) {

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -91,7 +92,51 @@ static int net_lo_up(struct tn_error *err)
 	return 0;
 }
 
-void net_proxy_env(struct net_plan *p, uint16_t port)
+/* One NAME=VALUE of the gateway's into p->gw_buf at *at, and p->env. */
+static void net_gw_var(struct net_plan *p, size_t *at, size_t *n_env, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*at >= sizeof(p->gw_buf))
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(p->gw_buf + *at, sizeof(p->gw_buf) - *at, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= sizeof(p->gw_buf) - *at)
+		return;
+	p->env[(*n_env)++] = p->gw_buf + *at;
+	*at += (size_t)w + 1;
+}
+
+/* git's url.<base>.insteadOf for each credential host (net_proxy_env). */
+static void net_gateway_env(struct net_plan *p, const struct mf_network *n)
+{
+	size_t at = 0, n_env = NET_PROXY_VARS, k = 0, hosts = 0;
+
+	for (size_t i = 0; n && i < n->n_allow && hosts < NET_GW_HOSTS_MAX; i++) {
+		const struct na_rule *r = &n->allow[i];
+
+		if (!r->cred || r->n_ports != 1)
+			continue;
+		hosts++;
+		for (int form = 0; form < (r->ports[0] == 443 ? 2 : 1); form++) {
+			net_gw_var(p, &at, &n_env, "GIT_CONFIG_KEY_%zu=url.http://%s:%u/.insteadOf", k, r->host,
+				   r->ports[0]);
+			if (form == 0)
+				net_gw_var(p, &at, &n_env, "GIT_CONFIG_VALUE_%zu=https://%s:%u/", k, r->host,
+					   r->ports[0]);
+			else
+				net_gw_var(p, &at, &n_env, "GIT_CONFIG_VALUE_%zu=https://%s/", k, r->host);
+			k++;
+		}
+	}
+	if (k > 0)
+		net_gw_var(p, &at, &n_env, "GIT_CONFIG_COUNT=%zu", k);
+	p->env[n_env] = NULL;
+}
+
+void net_proxy_env(struct net_plan *p, uint16_t port, const struct mf_network *n)
 {
 	/* NODE_USE_ENV_PROXY=1: Node.js (22.21 and later) reads the variables
 	 * above for its fetch and http/https only when asked; without it they
@@ -113,6 +158,7 @@ void net_proxy_env(struct net_plan *p, uint16_t port)
 	}
 	p->env[NET_PROXY_VARS] = NULL;
 	p->port = port;
+	net_gateway_env(p, n);
 }
 
 /* The proxy's socket: TCP, listening on 127.0.0.1 of this namespace, its
@@ -168,7 +214,7 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
 
 		if (pipe2(rec, O_CLOEXEC) != 0 || fcntl(rec[0], F_SETFL, O_NONBLOCK) != 0)
 			return err_errno(err, errno, "network: the pipe of the proxy's records");
-		net_proxy_env(&p, port);
+		net_proxy_env(&p, port, n);
 		p.listen_fd = steal_fd(&lfd);
 		p.outside_ns = steal_fd(&outside);
 		p.records_fd = rec[0];
@@ -177,7 +223,7 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
 	*ret = p;
 	/* env points into p's own buffers: re-pointed at ret's */
 	for (size_t i = 0; ret->env[i]; i++)
-		ret->env[i] = ret->env_buf[i];
+		ret->env[i] = i < NET_PROXY_VARS ? ret->env_buf[i] : ret->gw_buf + (p.env[i] - p.gw_buf);
 	return 0;
 }
 

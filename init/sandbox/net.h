@@ -24,7 +24,10 @@ enum net_mode {
 	NET_OWN,          /* turninit makes a namespace with only lo */
 };
 
-#define NET_PROXY_VARS 9   /* the variables of net_proxy_env */
+#define NET_PROXY_VARS 9   /* the proxy's variables of net_proxy_env */
+#define NET_GW_HOSTS_MAX 32 /* credential hosts git is pointed at the gateway for */
+#define NET_GW_VARS (1 + 4 * NET_GW_HOSTS_MAX)  /* GIT_CONFIG_COUNT, a KEY and VALUE pair or two a host */
+#define NET_GW_BUF (NET_GW_VARS * 300)
 
 struct net_plan {
 	enum net_mode mode;
@@ -39,7 +42,9 @@ struct net_plan {
 	int records_fd, records_wr;
 	uint16_t port;
 	char env_buf[NET_PROXY_VARS][64];
-	char *env[NET_PROXY_VARS + 1];   /* NULL-terminated; env[0] NULL without a proxy */
+	char gw_buf[NET_GW_BUF];         /* the gateway's variables, NUL-separated */
+	char *env[NET_PROXY_VARS + NET_GW_VARS + 1];   /* NULL-terminated; env[0] NULL
+							  without a proxy */
 };
 
 /* net_plan - how n would be enforced here, found without changing anything
@@ -67,9 +72,15 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
  * HTTPS_PROXY, ALL_PROXY and their lower-case forms as http://127.0.0.1:PORT
  * (what curl, git, pip, npm, cargo and go read), NO_PROXY and no_proxy as
  * localhost,127.0.0.1,::1, and NODE_USE_ENV_PROXY=1 (Node.js's opt-in to
- * them for its fetch and http/https, from 22.21). Fixed by turninit: they
- * override any of the manifest or a caller (envf_override). */
-void net_proxy_env(struct net_plan *p, uint16_t port);
+ * them for its fetch and http/https, from 22.21). With rules of n that name
+ * a credential, git's configuration by environment (git-config(1),
+ * GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>) too: for each
+ * such host (the first NET_GW_HOSTS_MAX), url.http://HOST:PORT/.insteadOf
+ * https://HOST:PORT/ (and https://HOST/ for port 443), so that git's https
+ * URLs of that host go through the proxy as plain HTTP, to the gateway.
+ * Fixed by turninit: they override any of the manifest or a caller
+ * (envf_override). */
+void net_proxy_env(struct net_plan *p, uint16_t port, const struct mf_network *n);
 
 const char *net_describe(const struct net_plan *p, const char *refusal, char *buf, size_t size);
 
