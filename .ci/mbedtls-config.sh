@@ -2,9 +2,11 @@
 # mbedtls-config.sh SRCDIR - configure an mbedTLS 2.28 source tree for
 # turninit's credential gateway (docs/design.md, "The TLS library"): a TLS
 # 1.2 client that checks an X.509 chain against a PEM bundle, with ECDHE and
-# the AEAD suites. Everything else is left out, so that neither its code nor
+# the AES-GCM and ChaCha20-Poly1305 suites. Everything else is left out, so
+# that neither its code nor
 # its attack surface is in turninit: the server, DTLS, SSL 3 to TLS 1.1,
-# renegotiation, session tickets, the PSK and static-RSA key exchanges,
+# renegotiation, session tickets, the PSK and static-RSA key exchanges, CBC
+# suites (and encrypt-then-MAC, which only they use),
 # legacy ciphers and hashes (ARC4, DES, Blowfish, Camellia, ARIA, XTEA, MD5,
 # RIPEMD-160), the PSA layer, CRL and CSR parsing, certificate writing, the
 # debug and self-test code. Edits include/mbedtls/config.h with the tree's
@@ -29,6 +31,7 @@ for o in \
 	MBEDTLS_PSA_CRYPTO_C MBEDTLS_PSA_CRYPTO_STORAGE_C MBEDTLS_PSA_ITS_FILE_C \
 	MBEDTLS_CMAC_C MBEDTLS_NIST_KW_C MBEDTLS_CCM_C MBEDTLS_ECJPAKE_C \
 	MBEDTLS_KEY_EXCHANGE_ECJPAKE_ENABLED MBEDTLS_HKDF_C \
+	MBEDTLS_CIPHER_MODE_CBC MBEDTLS_SSL_ENCRYPT_THEN_MAC \
 	MBEDTLS_CIPHER_MODE_CFB MBEDTLS_CIPHER_MODE_OFB MBEDTLS_CIPHER_MODE_XTS MBEDTLS_CIPHER_MODE_CTR \
 	MBEDTLS_ECP_DP_SECP192R1_ENABLED MBEDTLS_ECP_DP_SECP224R1_ENABLED MBEDTLS_ECP_DP_SECP192K1_ENABLED \
 	MBEDTLS_ECP_DP_SECP224K1_ENABLED MBEDTLS_ECP_DP_SECP256K1_ENABLED MBEDTLS_ECP_DP_BP256R1_ENABLED \
