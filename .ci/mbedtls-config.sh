@@ -3,14 +3,13 @@
 # turninit's credential gateway (docs/design.md, "The TLS library"): a TLS
 # 1.2 client that checks an X.509 chain against a PEM bundle, with ECDHE and
 # the AES-GCM and ChaCha20-Poly1305 suites. Everything else is left out, so
-# that neither its code nor
-# its attack surface is in turninit: the server, DTLS, SSL 3 to TLS 1.1,
-# renegotiation, session tickets, the PSK and static-RSA key exchanges, CBC
-# suites (and encrypt-then-MAC, which only they use),
-# legacy ciphers and hashes (ARC4, DES, Blowfish, Camellia, ARIA, XTEA, MD5,
-# RIPEMD-160), the PSA layer, CRL and CSR parsing, certificate writing, the
-# debug and self-test code. Edits include/mbedtls/config.h with the tree's
-# own scripts/config.pl; fails when an option it names is not there.
+# that neither its code nor its attack surface is in turninit: the server,
+# DTLS, SSL 3 to TLS 1.1, renegotiation, session tickets, the PSK and
+# static-RSA key exchanges, the CBC suites (and encrypt-then-MAC, which only
+# they use), legacy ciphers and hashes (ARC4, DES, Blowfish, Camellia, ARIA,
+# XTEA, MD5, RIPEMD-160), the PSA layer, CRL and CSR parsing, certificate
+# writing, the debug and self-test code. Edits include/mbedtls/config.h with
+# the tree's own scripts/config.pl; fails when an option it names is not there.
 set -eu
 cd "$1"
 for o in \
