@@ -54,17 +54,21 @@ struct gw_body {
  * Trailer), Host, Expect, Authorization, Proxy-Authorization and the field
  * named by cred->field (any case), then
  * cred->field ": " cred->value, then "Connection: close"; *ret_consumed: the
- * head's bytes in buf; *ret_body the framing of the body that follows;
- * *ret_method (up to 15 bytes and a NUL) and *ret_path (the path without its
- * query, up to ret_path_size - 1 bytes, cut) for the log.
+ * head's bytes in buf; *ret_body the framing of the body that follows
+ * (GW_BODY_CHUNKED, GW_BODY_LENGTH, done at once for a Content-Length of 0,
+ * or GW_BODY_NONE, done); *ret_method (up to 15 bytes and a NUL, cut) and
+ * *ret_path (the path without its query, "/" for none, up to
+ * ret_path_size - 1 bytes, cut) for the log.
  * Returns 1 when the head is not complete yet and len < GW_HEAD_MAX, else a
  * negative errno with err saying why in one line: -EINVAL (malformed: a bare
  * CR or LF, a NUL, a folded field, more than GW_FIELDS_MAX fields, not
- * NAME: VALUE), -EPERM (refused though well formed: TRACE or CONNECT, a
- * second Host, Content-Length with Transfer-Encoding, two Content-Lengths, a
- * Transfer-Encoding other than "chunked" alone, a scheme other than http, a
- * URI with user info or a fragment), -E2BIG (a head of GW_HEAD_MAX or more),
- * -ENOMEM. */
+ * NAME: VALUE, a control character but HTAB in a value; a host_field or
+ * cred that could end a line), -EPERM (refused though well formed: TRACE,
+ * TRACK or CONNECT in any case, a second Host, Content-Length with
+ * Transfer-Encoding, two Content-Lengths (even equal), a Content-Length that
+ * is not 1*DIGIT within 64 bits, a Transfer-Encoding other than "chunked"
+ * alone or in HTTP/1.0, a target that is not an http:// URI, a URI with user
+ * info or a fragment), -E2BIG (a head of GW_HEAD_MAX or more), -ENOMEM. */
 int gw_request(const char *buf, size_t len, const char *host_field, const struct gw_cred *cred,
 	       char **ret_head, size_t *ret_head_len, size_t *ret_consumed, struct gw_body *ret_body,
 	       char ret_method[16], char *ret_path, size_t ret_path_size, struct tn_error *err);
@@ -75,9 +79,15 @@ int gw_request(const char *buf, size_t len, const char *host_field, const struct
  * a chunked body's data only (a response sent on to its end of connection).
  * *ret_used: bytes of in that belong to the body (the rest follow it: a
  * pipelined request, never sent on); *ret_out: bytes written to out.
+ * Any cut of the input into pieces gives the same bytes out. GW_BODY_CLOSE:
+ * every byte is the body's, and it is never done (the close ends it).
  * Returns 0, or -EINVAL for a malformed chunk size line (not hex, over 16
- * hex digits, a size line over 4096 bytes with its extensions, a chunk not
- * followed by CRLF) or a trailer section over GW_HEAD_MAX, err saying why. */
+ * hex digits, a size line over 4096 bytes with its extensions, its CRLF not
+ * counted, a control character in them), a chunk or line not followed by
+ * CRLF, a NUL or bare LF in the trailer section or one of GW_HEAD_MAX
+ * bytes or more; -EPERM for a trailer field with decode false (a request's
+ * body: the host would read fields the gateway never checked, the command's
+ * own Authorization among them); err saying why. */
 int gw_body_feed(struct gw_body *b, bool decode, const char *in, size_t len, char *out,
 		 size_t *ret_used, size_t *ret_out, struct tn_error *err);
 
@@ -91,14 +101,19 @@ int gw_body_feed(struct gw_body *b, bool decode, const char *in, size_t len, cha
  * 204, 304 and a response to HEAD: head_request true). The caller redacts
  * the head (gw_redact) before it sends it on. Returns 1 when not complete
  * and len < GW_HEAD_MAX, else -EINVAL (malformed, as gw_request's, or a
- * status line that is not HTTP/1.x NNN), -EPERM (Content-Length with
- * Transfer-Encoding, two Content-Lengths that differ, a Transfer-Encoding
- * that does not end in chunked), -E2BIG, -ENOMEM; err says why. */
+ * status line that is not HTTP/1.x NNN REASON), -EPERM (a 101: the gateway
+ * asked for no upgrade; Content-Length with Transfer-Encoding, two
+ * Content-Lengths that differ (equal ones are sent on as one), a
+ * Content-Length that is not 1*DIGIT, a Transfer-Encoding other than
+ * "chunked" alone, or in HTTP/1.0: with another coding left out the command
+ * would get coded bytes it was not told of), -E2BIG, -ENOMEM; err says why. */
 int gw_response(const char *buf, size_t len, bool head_request, char **ret_head, size_t *ret_head_len,
 		int *ret_status, size_t *ret_consumed, struct gw_body *ret_body, struct tn_error *err);
 
 /* A redactor: the forms of a credential's value it replaces, each by as
- * many '*' bytes, in a stream read in pieces of any size. */
+ * many '*' bytes, in a stream read in pieces of any size. Every occurrence
+ * is hidden whole, one that begins inside another too; the output has the
+ * input's length and does not depend on where the stream was cut. */
 struct gw_redact {
 	char pat[GW_PATTERNS_MAX][GW_PATTERN_MAX];
 	size_t pat_len[GW_PATTERNS_MAX];
@@ -106,20 +121,25 @@ struct gw_redact {
 	size_t longest;
 	char held[GW_PATTERN_MAX];   /* the stream's last bytes, not sent on yet */
 	size_t n_held;
+	size_t n_masked;             /* of held, the first bytes a form already
+					covers: written as '*' (private) */
 	uint64_t count;              /* forms replaced so far */
 };
 
 /* gw_redact_init - a redactor for value (1..GW_PATTERN_MAX - 1 bytes): it
  * replaces the value, and with a user (NA_BASIC; NULL otherwise) the base64
- * of "user:value" (RFC 7617) and of the value alone. Returns 0, or -EINVAL
- * (a value empty or too long) with err. */
+ * of "user:value" (RFC 7617) and of the value alone (RFC 4648 section 4,
+ * without the '=' padding: the unpadded form is a prefix of the padded one,
+ * so both are found, the '=' left). Returns 0, or -EINVAL (a value empty or
+ * too long, a base64 form over GW_PATTERN_MAX bytes), -ENOMEM, with err. */
 int gw_redact_init(struct gw_redact *r, const char *value, size_t len, const char *user,
 		   struct tn_error *err);
 
 /* gw_redact_feed - in[0..len) through the redactor: writes to out (room for
  * len + GW_PATTERN_MAX bytes) what may be sent on now, *ret_out bytes; holds
- * back the last bytes that could still begin a form. last: the stream ends
- * with in: everything held is written (redacted). */
+ * back the last bytes that could still begin a form (fewer than the longest
+ * form). last: the stream ends with in: everything held is written
+ * (redacted). r->count: the forms found so far, overlapping ones each. */
 void gw_redact_feed(struct gw_redact *r, const char *in, size_t len, bool last, char *out,
 		    size_t *ret_out);
 

@@ -28,7 +28,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${FUZZ_OUT:-build/fuzz}
-TARGETS_ALL="manifest signature envfilter request events mcp proxyreq auditlog auditsum"
+TARGETS_ALL="manifest signature envfilter request events mcp proxyreq auditlog auditsum gwhttp"
 POLICY_SRC=$(echo policy/*.c)
 LIBS="-lsodium -ljansson -lseccomp"
 # build/gen/trusted_keys.h is not used by policy/, but -Ibuild/gen matches the
