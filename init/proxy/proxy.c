@@ -584,12 +584,18 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 	}
 }
 
+/* The credentials' values: the proxy's copy after the fork (the gateway's). */
+static const struct creds *proxy_creds;
+
 int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
-		int log_fd, pid_t *ret_pid, struct tn_error *err)
+		int log_fd, const struct creds *creds, pid_t *ret_pid, struct tn_error *err)
 {
 	struct tn_error cerr = { 0 };
-	pid_t pid = fork();
+	pid_t pid;
 	sigset_t alrm;
+
+	proxy_creds = creds;
+	pid = fork();
 
 	if (pid < 0)
 		return err_errno(err, errno, "network: fork of the proxy");

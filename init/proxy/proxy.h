@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "creds.h"
 #include "error.h"
 #include "manifest.h"
 
@@ -45,10 +46,12 @@
  * (policy/netrec.h), one per decision, besides its log line; a record that
  * cannot be written within PROXY_RECORD_MS is dropped (the line stays).
  * log_fd: the proxy's stderr, where its lines go (-1: turninit's own).
+ * creds: the credentials' values, value[i] for n->allow[i] (borrowed: the
+ * proxy keeps its copy of the memory; the caller wipes its own after).
  * *ret_pid on success. Errors: -errno of fork(2). The proxy's own
  * set-up failing (setns) ends it with a log line; connections are then
  * refused by the kernel (the listening socket is closed with it). */
 int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
-		int log_fd, pid_t *ret_pid, struct tn_error *err);
+		int log_fd, const struct creds *creds, pid_t *ret_pid, struct tn_error *err);
 
 #endif
