@@ -17,6 +17,7 @@
 #include "audit_verify.h"
 #include "call.h"
 #include "changes.h"
+#include "creds.h"
 #include "caps.h"
 #include "cli.h"
 #include "commit.h"
@@ -183,6 +184,15 @@ static int verify(const struct cli_options *opt, const struct load_result *pol,
 		refused = true;
 	if (!refused && sandbox_probe(pol->manifest, start->mode == CAPS_NONROOT, refusal) < 0)
 		refused = true;
+	if (!refused) {
+		/* the values as a start reads them, and dropped at once */
+		struct creds c = { 0 };
+
+		if (creds_load(&pol->manifest->network, opt->credentials_dir ? opt->credentials_dir :
+			       CREDS_DEFAULT_DIR, &c, refusal) < 0)
+			refused = true;
+		creds_wipe(&c);
+	}
 	if (!refused && opt->socket_path && serve_listen_probe(opt->socket_path, pol->manifest, refusal) < 0)
 		refused = true;
 	if (!refused && sandbox_home_note(pol->manifest, start->mode == CAPS_NONROOT, note,
@@ -191,7 +201,8 @@ static int verify(const struct cli_options *opt, const struct load_result *pol,
 	note[0] = '\0';
 	if (!refused && sandbox_workdir_note(pol->manifest, ll_abi(), note, sizeof(note)))
 		log_line("%s", note);
-	if (verify_print(pol, start, refused ? refusal->msg : NULL, note[0] ? note : NULL, &err) < 0)
+	if (verify_print(pol, start, refused ? refusal->msg : NULL, note[0] ? note : NULL,
+			 opt->credentials_dir, &err) < 0)
 		return refuse(&err);
 	return refused ? refuse(refusal) : 0;
 }
@@ -369,6 +380,7 @@ int main(int argc, char **argv, char **envp)
 	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
 	sb.keep_read_search = opt.audit_changes != NULL;
+	sb.creds_dir = opt.credentials_dir;
 	/* One-shot: the proxy's lines go to a pipe of PID 1's, written after the
 	 * command's end (reap_run_one), never inside a line of its stderr. */
 	if (opt.mode == CLI_RUN && pol.manifest->network.n_allow && pipe2(net_lines, O_CLOEXEC) != 0) {

@@ -12,6 +12,7 @@
 
 #include "caps.h"
 #include "changes.h"
+#include "creds.h"
 #include "commit.h"
 #include "envfilter.h"
 #include "filter.h"
@@ -256,8 +257,44 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 	return root;
 }
 
+/* "credentials": for each rule with a credential, its name, where it goes,
+ * how it is presented, its file and whether that is given (never the
+ * value); NULL when the manifest names none. */
+static json_t *creds_json(const struct mf_network *n, const char *dir)
+{
+	json_t *list = NULL;
+
+	for (size_t i = 0; i < n->n_allow; i++) {
+		const struct na_cred *c = n->allow[i].cred;
+		char to[NA_HOST_MAX + 8], how[NA_CRED_USER_MAX + 64], file[4096];
+
+		if (!c)
+			continue;
+		if (!list && !(list = json_array()))
+			return NULL;
+		snprintf(to, sizeof(to), "%s:%u", n->allow[i].host, n->allow[i].ports[0]);
+		if (c->present == NA_BEARER)
+			snprintf(how, sizeof(how), "Authorization: Bearer");
+		else if (c->present == NA_BASIC)
+			snprintf(how, sizeof(how), "Authorization: Basic, user %s", c->user);
+		else
+			snprintf(how, sizeof(how), "%s:", c->field);
+		snprintf(file, sizeof(file), "%s/%s", dir, c->name);
+		if (json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
+							  "name", c->name, "to", to, "presented", how,
+							  "file", file, "ca", c->ca ? c->ca : CREDS_DEFAULT_CA,
+							  "value", creds_given(dir, c->name) ?
+							  "given" : "not given")) != 0) {
+			json_decref(list);
+			return NULL;
+		}
+	}
+	return list;
+}
+
 int verify_print(const struct load_result *r, const struct caps_start *start,
-		 const char *refusal, const char *workdir_note, struct tn_error *err)
+		 const char *refusal, const char *workdir_note, const char *creds_dir,
+		 struct tn_error *err)
 {
 	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL;
 	struct net_plan net_p = { 0 };
@@ -302,6 +339,13 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 			 "trusted_comment", r->sig.trusted_comment,
 			 "manifest", mf,
 			 "environment", names);
+	if (root && r->manifest->network.n_allow) {
+		json_t *creds = creds_json(&r->manifest->network,
+					   creds_dir ? creds_dir : CREDS_DEFAULT_DIR);
+
+		if (creds && json_object_set_new(root, "credentials", creds) != 0)
+			goto out;
+	}
 	/* the protections after the policy, in their own order (one source
 	 * with turn_start's, docs/audit.md) */
 	if (!root || json_object_update(root, prot) != 0)

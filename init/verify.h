@@ -23,11 +23,16 @@
  * cannot do]}, and "signal_guard": whether the commands would share
  * turninit's uid and what then keeps them from signalling it; "workdir":
  * "writable" or the warning a start logs (workdir_note, sandbox_workdir_note).
- * refusal is that of caps_start or of sandbox_probe: the caller exits 125
- * after printing (main.c, verify).
+ * After "environment", when the manifest names a credential, "credentials":
+ * [{"name", "to": "HOST:PORT", "presented", "file": "DIR/NAME", "ca",
+ * "value": "given" | "not given"}], DIR being creds_dir (NULL:
+ * CREDS_DEFAULT_DIR); never a value.
+ * refusal is that of caps_start, of sandbox_probe or of creds_load: the
+ * caller exits 125 after printing (main.c, verify).
  * Errors: -ENOMEM, -EIO (stdout), with err set. */
 int verify_print(const struct load_result *r, const struct caps_start *start,
-		 const char *refusal, const char *workdir_note, struct tn_error *err);
+		 const char *refusal, const char *workdir_note, const char *creds_dir,
+		 struct tn_error *err);
 
 /* verify_protections - the protections in force, the one record verify
  * prints and turn_start logs (docs/audit.md): {"seccomp": {architecture

@@ -8,6 +8,7 @@
  */
 #include "manifest.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cleanup.h"
 #include "envfilter.h"
@@ -217,7 +219,8 @@ static const char *const mf_keys_seccomp[] = { "deny", "allow", NULL };
 static const char *const mf_keys_landlock[] = { "writable", "optional", "shm", NULL };
 static const char *const mf_keys_callers[] = { "uids", NULL };
 static const char *const mf_keys_network[] = { "allow", "isolation", NULL };
-static const char *const mf_keys_net_rule[] = { "host", "ports", NULL };
+static const char *const mf_keys_net_rule[] = { "host", "ports", "credential", NULL };
+static const char *const mf_keys_net_cred[] = { "name", "as", "user", "field", "ca", NULL };
 static const char *const mf_keys_audit[] = { "required", NULL };
 
 static int mf_parse_version(const json_t *root, struct mf_manifest *m, struct tn_error *err)
@@ -856,6 +859,180 @@ static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn
 	return 0;
 }
 
+/* The fields a credential may not be written into: the hop-by-hop fields
+ * (RFC 9110 section 7.6.1, and Keep-Alive and Proxy-Connection, which clients
+ * still send), those that frame or route the request, Cookie, and
+ * Authorization, which "bearer" and "basic" write. */
+static const char *const mf_cred_fields_refused[] = {
+	"Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Transfer-Encoding",
+	"Upgrade", "Proxy-Authenticate", "Proxy-Authorization", "Host", "Content-Length",
+	"Cookie", "Authorization", NULL,
+};
+
+/* A credential's name: 1 to NA_CRED_NAME_MAX bytes of [A-Za-z0-9_.-], the
+ * first a letter or a digit. It is a file name under --credentials DIR, so
+ * never "." or "..", never a '/'. */
+static bool mf_cred_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > NA_CRED_NAME_MAX || !isalnum((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return false;
+	return true;
+}
+
+/* A Basic user name: 1 to NA_CRED_USER_MAX bytes of printable ASCII, no ':'
+ * (RFC 7617 section 2: the first ':' ends the user-id). */
+static bool mf_cred_user_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > NA_CRED_USER_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == ':')
+			return false;
+	return true;
+}
+
+/* A field name: 1 to NA_CRED_FIELD_MAX bytes of RFC 9110's tchar
+ * (section 5.6.2). */
+static bool mf_cred_token_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > NA_CRED_FIELD_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("!#$%&'*+-.^_`|~", s[i]))
+			return false;
+	return true;
+}
+
+/* An optional string of the credential at path ("user", "field"): required
+ * when want, else refused when given; copied into out (n bytes) when ok(). */
+static int mf_cred_string(const json_t *c, const char *key, const char *path, bool want,
+			  const char *why, bool (*ok)(const char *), const char *shape,
+			  char *out, size_t n, struct tn_error *err)
+{
+	char show[MF_SHOW], sub[112];
+	const json_t *v = json_object_get(c, key);
+	const char *s = NULL;
+	int rc;
+
+	snprintf(sub, sizeof(sub), "%s.%s", path, key);
+	if (!v && want)
+		return err_set(err, EINVAL, "%s.%s: required (%s)", path, key, why);
+	if (!v)
+		return 0;
+	if (!want)
+		return err_set(err, EINVAL, "%s.%s: given, but only %s takes it", path, key, why);
+	rc = mf_string(v, sub, &s, err);
+	if (rc < 0)
+		return rc;
+	if (!ok(s))
+		return err_set(err, EINVAL, "%s.%s: \"%s\" is not %s", path, key, mf_show(s, show),
+			       shape);
+	snprintf(out, n, "%s", s);
+	return 0;
+}
+
+/* "field" of an "as": "header" credential, a token and none of the refused. */
+static int mf_cred_field(const json_t *c, const char *path, struct na_cred *cr,
+			 struct tn_error *err)
+{
+	int rc = mf_cred_string(c, "field", path, cr->present == NA_HEADER,
+				"\"as\": \"header\", the header it is written into",
+				mf_cred_token_ok, "a header field name (an RFC 9110 token of 1 to 64 bytes)",
+				cr->field, sizeof(cr->field), err);
+
+	if (rc < 0 || cr->present != NA_HEADER)
+		return rc;
+	for (const char *const *f = mf_cred_fields_refused; *f; f++) {
+		if (strcasecmp(cr->field, *f) != 0)
+			continue;
+		if (strcasecmp(*f, "Authorization") == 0)
+			return err_set(err, EINVAL, "%s.field: \"%s\" is written by \"as\": \"bearer\" or \"basic\": use one of those",
+				       path, cr->field);
+		return err_set(err, EINVAL, "%s.field: \"%s\" frames, routes or belongs to the connection, not to a credential",
+			       path, cr->field);
+	}
+	return 0;
+}
+
+/* Where a rule's credential may go: one named host, on one port that is
+ * not 80 (the gateway speaks TLS to it). */
+static int mf_cred_rule_ok(const struct na_rule *r, const char *path, struct tn_error *err)
+{
+	if (r->kind == NA_SUFFIX)
+		return err_set(err, EINVAL, "%s: \"%s\": a credential goes to one named host, never a wildcard",
+			       path, r->host);
+	if (r->kind != NA_NAME)
+		return err_set(err, EINVAL, "%s: \"%s\": a credential needs a host name, which its certificate names",
+			       path, r->host);
+	if (r->n_ports != 1 || r->ports[0] == 80)
+		return err_set(err, EINVAL, "%s: the gateway speaks TLS to the one port listed; port 80 is plain HTTP",
+			       path);
+	return 0;
+}
+
+/* "credential" of a rule at path (docs/manifest.md,
+ * "network.allow[].credential"), into r->cred; r->host is set. */
+static int mf_parse_net_cred(const json_t *c, const char *path, struct na_rule *r,
+			     struct tn_error *err)
+{
+	static const char *const as_names[] = { [NA_BEARER] = "bearer", [NA_BASIC] = "basic",
+						[NA_HEADER] = "header" };
+	char show[MF_SHOW], sub[96];
+	const char *name = NULL, *as = NULL;
+	struct na_cred *cr;
+	json_t *ca;
+	int rc;
+	size_t k;
+
+	if (!json_is_object(c))
+		return err_set(err, EINVAL, "%s: expected an object {\"name\", \"as\"}, got %s", path,
+			       mf_type_name(c));
+	rc = mf_check_keys(c, path, mf_keys_net_cred, err);
+	if (rc < 0 || (rc = mf_cred_rule_ok(r, path, err)) < 0)
+		return rc;
+	snprintf(sub, sizeof(sub), "%s.name", path);
+	if (!json_object_get(c, "name"))
+		return err_set(err, EINVAL, "%s: required (the file of its value under --credentials)", sub);
+	rc = mf_string(json_object_get(c, "name"), sub, &name, err);
+	if (rc < 0)
+		return rc;
+	if (!mf_cred_name_ok(name))
+		return err_set(err, EINVAL, "%s: \"%s\" is not 1 to 64 of [A-Za-z0-9_.-], the first a letter or a digit (it is a file name)",
+			       sub, mf_show(name, show));
+	snprintf(sub, sizeof(sub), "%s.as", path);
+	if (!json_object_get(c, "as"))
+		return err_set(err, EINVAL, "%s: required (\"bearer\", \"basic\" or \"header\")", sub);
+	rc = mf_string(json_object_get(c, "as"), sub, &as, err);
+	if (rc < 0)
+		return rc;
+	for (k = 0; k < N_ELEMENTS(as_names) && strcmp(as, as_names[k]) != 0; k++)
+		;
+	if (k == N_ELEMENTS(as_names))
+		return err_set(err, EINVAL, "%s: \"%s\" is not \"bearer\", \"basic\" or \"header\"", sub,
+			       mf_show(as, show));
+	if (!(cr = r->cred = calloc(1, sizeof(*cr))))
+		return err_set(err, ENOMEM, "out of memory");
+	snprintf(cr->name, sizeof(cr->name), "%s", name);
+	cr->present = (enum na_present)k;
+	rc = mf_cred_string(c, "user", path, cr->present == NA_BASIC,
+			    "\"as\": \"basic\", the user name sent with the value", mf_cred_user_ok,
+			    "1 to 128 bytes of printable ASCII without ':'", cr->user, sizeof(cr->user), err);
+	if (rc < 0 || (rc = mf_cred_field(c, path, cr, err)) < 0)
+		return rc;
+	snprintf(sub, sizeof(sub), "%s.ca", path);
+	ca = json_object_get(c, "ca");
+	return ca ? mf_path(ca, sub, false, &cr->ca, err) : 0;
+}
+
 /* One entry of network.allow, at path, into *r. */
 static int mf_parse_net_rule(const json_t *v, const char *path, struct na_rule *r,
 			     struct tn_error *err)
@@ -900,7 +1077,12 @@ static int mf_parse_net_rule(const json_t *v, const char *path, struct na_rule *
 				return err_set(err, EINVAL, "%s: %lld is listed twice", at, (long long)x);
 		r->ports[r->n_ports++] = (uint16_t)x;
 	}
-	return mf_strdup(host, &r->host, err);
+	/* the host first: mf_free frees the credential of a rule with a host */
+	rc = mf_strdup(host, &r->host, err);
+	if (rc < 0 || !json_object_get(v, "credential"))
+		return rc;
+	snprintf(sub, sizeof(sub), "%s.credential", path);
+	return mf_parse_net_cred(json_object_get(v, "credential"), sub, r, err);
 }
 
 /* "network": absent, not filtered; present, its allow list (default empty:
@@ -1098,6 +1280,55 @@ static json_t *mf_strv_json(char *const *v, size_t n)
 			return NULL; \
 	} while (0)
 
+/* A rule's credential as written: name, as, then user, field and ca when
+ * it has them. */
+static json_t *mf_render_cred(const struct na_cred *c)
+{
+	static const char *const as_names[] = { [NA_BEARER] = "bearer", [NA_BASIC] = "basic",
+						[NA_HEADER] = "header" };
+	json_t *cred _cleanup_json_ = json_object();
+
+	if (!cred)
+		return NULL;
+	MF_SET(cred, "name", json_string(c->name));
+	MF_SET(cred, "as", json_string(as_names[c->present]));
+	if (c->present == NA_BASIC)
+		MF_SET(cred, "user", json_string(c->user));
+	if (c->present == NA_HEADER)
+		MF_SET(cred, "field", json_string(c->field));
+	if (c->ca)
+		MF_SET(cred, "ca", json_string(c->ca));
+	return steal_ptr(&cred);
+}
+
+static json_t *mf_render_network(const struct mf_network *n)
+{
+	json_t *net _cleanup_json_ = json_object();
+	json_t *allow;
+
+	if (!net)
+		return NULL;
+	MF_SET(net, "allow", allow = json_array());
+	for (size_t i = 0; i < n->n_allow; i++) {
+		const struct na_rule *r = &n->allow[i];
+		json_t *rule = json_object(), *ports = json_array();
+
+		if (json_array_append_new(allow, rule) < 0) {
+			json_decref(ports);
+			return NULL;
+		}
+		MF_SET(rule, "host", json_string(r->host));
+		MF_SET(rule, "ports", ports);
+		for (size_t j = 0; j < r->n_ports; j++)
+			if (json_array_append_new(ports, json_integer(r->ports[j])) < 0)
+				return NULL;
+		if (r->cred)
+			MF_SET(rule, "credential", mf_render_cred(r->cred));
+	}
+	MF_SET(net, "isolation", json_string("namespace"));
+	return steal_ptr(&net);
+}
+
 static json_t *mf_render(const struct mf_manifest *m)
 {
 	json_t *root _cleanup_json_ = json_object();
@@ -1155,27 +1386,8 @@ static json_t *mf_render(const struct mf_manifest *m)
 		if (json_array_append_new(uids, json_integer(m->caller_uids[i])) < 0)
 			return NULL;
 
-	if (m->network.filtered) {
-		json_t *net, *allow;
-
-		MF_SET(root, "network", net = json_object());
-		MF_SET(net, "allow", allow = json_array());
-		for (size_t i = 0; i < m->network.n_allow; i++) {
-			const struct na_rule *r = &m->network.allow[i];
-			json_t *rule = json_object(), *ports = json_array();
-
-			if (json_array_append_new(allow, rule) < 0) {
-				json_decref(ports);
-				return NULL;
-			}
-			MF_SET(rule, "host", json_string(r->host));
-			MF_SET(rule, "ports", ports);
-			for (size_t j = 0; j < r->n_ports; j++)
-				if (json_array_append_new(ports, json_integer(r->ports[j])) < 0)
-					return NULL;
-		}
-		MF_SET(net, "isolation", json_string("namespace"));
-	}
+	if (m->network.filtered)
+		MF_SET(root, "network", mf_render_network(&m->network));
 
 	MF_SET(root, "audit", audit = json_object());
 	MF_SET(audit, "required", json_boolean(m->audit_required));

@@ -22,7 +22,8 @@ enum na_kind {
 	NA_IPV6,     /* "fd00::5", without brackets */
 };
 
-#define NA_CRED_NAME_MAX 64     /* bytes of a credential's name: [a-z0-9_-], first a letter */
+#define NA_CRED_NAME_MAX 64     /* bytes of a credential's name: [A-Za-z0-9_.-], first a
+				   letter or a digit (a file name under --credentials) */
 #define NA_CRED_USER_MAX 128    /* bytes of a Basic user name: printable ASCII but ':' */
 #define NA_CRED_FIELD_MAX 64    /* bytes of a named header: an RFC 9110 token */
 

@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "home.h"
 #include "keeper.h"
+#include "log.h"
 #include "place.h"
 #include "plat.h"
 #include "proxy.h"
@@ -75,16 +76,40 @@ static int step_home(struct sandbox *sb, struct tn_error *err)
 }
 
 /* After HOME, before the capabilities it needs are dropped (net.h). */
+/* The credentials' values (creds.h), read while turninit may still read
+ * any file, then their files hidden under an empty tmpfs while it still
+ * holds CAP_SYS_ADMIN (privileged mode with a network key; non-root mode
+ * refused the rules in net_prepare). An absent file is said once. */
+static int network_creds(struct sandbox *sb, struct tn_error *err)
+{
+	const struct mf_network *n = &sb->m->network;
+	const char *dir = sb->creds_dir ? sb->creds_dir : CREDS_DEFAULT_DIR;
+	int r = creds_load(n, dir, &sb->creds, err);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n->n_allow; i++)
+		if (n->allow[i].cred && !sb->creds.value[i])
+			log_line("network.allow[%zu]: credential %s was not given (no %s/%s): requests to %s are answered 503 naming it",
+				 i, n->allow[i].cred->name, dir, n->allow[i].cred->name, n->allow[i].host);
+	return creds_any(&sb->creds) ? creds_hide(dir, err) : 0;
+}
+
 static int step_network(struct sandbox *sb, struct tn_error *err)
 {
 	int r = net_prepare(&sb->m->network, sb->nonroot, &sb->net, err);
 
 	if (r < 0 || sb->net.listen_fd < 0)
 		return r;
+	r = network_creds(sb, err);
+	if (r < 0)
+		return r;
 	/* the proxy keeps the socket; PID 1 closes its own copy, so that with
-	 * the proxy gone a connect is refused at once */
-	r = proxy_start(&sb->m->network, NULL, sb->net.listen_fd, sb->net.outside_ns, sb->net.records_wr,
-			sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1, &sb->proxy_pid, err);
+	 * the proxy gone a connect is refused at once. The proxy keeps its copy
+	 * of the values too; PID 1 keeps none. */
+	r = proxy_start(&sb->m->network, sb->net.listen_fd, sb->net.outside_ns, sb->net.records_wr,
+			sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1, &sb->creds, &sb->proxy_pid, err);
+	creds_wipe(&sb->creds);
 	close(sb->net.listen_fd);
 	close(sb->net.outside_ns);
 	close(sb->net.records_wr);

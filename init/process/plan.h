@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "creds.h"
 #include "error.h"
 #include "filter.h"
 #include "landlock.h"
@@ -30,6 +31,10 @@ struct sandbox {
 	struct sc_program filter;      /* step "filter" */
 	struct net_plan net;           /* step "network" */
 	pid_t proxy_pid;               /* step "network": the proxy (proxy.h), or 0 */
+	const char *creds_dir;         /* --credentials DIR, set before the steps (NULL:
+					  CREDS_DEFAULT_DIR) */
+	struct creds creds;            /* step "network": read, handed to the proxy, then
+					  wiped in PID 1 (empty after the step) */
 	int proxy_log_fd;              /* the proxy's stderr, set before the steps: the
 					  write end of one-shot mode's pipe of its lines
 					  (reap_run_one holds them), or 0: turninit's */

@@ -45,10 +45,10 @@ struct proxy_conn {
 	const struct na_cred *cred;      /* its credential */
 };
 
-#define PROXY_RECORDS 4   /* the fd of the records' pipe in the proxy */
+#define PROXY_RECORDS 4
 
-/* The values of the rules' credentials (proxy_start's creds), by rule. */
-static const struct creds *proxy_creds;
+/* The credentials' values: the proxy's copy after the fork (the gateway's). */
+static const struct creds *proxy_creds;   /* the fd of the records' pipe in the proxy */
 
 static const char *proxy_kind(const struct proxy_conn *c)
 {
@@ -687,12 +687,15 @@ static int proxy_filter(void)
 	return r;
 }
 
-int proxy_start(const struct mf_network *n, const struct creds *creds, int listen_fd, int outside_ns,
-		int records_fd, int log_fd, pid_t *ret_pid, struct tn_error *err)
+int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
+		int log_fd, const struct creds *creds, pid_t *ret_pid, struct tn_error *err)
 {
 	struct tn_error cerr = { 0 };
-	pid_t pid = fork();
+	pid_t pid;
 	sigset_t alrm;
+
+	proxy_creds = creds;
+	pid = fork();
 
 	if (pid < 0)
 		return err_errno(err, errno, "network: fork of the proxy");
@@ -700,7 +703,6 @@ int proxy_start(const struct mf_network *n, const struct creds *creds, int liste
 		*ret_pid = pid;
 		return 0;
 	}
-	proxy_creds = creds;
 	/* the proxy: out of the commands' namespace, then nothing of PID 1's
 	 * but stderr, no capability, ended with PID 1 */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);

@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
 #include "creds.h"
+#include "error.h"
 #include "manifest.h"
 
 #define PROXY_CONNS_MAX 64       /* connections at once; more get a 503 */
@@ -42,16 +42,16 @@
  * outside_ns: an fd of the container's network namespace (/proc/self/ns/net
  * before the unshare), which the proxy enters; the caller still holds
  * CAP_SYS_ADMIN. n: the rules (borrowed: the proxy has its own copy of the
- * memory). creds: the values of the rules' credentials (NULL: none), kept
- * in the proxy's memory for its gateway (gateway.h); the caller wipes its
- * own copy once the proxy is forked. records_fd: the write end of the pipe of its records
+ * memory). records_fd: the write end of the pipe of its records
  * (policy/netrec.h), one per decision, besides its log line; a record that
  * cannot be written within PROXY_RECORD_MS is dropped (the line stays).
  * log_fd: the proxy's stderr, where its lines go (-1: turninit's own).
+ * creds: the credentials' values, value[i] for n->allow[i] (borrowed: the
+ * proxy keeps its copy of the memory; the caller wipes its own after).
  * *ret_pid on success. Errors: -errno of fork(2). The proxy's own
  * set-up failing (setns) ends it with a log line; connections are then
  * refused by the kernel (the listening socket is closed with it). */
-int proxy_start(const struct mf_network *n, const struct creds *creds, int listen_fd, int outside_ns,
-		int records_fd, int log_fd, pid_t *ret_pid, struct tn_error *err);
+int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
+		int log_fd, const struct creds *creds, pid_t *ret_pid, struct tn_error *err);
 
 #endif

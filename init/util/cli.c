@@ -52,6 +52,10 @@ const char cli_usage[] =
 	"  --audit-changes BASE  with --audit-log: at the end of the turn, write to the log\n"
 	"                        each path the workdir (a copy-on-write view) changed against\n"
 	"                        BASE, the tree as it was, bound read-only (docs/audit.md)\n"
+	"  --credentials DIR     one-shot, serve, listen, mcp: the directory of the values of\n"
+	"                        the manifest's credentials, a file each, read at start and\n"
+	"                        then hidden from the commands (default /run/secrets, where\n"
+	"                        podman run --secret NAME puts one); verify: which are given\n"
 	"  -h, --help            this text\n"
 	"  --version             the version\n"
 	"\n"
@@ -148,6 +152,16 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 			o->server_uid_given = true;
 			continue;
 		}
+		if (strcmp(a, "--credentials") == 0) {
+			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
+				return err_set(err, EINVAL, "%s needs a value", a);
+			if (o->credentials_dir)
+				return err_set(err, EINVAL, "%s given twice", a);
+			o->credentials_dir = argv[++(*i)];
+			if (o->credentials_dir[0] != '/')
+				return err_set(err, EINVAL, "--credentials takes an absolute path");
+			continue;
+		}
 		if (strcmp(a, "--audit-changes") == 0) {
 			if (*i + 1 >= argc || argv[*i + 1][0] == '\0')
 				return err_set(err, EINVAL, "%s needs a value", a);
@@ -199,7 +213,8 @@ static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 			    struct tn_error *err)
 {
 	if (o->manifest_explicit || o->socket_path || o->timeout_s || o->send_stdin ||
-	    o->audit_log || o->audit_changes || o->n_env || o->server_uid_given)
+	    o->audit_log || o->audit_changes || o->n_env || o->server_uid_given ||
+	    o->credentials_dir)
 		return err_set(err, EINVAL, "audit-verify takes LOG, --head HEX and --summary only");
 	o->mode = CLI_AUDIT_VERIFY;
 	for (; i < argc; i++) {
@@ -278,9 +293,10 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 			if (o->socket_path && o->mode != CLI_LISTEN && o->mode != CLI_MCP &&
 			    o->mode != CLI_VERIFY)
 				return err_set(err, EINVAL, "--socket goes with listen, call or mcp");
-			if (o->mode == CLI_MCP && o->socket_path && (o->audit_log || o->manifest_explicit))
-				return err_set(err, EINVAL, "mcp --socket holds no policy: --manifest and "
-					       "--audit-log go with the listen server");
+			if (o->mode == CLI_MCP && o->socket_path &&
+			    (o->audit_log || o->manifest_explicit || o->credentials_dir))
+				return err_set(err, EINVAL, "mcp --socket holds no policy: --manifest, "
+					       "--audit-log and --credentials go with the listen server");
 			if (o->mode == CLI_MCP && (o->timeout_s || o->send_stdin))
 				return err_set(err, EINVAL, "--timeout and --stdin go with call");
 			if (o->mode == CLI_MCP && o->server_uid_given && !o->socket_path)
@@ -305,6 +321,8 @@ done:
 		return err_set(err, EINVAL, "--audit-changes goes with --audit-log (the change record is written there)");
 	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
 		return err_set(err, EINVAL, "--timeout and --stdin go with call");
+	if (o->credentials_dir && o->mode == CLI_CALL)
+		return err_set(err, EINVAL, "--credentials goes with the server (one-shot, serve, listen, mcp) or verify: call holds no policy");
 	if (o->mode != CLI_CALL && o->mode != CLI_HELP && o->mode != CLI_VERSION &&
 	    (o->n_env || (o->server_uid_given && o->mode != CLI_MCP)))
 		return err_set(err, EINVAL, "--env and --server-uid go with call");

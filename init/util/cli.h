@@ -32,6 +32,8 @@ struct cli_options {
 	bool send_stdin;                /* call: --stdin */
 	const char *audit_log;          /* serve, mcp, listen: --audit-log PATH|fd:N, or NULL */
 	const char *audit_changes;      /* with --audit-log: --audit-changes BASE, or NULL */
+	const char *credentials_dir;    /* one-shot, serve, listen, mcp, verify: --credentials
+					 * DIR, absolute, or NULL: /run/secrets (creds.h) */
 	const char **env;               /* call: each --env NAME or NAME=VALUE, in order (into argv;
 					 * the array malloc'd, NULL without --env); names distinct */
 	int n_env;
@@ -50,6 +52,7 @@ struct cli_options {
  * "mcp", "listen" or "call" selects that mode (run a program of such a name with
  * `turninit -- serve`); "audit-verify" takes one LOG, `--head HEX` (repeatable:
  * one a turn) and `--summary`, in any order, and nothing else.
+ * `--credentials DIR` (the modes that run turns, and verify): an absolute path.
  * `-e`/`--env NAME[=VALUE]` (call; repeatable): NAME a valid environment name,
  * each NAME once. `--server-uid UID` (call): 0..4294967294.
  * Errors: -EINVAL (unknown option, missing or bad value, a name given twice,

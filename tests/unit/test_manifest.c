@@ -251,6 +251,99 @@ static const struct mod_case mod_cases[] = {
 	    "expected an array of 1 to 16 ports"),
 	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [80]}, {\"host\": \"a.example\", \"ports\": [443]}]",
 	    "network.allow[1].host: \"a.example\" is listed twice (list its ports in one entry)"),
+	/* network.allow[].credential */
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"scope\": \"x\"}}]",
+	    "network.allow[0].credential.scope: unknown key"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": \"git\"}]",
+	    "network.allow[0].credential: expected an object"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"as\": \"bearer\"}}]",
+	    "network.allow[0].credential.name: required"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": 1, \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential.name: expected a string, got an integer"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\"}}]",
+	    "network.allow[0].credential.as: required"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": true}}]",
+	    "network.allow[0].credential.as: expected a string, got a boolean"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential.name: \"\" is not 1 to 64 of [A-Za-z0-9_.-]"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"../etc/shadow\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential.name: \"../etc/shadow\" is not 1 to 64"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \".git\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential.name: \".git\" is not"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"-git\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential.name: \"-git\" is not"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"a/b\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential.name: \"a/b\" is not"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential.name: "),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"digest\"}}]",
+	    "network.allow[0].credential.as: \"digest\" is not \"bearer\", \"basic\" or \"header\""),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"Bearer\"}}]",
+	    "network.allow[0].credential.as: \"Bearer\" is not"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\"}}]",
+	    "network.allow[0].credential.user: required"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"user\": \"me\"}}]",
+	    "network.allow[0].credential.user: given, but only"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"header\", \"field\": \"X-Token\", \"user\": \"me\"}}]",
+	    "network.allow[0].credential.user: given, but only"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"a:b\"}}]",
+	    "network.allow[0].credential.user: \"a:b\" is not 1 to 128 bytes of printable ASCII"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"\"}}]",
+	    "network.allow[0].credential.user: \"\" is not"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"a\\tb\"}}]",
+	    "network.allow[0].credential.user: "),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}}]",
+	    "network.allow[0].credential.user: "),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": 1}}]",
+	    "network.allow[0].credential.user: expected a string"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\"}}]",
+	    "network.allow[0].credential.field: required"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"field\": \"X-Token\"}}]",
+	    "network.allow[0].credential.field: given, but only"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"X Token\"}}]",
+	    "network.allow[0].credential.field: \"X Token\" is not a header field name"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"X-Token:\"}}]",
+	    "network.allow[0].credential.field: \"X-Token:\" is not a header field name"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"\"}}]",
+	    "network.allow[0].credential.field: \"\" is not a header field name"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"authorization\"}}]",
+	    "network.allow[0].credential.field: \"authorization\" is written by \"as\": \"bearer\" or \"basic\""),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Proxy-Authorization\"}}]",
+	    "network.allow[0].credential.field: \"Proxy-Authorization\" frames, routes"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"host\"}}]",
+	    "network.allow[0].credential.field: \"host\" frames"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Content-Length\"}}]",
+	    "network.allow[0].credential.field: \"Content-Length\" frames"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Transfer-Encoding\"}}]",
+	    "network.allow[0].credential.field: \"Transfer-Encoding\" frames"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Cookie\"}}]",
+	    "network.allow[0].credential.field: \"Cookie\" frames"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Connection\"}}]",
+	    "network.allow[0].credential.field: \"Connection\" frames"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"upgrade\"}}]",
+	    "network.allow[0].credential.field: \"upgrade\" frames"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"TE\"}}]",
+	    "network.allow[0].credential.field: \"TE\" frames"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"etc/ca.pem\"}}]",
+	    "network.allow[0].credential.ca: \"etc/ca.pem\" is not absolute"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/etc/../ca.pem\"}}]",
+	    "network.allow[0].credential.ca: \"/etc/../ca.pem\" has a \".\" or \"..\" component"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": 1}}]",
+	    "network.allow[0].credential.ca: expected a string"),
+	BAD("network.allow", "[{\"host\": \"*.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential: \"*.example.test\": a credential goes to one named host, never a wildcard"),
+	BAD("network.allow", "[{\"host\": \"10.89.0.5\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential: \"10.89.0.5\": a credential needs a host name, which its certificate names"),
+	BAD("network.allow", "[{\"host\": \"fd00::5\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential: \"fd00::5\": a credential needs a host name"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443, 8443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential: the gateway speaks TLS to the one port listed; port 80 is plain HTTP"),
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [80], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	    "network.allow[0].credential: the gateway speaks TLS to the one port listed; port 80 is plain HTTP"),
+	GOOD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}, {\"host\": \"git2.example.test\", \"ports\": [8443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/etc/ssl/internal-ca.pem\"}}]"),
+	GOOD("network.allow", "[{\"host\": \"pypi.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"__token__\"}}]"),
+	GOOD("network.allow", "[{\"host\": \"gitlab.example.test\", \"ports\": [443], \"credential\": {\"name\": \"GitLab_1.x-y\", \"as\": \"header\", \"field\": \"PRIVATE-TOKEN\"}}]"),
+	GOOD("network.allow", "[{\"host\": \"a.example.test\", \"ports\": [443], \"credential\": {\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", \"as\": \"basic\", \"user\": \"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}}]"),
 	BAD("network.isolation", "\"landlock\"", "network.isolation: \"landlock\" is not \"namespace\""),
 	BAD("network.isolation", "true", "network.isolation: expected a string, got a boolean"),
 	BAD("network.dns", "[]", "network.dns: unknown key"),
@@ -1076,6 +1169,18 @@ static void assert_same(const struct mf_manifest *a, const struct mf_manifest *b
 		assert_int_equal(a->network.allow[i].n_ports, b->network.allow[i].n_ports);
 		assert_memory_equal(a->network.allow[i].ports, b->network.allow[i].ports,
 				    sizeof(a->network.allow[i].ports));
+		assert_int_equal(!a->network.allow[i].cred, !b->network.allow[i].cred);
+		if (a->network.allow[i].cred) {
+			const struct na_cred *x = a->network.allow[i].cred, *y = b->network.allow[i].cred;
+
+			assert_string_equal(x->name, y->name);
+			assert_int_equal(x->present, y->present);
+			assert_string_equal(x->user, y->user);
+			assert_string_equal(x->field, y->field);
+			assert_int_equal(!x->ca, !y->ca);
+			if (x->ca)
+				assert_string_equal(x->ca, y->ca);
+		}
 	}
 	assert_int_equal(a->n_caller_uids, b->n_caller_uids);
 	for (size_t i = 0; i < a->n_caller_uids; i++)
@@ -1109,6 +1214,59 @@ static void test_round_trip(void **state)
 	(void)state;
 	round_trip(good_json);
 	round_trip(minimal_json);
+}
+
+/* network.allow[].credential: each way of presenting it parsed, rendered as
+ * written (name, as, then user, field, ca when given), and parsed back; two
+ * rules may share a credential. */
+static void test_credentials(void **state)
+{
+	static const char rules[] =
+		"[{\"host\": \"git.example.test\", \"ports\": [443],"
+		"  \"credential\": {\"as\": \"bearer\", \"name\": \"git\"}},"
+		" {\"host\": \"pypi.example.test\", \"ports\": [8443],"
+		"  \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"__token__\","
+		"                   \"ca\": \"/etc/ssl/internal-ca.pem\"}},"
+		" {\"host\": \"gitlab.example.test\", \"ports\": [443],"
+		"  \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"PRIVATE-TOKEN\"}},"
+		" {\"host\": \"git2.example.test\", \"ports\": [443],"
+		"  \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}},"
+		" {\"host\": \"*.example.org\", \"ports\": [443, 80]}]";
+	char *text = good_with("network.allow", rules), *json;
+	struct mf_manifest *m = NULL;
+	struct tn_error err = { 0 };
+	const struct na_rule *r;
+
+	(void)state;
+	if (parse_str(text, &m, &err) != 0)
+		fail_msg("%s", err.msg);
+	r = m->network.allow;
+	assert_int_equal(m->network.n_allow, 5);
+	assert_string_equal(r[0].cred->name, "git");
+	assert_int_equal(r[0].cred->present, NA_BEARER);
+	assert_string_equal(r[0].cred->user, "");
+	assert_null(r[0].cred->ca);
+	assert_string_equal(r[1].cred->name, "pypi");
+	assert_int_equal(r[1].cred->present, NA_BASIC);
+	assert_string_equal(r[1].cred->user, "__token__");
+	assert_string_equal(r[1].cred->ca, "/etc/ssl/internal-ca.pem");
+	assert_int_equal(r[2].cred->present, NA_HEADER);
+	assert_string_equal(r[2].cred->field, "PRIVATE-TOKEN");
+	assert_string_equal(r[3].cred->name, "git");
+	assert_null(r[4].cred);
+	json = mf_to_json(m);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "{\"host\":\"git.example.test\",\"ports\":[443],"
+			       "\"credential\":{\"name\":\"git\",\"as\":\"bearer\"}}"));
+	assert_non_null(strstr(json, "\"credential\":{\"name\":\"pypi\",\"as\":\"basic\","
+			       "\"user\":\"__token__\",\"ca\":\"/etc/ssl/internal-ca.pem\"}"));
+	assert_non_null(strstr(json, "\"credential\":{\"name\":\"gitlab\",\"as\":\"header\","
+			       "\"field\":\"PRIVATE-TOKEN\"}"));
+	assert_non_null(strstr(json, "{\"host\":\"*.example.org\",\"ports\":[443,80]}"));
+	round_trip(text);
+	free(json);
+	free(text);
+	mf_free(m);
 }
 
 /* The effective policy: defaults filled in, keys in schema order, compact. */
@@ -1442,6 +1600,7 @@ int main(void)
 		cmocka_unit_test(test_bad_time_format),
 		cmocka_unit_test(test_parse_time),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_credentials),
 		cmocka_unit_test(test_to_json_exact),
 		cmocka_unit_test(test_to_json_env_order),
 		cmocka_unit_test(test_syscall_callback),
