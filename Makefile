@@ -153,7 +153,7 @@ MUSL_LIBS    := -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcr
 HOST_CC      := gcc
 HOST_CFLAGS  := $(COMMON_CFLAGS) -O1 -g -D_FORTIFY_SOURCE=2 \
                 -fsanitize=address,undefined -fno-omit-frame-pointer
-HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lcmocka
+HOST_LIBS    := -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto -lcmocka
 
 # The valgrind build: the whole program, glibc, no sanitizer (valgrind runs it).
 # TURNINIT_VALGRIND only tells libseccomp its API level (init/sandbox/filter.c).
@@ -282,7 +282,7 @@ $(OUT)/unit/test_%: $(OUT)/unit-obj/tests/unit/test_%.o $(XUNIT_POLICY)
 	@mkdir -p $(@D)
 	@echo "  LD    $@ ($(ARCH), static)"
 	$(Q)$(MUSL_CC) -static -o $@ $< $(XUNIT_POLICY) $(XUNIT_EXTRA) -L$(CMOCKA_DIR)/lib -L$(MUSL_PREFIX)/lib \
-		-lcmocka -lseccomp -lcap -lsodium -ljansson
+		-lcmocka -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto
 unit: $(XUNIT_TESTS)
 	@command -v $(QEMU) >/dev/null || { echo "unit: $(QEMU) not found (Debian's qemu-user-static; make setup installs it)"; exit 1; }
 	@UNIT_RUN=$(QEMU) UNIT_RESULT=unit-$(ARCH) sh tests/run-unit.sh $(XUNIT_TESTS)

@@ -58,13 +58,19 @@ static bool gw_hop_by_hop(const char *name, size_t n)
 /* The fields of a command's request the host never gets, beyond the
  * hop-by-hop ones: Host (written from the rule's host, so that the host the
  * credential was given for is the one named), Expect (no interim response
- * reaches the command: the body follows at once), and every credential of
- * the command's own, so that the one the gateway writes is the only one the
- * host sees (RFC 9110 sections 11.6.2 and 11.7.2). */
+ * reaches the command: the body follows at once), every credential of the
+ * command's own, so that the one the gateway writes is the only one the
+ * host sees (RFC 9110 sections 11.6.2 and 11.7.2), and what would let an
+ * echo of the credential past the redactor: Accept-Encoding (a compressed
+ * body hides the value; "Accept-Encoding: identity" is written instead,
+ * RFC 9110 section 12.5.3), Range and If-Range (an echo asked for in two
+ * ranges that cut the value gives it back in two pieces, neither of which
+ * is the value). */
 static bool gw_request_dropped(const char *name, size_t n, const struct gw_cred *cred)
 {
 	static const char *const drop[] = {
-		"host", "expect", "authorization", "proxy-authorization",
+		"host", "expect", "authorization", "proxy-authorization", "accept-encoding", "range",
+		"if-range",
 	};
 
 	if (gw_hop_by_hop(name, n) || gw_is(name, n, cred->field))
@@ -357,7 +363,7 @@ int gw_request(const char *buf, size_t len, const char *host_field, const struct
 	       char ret_method[16], char *ret_path, size_t ret_path_size, struct tn_error *err)
 {
 	struct gw_framing f = { 0 };
-	struct gw_line l;
+	struct gw_line l = { 0 };
 	struct gw_out o = { 0 };
 	_cleanup_free_ char *head = NULL;
 	size_t head_len, n;
@@ -371,8 +377,9 @@ int gw_request(const char *buf, size_t len, const char *host_field, const struct
 	line = gw_next_line(&at, &n);
 	if ((rc = gw_request_line(line, n, &l, err)) < 0)
 		return rc;
-	/* the head, "/", Host, the credential's field and "Connection: close" */
-	o.size = head_len + strlen(host_field) + strlen(cred->field) + strlen(cred->value) + 64;
+	/* the head, "/", Host, the credential's field, Accept-Encoding and
+	 * "Connection: close" */
+	o.size = head_len + strlen(host_field) + strlen(cred->field) + strlen(cred->value) + 96;
 	if (!(o.p = head = malloc(o.size)))
 		return err_set(err, ENOMEM, "out of memory");
 	gw_request_start(&o, &l, host_field);
@@ -384,7 +391,7 @@ int gw_request(const char *buf, size_t len, const char *host_field, const struct
 	gw_puts(&o, cred->field);
 	gw_puts(&o, ": ");
 	gw_puts(&o, cred->value);
-	gw_puts(&o, "\r\nConnection: close\r\n\r\n");
+	gw_puts(&o, "\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
 	head[o.at] = '\0';
 	gw_request_names(&l, ret_method, ret_path, ret_path_size);
 	*ret_head_len = o.at;
