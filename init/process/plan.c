@@ -84,11 +84,12 @@ static int step_network(struct sandbox *sb, struct tn_error *err)
 	/* the proxy keeps the socket; PID 1 closes its own copy, so that with
 	 * the proxy gone a connect is refused at once */
 	r = proxy_start(&sb->m->network, NULL, sb->net.listen_fd, sb->net.outside_ns, sb->net.records_wr,
-			sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1, &sb->proxy_pid, err);
+			sb->net.ctl_proxy, sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1, &sb->proxy_pid, err);
 	close(sb->net.listen_fd);
 	close(sb->net.outside_ns);
 	close(sb->net.records_wr);
-	sb->net.listen_fd = sb->net.outside_ns = sb->net.records_wr = -1;
+	close(sb->net.ctl_proxy);
+	sb->net.listen_fd = sb->net.outside_ns = sb->net.records_wr = sb->net.ctl_proxy = -1;
 	return r;
 }
 
