@@ -234,6 +234,7 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 	struct serve_ctx ctx = {
 		.manifest = pol->manifest,
 		.sandbox = sb,
+		.net = sb->net.ctl_fd >= 0 ? &sb->net : NULL,
 		.sfd = sfd,
 		.listen_fd = -1,
 		.mcp = opt->mode == CLI_MCP,
@@ -399,10 +400,15 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 
 	/* 7. Many commands (serve, mcp, listen) or one. One-shot mode reads no
-	 * record of the proxy (its decisions are on stderr): the pipe goes. */
+	 * record of the proxy (its decisions are on stderr): the pipe goes; and
+	 * its command has no id, so no port of its own: the control socket too. */
 	if (opt.mode == CLI_RUN && sb.net.records_fd >= 0) {
 		close(sb.net.records_fd);
 		sb.net.records_fd = -1;
+	}
+	if (opt.mode == CLI_RUN && sb.net.ctl_fd >= 0) {
+		close(sb.net.ctl_fd);
+		sb.net.ctl_fd = -1;
 	}
 	if (opt.mode == CLI_SERVE || opt.mode == CLI_MCP || opt.mode == CLI_LISTEN)
 		return many_commands(&opt, &pol, &sb, &start, sfd);

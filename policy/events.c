@@ -234,7 +234,7 @@ json_t *ev_net_fields(json_t *obj, const struct net_record *r)
 
 char *ev_net(const struct net_record *r)
 {
-	return ev_dump(ev_net_fields(json_pack("{s:s, s:n}", "event", "net", "id"), r));
+	return ev_dump(ev_net_fields(json_pack("{s:s, s:o}", "event", "net", "id", ev_str_or_null(r->id)), r));
 }
 
 static int parse_net(struct ev_event *e, json_t *v, struct tn_error *err)

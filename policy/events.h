@@ -62,11 +62,11 @@ char *ev_error(const char *id, const char *msg);
  * not a render of the manifest. NULL when manifest is NULL or on no memory. */
 char *ev_info(const char *id, const char *manifest);
 
-/* {"event":"net","id":null,"verdict":V,"request":R|null,"host":H|null,
+/* {"event":"net","id":ID|null,"verdict":V,"request":R|null,"host":H|null,
  *  "port":N|null,"address":A|null,"rule":N|null,"reason":S|null,
  *  "bytes_out":N,"bytes_in":N,"duration_ms":N}: a decision of turninit's
- * proxy (docs/protocol.md, "net"). id is null: the proxy sees a connection on
- * the commands' loopback, not which command made it. */
+ * proxy (docs/protocol.md, "net"). id: the command whose port of the proxy
+ * the connection came to (r->id), null when r->id is "" (the shared port). */
 char *ev_net(const struct net_record *r);
 
 /* ev_net_fields - obj (stolen) with r's fields appended, from "verdict" to

@@ -992,7 +992,9 @@ char *mcp_net(void *st, const struct net_record *r)
 		char line[512], *p;
 		int n;
 
-		if (c->n_net_notes >= MCP_NET_NOTES)
+		/* a refusal that names its command goes to that call alone; one
+		 * of the shared port (no id) to every call running */
+		if (c->n_net_notes >= MCP_NET_NOTES || (r->id[0] && strcmp(c->key, r->id) != 0))
 			continue;
 		n = r->host[0] ?
 			snprintf(line, sizeof(line), "[turninit: a connection to %s:%u was refused: %s]\n",

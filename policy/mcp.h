@@ -93,10 +93,11 @@ char *mcp_error(void *st, const char *id, const char *msg);
 char *mcp_abort(struct mcp_session *s, const char *id, const char *why);
 
 /* mcp_net - a decision of turninit's proxy: a refusal becomes a line at the
- * end of the result of every call running now ("[turninit: a connection to
- * HOST:PORT was refused: REASON]", at most MCP_NET_NOTES of them a call; the
- * proxy does not know which command connected). Returns "" (malloc'd:
- * nothing to send now), NULL when out of memory. */
+ * end of the result of the call whose command made the connection (r->id,
+ * the call's key), or of every call running now when the record names no
+ * command (the proxy's shared port) ("[turninit: a connection to HOST:PORT
+ * was refused: REASON]", at most MCP_NET_NOTES of them a call). Returns ""
+ * (malloc'd: nothing to send now), NULL when out of memory. */
 char *mcp_net(void *st, const struct net_record *r);
 
 /* mcp_progress - a notifications/progress for the call of key id when its

@@ -2,15 +2,23 @@
  * fixed size, written whole to a pipe: under PIPE_BUF, so never interleaved),
  * and what PID 1 makes of it: the audit log's "net" line, the protocol's
  * `net` event, the line an MCP tool result gains for a refusal
- * (docs/protocol.md, docs/audit.md, docs/mcp.md). */
+ * (docs/protocol.md, docs/audit.md, docs/mcp.md); and what PID 1 tells the
+ * proxy: a command's own listening socket, opened and closed (net_ctl). */
 #ifndef TURNINIT_NETREC_H
 #define TURNINIT_NETREC_H
 
 #include <stdint.h>
 
+#include "request.h"
+
 #define NETREC_HOST_MAX 253
 
 struct net_record {
+	char id[RQ_ID_MAX + 1];            /* the command whose port the connection
+					      came to; "" for the shared port (one-shot
+					      mode, or a command past NET_CMD_PORTS_MAX) */
+	uint32_t stream;                   /* with an id: its command's stream (0 serve,
+					      1.. listen: an id is one stream's) */
 	char verdict[12];                  /* "allowed", "refused", "closed" */
 	char request[8];                   /* "CONNECT", "HTTP", "GATEWAY", "" (no request head) */
 	char host[NETREC_HOST_MAX + 1];    /* as asked ("" without a request head) */
@@ -27,6 +35,21 @@ struct net_record {
 	char credential[65];               /* the credential's name, never its value */
 	uint8_t credential_added;          /* 1: written into the request */
 	uint64_t redactions;               /* closed: forms of the value replaced */
+};
+
+/* A message of PID 1 to the proxy on their control socket pair (a
+ * SOCK_SEQPACKET, so one message a read). open 1: the listening socket that
+ * comes with it (SCM_RIGHTS) is command id's, its port port; open 0: the
+ * proxy closes its listener of port port (the command has ended; the
+ * connections it accepted go on). A port is one listener's while it is
+ * open; an id is not (listen mode's connections each have their own). */
+#define NET_CMD_PORTS_MAX 256   /* commands' listeners open at once */
+
+struct net_ctl {
+	uint8_t open;
+	uint16_t port;
+	uint32_t stream;        /* the command's stream, as in struct net_record */
+	char id[RQ_ID_MAX + 1];
 };
 
 #endif

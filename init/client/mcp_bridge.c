@@ -199,11 +199,13 @@ static void from_server(void *ctx, const char *line, size_t len)
 		log_line("mcp: the server sent a line that is not an event (%s)", err.msg);
 		return;
 	}
-	/* The proxy's decisions concern the turn: a refusal goes into the
-	 * results of the calls running, as `turninit mcp` puts it (mcp_net). */
+	/* The proxy's decisions: a refusal goes into the result of the call
+	 * whose command it names (an id of this stream's), else of every call
+	 * running, as `turninit mcp` puts it (mcp_net). */
 	if (ev.kind == EV_NET) {
 		struct net_record r = { .port = (uint16_t)ev.port, .rule = -1 };
 
+		snprintf(r.id, sizeof(r.id), "%s", ev.id ? ev.id : "");
 		snprintf(r.verdict, sizeof(r.verdict), "%s", ev.verdict);
 		snprintf(r.host, sizeof(r.host), "%s", ev.host ? ev.host : "");
 		snprintf(r.reason, sizeof(r.reason), "%s", ev.reason ? ev.reason : "");

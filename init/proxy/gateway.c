@@ -321,6 +321,7 @@ static int gateway_response_head(struct gateway *g, struct gateway_tls *t, int c
 		if (!(red = malloc(head_len + GW_PATTERN_MAX)))
 			return err_set(err, ENOMEM, "out of memory");
 		rd.n_held = 0;
+		rd.n_masked = 0;
 		rd.count = 0;
 		gw_redact_feed(&rd, head, head_len, true, red, &red_len);
 		g->redactions += rd.count;

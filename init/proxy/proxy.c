@@ -43,16 +43,41 @@ struct proxy_conn {
 	uint64_t start_ms;
 	const struct gateway *gw;        /* a gateway request, or NULL */
 	const struct na_cred *cred;      /* its credential */
+	char id[RQ_ID_MAX + 1];          /* the command whose port it came to, or "" */
+	uint32_t stream;                 /* with id: that command's stream */
 };
 
-#define PROXY_RECORDS 4
+#define PROXY_RECORDS 4   /* the fd of the records' pipe in the proxy */
+#define PROXY_CTL 5       /* the fd of PID 1's control socket pair in the proxy */
+
+/* The commands' own listening sockets (struct net_ctl), at most
+ * NET_CMD_PORTS_MAX; fd -1 for a free place. */
+struct proxy_listener {
+	int fd;
+	uint16_t port;
+	uint32_t stream;
+	char id[RQ_ID_MAX + 1];
+};
+static struct proxy_listener listeners[NET_CMD_PORTS_MAX];
 
 /* The credentials' values: the proxy's copy after the fork (the gateway's). */
-static const struct creds *proxy_creds;   /* the fd of the records' pipe in the proxy */
+static const struct creds *proxy_creds;
 
 static const char *proxy_kind(const struct proxy_conn *c)
 {
 	return !c->rq.host[0] ? "" : c->rq.kind == PR_CONNECT ? "CONNECT" : c->cred ? "GATEWAY" : "HTTP";
+}
+
+/* The end of a decision's log line: " (command ID)", or "" for a
+ * connection to the shared port. An id is [A-Za-z0-9._:-] (request.c). */
+static const char *proxy_who(const struct proxy_conn *c)
+{
+	static char who[RQ_ID_MAX + 16];
+
+	if (!c->id[0])
+		return "";
+	snprintf(who, sizeof(who), " (command %s)", c->id);
+	return who;
 }
 
 /* A decision to PID 1 (besides its log line): one record, written whole
@@ -64,6 +89,8 @@ static void proxy_record(const struct proxy_conn *c, const char *verdict, const 
 				.duration_ms = clock_ms() - c->start_ms };
 	struct pollfd p = { .fd = PROXY_RECORDS, .events = POLLOUT };
 
+	snprintf(r.id, sizeof(r.id), "%s", c->id);
+	r.stream = c->stream;
 	snprintf(r.verdict, sizeof(r.verdict), "%s", verdict);
 	snprintf(r.request, sizeof(r.request), "%s", proxy_kind(c));
 	snprintf(r.host, sizeof(r.host), "%s", c->rq.host);
@@ -274,7 +301,7 @@ static void __attribute__((noreturn)) proxy_refuse(struct proxy_conn *c, int sta
 	/* on record before the command can see the answer: PID 1 then has
 	 * the record before the command's end (its net event comes first) */
 	if (proxy_quota_take(c)) {
-		log_line("net: refused %s %s:%u: %s", proxy_kind(c), c->rq.host, c->rq.port, why);
+		log_line("net: refused %s %s:%u: %s%s", proxy_kind(c), c->rq.host, c->rq.port, why, proxy_who(c));
 		proxy_record(c, "refused", why);
 	}
 	snprintf(body, sizeof(body), "turninit: %s:%u refused: %s", c->rq.host, c->rq.port, why);
@@ -495,7 +522,6 @@ static void proxy_relay(struct proxy_conn *c)
 	}
 }
 
-/* One connection, in a child of the proxy: never returns. */
 /* A plain-HTTP request for a rule with a credential: the gateway sends it
  * on over TLS with the credential in it (gateway.h), or refuses it; then
  * the child ends. A credential that was not given is named in a 503, and
@@ -524,8 +550,8 @@ static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const 
 	}
 	c->gw = &g;
 	proxy_connect(c, n);
-	log_line("net: allowed GATEWAY %s:%u (%s) by network.allow[%ld]: %s %s with the credential %s",
-		 c->rq.host, c->rq.port, c->addr, c->rule, g.method, g.path, c->cred->name);
+	log_line("net: allowed GATEWAY %s:%u (%s) by network.allow[%ld]: %s %s with the credential %s%s",
+		 c->rq.host, c->rq.port, c->addr, c->rule, g.method, g.path, c->cred->name, proxy_who(c));
 	proxy_record(c, "allowed", NULL);
 	r = gateway_run(&g, c->client, c->upstream, c->rq.host, c->cred->ca ? c->cred->ca : GATEWAY_CA_DEFAULT,
 			head + g.consumed, len - g.consumed, &err);
@@ -538,10 +564,10 @@ static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const 
 			proxy_answer(c->client, 502, "Bad Gateway", why);
 		}
 	}
-	log_line("net: closed GATEWAY %s %s:%u (%s) %s: status %d, %llu bytes out, %llu in, credential %s %s, %llu ms",
+	log_line("net: closed GATEWAY %s %s:%u (%s) %s: status %d, %llu bytes out, %llu in, credential %s %s, %llu ms%s",
 		 g.method, c->rq.host, c->rq.port, c->addr, g.path, g.status, (unsigned long long)c->out,
 		 (unsigned long long)c->in, c->cred->name, g.out > 0 ? "added" : "not sent",
-		 (unsigned long long)(clock_ms() - c->start_ms));
+		 (unsigned long long)(clock_ms() - c->start_ms), proxy_who(c));
 	if (g.redactions)
 		log_line("net: GATEWAY %s:%u: the credential %s's value was redacted %llu time(s) from the response",
 			 c->rq.host, c->rq.port, c->cred->name, (unsigned long long)g.redactions);
@@ -550,7 +576,10 @@ static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const 
 	_exit(0);
 }
 
-static void __attribute__((noreturn)) proxy_conn_main(int client, const struct mf_network *n)
+/* One connection, in a child of the proxy: never returns. id: the command
+ * whose listener it came to ("" for the shared one), of stream. */
+static void __attribute__((noreturn)) proxy_conn_main(int client, const struct mf_network *n, const char *id,
+						      uint32_t stream)
 {
 	char head[PR_HEAD_MAX];
 	struct proxy_conn c = { .client = client, .upstream = -1, .rule = -1, .start_ms = clock_ms() };
@@ -558,6 +587,9 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 	_cleanup_free_ char *fwd = NULL;
 	size_t len = 0;
 	int rc;
+
+	snprintf(c.id, sizeof(c.id), "%s", id);
+	c.stream = stream;
 
 	rc = proxy_read_head(&c, head, &len, &fwd, &err);
 	if (rc < 0) {
@@ -570,7 +602,7 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 		}
 		memset(&c.rq, 0, sizeof(c.rq));
 		if (proxy_quota_take(NULL)) {
-			log_line("net: refused a request: %s", err.msg);
+			log_line("net: refused a request: %s%s", err.msg, proxy_who(&c));
 			proxy_record(&c, "refused", err.msg);
 		}
 		proxy_answer(client, status, status == 431 ? "Request Header Fields Too Large" : "Bad Request",
@@ -588,8 +620,8 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 		proxy_gateway(&c, n, head, len);
 	proxy_connect(&c, n);
 	/* said now: the turn may end (and the child with it) before the tunnel */
-	log_line("net: allowed %s %s:%u (%s) by network.allow[%ld]", proxy_kind(&c), c.rq.host,
-		 c.rq.port, c.addr, c.rule);
+	log_line("net: allowed %s %s:%u (%s) by network.allow[%ld]%s", proxy_kind(&c), c.rq.host,
+		 c.rq.port, c.addr, c.rule, proxy_who(&c));
 	proxy_record(&c, "allowed", NULL);
 	if (c.rq.kind == PR_CONNECT) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -605,56 +637,153 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 	if (len > c.rq.head_len && io_send_all(c.upstream, head + c.rq.head_len, len - c.rq.head_len) == 0)
 		c.out += len - c.rq.head_len;
 	proxy_relay(&c);
-	log_line("net: closed %s %s:%u (%s): %llu bytes out, %llu in, %llu ms", proxy_kind(&c),
+	log_line("net: closed %s %s:%u (%s): %llu bytes out, %llu in, %llu ms%s", proxy_kind(&c),
 		 c.rq.host, c.rq.port, c.addr, (unsigned long long)c.out, (unsigned long long)c.in,
-		 (unsigned long long)(clock_ms() - c.start_ms));
+		 (unsigned long long)(clock_ms() - c.start_ms), proxy_who(&c));
 	proxy_record(&c, "closed", NULL);
 	_exit(0);
 }
 
-/* The proxy's loop: accept, a child per connection, at most PROXY_CONNS_MAX. */
+/* A message of PID 1's on the control socket (netrec.h, struct net_ctl): a
+ * command's listener kept, or one closed. *ctl set to -1 once PID 1's end
+ * is gone. A listener past NET_CMD_PORTS_MAX (PID 1 bounds them too) is
+ * closed: its command's connections are then refused. */
+static void proxy_control(int *ctl)
+{
+	struct net_ctl m;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	ssize_t r = recvmsg(*ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	int fd = -1;
+	size_t i;
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r <= 0) {
+		close(*ctl);
+		*ctl = -1;
+		return;
+	}
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	m.id[sizeof(m.id) - 1] = '\0';
+	if (r == (ssize_t)sizeof(m) && m.open && fd >= 0) {
+		for (i = 0; i < NET_CMD_PORTS_MAX && listeners[i].fd >= 0; i++)
+			;
+		if (i < NET_CMD_PORTS_MAX) {
+			listeners[i].fd = fd;
+			listeners[i].port = m.port;
+			listeners[i].stream = m.stream;
+			snprintf(listeners[i].id, sizeof(listeners[i].id), "%s", m.id);
+			return;
+		}
+		log_line("net: %d commands' ports are open, the most at once: command %s's is closed",
+			 NET_CMD_PORTS_MAX, m.id);
+	} else if (r == (ssize_t)sizeof(m) && !m.open) {
+		for (i = 0; i < NET_CMD_PORTS_MAX; i++)
+			if (listeners[i].fd >= 0 && listeners[i].port == m.port) {
+				close(listeners[i].fd);
+				listeners[i].fd = -1;
+				break;
+			}
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A connection accepted on fd, its child forked (l: the command's listener
+ * it is, or NULL for the shared one); *live counted. At most
+ * PROXY_CONNS_MAX: past that a 503. */
+static void proxy_accept(const struct mf_network *n, int lfd, int ctl, int fd, const struct proxy_listener *l,
+			 unsigned *live)
+{
+	const char *id = l ? l->id : "";
+	uint32_t stream = l ? l->stream : 0;
+	int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	pid_t pid;
+
+	if (cfd < 0)
+		return;
+	if (*live >= PROXY_CONNS_MAX) {
+		if (proxy_quota_take(NULL)) {
+			struct proxy_conn c = { .client = cfd, .upstream = -1, .rule = -1,
+						.start_ms = clock_ms() };
+			char why[64];
+
+			snprintf(c.id, sizeof(c.id), "%s", id);
+			c.stream = stream;
+			snprintf(why, sizeof(why), "%d connections are open, the most at once",
+				 PROXY_CONNS_MAX);
+			log_line("net: refused a connection: %s%s", why, proxy_who(&c));
+			proxy_record(&c, "refused", why);
+		}
+		proxy_answer(cfd, 503, "Service Unavailable", "turninit: too many connections at once");
+		close(cfd);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		char own[RQ_ID_MAX + 1];
+
+		snprintf(own, sizeof(own), "%s", id);   /* listeners[] is closed below */
+		close(lfd);
+		if (ctl >= 0)
+			close(ctl);
+		for (size_t i = 0; i < NET_CMD_PORTS_MAX; i++)
+			if (listeners[i].fd >= 0)
+				close(listeners[i].fd);
+		proxy_conn_main(cfd, n, own, stream);
+	}
+	if (pid > 0)
+		(*live)++;
+	else
+		log_line("net: fork for a connection: %s", strerror(errno));
+	close(cfd);
+}
+
+/* The proxy's loop: the shared listener, PID 1's control socket and the
+ * commands' listeners polled; a child per connection. */
 static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int lfd)
 {
+	struct pollfd p[2 + NET_CMD_PORTS_MAX];
+	size_t at[2 + NET_CMD_PORTS_MAX];   /* p[k]'s place in listeners[] */
 	unsigned live = 0;
+	int ctl = PROXY_CTL;
 
+	for (size_t i = 0; i < NET_CMD_PORTS_MAX; i++)
+		listeners[i].fd = -1;
 	for (;;) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		nfds_t np = 0;
 		pid_t pid;
-		int fd;
 
 		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
 			live--;
 		proxy_quota_tick();
-		if (poll(&p, 1, 1000) <= 0)
-			continue;
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (live >= PROXY_CONNS_MAX) {
-			if (proxy_quota_take(NULL)) {
-				struct proxy_conn c = { .client = fd, .upstream = -1, .rule = -1,
-							.start_ms = clock_ms() };
-				char why[64];
-
-				snprintf(why, sizeof(why), "%d connections are open, the most at once",
-					 PROXY_CONNS_MAX);
-				log_line("net: refused a connection: %s", why);
-				proxy_record(&c, "refused", why);
+		p[np++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		p[np++] = (struct pollfd){ .fd = ctl, .events = POLLIN };   /* -1: ignored */
+		for (size_t i = 0; i < NET_CMD_PORTS_MAX; i++)
+			if (listeners[i].fd >= 0) {
+				at[np] = i;
+				p[np++] = (struct pollfd){ .fd = listeners[i].fd, .events = POLLIN };
 			}
-			proxy_answer(fd, 503, "Service Unavailable", "turninit: too many connections at once");
-			close(fd);
+		if (poll(p, np, 1000) <= 0)
 			continue;
-		}
-		pid = fork();
-		if (pid == 0) {
-			close(lfd);
-			proxy_conn_main(fd, n);
-		}
-		if (pid > 0)
-			live++;
-		else
-			log_line("net: fork for a connection: %s", strerror(errno));
-		close(fd);
+		if (p[0].revents)
+			proxy_accept(n, lfd, ctl, lfd, NULL, &live);
+		for (nfds_t k = 2; k < np; k++)
+			if (p[k].revents && listeners[at[k]].fd == p[k].fd)
+				proxy_accept(n, lfd, ctl, p[k].fd, &listeners[at[k]], &live);
+		/* last: a listener it closes was polled above with its fd */
+		if (p[1].revents)
+			proxy_control(&ctl);
 	}
 }
 
@@ -687,8 +816,24 @@ static int proxy_filter(void)
 	return r;
 }
 
-int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
-		int log_fd, const struct creds *creds, pid_t *ret_pid, struct tn_error *err)
+/* listen_fd, records_fd and ctl_fd to 3, PROXY_RECORDS and PROXY_CTL (any
+ * may be at one of those now: each is first copied above them), every
+ * other fd past stderr closed. 0, or -errno. */
+static int proxy_fds(int listen_fd, int records_fd, int ctl_fd)
+{
+	int src[3] = { listen_fd, records_fd, ctl_fd };
+
+	for (int i = 0; i < 3; i++)
+		if ((src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 6)) < 0)
+			return -errno;
+	for (int i = 0; i < 3; i++)
+		if (dup2(src[i], 3 + i) != 3 + i)
+			return -errno;
+	return syscall(SYS_close_range, 6u, ~0u, 0u) != 0 ? -errno : 0;
+}
+
+int proxy_start(const struct mf_network *n, const struct creds *creds, int listen_fd, int outside_ns,
+		int records_fd, int ctl_fd, int log_fd, pid_t *ret_pid, struct tn_error *err)
 {
 	struct tn_error cerr = { 0 };
 	pid_t pid;
@@ -716,12 +861,13 @@ int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int r
 			 strerror(errno));
 		_exit(1);
 	}
-	/* listen_fd and records_fd to 3 and 4 (either may be there now) */
-	if ((listen_fd == PROXY_RECORDS && (listen_fd = dup(listen_fd)) < 0) ||
-	    dup2(records_fd, PROXY_RECORDS) != PROXY_RECORDS || dup2(listen_fd, 3) != 3 ||
-	    syscall(SYS_close_range, 5u, ~0u, 0u) != 0) {
-		log_line("network: the proxy's fds: %s", strerror(errno));
-		_exit(1);
+	{
+		int fr = proxy_fds(listen_fd, records_fd, ctl_fd);
+
+		if (fr < 0) {
+			log_line("network: the proxy's fds: %s", strerror(-fr));
+			_exit(1);
+		}
 	}
 	{
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);

@@ -13,6 +13,9 @@
  * loopback, private, link-local, metadata and multicast ranges refused unless
  * listed, a connect with a time limit, then bytes relayed until either side
  * ends or the idle time passes. Each decision is one log line on stderr.
+ * Besides the shared listening socket, one of each command's in serve,
+ * listen and mcp mode, handed over by PID 1: a connection's records name
+ * the command whose socket it came to.
  * Sources: setns(2), RFC 9110 section 9.3.6 (CONNECT), getaddrinfo(3). */
 #ifndef TURNINIT_PROXY_H
 #define TURNINIT_PROXY_H
@@ -42,16 +45,19 @@
  * outside_ns: an fd of the container's network namespace (/proc/self/ns/net
  * before the unshare), which the proxy enters; the caller still holds
  * CAP_SYS_ADMIN. n: the rules (borrowed: the proxy has its own copy of the
- * memory). records_fd: the write end of the pipe of its records
+ * memory). creds: the credentials' values, value[i] for n->allow[i] (NULL:
+ * none; borrowed as n: the caller wipes its own copy after). records_fd: the write end of the pipe of its records
  * (policy/netrec.h), one per decision, besides its log line; a record that
  * cannot be written within PROXY_RECORD_MS is dropped (the line stays).
+ * ctl_fd: the proxy's end of a SOCK_SEQPACKET socket pair with PID 1, on
+ * which PID 1 hands it each command's own listening socket and has it
+ * closed (policy/netrec.h, struct net_ctl): a connection to one is that
+ * command's, its records and lines name its id (net_cmd_listen in net.h).
  * log_fd: the proxy's stderr, where its lines go (-1: turninit's own).
- * creds: the credentials' values, value[i] for n->allow[i] (borrowed: the
- * proxy keeps its copy of the memory; the caller wipes its own after).
  * *ret_pid on success. Errors: -errno of fork(2). The proxy's own
  * set-up failing (setns) ends it with a log line; connections are then
  * refused by the kernel (the listening socket is closed with it). */
-int proxy_start(const struct mf_network *n, int listen_fd, int outside_ns, int records_fd,
-		int log_fd, const struct creds *creds, pid_t *ret_pid, struct tn_error *err);
+int proxy_start(const struct mf_network *n, const struct creds *creds, int listen_fd, int outside_ns,
+		int records_fd, int ctl_fd, int log_fd, pid_t *ret_pid, struct tn_error *err);
 
 #endif

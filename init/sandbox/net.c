@@ -16,6 +16,7 @@
 
 #include "caps.h"
 #include "cleanup.h"
+#include "netrec.h"
 
 /* The first interface of this network namespace that is not lo into other
  * ("" when lo is alone). 0, or -errno of if_nameindex(3). */
@@ -36,7 +37,7 @@ static int net_other_interface(char other[IF_NAMESIZE])
 int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err)
 {
 	struct net_plan p = { .mode = NET_RUNTIME, .listen_fd = -1, .outside_ns = -1,
-			      .records_fd = -1, .records_wr = -1 };
+			      .records_fd = -1, .records_wr = -1, .ctl_fd = -1, .ctl_proxy = -1 };
 	int r;
 
 	if (!n->filtered) {
@@ -136,7 +137,7 @@ static void net_gateway_env(struct net_plan *p, const struct mf_network *n)
 	p->env[n_env] = NULL;
 }
 
-void net_proxy_env(struct net_plan *p, uint16_t port, const struct mf_network *n)
+void net_proxy_vars(char buf[NET_PROXY_VARS][64], char *env[NET_PROXY_VARS + 1], uint16_t port)
 {
 	/* NODE_USE_ENV_PROXY=1: Node.js (22.21 and later) reads the variables
 	 * above for its fetch and http/https only when asked; without it they
@@ -149,14 +150,19 @@ void net_proxy_env(struct net_plan *p, uint16_t port, const struct mf_network *n
 
 	for (size_t i = 0; i < NET_PROXY_VARS; i++) {
 		if (strcmp(names[i], "NODE_USE_ENV_PROXY") == 0)
-			snprintf(p->env_buf[i], sizeof(p->env_buf[i]), "%s=1", names[i]);
+			snprintf(buf[i], 64, "%s=1", names[i]);
 		else if (strstr(names[i], "NO_") || strstr(names[i], "no_"))
-			snprintf(p->env_buf[i], sizeof(p->env_buf[i]), "%s=localhost,127.0.0.1,::1", names[i]);
+			snprintf(buf[i], 64, "%s=localhost,127.0.0.1,::1", names[i]);
 		else
-			snprintf(p->env_buf[i], sizeof(p->env_buf[i]), "%s=http://127.0.0.1:%u", names[i], port);
-		p->env[i] = p->env_buf[i];
+			snprintf(buf[i], 64, "%s=http://127.0.0.1:%u", names[i], port);
+		env[i] = buf[i];
 	}
-	p->env[NET_PROXY_VARS] = NULL;
+	env[NET_PROXY_VARS] = NULL;
+}
+
+void net_proxy_env(struct net_plan *p, uint16_t port, const struct mf_network *n)
+{
+	net_proxy_vars(p->env_buf, p->env, port);
 	p->port = port;
 	net_gateway_env(p, n);
 }
@@ -177,6 +183,63 @@ static int net_listen(int *ret_fd, uint16_t *ret_port, struct tn_error *err)
 	*ret_port = ntohs(a.sin_port);
 	*ret_fd = steal_fd(&fd);
 	return 0;
+}
+
+/* One message of PID 1's to the proxy (struct net_ctl), with fd (SCM_RIGHTS)
+ * when fd >= 0. 0, or -errno of sendmsg(2). */
+static int net_ctl_send(int ctl, const struct net_ctl *m, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	memset(&u, 0, sizeof(u));
+	if (fd >= 0) {
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	}
+	return sendmsg(ctl, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -errno;
+}
+
+int net_cmd_listen(struct net_plan *p, unsigned stream, const char *id, struct tn_error *err)
+{
+	struct net_ctl m = { .open = 1, .stream = stream };
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (p->ctl_fd < 0)
+		return err_set(err, ENOTCONN, "network: no control socket of the proxy's");
+	if (p->cmd_ports >= NET_CMD_PORTS_MAX)
+		return err_set(err, EBUSY, "network: %d commands' ports of the proxy are open, the most at once",
+			       NET_CMD_PORTS_MAX);
+	r = net_listen(&fd, &m.port, err);
+	if (r < 0)
+		return r;
+	snprintf(m.id, sizeof(m.id), "%s", id);
+	r = net_ctl_send(p->ctl_fd, &m, fd);
+	if (r < 0)
+		return err_errno(err, -r, "network: a command's port handed to the proxy");
+	p->cmd_ports++;
+	return m.port;
+}
+
+int net_cmd_close(struct net_plan *p, uint16_t port)
+{
+	struct net_ctl m = { .open = 0, .port = port };
+	int r = p->ctl_fd >= 0 ? net_ctl_send(p->ctl_fd, &m, -1) : -ENOTCONN;
+
+	if (r == 0 && p->cmd_ports > 0)
+		p->cmd_ports--;
+	return r;
 }
 
 int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
@@ -210,15 +273,19 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
 		r = net_listen(&lfd, &port, err);
 		if (r < 0)
 			return r;
-		int rec[2];
+		int rec[2], ctl[2];
 
 		if (pipe2(rec, O_CLOEXEC) != 0 || fcntl(rec[0], F_SETFL, O_NONBLOCK) != 0)
 			return err_errno(err, errno, "network: the pipe of the proxy's records");
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) != 0)
+			return err_errno(err, errno, "network: the proxy's control socket pair");
 		net_proxy_env(&p, port, n);
 		p.listen_fd = steal_fd(&lfd);
 		p.outside_ns = steal_fd(&outside);
 		p.records_fd = rec[0];
 		p.records_wr = rec[1];
+		p.ctl_fd = ctl[0];
+		p.ctl_proxy = ctl[1];
 	}
 	*ret = p;
 	/* env points into p's own buffers: re-pointed at ret's */

@@ -40,6 +40,11 @@ struct net_plan {
 	/* the proxy's records (policy/netrec.h): a pipe, its read end for PID 1
 	 * (non-blocking), its write end for the proxy_start; each -1 without */
 	int records_fd, records_wr;
+	/* the control socket pair with the proxy (policy/netrec.h, struct
+	 * net_ctl): PID 1's end, the proxy's end for proxy_start; each -1
+	 * without; and the commands' listeners handed over and not closed */
+	int ctl_fd, ctl_proxy;
+	unsigned cmd_ports;
 	uint16_t port;
 	char env_buf[NET_PROXY_VARS][64];
 	char gw_buf[NET_GW_BUF];         /* the gateway's variables, NUL-separated */
@@ -81,6 +86,31 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
  * Fixed by turninit: they override any of the manifest or a caller
  * (envf_override). */
 void net_proxy_env(struct net_plan *p, uint16_t port, const struct mf_network *n);
+
+/* net_proxy_vars - the NET_PROXY_VARS variables of net_proxy_env for port
+ * (HTTP_PROXY ... NODE_USE_ENV_PROXY), written in buf, into env
+ * (NULL-terminated). */
+void net_proxy_vars(char buf[NET_PROXY_VARS][64], char *env[NET_PROXY_VARS + 1], uint16_t port);
+
+/* net_cmd_listen - a listening socket of the proxy's for command id alone
+ * (serve, listen and mcp mode): TCP on 127.0.0.1 of the commands'
+ * namespace (PID 1 is in it), its port the kernel's choice, handed to the
+ * proxy on p->ctl_fd (SCM_RIGHTS, struct net_ctl) and closed here. The
+ * proxy names id (and in the records stream, the command's: 0 serve, 1..
+ * listen) in the records and lines of the connections that come to
+ * it. Never blocks (MSG_DONTWAIT). Returns the port, or a negative errno
+ * with err set, the command then to use the shared port (its records name
+ * no command): -ENOTCONN without a proxy's control socket, -EBUSY with
+ * NET_CMD_PORTS_MAX open (policy/netrec.h), -errno of socket(2), bind(2),
+ * listen(2) or sendmsg(2) (-EAGAIN: the proxy has not read what came
+ * before). */
+int net_cmd_listen(struct net_plan *p, unsigned stream, const char *id, struct tn_error *err);
+
+/* net_cmd_close - the proxy told to close the listener of port (from
+ * net_cmd_listen) at its command's end; the connections it accepted go on.
+ * A message that cannot be sent at once leaves the port counted open (the
+ * bound stays the proxy's), and returns -errno of sendmsg(2); else 0. */
+int net_cmd_close(struct net_plan *p, uint16_t port);
 
 const char *net_describe(const struct net_plan *p, const char *refusal, char *buf, size_t size);
 

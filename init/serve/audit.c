@@ -550,8 +550,10 @@ void audit_net(const struct net_record *r)
 {
 	if (audit_fd < 0)
 		return;
-	audit_write(ev_net_fields(json_pack("{s:s, s:o}", "event", "net", "time",
-					    rfc3339(audit_wall_ms())), r));
+	audit_write(ev_net_fields(json_pack("{s:s, s:o, s:o, s:o}", "event", "net", "time",
+					    rfc3339(audit_wall_ms()),
+					    "stream", r->id[0] ? json_integer(r->stream) : json_null(),
+					    "id", r->id[0] ? json_string(r->id) : json_null()), r));
 }
 
 void audit_turn_end(int exit_code)

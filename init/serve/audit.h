@@ -91,10 +91,10 @@ void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq
 void audit_control(unsigned stream, const char *id, int signo);
 
 /* audit_net - a decision of turninit's proxy (policy/netrec.h): {"event":"net",
- * "time", "verdict", "request", "host", "port", "address", "rule", "reason",
- * "bytes_out", "bytes_in", "duration_ms"} (docs/audit.md); no command id: the
- * proxy sees a connection on the commands' loopback, not which command made
- * it. Nothing without a log. */
+ * "time", "stream", "id", "verdict", "request", "host", "port", "address",
+ * "rule", "reason", "bytes_out", "bytes_in", "duration_ms"} (docs/audit.md);
+ * stream and id: the command whose port of the proxy the connection came
+ * to, both null for the shared port. Nothing without a log. */
 void audit_net(const struct net_record *r);
 
 /* audit_exit - how a command ended: its start (CLOCK_REALTIME, ms since the

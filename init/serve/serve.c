@@ -286,13 +286,23 @@ static void net_records(struct serve *s)
 		/* strings of a fixed size, ended here whatever the proxy wrote */
 		r.verdict[sizeof(r.verdict) - 1] = r.request[sizeof(r.request) - 1] = '\0';
 		r.host[sizeof(r.host) - 1] = r.addr[sizeof(r.addr) - 1] = '\0';
-		r.reason[sizeof(r.reason) - 1] = '\0';
+		r.reason[sizeof(r.reason) - 1] = r.id[sizeof(r.id) - 1] = '\0';
 		audit_net(&r);
 		for (size_t i = 0; i < SERVE_MAX_CONNS; i++) {
 			struct conn *c = &s->conns[i];
+			struct net_record other;
 
-			if (c->used && !c->dead && c->codec->net)
+			if (!c->used || c->dead || !c->codec->net)
+				continue;
+			/* an id names a command of its own stream: to the others
+			 * (listen mode) the record names no command */
+			if (r.id[0] && r.stream != c->stream) {
+				other = r;
+				other.id[0] = '\0';
+				conn_emit(c, c->codec->net(c->codec_st, &other));
+			} else {
 				conn_emit(c, c->codec->net(c->codec_st, &r));
+			}
 		}
 	}
 }

@@ -15,6 +15,9 @@
 struct serve_ctx {
 	const struct mf_manifest *manifest;
 	const struct sandbox *sandbox;   /* every command's lock-down (init/process/plan.h) */
+	struct net_plan *net;         /* the sandbox's network, whose proxy each command
+					 gets a port of its own on (net_cmd_listen), or
+					 NULL: no proxy, or no control socket of its */
 	int sfd;                      /* turninit's signalfd (init/process/reap.c) */
 	int listen_fd;                /* listen mode: the listening socket; -1: serve */
 	bool mcp;                     /* serve mode speaks MCP (codec_mcp), and SIGINT

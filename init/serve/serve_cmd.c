@@ -32,6 +32,7 @@
 #include "keeper.h"
 #include "log.h"
 #include "memcg.h"
+#include "net.h"
 #include "reap.h"
 #include "request.h"
 #include "spawn.h"
@@ -73,6 +74,13 @@ void cmd_cancel(struct cmd *m)
 
 void cmd_free(struct cmd *m)
 {
+	int r = m->net_port ? net_cmd_close(m->net, m->net_port) : 0;
+
+	/* its port closed at its end: a connection made later to it is
+	 * refused; those it accepted go on */
+	if (r < 0)
+		log_line("serve: %s: the proxy was not told to close the command's port %u (%s): it stays open until the turn ends",
+			 m->id, m->net_port, strerror(-r));
 	serve_close_fd(&m->out_fd);
 	serve_close_fd(&m->err_fd);
 	serve_close_fd(&m->in_fd);
@@ -574,6 +582,35 @@ static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char
 	a->cmd = m;
 }
 
+/* A port of the proxy's for command id alone in slot m (net_cmd_listen), and
+ * its proxy variables over the shared port's in *envp: the proxy's records
+ * and lines of its connections name it. Without one (no proxy; a failure,
+ * logged; NET_CMD_PORTS_MAX open, logged once a turn) the command keeps the
+ * shared port, and its records name no command. 0, or -ENOMEM. */
+static int cmd_net_port(struct serve *s, struct cmd *m, unsigned stream, const char *id, char ***envp)
+{
+	static bool said_busy;
+	struct net_plan *net = s->ctx->net;
+	char buf[NET_PROXY_VARS][64], *vars[NET_PROXY_VARS + 1];
+	struct tn_error err = { 0 };
+	int port;
+
+	if (!net)
+		return 0;
+	port = net_cmd_listen(net, stream, id, &err);
+	if (port < 0) {
+		if (port != -EBUSY || !said_busy)
+			log_line("serve: %s: %s: its connections go to the proxy's shared port, their records name no command",
+				 id, err.msg);
+		said_busy = said_busy || port == -EBUSY;
+		return 0;
+	}
+	m->net = net;
+	m->net_port = (uint16_t)port;
+	net_proxy_vars(buf, vars, m->net_port);
+	return envf_override(envp, vars, &err);
+}
+
 /* Start exec request rq of c in a free slot, with cmd (its cwd and timeout,
  * rq_command_of, decided once by start_exec), its answer to be a:
  * 0 when its keeper was given it (its started or error answer follows from
@@ -605,6 +642,10 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 	    !(shell_argv = spawn_argv(rq->words, rq->n_words, rq->argv_form)))
 		goto oom;
 	cmd_free(m);
+	if (cmd_net_port(s, m, c->stream, id, &envp) < 0) {
+		cmd_free(m);
+		goto oom;
+	}
 	if (rq->has_stdin) {
 		/* the request owns the bytes; the command slot takes them */
 		m->in_buf = rq->stdin_data;

@@ -119,6 +119,9 @@ struct cmd {
 	uint64_t out_bytes, err_bytes;   /* read from its stdout and stderr */
 	crypto_generichash_state out_h, err_h;  /* their BLAKE2b-256, with an audit log */
 	json_t *read_back;           /* its sandbox as /proc showed it at its start, or NULL */
+	struct net_plan *net;        /* with net_port: the plan its port is of */
+	uint16_t net_port;           /* its own port of the proxy (net_cmd_listen), closed
+					by cmd_free; 0: none (the shared port's variables) */
 };
 
 /* An exec request waiting for a slot (limits.concurrency), first in, first

@@ -419,6 +419,66 @@ allowed CONNECT srv.test.internal 8080 $SRV_IP 0 None"
 	end
 fi
 
+# Each decision names the command that made it: every command of a serve
+# session has a port of its own on the proxy (its proxy variables name it).
+# Two commands run at once, each with a CONNECT and a plain-HTTP request to
+# the same host: a waits on a FIFO until b, sent once a is ready, is done.
+# Their net events and audit lines carry their own ids, and the proxy's
+# lines say "(command ID)"; one-shot mode's, which has no id, say none.
+if begin net-serve-command-ids; then
+	LOGDIR=$WORK/auditlog-ids
+	rm -rf "$LOGDIR" && mkdir -p "$LOGDIR" && chmod 0700 "$LOGDIR"
+	FETCH='busybox wget -q -O - http://srv.test.internal:8080/trusted.pub | grep -c "untrusted comment"'
+	SESSION_NET_ID=1 serve_session \
+		"$(exec_json a 'busybox mkfifo "$HOME/go" && echo a-ready; '"$(connect_to srv.test.internal:8080); $FETCH"'; read -r x <"$HOME/go"')" \
+		a-ready "$(exec_json b "$(connect_to srv.test.internal:8080); $FETCH"'; echo done >"$HOME/go"')" -- \
+		"${RUN[@]}" -i --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" -v "$LOGDIR:/var/log/turninit" \
+		"$IMG:allow" serve --audit-log /var/log/turninit/audit.jsonl
+	expect_rc 0
+	# a tunnel's end may come after its command's exit: its id checked, not its place
+	grep '^net closed ' <<<"$OUT" | grep -qv ' id=[ab]$' && why "a closed event without its command's id"
+	OUT=$(printf '%s\n' "$OUT" | grep -v '^net closed ')$'\n'
+	expect_out "a exit 0 None
+a stdout 1
+a stdout 1
+a stdout HTTP/1.1 200 Connection established
+a stdout a-ready
+b exit 0 None
+b stdout 1
+b stdout 1
+b stdout HTTP/1.1 200 Connection established
+net allowed CONNECT srv.test.internal:8080 id=a
+net allowed CONNECT srv.test.internal:8080 id=b
+net allowed HTTP srv.test.internal:8080 id=a
+net allowed HTTP srv.test.internal:8080 id=b
+"
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT srv.test.internal:8080 ($SRV_IP) by network.allow[0] (command a)"
+	expect_contains stderr "$ERR" "turninit: net: allowed HTTP srv.test.internal:8080 ($SRV_IP) by network.allow[0] (command b)"
+	AUD=$(python3 - "$LOGDIR/audit.jsonl" <<'PY'
+import json, sys
+lines = []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event"] == "net" and e["verdict"] == "allowed":
+        lines.append("%s %s %s/%s" % (e["verdict"], e["request"], e.get("stream", "-"), e.get("id", "no id key")))
+    elif e["event"] == "net" and e.get("id") not in ("a", "b"):
+        lines.append("%s %s %s/%s" % (e["verdict"], e["request"], e.get("stream", "-"), e.get("id", "no id key")))
+print("\n".join(sorted(lines)))
+PY
+)
+	eq "audit log's net lines" "$AUD" "allowed CONNECT 0/a
+allowed CONNECT 0/b
+allowed HTTP 0/a
+allowed HTTP 0/b"
+	# one-shot mode: no id, so the lines name no command
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${HOSTS[@]}" "$IMG:allow" -- "$(connect_to srv.test.internal:8080); $FETCH"
+	expect_rc 0
+	expect_out $'HTTP/1.1 200 Connection established\n1\n1\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed HTTP srv.test.internal:8080 ($SRV_IP) by network.allow[0]"
+	grep -qF "(command" <<<"$ERR" && why "a one-shot net line names a command"
+	end
+fi
+
 # The proxy killed from outside: connections are refused from then on, the
 # failure is logged, and the turn and its commands go on. The command waits
 # (bounded by its own loop) until the proxy's port refuses it.

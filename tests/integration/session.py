@@ -8,9 +8,10 @@ command sent has exited (end of stdin would end the turn and cancel what
 runs). Prints "ID STREAM LINE" for each output line (decoded) and "ID exit
 CODE SIGNAL" for each exit, "net VERDICT HOST:PORT REASON" for each decision
 of turninit's proxy, sorted; an error event ends the session. Exits
-with COMMAND's status.
+with COMMAND's status. With SESSION_NET_ID set in the environment, a decision
+is "net VERDICT REQUEST HOST:PORT id=ID" instead: the command it names.
 """
-import base64, json, subprocess, sys
+import base64, json, os, subprocess, sys
 first, rest = sys.argv[1], sys.argv[2:]
 second = mark = None
 if rest[0] != "--":
@@ -32,6 +33,8 @@ for line in p.stdout:
         exited += 1
         if exited == sent and mark is None:
             break
+    elif e.get("event") == "net" and os.environ.get("SESSION_NET_ID"):
+        out.append("net %s %s %s:%s id=%s" % (e["verdict"], e["request"], e["host"], e["port"], e["id"]))
     elif e.get("event") == "net":
         out.append("net %s %s:%s %s" % (e["verdict"], e["host"], e["port"], e["reason"]))
     elif e.get("event") == "error":

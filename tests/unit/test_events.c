@@ -142,6 +142,14 @@ static void net_events(void **state)
 	assert_int_equal(e.port, 0);
 	ev_clear(&e);
 	free(line);
+	/* a record of a command's own port names it; its id read back */
+	snprintf(ok.id, sizeof(ok.id), "c-7");
+	expect_line(ev_net(&ok), "{\"event\":\"net\",\"id\":\"c-7\",\"verdict\":\"closed\",\"request\":\"HTTP\",\"host\":\"b.example\",\"port\":80,\"address\":\"10.89.0.2\",\"rule\":2,\"reason\":null,\"bytes_out\":10,\"bytes_in\":20,\"duration_ms\":30}");
+	line = ev_net(&ok);
+	assert_int_equal(ev_parse(line, strlen(line), &e, &err), 0);
+	assert_string_equal(e.id, "c-7");
+	ev_clear(&e);
+	free(line);
 	/* a net event with a field missing is refused */
 	{
 		static const char missing[] = "{\"event\":\"net\",\"id\":null,\"verdict\":\"x\",\"host\":null}";

@@ -760,6 +760,16 @@ static void net_refusals_in_results(void **state)
 	free(l);
 	open_call(f->s, "9", "9");
 	expect_tool_text(mcp_exit(f->s, "9", &exit0), "9", "(no output)", false);
+	/* a refusal that names its command (its own port of the proxy) goes to
+	 * that call's result alone */
+	open_call(f->s, "10", "10");
+	open_call(f->s, "11", "11");
+	snprintf(refused.id, sizeof(refused.id), "11");
+	free(mcp_net(f->s, &refused));
+	expect_tool_text(mcp_exit(f->s, "10", &exit0), "10", "(no output)", false);
+	expect_tool_text(mcp_exit(f->s, "11", &exit0), "11",
+			 "(no output)\n[turninit: a connection to evil.example:443 was refused: no entry of the manifest's network.allow names this host and port]\n",
+			 false);
 }
 
 /* Invalid arguments are a tool result with isError (the model can correct
