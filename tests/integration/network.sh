@@ -496,7 +496,8 @@ fi
 # the credential gateway's tests (below): they need the server too
 CRED_TESTS=(net-cred-git-push net-cred-git-no-credential net-cred-git-wrong-token net-cred-pip-basic
 	net-cred-echo-redacted net-cred-redirect net-cred-client-header-dropped net-cred-trace-refused
-	net-cred-framing-refused net-cred-connect-no-credential net-cred-secret-nowhere)
+	net-cred-framing-refused net-cred-connect-no-credential net-cred-secret-nowhere
+	net-cred-unlisted-host-none)
 TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
 	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
 	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit
@@ -765,7 +766,8 @@ fi
 #   [1] pypi.test.internal:8443  Basic "pipauth", user pipuser (the bundle)
 #   [2] api.test.internal:8443   the field PRIVATE-TOKEN, "apitoken"
 #   [3] other.test.internal:8443 no credential: a redirect's target (CONNECT)
-#   [4] the server's address, which the names resolve to (a private one)
+#   [4] echo.test.internal:8090  no credential: the echo server (plain HTTP)
+#   [5], [6] the two servers' addresses, which the names resolve to (private)
 # and PIP_INDEX_URL in env.set. The values reach turninit alone, from the
 # launcher: podman --secret (one per value, made here), or, under Docker, the
 # file bound read-only at /run/secrets/NAME. Commands send plain HTTP to
@@ -789,7 +791,7 @@ if [[ -z $TLS_SKIP && -n $CRED_WANTED ]]; then
 	PIPBASIC=$(printf '%s' "pipuser:$PIPPASS" | base64 -w0)
 	CREDSET="$CASET,\"PIP_INDEX_URL\":\"http://pypi.test.internal:8443/simple-private/\""
 	CA_IN_IMAGE=/usr/local/share/ca-certificates/company-ca.crt
-	manifest cred "{$HEAD,\"env\":{\"set\":{$CREDSET}},\"network\":{\"allow\":[{\"host\":\"git.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"gittoken\",\"as\":\"bearer\",\"ca\":\"$CA_IN_IMAGE\"}},{\"host\":\"pypi.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"pipauth\",\"as\":\"basic\",\"user\":\"pipuser\"}},{\"host\":\"api.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"apitoken\",\"as\":\"header\",\"field\":\"PRIVATE-TOKEN\"}},{\"host\":\"other.test.internal\",\"ports\":[8443]},{\"host\":\"$TLS_IP\",\"ports\":[8443]}]}}"
+	manifest cred "{$HEAD,\"env\":{\"set\":{$CREDSET}},\"network\":{\"allow\":[{\"host\":\"git.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"gittoken\",\"as\":\"bearer\",\"ca\":\"$CA_IN_IMAGE\"}},{\"host\":\"pypi.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"pipauth\",\"as\":\"basic\",\"user\":\"pipuser\"}},{\"host\":\"api.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"apitoken\",\"as\":\"header\",\"field\":\"PRIVATE-TOKEN\"}},{\"host\":\"other.test.internal\",\"ports\":[8443]},{\"host\":\"echo.test.internal\",\"ports\":[8090]},{\"host\":\"$TLS_IP\",\"ports\":[8443]},{\"host\":\"$ECHO_IP\",\"ports\":[8090]}]}}"
 	mkdir -p "$WORK/cred-ctx"
 	printf '[global]\ntrusted-host = pypi.test.internal\n' >"$WORK/cred-ctx/pip.conf"
 	printf '%s\n' "FROM $DIMG:ca" 'COPY pip.conf /etc/pip.conf' >"$WORK/cred-ctx/Containerfile"
@@ -800,7 +802,8 @@ if [[ -z $TLS_SKIP && -n $CRED_WANTED ]]; then
 		>"$WORK/seal-cred.log" 2>&1 || { cat "$WORK/seal-cred.log"; abort "oci/seal.sh cred"; }
 	engine_images "$DIMG:cred"
 	CRED_HOSTS=(--add-host "git.test.internal:$TLS_IP" --add-host "pypi.test.internal:$TLS_IP"
-		--add-host "api.test.internal:$TLS_IP" --add-host "other.test.internal:$TLS_IP")
+		--add-host "api.test.internal:$TLS_IP" --add-host "other.test.internal:$TLS_IP"
+		--add-host "echo.test.internal:$ECHO_IP")
 	CRUN=("${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${CRED_HOSTS[@]}" -v "$FX/ca.pem:/ca/ca.pem:ro")
 	GIT_ID='-c user.name=turninit-tests -c user.email=tests@test.internal'
 	STARS_GIT=$(printf '%*s' ${#GITTOKEN} '' | tr ' ' '*')
@@ -962,6 +965,19 @@ Host: other.test.internal:8443
 	expect_contains "the server's log" "$(server_log)" "\"GET /echo?from=redirect-$$ HTTP/1.1\" 200 host=other.test.internal:8443 authorization=none"
 	grep -qE "from=redirect-$$ [^\"]*\" [0-9]+ host=other.test.internal:8443 authorization=(bearer|basic|other)" <<<"$(server_log)" \
 		&& why "the redirect's target got an Authorization"
+	end
+fi
+# Plain HTTP to a listed host without a credential is the proxy's, not the
+# gateway's: the echo server gets the command's head with nothing added.
+if tls_begin net-cred-unlisted-host-none; then
+	creds gittoken pipauth apitoken
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		'p=${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+printf "GET http://echo.test.internal:8090/x HTTP/1.1\r\nHost: echo.test.internal:8090\r\nAccept: */*\r\n\r\n" >&3
+while IFS= read -r l <&3; do l=${l%$'"'\r'"'}; [ -z "$l" ] && break; echo "$l"; done'
+	expect_rc 0
+	expect_out $'GET /x HTTP/1.1\nHost: echo.test.internal:8090\nAccept: */*\nConnection: close\n'
+	[[ -z $(leaked "$OUT$ERR") ]] || why "the output or turninit's lines hold $(leaked "$OUT$ERR")"
 	end
 fi
 # The command's own Authorization, Proxy-Authorization and the named field
