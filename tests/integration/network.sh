@@ -964,14 +964,16 @@ if tls_begin net-cred-redirect; then
 	TO="https%3A%2F%2Fother.test.internal%3A8443%2Fecho%3Ffrom%3Dredirect-$$"
 	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
 		"curl -sS -i 'http://git.test.internal:8443/redirect?to=$TO' | tr -d '\r' | grep -E '^(HTTP/|Location:)'
-curl -sS -L --cacert /ca/ca.pem 'http://git.test.internal:8443/redirect?to=$TO' | tr -d '\r' | grep -i -E '^(GET |(host|authorization):)'"
+curl -sS -L --cacert /ca/ca.pem 'http://git.test.internal:8443/redirect?to=$TO' | tr -d '\r' | grep -i -E '^(GET |(host|authorization):)' | sed -E 's| HTTP/1\\.[01]$||'"
 	expect_rc 0
 	expect_out "HTTP/1.0 302 Found
 Location: https://other.test.internal:8443/echo?from=redirect-$$
-GET /echo?from=redirect-$$ HTTP/1.1
+GET /echo?from=redirect-$$
 Host: other.test.internal:8443
 "
-	server_logged "\"GET /echo?from=redirect-$$ HTTP/1.1\" 200 host=other.test.internal:8443 authorization=none" \
+	# curl asks the target in the 302's HTTP version (1.0, testsrv's)
+	server_logged "\"GET /echo?from=redirect-$$ HTTP/1.0\" 200 host=other.test.internal:8443 authorization=none" \
+		|| server_logged "\"GET /echo?from=redirect-$$ HTTP/1.1\" 200 host=other.test.internal:8443 authorization=none" \
 		|| why "the server's log has no request of the redirect's target without Authorization"
 	grep -qE "from=redirect-$$ [^\"]*\" [0-9]+ host=other.test.internal:8443 authorization=(bearer|basic|other)" <<<"$(server_log)" \
 		&& why "the redirect's target got an Authorization"
