@@ -40,6 +40,9 @@ T0=$(now_ms)
 
 servers_down() {
 	timeout 60 "$ENGINE" rm -f "$SRV" "$TLS" "$ECHO" >/dev/null 2>&1
+	docker_engine || for s in gittoken pipauth apitoken gittoken-wrong; do
+		timeout 60 podman secret rm "turninit-ntest-$s" >/dev/null 2>&1
+	done
 	timeout 60 "$ENGINE" network rm "$NET" >/dev/null 2>&1
 }
 finish_suite() {
@@ -550,9 +553,15 @@ fi
 # CA reaches the turn as a read-only file; each client is told of it by flag.
 # Made only when one of these tests is selected (the image takes minutes the
 # first time; a mutation's single test needs none of it).
+# the credential gateway's tests (below): they need the server too
+CRED_TESTS=(net-cred-git-push net-cred-git-no-credential net-cred-git-wrong-token net-cred-pip-basic
+	net-cred-echo-redacted net-cred-redirect net-cred-client-header-dropped net-cred-trace-refused
+	net-cred-framing-refused net-cred-connect-no-credential net-cred-secret-nowhere
+	net-cred-unlisted-host-none)
 TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
 	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
-	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit)
+	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit
+	"${CRED_TESTS[@]}")
 tls_wanted() {
 	local t
 	for t in "${TLS_TESTS[@]}"; do selected "$t" && return 0; done
@@ -572,15 +581,20 @@ tls_begin() {
 }
 if [[ -z $TLS_SKIP ]] && tls_wanted; then
 	FX=$WORK/fx
-	python3 "$ROOT/tests/network/fixtures.py" "$FX" tls.test.internal other.test.internal >"$WORK/fx.log" 2>&1 \
+	python3 "$ROOT/tests/network/fixtures.py" "$FX" tls.test.internal other.test.internal \
+		git.test.internal pypi.test.internal api.test.internal >"$WORK/fx.log" 2>&1 \
 		|| { cat "$WORK/fx.log"; abort "tests/network/fixtures.py"; }
 	sh "$ROOT/tests/workload/build-image.sh" --tag "$DIMG:latest" --trusted-key "$WORK/key.pub" "$BIN" \
 		>"$WORK/debian.log" 2>&1 || { cat "$WORK/debian.log"; abort "tests/workload/build-image.sh"; }
 	sed 's/^/# /' "$WORK/debian.log"
 	DBASE=localhost/turninit-workload-base:latest
 	engine_images "$DBASE"
+	# the gateway's credentials, made now: the server takes them (its
+	# environment), the turns get them from the launcher alone (creds)
+	GITTOKEN=$(openssl rand -hex 20) APITOKEN=$(openssl rand -hex 16) PIPPASS=$(openssl rand -hex 12)
 	timeout 120 "$ENGINE" run -d --name "$TLS" --label "$LABEL" --network "$NET" --pull never \
-		-v "$FX:/fx:ro" -v "$ROOT/tests/network/testsrv.py:/testsrv.py:ro" --entrypoint python3 \
+		-e "TESTSRV_TOKEN=$GITTOKEN" -e "TESTSRV_BASIC=pipuser:$PIPPASS" -v "$FX:/fx:ro" -v "$FX/www/auth:/fx/www/auth" \
+		-v "$ROOT/tests/network/testsrv.py:/testsrv.py:ro" --entrypoint python3 \
 		"$DBASE" /testsrv.py /fx/www /fx/srv.pem /fx/srv.key 8443 >"$WORK/tls.log" 2>&1 \
 		|| { cat "$WORK/tls.log"; abort "the HTTPS server container"; }
 	wait_for 60 sh -c "timeout 10 $ENGINE logs $TLS 2>/dev/null | grep -q 'listening on 8443'" \
@@ -798,6 +812,397 @@ PY
 	eq "audit log's net lines" "$AUD" "allowed CONNECT tls.test.internal 8443 $TLS_IP 0 None
 closed tls.test.internal 8443 $TLS_IP True True True
 refused CONNECT other.test.internal 8443 None None no entry of the manifest's network.allow names this host and port"
+	end
+fi
+
+# --- the credential gateway (issue 47; docs/manifest.md, "network.allow[].credential") ---
+# The HTTPS server above holds the credentials the suite made (testsrv.py:
+# /auth/ behind the bearer token GITTOKEN, /simple-private/ behind Basic of
+# pipuser:PIPPASS, /echo, /redirect; its log line of each request says what
+# Authorization it had). The image "cred" is the Debian root with the test CA
+# in its bundle (tlsca's) and a pip.conf that trusts the gateway's plain-HTTP
+# index; its manifest names a credential for three of the server's names:
+#   [0] git.test.internal:8443   bearer "gittoken", the CA file named ("ca")
+#   [1] pypi.test.internal:8443  Basic "pipauth", user pipuser (the bundle)
+#   [2] api.test.internal:8443   the field PRIVATE-TOKEN, "apitoken"
+#   [3] other.test.internal:8443 no credential: a redirect's target (CONNECT)
+#   [4] echo.test.internal:8090  no credential: the echo server (plain HTTP)
+#   [5], [6] the two servers' addresses, which the names resolve to (private)
+# and PIP_INDEX_URL in env.set. The values reach turninit alone, from the
+# launcher: podman --secret (one per value, made here), or, under Docker, the
+# file bound read-only at /run/secrets/NAME. Commands send plain HTTP to
+# http://HOST:8443/ through the proxy; git's https:// URLs are rewritten to
+# it by the variables turninit sets.
+CRED_WANTED=
+for t in "${CRED_TESTS[@]}"; do selected "$t" && CRED_WANTED=1; done
+if [[ -z $TLS_SKIP && -n $CRED_WANTED ]]; then
+	mkdir -p "$WORK/secrets"
+	printf '%s' "$GITTOKEN" >"$WORK/secrets/gittoken"
+	printf '%s' "$PIPPASS" >"$WORK/secrets/pipauth"
+	printf '%s' "$APITOKEN" >"$WORK/secrets/apitoken"
+	openssl rand -hex 20 | tr -d '\n' >"$WORK/secrets/gittoken-wrong"
+	if ! docker_engine; then
+		for s in gittoken pipauth apitoken gittoken-wrong; do
+			timeout 60 podman secret rm "turninit-ntest-$s" >/dev/null 2>&1
+			timeout 60 podman secret create "turninit-ntest-$s" "$WORK/secrets/$s" >"$WORK/secret.log" 2>&1 \
+				|| { cat "$WORK/secret.log"; abort "podman secret create turninit-ntest-$s"; }
+		done
+	fi
+	PIPBASIC=$(printf '%s' "pipuser:$PIPPASS" | base64 -w0)
+	CREDSET="$CASET,\"PIP_INDEX_URL\":\"http://pypi.test.internal:8443/simple-private/\""
+	CA_IN_IMAGE=/usr/local/share/ca-certificates/company-ca.crt
+	manifest cred "{$HEAD,\"env\":{\"set\":{$CREDSET}},\"network\":{\"allow\":[{\"host\":\"git.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"gittoken\",\"as\":\"bearer\",\"ca\":\"$CA_IN_IMAGE\"}},{\"host\":\"pypi.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"pipauth\",\"as\":\"basic\",\"user\":\"pipuser\"}},{\"host\":\"api.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"apitoken\",\"as\":\"header\",\"field\":\"PRIVATE-TOKEN\"}},{\"host\":\"other.test.internal\",\"ports\":[8443]},{\"host\":\"echo.test.internal\",\"ports\":[8090]},{\"host\":\"$TLS_IP\",\"ports\":[8443]},{\"host\":\"$ECHO_IP\",\"ports\":[8090]}]}}"
+	mkdir -p "$WORK/cred-ctx"
+	printf '[global]\ntrusted-host = pypi.test.internal\n' >"$WORK/cred-ctx/pip.conf"
+	printf '%s\n' "FROM $DIMG:ca" 'COPY pip.conf /etc/pip.conf' >"$WORK/cred-ctx/Containerfile"
+	timeout 300 podman build --pull=never --network none -q -t "$DIMG:credbase" "$WORK/cred-ctx" >"$WORK/cred-build.log" 2>&1 \
+		|| { cat "$WORK/cred-build.log"; abort "podman build of $DIMG:credbase"; }
+	sh "$ROOT/oci/seal.sh" --image "$DIMG:credbase" --tag "$DIMG:cred" --manifest "$WORK/m/cred.json" \
+		--key "$WORK/key.key" --trusted-comment "turninit network test: cred" \
+		>"$WORK/seal-cred.log" 2>&1 || { cat "$WORK/seal-cred.log"; abort "oci/seal.sh cred"; }
+	engine_images "$DIMG:cred"
+	CRED_HOSTS=(--add-host "git.test.internal:$TLS_IP" --add-host "pypi.test.internal:$TLS_IP"
+		--add-host "api.test.internal:$TLS_IP" --add-host "other.test.internal:$TLS_IP"
+		--add-host "echo.test.internal:$ECHO_IP")
+	CRUN=("${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "${CRED_HOSTS[@]}" -v "$FX/ca.pem:/ca/ca.pem:ro")
+	GIT_ID='-c user.name=turninit-tests -c user.email=tests@test.internal'
+	STARS_GIT=$(printf '%*s' ${#GITTOKEN} '' | tr ' ' '*')
+	STARS_API=$(printf '%*s' ${#APITOKEN} '' | tr ' ' '*')
+	# the Basic form as the command reads it: its base64 masked up to the
+	# padding, which says nothing of the value (gw_redact matches the form
+	# without it, so that it is found inside a longer base64 too)
+	PIPB=${PIPBASIC%%=*}
+	STARS_PIP=$(printf '%*s' ${#PIPB} '' | tr ' ' '*')${PIPBASIC:${#PIPB}}
+fi
+# creds NAME[=FILE]...: CREDS, the run flags that give turninit the
+# credential NAME (its value the suite's $WORK/secrets/FILE, FILE NAME unless
+# given): podman's --secret, or under Docker the file bound read-only at
+# /run/secrets/NAME (Docker has no --secret outside swarm).
+creds() {
+	local c
+	CREDS=()
+	for c in "$@"; do
+		if docker_engine; then
+			CREDS+=(-v "$WORK/secrets/${c#*=}:/run/secrets/${c%%=*}:ro")
+		else
+			CREDS+=(--secret "turninit-ntest-${c#*=},target=${c%%=*}")
+		fi
+	done
+}
+# leaked TEXT: the forms of the suite's credentials that TEXT holds, one a
+# line (none: empty): each value, and the Basic form of pipauth's
+leaked() {
+	local f
+	for f in "$GITTOKEN" "$APITOKEN" "$PIPPASS" "$PIPBASIC"; do
+		[[ $1 == *"$f"* ]] && echo "a credential (${#f} bytes, starting ${f:0:4})"
+	done
+}
+# server_log: the HTTPS server's request lines so far (testsrv.py's stderr)
+server_log() {
+	timeout 30 "$ENGINE" logs "$TLS" 2>&1
+}
+# server_logged LINE: LINE is in the server's log, polled for 30 s (the
+# engine's log may lag the response the command read)
+server_logged() {
+	wait_for 30 sh -c "timeout 10 $ENGINE logs $TLS 2>&1 | grep -qF -- \"\$1\"" sh "$1"
+}
+# server_refs: the branches of the server's push.git, asked by git from a
+# plain container with the token (no turninit): one "SHA refs/heads/NAME" a line
+server_refs() {
+	timeout 60 "$ENGINE" run --rm --pull never --label "$LABEL" --network "$NET" \
+		--add-host "git.test.internal:$TLS_IP" -v "$FX/ca.pem:/ca/ca.pem:ro" -e "T=$GITTOKEN" \
+		--entrypoint sh "$DBASE" -c 'git -c http.sslCAInfo=/ca/ca.pem -c http.extraHeader="Authorization: Bearer $T" ls-remote --heads https://git.test.internal:8443/auth/git/push.git' 2>&1
+}
+# server_file BRANCH FILE: FILE of BRANCH, cloned so from a plain container
+server_file() {
+	timeout 60 "$ENGINE" run --rm --pull never --label "$LABEL" --network "$NET" \
+		--add-host "git.test.internal:$TLS_IP" -v "$FX/ca.pem:/ca/ca.pem:ro" -e "T=$GITTOKEN" \
+		--entrypoint sh "$DBASE" -c 'git -c http.sslCAInfo=/ca/ca.pem -c http.extraHeader="Authorization: Bearer $T" clone -q -b "$1" https://git.test.internal:8443/auth/git/push.git /tmp/c && cat "/tmp/c/$2"' \
+		sh "$1" "$2" 2>&1
+}
+# PUSH BRANCH: a command that clones push.git over https:// (no CA, no
+# credential: the gateway's), commits a file pushed.txt to a new branch
+# BRANCH and pushes it; prints the README, then "pushed"
+push_cmd() {
+	printf '%s' 'export GIT_TERMINAL_PROMPT=0
+git clone -q https://git.test.internal:8443/auth/git/push.git "$HOME/w" && cd "$HOME/w" && cat README &&
+git checkout -qb '"$1"' && echo "from a turn" >pushed.txt && git add pushed.txt &&
+git '"$GIT_ID"' commit -qm "pushed from a turn" && git push -q origin '"$1"' && echo pushed'
+}
+# a fresh repository of one commit pushed to BRANCH (no clone first: its
+# own request would fail the same way), then the answer to git's first
+# request of a push as curl sees it: its body, then its status
+nopush_cmd() {
+	printf '%s' 'export GIT_TERMINAL_PROMPT=0
+git init -q "$HOME/w" && cd "$HOME/w" && echo x >x && git add x && git '"$GIT_ID"' commit -qm x &&
+git push -q https://git.test.internal:8443/auth/git/push.git HEAD:refs/heads/'"$1"' && echo pushed || echo push-failed
+curl -sS -w "\nstatus %{http_code}\n" "http://git.test.internal:8443/auth/git/push.git/info/refs?service=git-receive-pack"'
+}
+# git clone, commit, push over https://, the token given to turninit alone;
+# the branch is then on the server (cloned from a plain container).
+if tls_begin net-cred-git-push; then
+	B=turn-push-$$
+	creds gittoken
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- "$(push_cmd "$B")"
+	expect_rc 0
+	expect_out $'pushed through the gateway\npushed\n'
+	expect_contains stderr "$ERR" "turninit: net: "
+	expect_contains stderr "$ERR" "gittoken"
+	[[ -z $(leaked "$OUT$ERR") ]] || why "the output or turninit's lines hold $(leaked "$OUT$ERR")"
+	eq "pushed.txt of $B on the server" "$(server_file "$B" pushed.txt)" "from a turn"
+	server_logged "\"POST /auth/git/push.git/git-receive-pack HTTP/1.1\" 200 host=git.test.internal:8443 authorization=bearer-ok" \
+		|| why "the server's log has no receive-pack with the token"
+	end
+fi
+# No value given: the gateway answers 503 naming the credential, sends
+# nothing to the host, and nothing is pushed.
+if tls_begin net-cred-git-no-credential; then
+	B=turn-nocred-$$
+	run_cmd "${CRUN[@]}" "$DIMG:cred" -- "$(nopush_cmd "$B")"
+	expect_rc 0
+	expect_contains stdout "$OUT" $'push-failed\n'
+	expect_contains stdout "$OUT" $'\nstatus 503\n'
+	expect_contains stdout "$OUT" "gittoken"
+	expect_contains stderr "$ERR" "gittoken"
+	grep -qE "/auth/git/push.git[^\"]*\" [0-9]+ host=git.test.internal:8443 authorization=none" <<<"$(server_log)" \
+		&& why "a request without the credential reached the server"
+	[[ $(server_refs) == *"refs/heads/$B"* ]] && why "$B is on the server"
+	end
+fi
+# A wrong value: the host's 401 reaches the command, nothing is pushed.
+if tls_begin net-cred-git-wrong-token; then
+	B=turn-wrong-$$
+	creds gittoken=gittoken-wrong
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- "$(nopush_cmd "$B")"
+	expect_rc 0
+	expect_contains stdout "$OUT" $'push-failed\n'
+	expect_contains stdout "$OUT" $'\nstatus 401\n'
+	server_logged "git-receive-pack HTTP/1.1\" 401 host=git.test.internal:8443 authorization=bearer-wrong" \
+		|| why "the server's log has no receive-pack with a wrong token"
+	[[ $(server_refs) == *"refs/heads/$B"* ]] && why "$B is on the server"
+	end
+fi
+# pip from an index behind Basic: PIP_INDEX_URL from the manifest, the
+# trusted host from the image's pip.conf, nothing in the command.
+if tls_begin net-cred-pip-basic; then
+	creds pipauth
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		'pip install -q --disable-pip-version-check --no-cache-dir --target "$HOME/site" turninit-private && PYTHONPATH=$HOME/site python3 -c "import turninit_private; print(turninit_private.VALUE)"'
+	expect_rc 0
+	expect_out $'private 1.0\n'
+	expect_contains stderr "$ERR" "pipauth"
+	server_logged "\"GET /simple-private/files/turninit_private-1.0-py3-none-any.whl HTTP/1.1\" 200 host=pypi.test.internal:8443 authorization=basic-ok" \
+		|| why "the server's log has no wheel fetched with Basic"
+	end
+fi
+# A host that echoes the request: the command reads '*'s where the value
+# was, in the head (X-Echo-Authorization) and the body, plain and chunked
+# in 7-byte chunks (the value straddles them); the Basic form too.
+if tls_begin net-cred-echo-redacted; then
+	creds gittoken pipauth
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		'for u in git.test.internal:8443/echo "git.test.internal:8443/echo?chunked=1" "pypi.test.internal:8443/echo?chunked=1"; do
+	curl -sS -i "http://$u" | tr -d "\r" | grep -i -E "^(x-echo-)?authorization:"
+done'
+	expect_rc 0
+	expect_out "X-Echo-Authorization: Bearer $STARS_GIT
+Authorization: Bearer $STARS_GIT
+X-Echo-Authorization: Bearer $STARS_GIT
+Authorization: Bearer $STARS_GIT
+X-Echo-Authorization: Basic $STARS_PIP
+Authorization: Basic $STARS_PIP
+"
+	[[ -z $(leaked "$OUT$ERR") ]] || why "the output or turninit's lines hold $(leaked "$OUT$ERR")"
+	[[ ${ERR,,} == *redact* ]] || why "turninit's lines do not name the redaction"
+	end
+fi
+# A redirect to another host reaches the command as it came (the gateway
+# follows none); curl -L then goes there (a tunnel: no credential), and
+# what reached that host has no Authorization (its echo, the server's log).
+if tls_begin net-cred-redirect; then
+	creds gittoken
+	TO="https%3A%2F%2Fother.test.internal%3A8443%2Fecho%3Ffrom%3Dredirect-$$"
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		"curl -sS -i 'http://git.test.internal:8443/redirect?to=$TO' | tr -d '\r' | grep -E '^(HTTP/|Location:)'
+curl -sS -L --cacert /ca/ca.pem 'http://git.test.internal:8443/redirect?to=$TO' | tr -d '\r' | grep -i -E '^(GET |(host|authorization):)' | sed -E 's| HTTP/1\\.[01]$||'"
+	expect_rc 0
+	expect_out "HTTP/1.0 302 Found
+Location: https://other.test.internal:8443/echo?from=redirect-$$
+GET /echo?from=redirect-$$
+Host: other.test.internal:8443
+"
+	# curl asks the target in the 302's HTTP version (1.0, testsrv's)
+	server_logged "\"GET /echo?from=redirect-$$ HTTP/1.0\" 200 host=other.test.internal:8443 authorization=none" \
+		|| server_logged "\"GET /echo?from=redirect-$$ HTTP/1.1\" 200 host=other.test.internal:8443 authorization=none" \
+		|| why "the server's log has no request of the redirect's target without Authorization"
+	grep -qE "from=redirect-$$ [^\"]*\" [0-9]+ host=other.test.internal:8443 authorization=(bearer|basic|other)" <<<"$(server_log)" \
+		&& why "the redirect's target got an Authorization"
+	end
+fi
+# Plain HTTP to a listed host without a credential is the proxy's, not the
+# gateway's: the echo server gets the command's head with nothing added.
+if tls_begin net-cred-unlisted-host-none; then
+	creds gittoken pipauth apitoken
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		'p=${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+printf "GET http://echo.test.internal:8090/x HTTP/1.1\r\nHost: echo.test.internal:8090\r\nAccept: */*\r\n\r\n" >&3
+while IFS= read -r l <&3; do l=${l%$'"'\r'"'}; [ -z "$l" ] && break; echo "$l"; done'
+	expect_rc 0
+	expect_out $'GET /x HTTP/1.1\nHost: echo.test.internal:8090\nAccept: */*\nConnection: close\n'
+	[[ -z $(leaked "$OUT$ERR") ]] || why "the output or turninit's lines hold $(leaked "$OUT$ERR")"
+	end
+fi
+# The command's own Authorization, Proxy-Authorization and the named field
+# are dropped: git's host gets the gateway's Authorization alone (a
+# PRIVATE-TOKEN is no credential of its: passed on), the api host the
+# gateway's PRIVATE-TOKEN alone and no Authorization.
+if tls_begin net-cred-client-header-dropped; then
+	creds gittoken apitoken
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		'for h in git api; do
+	echo "$h:"
+	curl -sS -H "Authorization: Bearer XYZ-from-the-command" -H "Proxy-Authorization: Basic WFlaOnh5eg==" \
+		-H "PRIVATE-TOKEN: ABC-from-the-command" "http://$h.test.internal:8443/echo" \
+		| tr -d "\r" | grep -i -E "^(authorization|proxy-authorization|private-token):" | sort
+done'
+	expect_rc 0
+	expect_out "git:
+Authorization: Bearer $STARS_GIT
+PRIVATE-TOKEN: ABC-from-the-command
+api:
+PRIVATE-TOKEN: $STARS_API
+"
+	end
+fi
+# TRACE is refused by the gateway with a 4xx that says so; nothing reaches
+# the host.
+if tls_begin net-cred-trace-refused; then
+	creds gittoken
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		"curl -sS -X TRACE -w '\nstatus %{http_code}\n' 'http://git.test.internal:8443/echo?from=trace-$$'"
+	expect_rc 0
+	grep -qE '^status 4[0-9]{2}$' <<<"$OUT" || why "the status is not 4xx"
+	expect_contains stdout "$OUT" "TRACE"
+	[[ -z $(leaked "$OUT$ERR") ]] || why "the output or turninit's lines hold $(leaked "$OUT$ERR")"
+	[[ $(server_log) == *"trace-$$"* ]] && why "the TRACE reached the server"
+	end
+fi
+# Request smuggling's shapes are refused the same way: Content-Length with
+# Transfer-Encoding, and a second Host (by hand: curl sends neither).
+if tls_begin net-cred-framing-refused; then
+	creds gittoken
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		'p=${HTTP_PROXY##*:}
+ask() {
+	exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+	printf "$1" >&3; IFS= read -r l <&3; echo "${l:9:1}xx"; cat <&3 >/dev/null; exec 3<&-
+}
+ask "POST http://git.test.internal:8443/echo?from=clte-'"$$"' HTTP/1.1\r\nHost: git.test.internal:8443\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+ask "GET http://git.test.internal:8443/echo?from=duphost-'"$$"' HTTP/1.1\r\nHost: git.test.internal:8443\r\nHost: other.test.internal:8443\r\n\r\n"'
+	expect_rc 0
+	expect_out $'4xx\n4xx\n'
+	[[ $(server_log) == *"clte-$$"* || $(server_log) == *"duphost-$$"* ]] && why "a refused request reached the server"
+	end
+fi
+# A CONNECT tunnel to a credential host works (the command's TLS, end to
+# end) and carries no credential.
+if tls_begin net-cred-connect-no-credential; then
+	creds gittoken
+	run_cmd "${CRUN[@]}" "${CREDS[@]}" "$DIMG:cred" -- \
+		"curl -sS --cacert /ca/ca.pem 'https://git.test.internal:8443/echo?from=connect-$$' | tr -d '\r' | grep -i -E '^(GET |authorization:)'"
+	expect_rc 0
+	expect_out "GET /echo?from=connect-$$ HTTP/1.1
+"
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT git.test.internal:8443 ($TLS_IP) by network.allow[0]"
+	server_logged "\"GET /echo?from=connect-$$ HTTP/1.1\" 200 host=git.test.internal:8443 authorization=none" \
+		|| why "the server's log has no request of the tunnel without Authorization"
+	end
+fi
+# Where the value never appears, after a serve turn with the audit log
+# whose first command used both credentials (a push, the echoes): the
+# events (raw, and the output they carry decoded), turninit's stderr, the
+# audit log; and, from the turn's second command, /run/secrets (empty),
+# every file it can read and /proc/*/{environ,cmdline}. That command is
+# given the values in halves, joined in its memory alone.
+if tls_begin net-cred-secret-nowhere; then
+	creds gittoken pipauth
+	LOGDIR=$WORK/auditlog-cred
+	rm -rf "$LOGDIR" && mkdir -p "$LOGDIR" && chmod 0700 "$LOGDIR"
+	A="$(push_cmd "turn-nowhere-$$") && curl -sS -i 'http://git.test.internal:8443/echo?chunked=1' && curl -sS -i http://pypi.test.internal:8443/echo"
+	SEARCH='python3 - "$@" <<"PY"
+import base64, os, sys
+a = sys.argv[1:]
+vals = [(a[i] + a[i + 1]).encode() for i in range(0, len(a) - 1, 2)]
+forms = vals + [base64.b64encode(b"pipuser:" + vals[1])]
+print("run-secrets:", sorted(os.listdir("/run/secrets")) if os.path.isdir("/run/secrets") else "absent")
+def check(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return 0
+    for v in forms:
+        if v in data:
+            print("found in", path)
+    return 1
+n = 0
+for top, dirs, files in os.walk("/"):
+    if top == "/":
+        dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev")]
+    for name in files:
+        p = os.path.join(top, name)
+        if os.path.isfile(p) and not os.path.islink(p):
+            n += check(p)
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        n += check(f"/proc/{pid}/environ") + check(f"/proc/{pid}/cmdline")
+print("searched", "many" if n > 1000 else n)
+PY'
+	G1=${GITTOKEN:0:20} G2=${GITTOKEN:20} P1=${PIPPASS:0:12} P2=${PIPPASS:12}
+	# the session: a, then b once a has exited; the events as they came
+	# (.events), the output they carry decoded (.output), stderr (.stderr)
+	cat >"$WORK/nowhere.py" <<'PY'
+import base64, json, subprocess, sys
+a, b, out, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+with open(out + ".events", "w") as raw, open(out + ".output", "w") as dec, open(out + ".stderr", "w") as err:
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True)
+    p.stdin.write(a + "\n"); p.stdin.flush()
+    for line in p.stdout:
+        raw.write(line)
+        e = json.loads(line)
+        if e.get("event") == "output":
+            dec.write(base64.b64decode(e["data"]).decode(errors="replace"))
+        elif e.get("event") == "exit":
+            dec.write("%s exit %s\n" % (e["id"], e["code"]))
+            if e["id"] == "a":
+                p.stdin.write(b + "\n"); p.stdin.flush()
+            else:
+                break
+    p.stdin.close()
+    raw.writelines(p.stdout)  # the turn's end: turn_end, a tunnel's close
+    sys.exit(p.wait(timeout=60))
+PY
+	# the turn's own bound: a push, then a read of the whole image
+	run_cmd timeout 200 python3 "$WORK/nowhere.py" "$(exec_json a "$A")" \
+		"$(exec_json b "bash -c '$SEARCH' search $G1 $G2 $P1 $P2")" \
+		"$WORK/nowhere" timeout 180 "${CRUN[@]:2}" -i "${CREDS[@]}" -v "$LOGDIR:/var/log/turninit" "$DIMG:cred" \
+		serve --audit-log /var/log/turninit/audit.jsonl
+	expect_rc 0
+	slurp "$WORK/nowhere.output" OUT
+	slurp "$WORK/nowhere.stderr" ERR
+	expect_contains "the first command's output" "$OUT" $'pushed through the gateway\npushed\n'
+	expect_contains "the first command's output" "$OUT" "Authorization: Bearer $STARS_GIT"
+	expect_contains "the first command's output" "$OUT" "Authorization: Basic $STARS_PIP"
+	expect_contains "the search" "$OUT" $'run-secrets: []\nsearched many\nb exit 0\n'
+	[[ $OUT == *"found in"* ]] && why "the search found a credential: $(grep "found in" <<<"$OUT")"
+	for f in nowhere.events nowhere.output nowhere.stderr; do
+		[[ -z $(leaked "$(cat "$WORK/$f")") ]] || why "$f holds $(leaked "$(cat "$WORK/$f")")"
+	done
+	[[ -s $LOGDIR/audit.jsonl ]] || why "no audit log"
+	for f in "$LOGDIR"/*; do
+		[[ -z $(leaked "$(cat "$f")") ]] || why "the audit log's $(basename "$f") holds $(leaked "$(cat "$f")")"
+	done
+	grep -q '"gittoken"' "$LOGDIR/audit.jsonl" || why "the audit log's records do not name the credential gittoken"
 	end
 fi
 

@@ -14,6 +14,16 @@ Writes, in DIR (made if missing), with openssl, git and Python's zipfile:
                        a wheel of the module turninit_probe (VALUE = "probe 1.0")
   www/git/probe.git    a bare repository of one commit, with README:
                        "cloned through the proxy\\n"
+  www/simple-private/  a pip index of one project, turninit-private, whose
+                       one file, www/simple-private/files/turninit_private-1.0-
+                       py3-none-any.whl, is a wheel of the module
+                       turninit_private (VALUE = "private 1.0"): the server
+                       serves it behind Basic (testsrv.py)
+  www/auth/git/push.git
+                       a bare repository of one commit, with README:
+                       "pushed through the gateway\\n", that takes pushes
+                       (http.receivepack true): the server serves it behind
+                       a bearer token
 Nothing here is a secret outside the suite: the CA's key is thrown away with DIR.
 Exits non-zero, with the failing tool's output, on any error.
 """
@@ -50,43 +60,47 @@ def record_hash(data):
     return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
-def wheel(www):
+def wheel(www, project, value, index, files_dir, href):
+    """A wheel of the module project (VALUE = value) in www/files_dir, and a
+    pip simple index of it in www/index whose link is href + the file name."""
+    module = project.replace("-", "_")
     files = {
-        "turninit_probe/__init__.py": b'VALUE = "probe 1.0"\n',
-        "turninit_probe-1.0.dist-info/METADATA":
-            b"Metadata-Version: 2.1\nName: turninit-probe\nVersion: 1.0\n",
-        "turninit_probe-1.0.dist-info/WHEEL":
+        f"{module}/__init__.py": f'VALUE = "{value}"\n'.encode(),
+        f"{module}-1.0.dist-info/METADATA":
+            f"Metadata-Version: 2.1\nName: {project}\nVersion: 1.0\n".encode(),
+        f"{module}-1.0.dist-info/WHEEL":
             b"Wheel-Version: 1.0\nGenerator: turninit-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     record = "".join(f"{n},{record_hash(b)},{len(b)}\n" for n, b in files.items())
-    record += "turninit_probe-1.0.dist-info/RECORD,,\n"
-    files["turninit_probe-1.0.dist-info/RECORD"] = record.encode()
-    name = "turninit_probe-1.0-py3-none-any.whl"
-    os.makedirs(f"{www}/packages")
-    with zipfile.ZipFile(f"{www}/packages/{name}", "w", zipfile.ZIP_DEFLATED) as z:
+    record += f"{module}-1.0.dist-info/RECORD,,\n"
+    files[f"{module}-1.0.dist-info/RECORD"] = record.encode()
+    name = f"{module}-1.0-py3-none-any.whl"
+    os.makedirs(f"{www}/{files_dir}", exist_ok=True)
+    with zipfile.ZipFile(f"{www}/{files_dir}/{name}", "w", zipfile.ZIP_DEFLATED) as z:
         for n, b in files.items():
             z.writestr(n, b)
-    with open(f"{www}/packages/{name}", "rb") as f:
+    with open(f"{www}/{files_dir}/{name}", "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()
-    os.makedirs(f"{www}/simple/turninit-probe")
-    with open(f"{www}/simple/index.html", "w") as f:
-        f.write('<!DOCTYPE html>\n<html><body><a href="turninit-probe/">turninit-probe</a></body></html>\n')
-    with open(f"{www}/simple/turninit-probe/index.html", "w") as f:
-        f.write(f'<!DOCTYPE html>\n<html><body><a href="../../packages/{name}#sha256={sha}">{name}</a></body></html>\n')
+    os.makedirs(f"{www}/{index}/{project}")
+    with open(f"{www}/{index}/index.html", "w") as f:
+        f.write(f'<!DOCTYPE html>\n<html><body><a href="{project}/">{project}</a></body></html>\n')
+    with open(f"{www}/{index}/{project}/index.html", "w") as f:
+        f.write(f'<!DOCTYPE html>\n<html><body><a href="{href}{name}#sha256={sha}">{name}</a></body></html>\n')
 
 
-def repo(www, d):
-    work = f"{d}/probe-work"
+def repo(d, bare, readme, work):
+    """A bare repository at bare of one commit, whose README says readme."""
+    work = f"{d}/{work}"
     os.makedirs(work)
     with open(f"{work}/README", "w") as f:
-        f.write("cloned through the proxy\n")
+        f.write(readme)
     env = ["-c", "user.name=turninit tests", "-c", "user.email=tests@test.internal",
            "-c", "init.defaultBranch=main"]
     run("git", *env, "init", "-q", cwd=work)
     run("git", *env, "add", "README", cwd=work)
     run("git", *env, "commit", "-q", "-m", "probe", cwd=work)
-    run("git", "clone", "-q", "--bare", work, f"{www}/git/probe.git")
-    run("git", "update-server-info", cwd=f"{www}/git/probe.git")
+    run("git", "clone", "-q", "--bare", work, bare)
+    run("git", "update-server-info", cwd=bare)
 
 
 def main():
@@ -98,8 +112,11 @@ def main():
     certs(d, names)
     with open(f"{www}/hello.txt", "w") as f:
         f.write("hello from the test server\n")
-    wheel(www)
-    repo(www, d)
+    wheel(www, "turninit-probe", "probe 1.0", "simple", "packages", "../../packages/")
+    wheel(www, "turninit-private", "private 1.0", "simple-private", "simple-private/files", "../files/")
+    repo(d, f"{www}/git/probe.git", "cloned through the proxy\n", "probe-work")
+    repo(d, f"{www}/auth/git/push.git", "pushed through the gateway\n", "push-work")
+    run("git", "config", "http.receivepack", "true", cwd=f"{www}/auth/git/push.git")
 
 
 if __name__ == "__main__":
