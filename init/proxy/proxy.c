@@ -522,23 +522,31 @@ static void proxy_relay(struct proxy_conn *c)
 	}
 }
 
+/* The rule whose credential goes with a request that rule admitted: that
+ * rule when it names one, else -1 (the request is the proxy's alone). A
+ * credential goes with no request but its own rule's host and port. */
+static long proxy_cred_rule(const struct mf_network *n, long rule)
+{
+	return rule >= 0 && n->allow[rule].cred ? rule : -1;
+}
+
 /* A plain-HTTP request for a rule with a credential: the gateway sends it
  * on over TLS with the credential in it (gateway.h), or refuses it; then
  * the child ends. A credential that was not given is named in a 503, and
  * nothing is sent to the host. */
 static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const struct mf_network *n,
-						    const char *head, size_t len)
+						    long cred_rule, const char *head, size_t len)
 {
-	const char *value = proxy_creds && (size_t)c->rule < proxy_creds->n ? proxy_creds->value[c->rule] : NULL;
+	const char *value = proxy_creds && (size_t)cred_rule < proxy_creds->n ? proxy_creds->value[cred_rule] : NULL;
 	struct tn_error err = { 0 };
 	struct gateway g;
 	char why[900];
 	int r;
 
-	c->cred = n->allow[c->rule].cred;
+	c->cred = n->allow[cred_rule].cred;
 	if (!value) {
 		snprintf(why, sizeof(why), "the credential %s of network.allow[%ld] was not given to this turn",
-			 c->cred->name, c->rule);
+			 c->cred->name, cred_rule);
 		proxy_refuse(c, 503, "Service Unavailable", why);
 	}
 	r = gateway_prepare(&g, head, len, c->rq.host, c->rq.port, c->cred, value, &err);
@@ -616,8 +624,8 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 	c.rule = na_match(n->allow, n->n_allow, c.rq.host, c.rq.port);
 	if (c.rule < 0)
 		proxy_refuse(&c, 403, "Forbidden", "no entry of the manifest's network.allow names this host and port");
-	if (c.rq.kind == PR_HTTP && n->allow[c.rule].cred)
-		proxy_gateway(&c, n, head, len);
+	if (c.rq.kind == PR_HTTP && proxy_cred_rule(n, c.rule) >= 0)
+		proxy_gateway(&c, n, proxy_cred_rule(n, c.rule), head, len);
 	proxy_connect(&c, n);
 	/* said now: the turn may end (and the child with it) before the tunnel */
 	log_line("net: allowed %s %s:%u (%s) by network.allow[%ld]%s", proxy_kind(&c), c.rq.host,

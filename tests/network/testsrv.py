@@ -31,7 +31,8 @@ An unset variable refuses every request of its paths (401). Behind them:
                        (empty when none); with ?chunked=1 (any place in the
                        query) the body is sent chunked, CHUNK bytes a chunk,
                        so that a value in it straddles chunk boundaries
-  /redirect?to=URL     302 with Location: URL (URL percent-decoded)
+  /redirect?to=URL     302 with Location: URL (URL percent-decoded) and a body
+                       "see URL"
 
 Prints "listening on PORT" on stdout once the socket is bound, then one line per
 request on stderr: the address, the request line, the status, then
@@ -163,10 +164,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         to = query.get("to", [""])[0]
         if not to:
             return self.send_error(400, "no ?to=URL")
+        body = ("see %s\n" % to).encode()
         self.send_response(302)
         self.send_header("Location", to)
-        self.send_header("Content-Length", "0")
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        self.wfile.write(body)
 
     def log_request(self, code="-", size="-"):
         if isinstance(code, http.HTTPStatus):
