@@ -16,8 +16,8 @@
 #define NA_PORTS_MAX 16     /* ports of one rule */
 
 enum na_kind {
-	NA_NAME,     /* "registry.npmjs.org": that name only */
-	NA_SUFFIX,   /* "*.pythonhosted.org": any name below it (not the suffix itself) */
+	NA_NAME,     /* "registry.example.org": that name only */
+	NA_SUFFIX,   /* "*.pkgs.example.org": any name below it (not the suffix itself) */
 	NA_IPV4,     /* "10.89.0.5" */
 	NA_IPV6,     /* "fd00::5", without brackets */
 };

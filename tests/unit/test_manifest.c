@@ -48,8 +48,8 @@ static const char good_json[] =
 	"  \"landlock\": {\"writable\": [\"/home/agent\", \"/tmp\", \"/work\"], \"optional\": true,\n"
 	"               \"shm\": false},\n"
 	"  \"callers\": {\"uids\": [1000, 0, 2000]},\n"
-	"  \"network\": {\"allow\": [{\"host\": \"registry.npmjs.org\", \"ports\": [443]},\n"
-	"                        {\"host\": \"*.pythonhosted.org\", \"ports\": [443, 80]},\n"
+	"  \"network\": {\"allow\": [{\"host\": \"registry.example.org\", \"ports\": [443]},\n"
+	"                        {\"host\": \"*.pkgs.example.org\", \"ports\": [443, 80]},\n"
 	"                        {\"host\": \"10.89.0.5\", \"ports\": [8443]},\n"
 	"                        {\"host\": \"fd00::5\", \"ports\": [22]}],\n"
 	"              \"isolation\": \"namespace\"},\n"
@@ -632,7 +632,7 @@ static void test_good_all_fields(void **state)
 	assert_int_equal(m->caller_uids[2], 2000);
 	assert_true(m->network.filtered);
 	assert_int_equal(m->network.n_allow, 4);
-	assert_string_equal(m->network.allow[0].host, "registry.npmjs.org");
+	assert_string_equal(m->network.allow[0].host, "registry.example.org");
 	assert_int_equal(m->network.allow[0].kind, NA_NAME);
 	assert_int_equal(m->network.allow[0].n_ports, 1);
 	assert_int_equal(m->network.allow[0].ports[0], 443);
