@@ -24,12 +24,12 @@ static void test_connect(void **state)
 	struct pr_request r;
 	struct tn_error err;
 	char *fwd;
-	const char *h = "CONNECT registry.npmjs.org:443 HTTP/1.1\r\nHost: registry.npmjs.org:443\r\n\r\nTLS";
+	const char *h = "CONNECT registry.example.org:443 HTTP/1.1\r\nHost: registry.example.org:443\r\n\r\nTLS";
 
 	(void)state;
 	assert_int_equal(parse(h, &r, &fwd, &err), 0);
 	assert_int_equal(r.kind, PR_CONNECT);
-	assert_string_equal(r.host, "registry.npmjs.org");
+	assert_string_equal(r.host, "registry.example.org");
 	assert_int_equal(r.port, 443);
 	assert_int_equal(r.head_len, strlen(h) - 3);   /* the tunnel's first bytes are not the head's */
 	assert_null(fwd);
