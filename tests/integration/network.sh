@@ -818,6 +818,19 @@ if begin net-cred-wildcard-host-refused; then
 	end
 fi
 
+# Non-root mode runs no proxy, so no credential: refused with the other
+# entries, before any value is read.
+if begin net-cred-refused-nonroot; then
+	cred_value "$WORK/cred-value"
+	chmod 0644 "$WORK/cred-value"
+	run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
+		-v "$WORK/cred-ca.pem:/ca/cred-ca.pem:ro" -v "$WORK/cred-value:/run/secrets/$CRED:ro" \
+		"${CRED_ENV[@]}" "$IMG:base" -- 'echo RAN'
+	expect_refusal "network.allow: 1 host listed, and non-root mode cannot run turninit's proxy"
+	no_value stderr "$ERR"
+	end
+fi
+
 # A value with a line break inside is refused, and the line shows none of it.
 if begin net-cred-value-newline-refused; then
 	VALUE=tnv-$(openssl rand -hex 8)-$(openssl rand -hex 8)
