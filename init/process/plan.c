@@ -75,7 +75,6 @@ static int step_home(struct sandbox *sb, struct tn_error *err)
 	return home_setup(sb->m->home, sb->m->uid, sb->m->gid, home_how_here(sb->nonroot), err);
 }
 
-/* After HOME, before the capabilities it needs are dropped (net.h). */
 /* The credentials' values (creds.h), read while turninit may still read
  * any file, then their files hidden under an empty tmpfs while it still
  * holds CAP_SYS_ADMIN (privileged mode with a network key; non-root mode
@@ -95,6 +94,7 @@ static int network_creds(struct sandbox *sb, struct tn_error *err)
 	return creds_any(&sb->creds) ? creds_hide(dir, err) : 0;
 }
 
+/* After HOME, before the capabilities it needs are dropped (net.h). */
 static int step_network(struct sandbox *sb, struct tn_error *err)
 {
 	int r = net_prepare(&sb->m->network, sb->nonroot, &sb->net, err);

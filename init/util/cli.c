@@ -158,8 +158,9 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 			if (o->credentials_dir)
 				return err_set(err, EINVAL, "%s given twice", a);
 			o->credentials_dir = argv[++(*i)];
-			if (o->credentials_dir[0] != '/')
-				return err_set(err, EINVAL, "--credentials takes an absolute path");
+			/* "/" would be hidden whole under the empty tmpfs */
+			if (o->credentials_dir[0] != '/' || o->credentials_dir[1] == '\0')
+				return err_set(err, EINVAL, "--credentials takes an absolute path, not /");
 			continue;
 		}
 		if (strcmp(a, "--audit-changes") == 0) {

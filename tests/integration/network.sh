@@ -1247,5 +1247,139 @@ if begin net-serve-log; then
 	end
 fi
 
+# --- credentials (docs/manifest.md, "network.allow[].credential") ------------------
+# A credential's value is read from --credentials DIR (default /run/secrets)
+# before any command starts, and its file is then out of every command's
+# reach. The manifests reach PID 1 as the sealed config Env pair does
+# (manifest_env) on the base image: oci/seal.sh refuses to seal one that
+# turninit refuses. The CA bundle is made here and bound read-only; the value
+# is made here too, and searched for afterwards in every output.
+CRED=turninit-ntest-git
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=cred-ca.test \
+	-keyout "$WORK/cred-ca.key" -out "$WORK/cred-ca.pem" >"$WORK/cred-ca.log" 2>&1 \
+	|| { cat "$WORK/cred-ca.log"; abort "openssl req (the credentials' CA)"; }
+CRED_RULE="{\"host\":\"srv.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"$CRED\",\"as\":\"bearer\",\"ca\":\"/ca/cred-ca.pem\"}}"
+manifest cred "{$HEAD,\"env\":{$SET},\"network\":{\"allow\":[$CRED_RULE]}}"
+manifest credwild "{$HEAD,\"env\":{$SET},\"network\":{\"allow\":[{\"host\":\"*.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"$CRED\",\"as\":\"bearer\",\"ca\":\"/ca/cred-ca.pem\"}}]}}"
+manifest crednoca "{$HEAD,\"env\":{$SET},\"network\":{\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"$CRED\",\"as\":\"bearer\",\"ca\":\"/etc/ssl/no-such-ca.pem\"}}]}}"
+mapfile -t CRED_ENV < <(manifest_env "$WORK/m/cred.json")
+CRUN=("${RUN[@]}" --network "$NET" "${NETCAPS[@]}" -v "$WORK/cred-ca.pem:/ca/cred-ca.pem:ro")
+# cred_value FILE: a fresh value in VALUE, written to FILE with the line
+# break of an editor
+cred_value() {
+	VALUE=tnv-$(openssl rand -hex 16)
+	printf '%s\n' "$VALUE" >"$1"
+	chmod 0600 "$1"
+}
+# no_value WHERE TEXT: TEXT holds no part of VALUE of 8 bytes or more
+no_value() {
+	local i
+	for ((i = 0; i + 8 <= ${#VALUE}; i += 4)); do
+		[[ $2 != *"${VALUE:i:8}"* ]] || { why "$1 holds bytes of the credential's value"; return; }
+	done
+}
+
+# A credential on a wildcard host is refused at start, before anything ran.
+if begin net-cred-wildcard-host-refused; then
+	mapfile -t env_pair < <(manifest_env "$WORK/m/credwild.json")
+	run_cmd "${CRUN[@]}" "${env_pair[@]}" "$IMG:base" -- 'echo RAN'
+	expect_refusal 'network.allow[0].credential: "*.test.internal": a credential goes to one named host, never a wildcard'
+	end
+fi
+
+# Non-root mode runs no proxy, so no credential: refused with the other
+# entries, before any value is read.
+if begin net-cred-refused-nonroot; then
+	cred_value "$WORK/cred-value"
+	chmod 0644 "$WORK/cred-value"
+	run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
+		-v "$WORK/cred-ca.pem:/ca/cred-ca.pem:ro" -v "$WORK/cred-value:/run/secrets/$CRED:ro" \
+		"${CRED_ENV[@]}" "$IMG:base" -- 'echo RAN'
+	expect_refusal "network.allow: 1 host listed, and non-root mode cannot run turninit's proxy"
+	no_value stderr "$ERR"
+	end
+fi
+
+# A value with a line break inside is refused, and the line shows none of it.
+if begin net-cred-value-newline-refused; then
+	VALUE=tnv-$(openssl rand -hex 8)-$(openssl rand -hex 8)
+	printf '%s\n%s\n' "${VALUE:0:20}" "${VALUE:20}" >"$WORK/cred-bad"
+	run_cmd "${CRUN[@]}" "${CRED_ENV[@]}" -v "$WORK/cred-bad:/run/secrets/$CRED:ro" "$IMG:base" -- 'echo RAN'
+	expect_refusal "network.allow[0].credential $CRED: /run/secrets/$CRED holds a byte that is not printable ASCII"
+	no_value stderr "$ERR"
+	no_value stdout "$OUT"
+	end
+fi
+
+# A CA bundle that cannot be read is refused at start, naming it.
+if begin net-cred-ca-unreadable-refused; then
+	cred_value "$WORK/cred-value"
+	mapfile -t env_pair < <(manifest_env "$WORK/m/crednoca.json")
+	run_cmd "${CRUN[@]}" "${env_pair[@]}" -v "$WORK/cred-value:/run/secrets/$CRED:ro" "$IMG:base" -- 'echo RAN'
+	expect_refusal "network.allow[0].credential $CRED: its CA bundle /etc/ssl/no-such-ca.pem cannot be read"
+	no_value stderr "$ERR"
+	end
+fi
+
+# An absent value is no refusal: one line says which, and the turn runs.
+if begin net-cred-absent-logged; then
+	run_cmd "${CRUN[@]}" "${CRED_ENV[@]}" "$IMG:base" -- 'echo RAN'
+	expect_rc 0
+	expect_out $'RAN\n'
+	expect_contains stderr "$ERR" "turninit: network.allow[0]: credential $CRED was not given (no /run/secrets/$CRED): requests to srv.test.internal are answered 503 naming it"
+	end
+fi
+
+# A started turn's command cannot read the value's file, and finds the value
+# in no file it can read and in no /proc/*/environ or cmdline. The command
+# holds the value in two halves and builds the pattern on a pipe (a printf
+# builtin), so that its own argv and files never hold it whole. podman gives
+# the file as a secret (podman run --secret), Docker as a read-only bind.
+if begin net-cred-file-hidden; then
+	cred_value "$WORK/cred-value"
+	if docker_engine; then
+		give=(-v "$WORK/cred-value:/run/secrets/$CRED:ro")
+	else
+		timeout 60 podman secret rm "$CRED" >/dev/null 2>&1
+		timeout 60 podman secret create "$CRED" "$WORK/cred-value" >/dev/null || why "podman secret create"
+		give=(--secret "$CRED")
+	fi
+	A=${VALUE:0:12} B=${VALUE:12}
+	run_cmd "${CRUN[@]}" "${CRED_ENV[@]}" "${give[@]}" "$IMG:base" -- '
+pat() { printf "%s%s\n" "'"$A"'" "'"$B"'"; }
+cat /run/secrets/'"$CRED"' >/dev/null 2>&1 && echo read || echo unread
+echo "dir: $(ls -A /run/secrets)"
+for d in /* /dev/shm /dev/mqueue; do
+	case $d in /proc|/sys|/dev) continue ;; esac
+	[ -e "$d" ] && grep -rlsF -f <(pat) "$d"
+done
+for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do grep -lsF -f <(pat) "$f"; done
+echo searched'
+	expect_rc 0
+	expect_out $'unread\ndir: \nsearched\n'
+	[[ $ERR != *"was not given"* ]] || why "the value was given, and the start says it was not"
+	no_value stdout "$OUT"
+	no_value stderr "$ERR"
+	docker_engine || timeout 60 podman secret rm "$CRED" >/dev/null 2>&1
+	end
+fi
+
+# verify names each credential, where it goes, how it is presented and
+# whether it is given, never its value.
+if begin net-cred-verify; then
+	cred_value "$WORK/cred-value"
+	run_cmd "${CRUN[@]}" "${CRED_ENV[@]}" -v "$WORK/cred-value:/run/secrets/$CRED:ro" "$IMG:base" verify
+	expect_rc 0
+	got=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["credentials"], sort_keys=True))' 2>&1)
+	eq "credentials, given" "$got" "[{\"ca\": \"/ca/cred-ca.pem\", \"file\": \"/run/secrets/$CRED\", \"name\": \"$CRED\", \"presented\": \"Authorization: Bearer\", \"to\": \"srv.test.internal:8443\", \"value\": \"given\"}]"
+	no_value "verify's stdout" "$OUT"
+	no_value "verify's stderr" "$ERR"
+	run_cmd "${CRUN[@]}" "${CRED_ENV[@]}" "$IMG:base" verify
+	expect_rc 0
+	got=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["credentials"][0]["value"])' 2>&1)
+	eq "credentials, not given" "$got" "not given"
+	end
+fi
+
 echo "# network: $(($(now_ms) - T0)) ms"
 results

@@ -1269,6 +1269,48 @@ static void test_credentials(void **state)
 	mf_free(m);
 }
 
+/* Each refusal of a credential is one line that names
+ * network.allow[i].credential (docs/hostile-input.md, "Credentials"): the
+ * hostile classes, at the second rule, so that the index is the rule's. */
+static void test_credential_refusals(void **state)
+{
+	static const struct {
+		const char *rule, *want;
+	} cases[] = {
+		{ "{\"host\": \"*.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}",
+		  "network.allow[1].credential: \"*.example.test\": a credential goes to one named host, never a wildcard" },
+		{ "{\"host\": \"10.89.0.5\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}",
+		  "network.allow[1].credential: \"10.89.0.5\": a credential needs a host name, which its certificate names" },
+		{ "{\"host\": \"b.example.test\", \"ports\": [80], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}",
+		  "network.allow[1].credential: the gateway speaks TLS to the one port listed; port 80 is plain HTTP" },
+		{ "{\"host\": \"b.example.test\", \"ports\": [443, 8443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}",
+		  "network.allow[1].credential: the gateway speaks TLS to the one port listed" },
+		{ "{\"host\": \"b.example.test\", \"ports\": [443], \"credential\": {\"name\": \"../../etc/shadow\", \"as\": \"bearer\"}}",
+		  "network.allow[1].credential.name: \"../../etc/shadow\" is not 1 to 64 of [A-Za-z0-9_.-], the first a letter or a digit (it is a file name)" },
+		{ "{\"host\": \"b.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"header\", \"field\": \"Authorization\"}}",
+		  "network.allow[1].credential.field: \"Authorization\" is written by \"as\": \"bearer\" or \"basic\": use one of those" },
+		{ "{\"host\": \"b.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"header\", \"field\": \"X-A\\r\\nX-B\"}}",
+		  "network.allow[1].credential.field: \"X-A\\x0d\\x0aX-B\" is not a header field name" },
+		{ "{\"host\": \"b.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"basic\", \"user\": \"a:b\"}}",
+		  "network.allow[1].credential.user: \"a:b\" is not 1 to 128 bytes of printable ASCII without ':'" },
+		{ "{\"host\": \"b.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"value\": \"x\"}}",
+		  "network.allow[1].credential.value: unknown key" },
+		{ "{\"host\": \"b.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/etc/ssl/../../x.pem\"}}",
+		  "network.allow[1].credential.ca: \"/etc/ssl/../../x.pem\" has a \".\" or \"..\" component" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char rules[1024], *text;
+
+		snprintf(rules, sizeof(rules), "[{\"host\": \"a.example.test\", \"ports\": [443]}, %s]",
+			 cases[i].rule);
+		text = good_with("network.allow", rules);
+		assert_refused(text, strlen(text), -EINVAL, cases[i].want);
+		free(text);
+	}
+}
+
 /* The effective policy: defaults filled in, keys in schema order, compact. */
 static void test_to_json_exact(void **state)
 {
@@ -1601,6 +1643,7 @@ int main(void)
 		cmocka_unit_test(test_parse_time),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_credentials),
+		cmocka_unit_test(test_credential_refusals),
 		cmocka_unit_test(test_to_json_exact),
 		cmocka_unit_test(test_to_json_env_order),
 		cmocka_unit_test(test_syscall_callback),
