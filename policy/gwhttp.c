@@ -8,26 +8,10 @@
 #include <strings.h>
 
 #include "cleanup.h"
+#include "http.h"
 
 #define GW_SIZE_LINE_MAX 4096   /* bytes of a chunk size line, its extensions included */
 #define GW_SIZE_DIGITS_MAX 16   /* hex digits of a chunk size: 64 bits */
-
-/* RFC 9110 section 5.6.2: tchar */
-static bool gw_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-static bool gw_token(const char *s, size_t n)
-{
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!gw_tchar(s[i]))
-			return false;
-	return true;
-}
 
 /* A control character of a field value or a reason phrase (RFC 9110
  * section 5.5: HTAB, SP, VCHAR and obs-text only). */
@@ -143,7 +127,7 @@ static int gw_field_line(const char *line, size_t n, size_t nfields, struct gw_f
 	if (nfields > GW_FIELDS_MAX)
 		return err_set(err, EINVAL, "more than %d fields", GW_FIELDS_MAX);
 	colon = memchr(line, ':', n);
-	if (!colon || !gw_token(line, (size_t)(colon - line)))
+	if (!colon || !http_token(line, (size_t)(colon - line)))
 		return err_set(err, EINVAL, "a field that is not NAME: VALUE");
 	for (v = colon + 1; v < e; v++)
 		if (gw_ctl(*v))
@@ -253,7 +237,7 @@ static int gw_request_line(const char *line, size_t n, struct gw_line *ret, stru
 	ret->target = t = sp1 + 1;
 	ret->target_len = (size_t)(sp2 - t);
 	ret->version = sp2 + 1;
-	if (!gw_token(line, ret->method_len))
+	if (!http_token(line, ret->method_len))
 		return err_set(err, EINVAL, "a method that is not a token");
 	if ((size_t)(end - ret->version) != 8 ||
 	    (strncmp(ret->version, "HTTP/1.1", 8) != 0 && strncmp(ret->version, "HTTP/1.0", 8) != 0))
@@ -325,7 +309,7 @@ static int gw_request_args(const char *host_field, const struct gw_cred *cred, s
 	for (const char *c = host_field; *c; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			return err_set(err, EINVAL, "a host with a space or a control character");
-	if (!gw_token(cred->field, strlen(cred->field)))
+	if (!http_token(cred->field, strlen(cred->field)))
 		return err_set(err, EINVAL, "a credential field that is not a token");
 	for (const char *c = cred->value; *c; c++)
 		if (gw_ctl(*c))

@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "envfilter.h"
+#include "http.h"
 #include "netallow.h"
 #include "seccomp_groups.h"
 #include "sjson.h"
@@ -904,12 +905,7 @@ static bool mf_cred_token_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n == 0 || n > NA_CRED_FIELD_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("!#$%&'*+-.^_`|~", s[i]))
-			return false;
-	return true;
+	return n <= NA_CRED_FIELD_MAX && http_token(s, n);
 }
 
 /* An optional string of the credential at path ("user", "field"): required

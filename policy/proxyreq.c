@@ -9,23 +9,7 @@
 #include <strings.h>
 
 #include "cleanup.h"
-
-/* RFC 9110 section 5.6.2: tchar */
-static bool pr_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-static bool pr_token(const char *s, size_t n)
-{
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!pr_tchar(s[i]))
-			return false;
-	return true;
-}
+#include "http.h"
 
 /* The fields of a request to a proxy not sent on: the hop-by-hop ones (RFC
  * 9110 section 7.6.1), "Connection: close" added in their place, and Host,
@@ -131,7 +115,7 @@ static int pr_request_line(const char *line, size_t n, struct pr_request *ret, s
 
 	if (!sp1 || !(sp2 = memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1))))
 		return err_set(err, EINVAL, "a request line that is not METHOD TARGET HTTP/1.x");
-	if (!pr_token(line, (size_t)(sp1 - line)))
+	if (!http_token(line, (size_t)(sp1 - line)))
 		return err_set(err, EINVAL, "a method that is not a token");
 	target = sp1 + 1;
 	tn = (size_t)(sp2 - target);
@@ -251,7 +235,7 @@ int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_for
 			if (++nfields > PR_FIELDS_MAX)
 				return err_set(err, EINVAL, "more than %d header fields", PR_FIELDS_MAX);
 			colon = memchr(line, ':', n);
-			if (!colon || !pr_token(line, (size_t)(colon - line)))
+			if (!colon || !http_token(line, (size_t)(colon - line)))
 				return err_set(err, EINVAL, "a header field that is not NAME: VALUE");
 			if (fwd && !pr_dropped_field(line, (size_t)(colon - line))) {
 				pr_put(fwd, fsize, &at, line, n);
