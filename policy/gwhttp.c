@@ -317,27 +317,33 @@ static int gw_request_args(const char *host_field, const struct gw_cred *cred, s
 	return 0;
 }
 
-/* The field lines of a request head (from at to head_end, the empty line's
- * CRLF at head_end) into o, and their framing into f. */
-static int gw_request_fields(const char *at, const char *head_end, const struct gw_cred *cred,
-			     struct gw_out *o, struct gw_framing *f, struct tn_error *err)
+/* The field lines of a head (from at to head_end, the empty line's CRLF at
+ * head_end) into o, and their framing into f. A request's (cred non-NULL):
+ * a second Host refused, gw_request_dropped's fields left out. A
+ * response's (cred NULL): the hop-by-hop fields, a repeated Content-Length
+ * and Transfer-Encoding left out (the caller decodes a chunked body, which
+ * the close ends). */
+static int gw_fields(const char *at, const char *head_end, const struct gw_cred *cred, struct gw_out *o,
+		     struct gw_framing *f, struct tn_error *err)
 {
 	size_t nfields = 0;
 
 	while (at < head_end) {
-		struct gw_field fl;
+		struct gw_field fl = { 0 };
 		size_t n;
 		const char *line = gw_next_line(&at, &n);
 		int rc = gw_field_line(line, n, ++nfields, &fl, err);
 
-		if (rc < 0 || (rc = gw_framing_field(f, &fl, false, err)) < 0)
+		if (rc < 0 || (rc = gw_framing_field(f, &fl, !cred, err)) < 0)
 			return rc;
-		if (f->n_host > 1)
+		if (cred && f->n_host > 1)
 			return err_set(err, EPERM, "a second Host field");
-		if (!gw_request_dropped(fl.name, fl.name_len, cred)) {
-			gw_put(o, line, n);
-			gw_put(o, "\r\n", 2);
-		}
+		if (cred ? gw_request_dropped(fl.name, fl.name_len, cred) :
+			   gw_hop_by_hop(fl.name, fl.name_len) || f->repeat ||
+			   gw_is(fl.name, fl.name_len, "transfer-encoding"))
+			continue;
+		gw_put(o, line, n);
+		gw_put(o, "\r\n", 2);
 	}
 	return 0;
 }
@@ -367,7 +373,7 @@ int gw_request(const char *buf, size_t len, const char *host_field, const struct
 	if (!(o.p = head = malloc(o.size)))
 		return err_set(err, ENOMEM, "out of memory");
 	gw_request_start(&o, &l, host_field);
-	if ((rc = gw_request_fields(at, buf + head_len - 2, cred, &o, &f, err)) < 0)
+	if ((rc = gw_fields(at, buf + head_len - 2, cred, &o, &f, err)) < 0)
 		return rc;
 	/* RFC 9112 section 6.1: a server may not read a chunked body of HTTP/1.0 */
 	if (f.n_te && l.version[7] == '0')
@@ -404,31 +410,6 @@ static int gw_status_line(const char *line, size_t n, int *ret_status, struct tn
 	return 0;
 }
 
-/* The field lines of a response head into o, and their framing into f. A
- * chunked body's Transfer-Encoding is left out: the caller decodes the
- * body, which the close ends. */
-static int gw_response_fields(const char *at, const char *head_end, struct gw_out *o,
-			      struct gw_framing *f, struct tn_error *err)
-{
-	size_t nfields = 0;
-
-	while (at < head_end) {
-		struct gw_field fl;
-		size_t n;
-		const char *line = gw_next_line(&at, &n);
-		int rc = gw_field_line(line, n, ++nfields, &fl, err);
-
-		if (rc < 0 || (rc = gw_framing_field(f, &fl, true, err)) < 0)
-			return rc;
-		if (gw_hop_by_hop(fl.name, fl.name_len) || f->repeat ||
-		    gw_is(fl.name, fl.name_len, "transfer-encoding"))
-			continue;
-		gw_put(o, line, n);
-		gw_put(o, "\r\n", 2);
-	}
-	return 0;
-}
-
 int gw_response(const char *buf, size_t len, bool head_request, char **ret_head, size_t *ret_head_len,
 		int *ret_status, size_t *ret_consumed, struct gw_body *ret_body, struct tn_error *err)
 {
@@ -449,7 +430,7 @@ int gw_response(const char *buf, size_t len, bool head_request, char **ret_head,
 	if (!(o.p = head = malloc(o.size)))
 		return err_set(err, ENOMEM, "out of memory");
 	gw_put(&o, line, n + 2);
-	if ((rc = gw_response_fields(at, buf + head_len - 2, &o, &f, err)) < 0)
+	if ((rc = gw_fields(at, buf + head_len - 2, NULL, &o, &f, err)) < 0)
 		return rc;
 	if (f.n_te && line[7] == '0')
 		return err_set(err, EPERM, "a Transfer-Encoding in an HTTP/1.0 response");
@@ -660,6 +641,7 @@ static void gw_redact_add(struct gw_redact *r, const char *s, size_t n)
 			return;
 	memcpy(r->pat[r->n_pat], s, n);
 	r->pat_len[r->n_pat++] = n;
+	r->first[(unsigned char)s[0]] = true;
 	if (n > r->longest)
 		r->longest = n;
 }
@@ -675,6 +657,10 @@ int gw_redact_init(struct gw_redact *r, const char *value, size_t len, const cha
 	if (len == 0 || len >= GW_PATTERN_MAX)
 		return err_set(err, EINVAL, "a credential of %zu bytes (1 to %d)", len, GW_PATTERN_MAX - 1);
 	gw_redact_add(r, value, len);
+	n = gw_base64((const unsigned char *)value, len, b64, sizeof(b64));
+	if (n == 0)
+		return err_set(err, EINVAL, "a credential whose base64 is over %d bytes", GW_PATTERN_MAX);
+	gw_redact_add(r, b64, n);
 	if (!user)
 		return 0;
 	if (!(pair = malloc(ulen + 1 + len)))
@@ -683,10 +669,6 @@ int gw_redact_init(struct gw_redact *r, const char *value, size_t len, const cha
 	pair[ulen] = ':';
 	memcpy(pair + ulen + 1, value, len);
 	if (!(n = gw_base64((const unsigned char *)pair, ulen + 1 + len, b64, sizeof(b64))))
-		return err_set(err, EINVAL, "a Basic credential whose base64 is over %d bytes", GW_PATTERN_MAX);
-	gw_redact_add(r, b64, n);
-	n = gw_base64((const unsigned char *)value, len, b64, sizeof(b64));
-	if (n == 0)
 		return err_set(err, EINVAL, "a Basic credential whose base64 is over %d bytes", GW_PATTERN_MAX);
 	gw_redact_add(r, b64, n);
 	return 0;
@@ -718,32 +700,33 @@ void gw_redact_feed(struct gw_redact *r, const char *in, size_t len, bool last, 
 		    size_t *ret_out)
 {
 	size_t total = r->n_held + len, i = 0, o = 0, mask_end = r->n_masked;
+	/* the last longest - 1 bytes wait, whatever they are: how much goes
+	 * on must not depend on whether they begin a form, or a host that
+	 * sends back the command's own guesses would tell it the value a byte
+	 * at a time by how many arrive */
+	size_t upto = last ? total : total > r->longest - 1 ? total - (r->longest - 1) : 0;
 
-	for (; i < total; i++) {
+	for (; i < upto; i++) {
 		const char *a = i < r->n_held ? r->held + i : in + (i - r->n_held), *b = in;
 		size_t na = i < r->n_held ? r->n_held - i : total - i, nb = i < r->n_held ? len : 0;
 		size_t cover = 0;
 		unsigned found = 0;
-		bool wait = false;
 
-		for (size_t k = 0; k < r->n_pat; k++) {
-			int m = gw_redact_at(a, na, b, nb, r->pat[k], r->pat_len[k]);
-
-			wait |= m == 1;
-			if (m == 2) {
+		/* most bytes begin no form: the table says so at once; a form
+		 * that begins here is there whole or not (longest - 1 follow,
+		 * or the stream ends) */
+		for (size_t k = 0; r->first[(unsigned char)*a] && k < r->n_pat; k++)
+			if (gw_redact_at(a, na, b, nb, r->pat[k], r->pat_len[k]) == 2) {
 				found++;
 				if (r->pat_len[k] > cover)
 					cover = r->pat_len[k];
 			}
-		}
-		if (wait && !last)
-			break;
 		r->count += found;
 		if (found && i + cover > mask_end)
 			mask_end = i + cover;
 		out[o++] = i < mask_end ? '*' : *a;
 	}
-	/* held: what is left of the stream, never more than longest - 1 bytes */
+	/* held: what is left of the stream, longest - 1 bytes at most */
 	if (i < r->n_held) {
 		memmove(r->held, r->held + i, r->n_held - i);
 		memcpy(r->held + (r->n_held - i), in, len);

@@ -20,7 +20,7 @@
 #define GW_HEAD_MAX 16384       /* bytes of a request or response head */
 #define GW_FIELDS_MAX 100       /* field lines of one head */
 #define GW_PATTERNS_MAX 4       /* forms of a value the redactor looks for */
-#define GW_PATTERN_MAX 4096     /* bytes of one form */
+#define GW_PATTERN_MAX 8192     /* bytes of one form: the base64 of a Basic user (128 bytes), ":" and a value of 4095 fit */
 
 /* What the gateway writes into the request: the credential's one field. */
 struct gw_cred {
@@ -119,6 +119,7 @@ struct gw_redact {
 	size_t pat_len[GW_PATTERNS_MAX];
 	size_t n_pat;
 	size_t longest;
+	bool first[256];             /* a form begins with this byte (private) */
 	char held[GW_PATTERN_MAX];   /* the stream's last bytes, not sent on yet */
 	size_t n_held;
 	size_t n_masked;             /* of held, the first bytes a form already
@@ -127,8 +128,9 @@ struct gw_redact {
 };
 
 /* gw_redact_init - a redactor for value (1..GW_PATTERN_MAX - 1 bytes): it
- * replaces the value, and with a user (NA_BASIC; NULL otherwise) the base64
- * of "user:value" (RFC 7617) and of the value alone (RFC 4648 section 4,
+ * replaces the value and the base64 of the value alone, and with a user
+ * (NA_BASIC; NULL otherwise) the base64 of "user:value" (RFC 7617) (base64:
+ * RFC 4648 section 4,
  * without the '=' padding: the unpadded form is a prefix of the padded one,
  * so both are found, the '=' left). Returns 0, or -EINVAL (a value empty or
  * too long, a base64 form over GW_PATTERN_MAX bytes), -ENOMEM, with err. */
@@ -137,8 +139,11 @@ int gw_redact_init(struct gw_redact *r, const char *value, size_t len, const cha
 
 /* gw_redact_feed - in[0..len) through the redactor: writes to out (room for
  * len + GW_PATTERN_MAX bytes) what may be sent on now, *ret_out bytes; holds
- * back the last bytes that could still begin a form (fewer than the longest
- * form). last: the stream ends with in: everything held is written
+ * back the stream's last longest - 1 bytes (the longest form's length less
+ * one), whatever they are: how many bytes go on depends on the count fed
+ * alone, never on whether the held ones begin a form (a host that sends
+ * back the command's own bytes would otherwise tell it the value a byte at
+ * a time). last: the stream ends with in: everything held is written
  * (redacted). r->count: the forms found so far, overlapping ones each. */
 void gw_redact_feed(struct gw_redact *r, const char *in, size_t len, bool last, char *out,
 		    size_t *ret_out);

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,15 +141,20 @@ static int gateway_bio_recv(void *ctx, unsigned char *buf, size_t len)
 	return errno == EAGAIN ? MBEDTLS_ERR_SSL_TIMEOUT : MBEDTLS_ERR_NET_RECV_FAILED;
 }
 
-/* A socket's reads and writes blocking, each within ms. */
+/* A socket's reads and writes blocking, each within ms, and sent at once
+ * (TCP_NODELAY): mbedTLS writes each record of a handshake flight with a
+ * send of its own, and Nagle's algorithm would hold the second back until
+ * the first is acknowledged, which a host's delayed ACK makes some 40 ms a
+ * request (docs/benchmarks.md, section 10). */
 static int gateway_timeouts(int fd, int ms)
 {
 	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
-	int fl = fcntl(fd, F_GETFL);
+	int fl = fcntl(fd, F_GETFL), one = 1;
 
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		return -errno;
 	return 0;
 }
