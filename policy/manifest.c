@@ -1081,6 +1081,26 @@ static int mf_parse_net_rule(const json_t *v, const char *path, struct na_rule *
 	return mf_parse_net_cred(json_object_get(v, "credential"), sub, r, err);
 }
 
+/* A credential's CA bundle is out of the commands' writable folders
+ * (landlock.writable, parsed before: HOME, the workdir and /tmp by
+ * default): a command that could rewrite it would choose whom the gateway
+ * trusts with the credential. */
+static int mf_cred_ca_unwritable(const struct mf_manifest *m, const struct na_rule *r, const char *path,
+				 struct tn_error *err)
+{
+	const char *ca = r->cred ? r->cred->ca : NULL;
+
+	for (size_t i = 0; ca && i < m->landlock.n_writable; i++) {
+		const char *w = m->landlock.writable[i];
+		size_t n = strlen(w);
+
+		if (strcmp(w, "/") == 0 || (strncmp(ca, w, n) == 0 && (ca[n] == '/' || ca[n] == '\0')))
+			return err_set(err, EINVAL, "%s.credential.ca: %s is under %s, where commands may write (landlock.writable): a command could choose whom the credential is sent to",
+				       path, ca, w);
+	}
+	return 0;
+}
+
 /* "network": absent, not filtered; present, its allow list (default empty:
  * loopback only) and isolation, whose only value is "namespace". */
 static int mf_parse_network(const json_t *root, struct mf_manifest *m, struct tn_error *err)
@@ -1122,6 +1142,9 @@ static int mf_parse_network(const json_t *root, struct mf_manifest *m, struct tn
 			if (strcmp(m->network.allow[j].host, m->network.allow[i].host) == 0)
 				return err_set(err, EINVAL, "%s.host: \"%s\" is listed twice (list its ports in one entry)",
 					       path, mf_show(m->network.allow[i].host, (char[MF_SHOW]){ 0 }));
+		r = mf_cred_ca_unwritable(m, &m->network.allow[i], path, err);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

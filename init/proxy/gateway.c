@@ -108,13 +108,54 @@ void gateway_free(struct gateway *g)
 	*g = (struct gateway){ 0 };
 }
 
+/* The CA bundles of the rules' credentials, each parsed once by the proxy
+ * before its first connection (gateway_preload): a bundle a command could
+ * write later (one under its writable folders) is read before any command
+ * runs, and no connection pays for a parse. */
+#define GATEWAY_CAS_MAX 16
+static struct gateway_ca {
+	const char *path;
+	mbedtls_x509_crt chain;
+	bool ok;
+} gateway_cas[GATEWAY_CAS_MAX];
+static size_t gateway_n_cas;
+
+int gateway_preload(const struct mf_network *n, struct tn_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n->n_allow; i++) {
+		const char *path = !n->allow[i].cred ? NULL : n->allow[i].cred->ca ? n->allow[i].cred->ca :
+			GATEWAY_CA_DEFAULT;
+		struct gateway_ca *c;
+		size_t k = 0;
+
+		while (path && k < gateway_n_cas && strcmp(gateway_cas[k].path, path) != 0)
+			k++;
+		if (!path || k < gateway_n_cas)
+			continue;
+		if (gateway_n_cas == GATEWAY_CAS_MAX) {
+			r = err_set(err, E2BIG, "more than %d CA bundles: %s is read at each request", GATEWAY_CAS_MAX,
+				    path);
+			continue;
+		}
+		c = &gateway_cas[gateway_n_cas++];
+		c->path = path;
+		mbedtls_x509_crt_init(&c->chain);
+		c->ok = mbedtls_x509_crt_parse_file(&c->chain, path) >= 0 && c->chain.version != 0;
+		if (!c->ok)
+			r = err_set(err, ENOENT, "no certificate could be read from the CA bundle %s", path);
+	}
+	return r;
+}
+
 /* The TLS session of one request, over a blocking socket whose reads and
  * writes have a time limit (SO_RCVTIMEO, SO_SNDTIMEO). */
 struct gateway_tls {
 	int fd;
 	mbedtls_ssl_context ssl;
 	mbedtls_ssl_config conf;
-	mbedtls_x509_crt ca;
+	mbedtls_x509_crt ca;             /* a bundle not preloaded, read now */
 	mbedtls_ctr_drbg_context drbg;
 	mbedtls_entropy_context entropy;
 };
@@ -182,6 +223,7 @@ static int gateway_tls_open(struct gateway_tls *t, int fd, const char *host, con
 			    struct tn_error *err)
 {
 	static const unsigned char pers[] = "turninit gateway";
+	mbedtls_x509_crt *chain = NULL;
 	int r;
 
 	t->fd = fd;
@@ -192,15 +234,21 @@ static int gateway_tls_open(struct gateway_tls *t, int fd, const char *host, con
 	mbedtls_entropy_init(&t->entropy);
 	if (gateway_timeouts(fd, GATEWAY_HANDSHAKE_MS) < 0)
 		return err_errno(err, errno, "the socket to %s", host);
-	r = mbedtls_x509_crt_parse_file(&t->ca, ca);
-	if (r < 0 || t->ca.version == 0)
+	for (size_t k = 0; k < gateway_n_cas && !chain; k++)
+		if (strcmp(gateway_cas[k].path, ca) == 0)
+			chain = gateway_cas[k].ok ? &gateway_cas[k].chain : &t->ca;
+	if (!chain) {
+		r = mbedtls_x509_crt_parse_file(&t->ca, ca);
+		chain = &t->ca;
+	}
+	if (chain->version == 0)
 		return err_set(err, ECONNABORTED, "no certificate could be read from the CA bundle %s", ca);
 	if ((r = mbedtls_ctr_drbg_seed(&t->drbg, mbedtls_entropy_func, &t->entropy, pers, sizeof(pers) - 1)) ||
 	    (r = mbedtls_ssl_config_defaults(&t->conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
 					     MBEDTLS_SSL_PRESET_DEFAULT)))
 		return gateway_tls_error(r, "TLS set-up", err);
 	mbedtls_ssl_conf_authmode(&t->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
-	mbedtls_ssl_conf_ca_chain(&t->conf, &t->ca, NULL);
+	mbedtls_ssl_conf_ca_chain(&t->conf, chain, NULL);
 	mbedtls_ssl_conf_rng(&t->conf, mbedtls_ctr_drbg_random, &t->drbg);
 	mbedtls_ssl_conf_min_version(&t->conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
 	if ((r = mbedtls_ssl_setup(&t->ssl, &t->conf)) || (r = mbedtls_ssl_set_hostname(&t->ssl, host)))

@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "gwhttp.h"
+#include "manifest.h"
 #include "netallow.h"
 
 #define GATEWAY_CA_DEFAULT "/etc/ssl/certs/ca-certificates.crt"  /* Debian's bundle */
@@ -44,6 +45,15 @@ struct gateway {
  * read a whole head) or -ENOMEM, err saying why (never the value). */
 int gateway_prepare(struct gateway *g, const char *buf, size_t len, const char *host, uint16_t port,
 		    const struct na_cred *cred, const char *value, struct tn_error *err);
+
+/* gateway_preload - parse the CA bundle of each rule of n with a credential
+ * (its "ca", else GATEWAY_CA_DEFAULT), once each, into the proxy's memory:
+ * called by the proxy before its first connection, so that a bundle a
+ * command could write later is read before any command runs. Returns 0,
+ * or the last failure (a bundle with no certificate read: its requests
+ * get 502 naming it; more than 16 bundles: the others are read at each
+ * request) with err saying why. */
+int gateway_preload(const struct mf_network *n, struct tn_error *err);
 
 /* gateway_run - TLS over upstream (a connected TCP socket; its flags are
  * changed) to host, its certificate checked against the PEM bundle at ca

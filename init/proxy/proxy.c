@@ -912,5 +912,8 @@ int proxy_start(const struct mf_network *n, const struct creds *creds, int liste
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
 	sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+	/* the credentials' CA bundles, before any command can write one */
+	if (gateway_preload(n, &cerr) < 0)
+		log_line("network: the credential gateway: %s", cerr.msg);
 	proxy_main(n, 3);
 }

@@ -1,14 +1,17 @@
 /* creds.c - see creds.h. */
+#define _GNU_SOURCE
 #include "creds.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -33,22 +36,56 @@ static ssize_t creds_read_all(int fd, char *buf)
 	}
 }
 
-/* The value of one file into *ret (malloc'd), checked as creds_load says;
- * *ret NULL and 0 when the file is absent. what: "network.allow[i].credential
- * NAME", for the messages. */
-static int creds_read_one(const char *path, const char *what, char **ret, struct tn_error *err)
+/* DIR/NAME opened for reading, its links followed only while they stay
+ * below DIR: a Kubernetes Secret volume makes NAME a link to ..data/NAME,
+ * and ..data a link to a folder of the same volume. By openat2(2) with
+ * RESOLVE_BENEATH; where the kernel has no openat2 (before Linux 5.6), the
+ * path realpath(3) resolves must be below DIR's, then opened without
+ * following a link. The fd, or -errno (-EXDEV: a link leads out of DIR). */
+static int creds_open(const char *dir, const char *name)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	_cleanup_close_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	_cleanup_free_ char *rdir = NULL, *rpath = NULL, *path = NULL;
+	size_t n;
+	long fd;
+
+	if (dfd < 0)
+		return -errno;
+	fd = syscall(SYS_openat2, dfd, name, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd >= 0 ? (int)fd : -errno;
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return -ENOMEM;
+	if (!(rdir = realpath(dir, NULL)) || !(rpath = realpath(path, NULL)))
+		return -errno;
+	n = strlen(rdir);
+	if (strncmp(rpath, rdir, n) != 0 || (rpath[n] != '/' && strcmp(rdir, "/") != 0))
+		return -EXDEV;
+	fd = open(rpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	return fd >= 0 ? (int)fd : -errno;
+}
+
+/* The value of DIR/NAME into *ret (malloc'd), checked as creds_load says;
+ * *ret NULL and 0 when the file is absent. what: "network.allow[i].credential
+ * NAME", for the messages; path: DIR/NAME, for them too. */
+static int creds_read_one(const char *dir, const char *name, const char *path, const char *what, char **ret,
+			  struct tn_error *err)
+{
+	_cleanup_close_ int fd = creds_open(dir, name);
 	char *buf;
 	struct stat st;
 	ssize_t n;
 	size_t len;
 
 	*ret = NULL;
-	if (fd < 0 && errno == ENOENT)
+	if (fd == -ENOENT)
 		return 0;
+	if (fd == -EXDEV)
+		return err_set(err, EXDEV, "%s: %s is a link that leads out of its folder", what, path);
 	if (fd < 0)
-		return err_errno(err, errno, "%s: %s", what, path);
+		return err_errno(err, -fd, "%s: %s", what, path);
 	if (fstat(fd, &st) != 0)
 		return err_errno(err, errno, "%s: %s: fstat", what, path);
 	if (!S_ISREG(st.st_mode))
@@ -121,7 +158,7 @@ int creds_load(const struct mf_network *n, const char *dir, struct creds *ret,
 		} else {
 			r = creds_ca_check(cr->ca ? cr->ca : CREDS_DEFAULT_CA, what, err);
 			if (r >= 0)
-				r = creds_read_one(path, what, &c.value[i], err);
+				r = creds_read_one(dir, cr->name, path, what, &c.value[i], err);
 		}
 		if (r < 0) {
 			creds_wipe(&c);
@@ -142,12 +179,12 @@ bool creds_any(const struct creds *c)
 
 bool creds_given(const char *dir, const char *name)
 {
-	char path[4096];
-	struct stat st;
+	int fd = creds_open(dir, name);
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+	if (fd < 0)
 		return false;
-	return lstat(path, &st) == 0;
+	close(fd);
+	return true;
 }
 
 /* An empty tmpfs, read-only from the start: there is nothing to write in it,

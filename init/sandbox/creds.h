@@ -39,8 +39,9 @@ int creds_load(const struct mf_network *n, const char *dir, struct creds *ret,
 /* creds_any - whether c holds any value. */
 bool creds_any(const struct creds *c);
 
-/* creds_given - whether DIR/NAME of credential name exists (lstat(2)), for
- * verify's "given" or "not given"; nothing is read. */
+/* creds_given - whether DIR/NAME of credential name opens as a start would
+ * open it (its links followed only below DIR), for verify's "given" or "not
+ * given"; nothing is read. */
 bool creds_given(const char *dir, const char *name);
 
 /* creds_hide - mount an empty read-only tmpfs over dir (nosuid, nodev,

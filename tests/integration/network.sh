@@ -557,7 +557,7 @@ fi
 CRED_TESTS=(net-cred-git-push net-cred-git-no-credential net-cred-git-wrong-token net-cred-pip-basic
 	net-cred-echo-redacted net-cred-redirect net-cred-client-header-dropped net-cred-trace-refused
 	net-cred-framing-refused net-cred-connect-no-credential net-cred-secret-nowhere
-	net-cred-unlisted-host-none)
+	net-cred-unlisted-host-none net-cred-k8s-secret-volume)
 TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
 	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
 	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit
@@ -1014,6 +1014,35 @@ Authorization: Basic $STARS_PIP
 "
 	[[ -z $(leaked "$OUT$ERR") ]] || why "the output or turninit's lines hold $(leaked "$OUT$ERR")"
 	[[ ${ERR,,} == *redact* ]] || why "turninit's lines do not name the redaction"
+	end
+fi
+# A Kubernetes Secret volume, as the kubelet writes one (NAME a link to
+# ..data/NAME, ..data a link to a folder beside it), bound at /run/secrets
+# as the sidecar recipe mounts it (docs/credentials.md): the value is read
+# through the links and used; a link that leads out of the folder refuses
+# the start. (Before: O_NOFOLLOW refused the recipe's layout: "Symbolic link
+# loop", exit 125.)
+if tls_begin net-cred-k8s-secret-volume; then
+	K=$WORK/k8s-secret
+	rm -rf "$K" && mkdir -p "$K/..2026_12_06_00_00_00.000000001" \
+		&& cp "$WORK/secrets/gittoken" "$K/..2026_12_06_00_00_00.000000001/gittoken" \
+		&& ln -s ..2026_12_06_00_00_00.000000001 "$K/..data" && ln -s ..data/gittoken "$K/gittoken" \
+		|| why "the Secret volume's layout"
+	run_cmd "${CRUN[@]}" -v "$K:/run/secrets:ro" "$DIMG:cred" -- \
+		'curl -sS -i http://git.test.internal:8443/echo | tr -d "\r" | grep -i -E "^authorization:"; ls -A /run/secrets | wc -l'
+	expect_rc 0
+	expect_out "Authorization: Bearer $STARS_GIT
+0
+"
+	[[ -z $(leaked "$OUT$ERR") ]] || why "the output or turninit's lines hold $(leaked "$OUT$ERR")"
+	# a link out of the folder: refused at start, nothing ran
+	ln -sfn /etc/hostname "$K/gittoken"
+	run_cmd "${CRUN[@]}" -v "$K:/run/secrets:ro" "$DIMG:cred" -- 'echo RAN'
+	expect_rc 125
+	expect_out ""
+	expect_contains stderr "$ERR" "/run/secrets/gittoken is a link that leads out of its folder"
+	[[ $(grep -c . <<<"$ERR") == 1 ]] || why "more than one line on stderr: $ERR"
+	rm -rf "$K"
 	end
 fi
 # A redirect to another host reaches the command as it came (the gateway

@@ -330,6 +330,9 @@ static const struct mod_case mod_cases[] = {
 	    "network.allow[0].credential.ca: \"/etc/../ca.pem\" has a \".\" or \"..\" component"),
 	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": 1}}]",
 	    "network.allow[0].credential.ca: expected a string"),
+	/* a CA bundle where commands may write (/tmp, by default) */
+	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/tmp/ca.pem\"}}]",
+	    "network.allow[0].credential.ca: /tmp/ca.pem is under /tmp, where commands may write"),
 	BAD("network.allow", "[{\"host\": \"*.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential: \"*.example.test\": a credential goes to one named host, never a wildcard"),
 	BAD("network.allow", "[{\"host\": \"10.89.0.5\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
