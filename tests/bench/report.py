@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""report.py WORK DOCS [--only gateway] - docs/benchmarks.md and docs/benchmarks/*.png from the
-raw figures of tests/bench/run.sh (WORK/results.tsv, WORK/machine.tsv).
+"""report.py WORK DOCS [--only gateway] - docs/benchmarks.md and
+docs/benchmarks/*.png from the raw figures of tests/bench/run.sh
+(WORK/results.tsv, WORK/machine.tsv); with --only gateway, section 10 alone,
+put in place of its old text in DOCS/benchmarks.md.
 
 Every figure is a median over interleaved rounds, shown with the ratio to its
 baseline and the spread (lowest and highest round). Plots are drawn by gnuplot
