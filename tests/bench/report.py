@@ -201,7 +201,8 @@ def gateway_section():
 
 def splice(section):
     """DOCS/benchmarks.md with section 10 replaced by section (or put before
-    the notes, or at the end, where it has none yet)."""
+    the notes, or at the end, where it has none yet), and the notes, which
+    follow it, as tests/bench/notes.md has them now."""
     path = os.path.join(DOCS, "benchmarks.md")
     page = open(path).read()
     text = "\n".join(section) + "\n"
@@ -210,10 +211,16 @@ def splice(section):
         end = page.find("\n## ", start + 1)
         page = page[:start + 1] + text + (page[end + 1:] if end >= 0 else "")
     else:
-        notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
-        first = open(notes).readline() if os.path.exists(notes) else None
+        notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+        first = open(notes_path).readline() if os.path.exists(notes_path) else None
         at = page.find("\n" + first) if first else -1
         page = page[:at + 1] + text + page[at + 1:] if at >= 0 else page + "\n" + text
+    notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+    if os.path.exists(notes_path):
+        notes = open(notes_path).read()
+        at = page.find("\n" + notes.split("\n", 1)[0] + "\n")
+        if at >= 0:
+            page = page[:at + 1] + notes
     open(path, "w").write(page)
 
 
