@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""report.py WORK DOCS - docs/benchmarks.md and docs/benchmarks/*.png from the
-raw figures of tests/bench/run.sh (WORK/results.tsv, WORK/machine.tsv).
+"""report.py WORK DOCS [--only gateway] - docs/benchmarks.md and
+docs/benchmarks/*.png from the raw figures of tests/bench/run.sh
+(WORK/results.tsv, WORK/machine.tsv); with --only gateway, section 10 alone,
+put in place of its old text in DOCS/benchmarks.md.
 
 Every figure is a median over interleaved rounds, shown with the ratio to its
 baseline and the spread (lowest and highest round). Plots are drawn by gnuplot
@@ -12,6 +14,8 @@ import subprocess
 import sys
 
 WORK, DOCS = sys.argv[1], sys.argv[2]
+# --only SECTION: that section alone, spliced into the page (run.sh's BENCH_ONLY)
+OPTS = {"only": sys.argv[4]} if sys.argv[3:4] == ["--only"] and len(sys.argv) == 5 else {}
 PLOTS = os.path.join(DOCS, "benchmarks")
 os.makedirs(PLOTS, exist_ok=True)
 
@@ -116,6 +120,114 @@ def table(header, rows):
 def spread(sec, var, key):
     v = vals(sec, var, key)
     return f"{fmt(min(v) / statistics.median(v), 2)}–{fmt(max(v) / statistics.median(v), 2)}"
+
+
+# --- 10. the credential gateway ------------------------------------------------------
+# Written before the other sections run: `--only gateway` (BENCH_ONLY=gateway)
+# replaces this one section of the page and leaves the rest as it was.
+def gateway_section():
+    """Section 10's lines: a request and a download direct, through the
+    gateway, and through the gateway checking the image's bundle."""
+    out = []
+    n, big, certs = one("gw", "requests"), one("gw", "bytes"), one("gw", "bundle_certs")
+    rounds = len(vals("gw-latency", "direct", "request_ns"))
+    mib = f"{big / 1048576:.0f} MiB"
+    out.append("## 10. The credential gateway against TLS from the command\n")
+    out.append(
+        "On an internal network of the bench's own, the network suite's HTTPS server "
+        "(tests/network/testsrv.py: Python's http.server behind its ssl module, in the Debian "
+        "image of tests/workload/build-image.sh, started by tests/network/start-testsrv.sh) "
+        f"serves a 1 KiB and a {mib} file of random bytes under `/auth/`, which it answers only "
+        "with the bench's bearer token (a request without it gets a 401, and the round fails). "
+        "The command is Debian's curl in a turn of that image, one container a variant a round:\n")
+    out.append(
+        "- **direct**: a manifest without the network key, the runtime's network; curl speaks "
+        "TLS to the server itself (`--cacert` the test CA) and sends the token in its own "
+        "`Authorization`;\n"
+        "- **gateway**: the manifest names the credential on the server's entry (`\"as\": "
+        "\"bearer\"`, `\"ca\"` the test CA), its value given by `podman run --secret`; curl "
+        "sends plain HTTP (`http://gw.test.internal:8443/...`) to turninit's proxy, whose "
+        "gateway opens TLS to the server, writes the token and relays the answer, the value "
+        "redacted from it;\n"
+        "- **gateway, image bundle**: the same to a second name of the server, whose entry has "
+        f"no `ca`: the certificate is checked against the image's bundle (Debian's, {certs} "
+        "certificates with the test CA), which the gateway reads for each request, as it "
+        "does for a manifest that names none.\n")
+    out.append(
+        f"**Latency**: {n} requests of the 1 KiB file one after another, each on a connection of "
+        "its own on both sides (the server closes each; `curl --no-sessionid`, so that a direct "
+        "request resumes no TLS session, as the gateway, one TLS connection a request, never "
+        "does); curl's `time_total` of each, from its start to the answer's last byte; the median "
+        f"of a round's requests, then the median of {rounds} rounds. **Throughput**: one download "
+        f"of the {mib} file a round, by curl's size and time.\n")
+    d = med("gw-latency", "direct", "request_ns")
+    fd = med("gw-fetch", "direct", "mib_s")
+    labels = {"direct": "direct (TLS from curl)", "gateway": "through the gateway",
+              "gateway-bundle": "through the gateway, image bundle"}
+    rows = []
+    for v in ("direct", "gateway", "gateway-bundle"):
+        x = med("gw-latency", v, "request_ns")
+        rows.append((f"a 1 KiB request, {labels[v]}", fmt(x / 1e6) + " ms", ratio(x, d),
+                     "" if v == "direct" else f"{(x - d) / 1e6:+.2f} ms",
+                     spread("gw-latency", v, "request_ns")))
+    for v in ("direct", "gateway", "gateway-bundle"):
+        x = med("gw-fetch", v, "mib_s")
+        rows.append((f"download {mib}, {labels[v]}", fmt(x) + " MiB/s", ratio(x, fd), "",
+                     spread("gw-fetch", v, "mib_s")))
+    out.append(table(["", "median", "÷ direct", "added", "rounds ÷ median (low–high)"], rows))
+    g, gb = med("gw-latency", "gateway", "request_ns"), med("gw-latency", "gateway-bundle", "request_ns")
+    out.append(
+        f"\nA request through the gateway adds {(g - d) / 1e6:.2f} ms to the same request with "
+        f"TLS from the command ({ratio(g, d)}), {(gb - d) / 1e6:.2f} ms when the gateway reads "
+        f"the image's bundle of {certs} certificates for it; a download through it runs at "
+        f"{ratio(med('gw-fetch', 'gateway', 'mib_s'), fd)} the direct rate. The gateway's "
+        "work a request, which the direct side does not have: the command's connection to the "
+        "proxy on loopback, the proxy's child for it, the request head parsed and rewritten, "
+        "the CA file read and parsed, a random generator seeded, the handshake (mbedTLS), and "
+        "every byte of the answer decrypted, searched for the value and copied on.\n")
+    if "load_sections" in machine and OPTS.get("only"):
+        load = machine["load_sections"].split()
+        out.append(
+            f"\nThis section was measured in a run of its own (`BENCH_ONLY=gateway`, "
+            f"BENCH_SCALE={machine.get('scale', '1')}): commit {machine['turninit_commit']}, "
+            f"{machine['duration_s']} s, runnable tasks at its start {load[0] if load else '?'}; "
+            "the machine table above is the last whole run's.\n")
+    out.append("\n" + plot("gateway", f"A 1 KiB request, {n} one after another", "ms a request",
+                           rows_of("gw-latency", ["direct", "gateway", "gateway-bundle"], "request_ns",
+                                   1e-6, {"direct": "direct", "gateway": "gateway",
+                                          "gateway-bundle": "gateway, bundle"})) + "\n")
+    return out
+
+
+def splice(section):
+    """DOCS/benchmarks.md with section 10 replaced by section (or put before
+    the notes, or at the end, where it has none yet), and the notes, which
+    follow it, as tests/bench/notes.md has them now."""
+    path = os.path.join(DOCS, "benchmarks.md")
+    page = open(path).read()
+    text = "\n".join(section) + "\n"
+    start = page.find("\n## 10. ")
+    if start >= 0:
+        end = page.find("\n## ", start + 1)
+        page = page[:start + 1] + text + (page[end + 1:] if end >= 0 else "")
+    else:
+        notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+        first = open(notes_path).readline() if os.path.exists(notes_path) else None
+        at = page.find("\n" + first) if first else -1
+        page = page[:at + 1] + text + page[at + 1:] if at >= 0 else page + "\n" + text
+    notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+    if os.path.exists(notes_path):
+        notes = open(notes_path).read()
+        at = page.find("\n" + notes.split("\n", 1)[0] + "\n")
+        if at >= 0:
+            page = page[:at + 1] + notes
+    open(path, "w").write(page)
+
+
+if OPTS.get("only") == "gateway":
+    splice(gateway_section())
+    print("report: section 10 of docs/benchmarks.md replaced")
+    sys.exit(0)
 
 
 doc = []
@@ -521,6 +633,8 @@ W(table(["serve", "median ms a command", "÷ without the log", "rounds ÷ median
 goal(9, f"output digests: no second pass ({nb / 1048576:.0f} MiB a command)",
      f"{lg / pl:.2f}× a command without the log", lg / pl <= 1.10)
 
+doc.extend(gateway_section())
+
 # --- the page -----------------------------------------------------------------------
 notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
 notes = open(notes_path).read() if os.path.exists(notes_path) else ""
@@ -552,7 +666,7 @@ head = ["# Benchmarks\n",
                          ("catatonit", machine["catatonit"]), ("tini", machine["tini"]),
                          ("dumb-init", machine["dumb_init"]), ("bash", machine["bash"]),
                          ("turninit", f"commit {machine['turninit_commit']}"),
-                         ("runnable tasks at the start of sections 1 to 5 and 8 (mean of 10 samples; 1 is the sampler)",
+                         ("runnable tasks at the start of sections 1 to 5, 8 and 10 (mean of 10 samples; 1 is the sampler)",
                           ", ".join(f"{x:.1f}" for x in loads)),
                          ("duration of the run", f"{machine['duration_s']} s")])]
 if max(loads) >= 2:

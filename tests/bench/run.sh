@@ -8,7 +8,10 @@
 # report gives medians and ratios to a baseline, never a lone time.
 #
 # Environment: BENCH_SCALE=N divides every round count and workload by N (a
-# quick trial; the doc then says so). Raw figures: build/bench/results.tsv.
+# quick trial; the doc then says so). BENCH_ONLY=gateway runs section 10 (the
+# credential gateway, tests/bench/gateway.sh) alone, and the report replaces
+# that section of docs/benchmarks.md, the rest left as the last whole run
+# wrote it. Raw figures: build/bench/results.tsv.
 # Containers carry the label turninit-bench=PID and images the name
 # localhost/turninit-bench:*; only those are ever removed.
 set -uo pipefail
@@ -23,6 +26,8 @@ KEY=$ROOT/tests/vectors/test-trusted.key
 PUB=$ROOT/tests/vectors/test-trusted.pub
 HOME_TMPFS=/home/agent:rw,mode=0700,size=64m,U
 SCALE=${BENCH_SCALE:-1}
+ONLY=${BENCH_ONLY:-}
+MUSL=${MUSL_PREFIX:-$ROOT/build/musl/prefix}
 PODMAN=$(command -v podman) || { echo "bench: podman not found (make setup)"; exit 1; }
 T0=$SECONDS
 
@@ -38,6 +43,7 @@ trap 'cleanup; exit 130' INT TERM
 scaled() { local n=$(($1 / SCALE)); echo $((n < $2 ? $2 : n)); }
 
 [[ $(id -u) -eq 0 ]] || die "run as root (podman, as make check does)"
+[[ -z $ONLY || $ONLY == gateway ]] || die "BENCH_ONLY=$ONLY: the one section that runs alone is gateway"
 sh "$HERE/setup.sh" || die "tests/bench/setup.sh failed"
 for c in minisign gnuplot python3 musl-gcc tini-static; do
 	command -v "$c" >/dev/null || die "$c not found (make setup; tests/bench/setup.sh)"
@@ -55,9 +61,9 @@ musl-gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/overlay/bench/bench" "$HERE
 mapfile -t OBJS < <(find "$ROOT/build/musl-obj" -name '*.o' ! -path '*/init/main.o' | sort)
 mapfile -t INC < <(find "$ROOT/init" -type d -printf '-I%p\n' | sort)   # init/ and its folders
 musl-gcc -std=gnu11 -Os -Wall -Wextra -Werror -I"$ROOT/policy" "${INC[@]}" \
-	-I"$ROOT/build/gen" -isystem "$ROOT/build/musl/prefix/include" \
+	-I"$ROOT/build/gen" -isystem "$MUSL/include" \
 	-o "$WORK/overlay/bench/startup" "$HERE/startup.c" "${OBJS[@]}" -static \
-	-L"$ROOT/build/musl/prefix/lib" -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto || die "cc startup.c"
+	-L"$MUSL/lib" -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto || die "cc startup.c"
 install -m 0755 "$(command -v tini-static)" "$WORK/overlay/bench/tini-static"
 # dumb-init as Debian ships it (dynamic): with its loader and libraries, at
 # their own paths in the image.
@@ -142,6 +148,32 @@ interleave() {
 	done
 }
 
+# How busy the machine is at the start of sections 1 to 5, 8 and 10, between
+# the bench's own runs: runnable tasks (/proc/loadavg, 4th field, the sampling
+# awk included), the mean of 10 samples over a second. Not the load average:
+# section 5's 10000 orphans raise that for minutes after.
+loadmark() {
+	local i n=0
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		n=$((n + $(awk '{ split($4, a, "/"); print a[1] }' /proc/loadavg)))
+		sleep 0.1
+	done
+	printf '%s ' "$(awk -v n="$n" 'BEGIN { printf "%.1f", n / 10 }')" >> "$WORK/load"
+}
+: > "$WORK/load"
+
+# finish [REPORT-FLAG]: the run's load and duration, then the report.
+finish() {
+	echo "load_sections	$(cat "$WORK/load")" >> "$WORK/machine.tsv"
+	echo "duration_s	$((SECONDS - T0))" >> "$WORK/machine.tsv"
+	cleanup
+	say "report"
+	python3 "$HERE/report.py" "$WORK" "$ROOT/docs" "$@" || die "tests/bench/report.py"
+	say "done: docs/benchmarks.md"
+}
+# shellcheck source=tests/bench/gateway.sh
+source "$HERE/gateway.sh"
+
 # --- 0. the machine -----------------------------------------------------------
 {
 	echo "cpu	$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) ($(nproc) cores)"
@@ -161,6 +193,13 @@ interleave() {
 	echo "turninit_commit	$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } > "$WORK/machine.tsv"
 
+# BENCH_ONLY=gateway: section 10 alone, then its part of the report.
+if [[ $ONLY == gateway ]]; then
+	gateway_bench
+	finish --only gateway
+	exit 0
+fi
+
 # --- 1. container start to exit -----------------------------------------------
 start_run() {
 	case $1 in
@@ -176,19 +215,6 @@ start_run() {
 	esac
 }
 N1=$(scaled 40 3)
-# How busy the machine is at the start of sections 1 to 5, between the bench's
-# own runs: runnable tasks (/proc/loadavg, 4th field, the sampling awk included),
-# the mean of 10 samples over a second. Not the load average: section 5's 10000
-# orphans raise that for minutes after.
-loadmark() {
-	local i n=0
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		n=$((n + $(awk '{ split($4, a, "/"); print a[1] }' /proc/loadavg)))
-		sleep 0.1
-	done
-	printf '%s ' "$(awk -v n="$n" 'BEGIN { printf "%.1f", n / 10 }')" >> "$WORK/load"
-}
-: > "$WORK/load"
 loadmark
 say "1. container start to exit: $N1 rounds"
 interleave "$N1" start_run turninit catatonit tini dumb-init bash
@@ -526,11 +552,7 @@ record audit all commands "$NAUD"
 record audit all bytes "$AOUT"
 interleave "$N10" audit_run plain logged
 
-echo "load_sections	$(cat "$WORK/load")" >> "$WORK/machine.tsv"
-echo "duration_s	$((SECONDS - T0))" >> "$WORK/machine.tsv"
-cleanup
+# --- 10. the credential gateway against TLS from the command (tests/bench/gateway.sh) --
+gateway_bench
 
-# --- the report ---------------------------------------------------------------------
-say "report"
-python3 "$HERE/report.py" "$WORK" "$ROOT/docs" || die "tests/bench/report.py"
-say "done: docs/benchmarks.md"
+finish

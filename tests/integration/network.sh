@@ -592,15 +592,10 @@ if [[ -z $TLS_SKIP ]] && tls_wanted; then
 	# the gateway's credentials, made now: the server takes them (its
 	# environment), the turns get them from the launcher alone (creds)
 	GITTOKEN=$(openssl rand -hex 20) APITOKEN=$(openssl rand -hex 16) PIPPASS=$(openssl rand -hex 12)
-	timeout 120 "$ENGINE" run -d --name "$TLS" --label "$LABEL" --network "$NET" --pull never \
-		-e "TESTSRV_TOKEN=$GITTOKEN" -e "TESTSRV_BASIC=pipuser:$PIPPASS" -v "$FX:/fx:ro" -v "$FX/www/auth:/fx/www/auth" \
-		-v "$ROOT/tests/network/testsrv.py:/testsrv.py:ro" --entrypoint python3 \
-		"$DBASE" /testsrv.py /fx/www /fx/srv.pem /fx/srv.key 8443 >"$WORK/tls.log" 2>&1 \
-		|| { cat "$WORK/tls.log"; abort "the HTTPS server container"; }
-	wait_for 60 sh -c "timeout 10 $ENGINE logs $TLS 2>/dev/null | grep -q 'listening on 8443'" \
-		|| abort "the HTTPS server did not listen within 60 s: $(timeout 10 "$ENGINE" logs "$TLS" 2>&1 | tail -n 3)"
-	TLS_IP=$(timeout 60 "$ENGINE" inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$TLS")
-	[[ $TLS_IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || abort "the HTTPS server's address on $NET: '$TLS_IP'"
+	TLS_IP=$(sh "$ROOT/tests/network/start-testsrv.sh" "$ENGINE" "$TLS" "$NET" "$FX" 8443 "$DBASE" \
+		--label "$LABEL" -e "TESTSRV_TOKEN=$GITTOKEN" -e "TESTSRV_BASIC=pipuser:$PIPPASS" \
+		-v "$FX/www/auth:/fx/www/auth" 2>"$WORK/tls.log") \
+		|| { cat "$WORK/tls.log"; abort "the HTTPS server (tests/network/start-testsrv.sh)"; }
 	echo "# HTTPS server $TLS at $TLS_IP:8443 on $NET"
 	manifest tls "{$HEAD,\"env\":{$SET},\"network\":{\"allow\":[{\"host\":\"tls.test.internal\",\"ports\":[8443]},{\"host\":\"$TLS_IP\",\"ports\":[8443]}]}}"
 	sh "$ROOT/oci/seal.sh" --image "$DIMG:latest" --tag "$DIMG:tls" --manifest "$WORK/m/tls.json" \
