@@ -1297,7 +1297,7 @@ if tls_begin net-cred-request-refusals; then
 		"$(cred_json r8 gittoken "$APITOKEN")" "$(cred_json r9 gittoken "$GITTOKEN")" \
 		"$(exec_json a true)" -- "${CREDS[@]}"
 	expect_rc 0
-	eq "the answers" "$OUT" "r1 error credential: the manifest names no credential nosuch (network.allow[].credential.name)
+	eq "the answers" "${OUT%$'\n'}" "r1 error credential: the manifest names no credential nosuch (network.allow[].credential.name)
 r2 error credential: pipauth was already given, by its file
 r3 error credential: value holds a byte that is not printable ASCII (0x20..0x7e)
 r4 error credential: value is longer than 4095 bytes
