@@ -1122,13 +1122,13 @@ fi
 
 # ---- the table ----------------------------------------------------------------------------
 # doc_check DOC: print each test a row of DOC names that no test in tests/ has
-# (a `begin NAME` of a suite, or a cmocka_unit_test(NAME)), and each test of
+# (a `begin NAME` or `tls_begin NAME` of a suite, or a cmocka_unit_test(NAME)), and each test of
 # this suite with no row. Prints nothing when the table and the tests agree.
 doc_check() {
 	local doc=$1 names n
 	names=$(grep -E '^\| `' "$doc" | cut -d'|' -f2 | grep -oE '`[A-Za-z0-9_.-]+`' | tr -d '`' | sort -u)
 	for n in $names; do
-		grep -qE "(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow|listen_test) $n( |;|\$)|cmocka_unit_test\\($n\\)" \
+		grep -qE "(^|[[:space:]{])(begin|tls_begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow|listen_test) $n( |;|\$)|cmocka_unit_test\\($n\\)" \
 			"$ROOT"/tests/integration/*.sh "$ROOT"/tests/unit/*.c \
 			|| echo "row names $n: no such test"
 	done
