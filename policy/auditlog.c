@@ -31,7 +31,7 @@ struct alog_turn {
 
 static const char *const alog_events[] = {
 	"turn_start", "exec", "refused", "rejected", "cancel", "signal", "exit", "net", "change",
-	"changes", "turn_end", NULL,
+	"changes", "turn_end", "credential", NULL,
 };
 
 static void say(struct alog_check *c, uint64_t line, bool note, const char *fmt, ...)
@@ -271,6 +271,10 @@ static void event_pairs(struct alog_check *c, json_t *ev, const char *event, uin
 		if (!json_is_integer(stream) || !(id || json_is_null(json_object_get(ev, "id"))) ||
 		    !json_is_string(json_object_get(ev, "reason")))
 			say(c, n, false, "rejected: no \"stream\" number, \"id\" string or null, or \"reason\" string");
+	} else if (strcmp(event, "credential") == 0) {
+		/* a value given by request: its name only, paired with nothing */
+		if (!json_is_integer(stream) || !id || !json_is_string(json_object_get(ev, "name")))
+			say(c, n, false, "credential: no \"stream\" number, \"id\" string or \"name\" string");
 	} else if (strcmp(event, "changes") == 0) {
 		json_t *done = json_object_get(ev, "complete");
 		const char *why = json_string_value(json_object_get(ev, "stopped"));

@@ -75,6 +75,11 @@ char *ev_error(const char *id, const char *text)
 	return ev_dump(ev);
 }
 
+char *ev_credential(const char *id, const char *name)
+{
+	return ev_dump(json_pack("{s:s, s:s, s:s}", "event", "credential", "id", id, "name", name));
+}
+
 char *ev_info(const char *id, const char *manifest)
 {
 	static const char key[] = ",\"manifest\":";

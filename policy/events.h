@@ -55,6 +55,11 @@ char *ev_exit(const char *id, const struct ev_end *e);
  * not UTF-8 is replaced by a fixed one, so that every error is answered. */
 char *ev_error(const char *id, const char *msg);
 
+/* {"event":"credential","id":ID,"name":NAME}: a credential request's value
+ * taken (docs/protocol.md, "credential"): the name, never the value. NULL on
+ * no memory. */
+char *ev_credential(const char *id, const char *name);
+
 /* {"event":"info","id":ID,"manifest":MANIFEST}: the effective manifest the
  * server runs its commands under, for a client that describes them (`turninit
  * mcp --socket`). manifest is a JSON object's compact text (mf_to_json's,

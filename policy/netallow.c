@@ -2,6 +2,7 @@
 #include "netallow.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -253,4 +254,16 @@ const char *na_addr_class(bool v4, const uint8_t *a)
 	if (!v4 && (a[0] & 0xe0) != 0x20)
 		return "reserved";
 	return NULL;
+}
+
+int na_cred_value_check(const char *v, size_t len)
+{
+	if (len == 0)
+		return -ENODATA;
+	if (len > NA_CRED_VALUE_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < len; i++)
+		if (v[i] < 0x20 || v[i] > 0x7e)
+			return -EILSEQ;
+	return 0;
 }

@@ -26,6 +26,7 @@ enum na_kind {
 				   letter or a digit (a file name under --credentials) */
 #define NA_CRED_USER_MAX 128    /* bytes of a Basic user name: printable ASCII but ':' */
 #define NA_CRED_FIELD_MAX 64    /* bytes of a named header: an RFC 9110 token */
+#define NA_CRED_VALUE_MAX 4095  /* bytes of a credential's value */
 
 /* How a rule's credential is written into each request the gateway sends
  * (docs/manifest.md, "network.allow[].credential"). */
@@ -87,5 +88,13 @@ long na_match(const struct na_rule *rules, size_t n, const char *host, uint16_t 
  * and RFC 6052 (embedded IPv4), RFC 3056 (6to4), RFC 4380 section 4
  * (Teredo), RFC 3879 (site-local), RFC 4193 (unique local). */
 const char *na_addr_class(bool v4, const uint8_t *addr);
+
+/* na_cred_value_check - whether v (len bytes, no NUL needed) may be a
+ * credential's value, the launcher's file's (init/sandbox/creds.c) and a
+ * credential request's (policy/request.c) alike: 1 to NA_CRED_VALUE_MAX
+ * bytes of 0x20..0x7e, so that it goes into a request head as it is. 0, or
+ * -ENODATA (empty), -E2BIG (longer), -EILSEQ (another byte); the caller says
+ * which, never a byte of v. */
+int na_cred_value_check(const char *v, size_t len);
 
 #endif

@@ -3,7 +3,8 @@
  * and what PID 1 makes of it: the audit log's "net" line, the protocol's
  * `net` event, the line an MCP tool result gains for a refusal
  * (docs/protocol.md, docs/audit.md, docs/mcp.md); and what PID 1 tells the
- * proxy: a command's own listening socket, opened and closed (net_ctl). */
+ * proxy: a command's own listening socket, opened and closed (net_ctl), and
+ * a credential's value given by request (net_ctl_cred). */
 #ifndef TURNINIT_NETREC_H
 #define TURNINIT_NETREC_H
 
@@ -50,6 +51,20 @@ struct net_ctl {
 	uint16_t port;
 	uint32_t stream;        /* the command's stream, as in struct net_record */
 	char id[RQ_ID_MAX + 1];
+};
+
+/* The other kind of message on that socket pair: a credential's value the
+ * launcher gave in a `credential` request (docs/protocol.md), for every rule
+ * of network.allow whose credential is named so. Told apart by its first
+ * byte (open's place) and its size; no fd comes with it. Both ends wipe
+ * their copy once it is sent or taken. */
+#define NET_CTL_CREDENTIAL 2
+
+struct net_ctl_cred {
+	uint8_t kind;                        /* NET_CTL_CREDENTIAL */
+	char name[NA_CRED_NAME_MAX + 1];
+	uint16_t len;                        /* bytes of value, 1..NA_CRED_VALUE_MAX */
+	char value[NA_CRED_VALUE_MAX + 1];   /* NUL-ended */
 };
 
 #endif

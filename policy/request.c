@@ -52,10 +52,21 @@ static bool rq_valid_id(const char *id)
 	return true;
 }
 
+void rq_wipe_value(struct rq_request *r)
+{
+	if (!r || !r->cred_value)
+		return;
+	sodium_memzero(r->cred_value, r->cred_len);
+	free(r->cred_value);
+	r->cred_value = NULL;
+	r->cred_len = 0;
+}
+
 void rq_free(struct rq_request *r)
 {
 	if (!r)
 		return;
+	rq_wipe_value(r);
 	free(r->words);   /* the strings are in the same block */
 	for (char **e = r->env; e && *e; e++)
 		free(*e);
@@ -209,6 +220,57 @@ static int rq_signal(struct rq_request *r, json_t *req, struct tn_error *err)
 	return 0;
 }
 
+/* credential: op, id, the name and the value (docs/protocol.md); the
+ * value checked as a file's is (na_cred_value_check) and copied (jansson's
+ * copies are wiped as they are freed: rq_parse). Whether the manifest names
+ * it, and when it may come, is serve's. */
+static int rq_credential(struct rq_request *r, json_t *req, struct tn_error *err)
+{
+	const char *op, *id, *name = NULL;
+	json_t *value = NULL;
+	json_error_t je;
+	size_t len;
+	int rc;
+
+	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s, s:o}", "op", &op, "id", &id,
+			   "name", &name, "value", &value) != 0)
+		return rq_unpack_error(&je, "credential", err);
+	if (!json_is_string(value))
+		return err_set(err, EINVAL, "credential: value must be a string");
+	if (strlen(name) == 0 || strlen(name) > NA_CRED_NAME_MAX)
+		return err_set(err, EINVAL, "credential: name must be 1 to %d bytes", NA_CRED_NAME_MAX);
+	strcpy(r->cred_name, name);
+	len = json_string_length(value);
+	rc = na_cred_value_check(json_string_value(value), len);
+	if (rc == -ENODATA)
+		return err_set(err, EINVAL, "credential: value is empty");
+	if (rc == -E2BIG)
+		return err_set(err, EINVAL, "credential: value is longer than %d bytes", NA_CRED_VALUE_MAX);
+	if (rc < 0)
+		return err_set(err, EINVAL, "credential: value holds a byte that is not printable ASCII (0x20..0x7e)");
+	if (!(r->cred_value = malloc(len + 1)))
+		return err_set(err, ENOMEM, "credential: out of memory");
+	memcpy(r->cred_value, json_string_value(value), len + 1);
+	r->cred_len = len;
+	return 0;
+}
+
+/* A line that is not JSON: jansson's message, whose excerpt ("near '...'")
+ * quotes the line; left out when the line names a credential or a value,
+ * which the excerpt could hold. */
+static int rq_not_json(const char *line, size_t len, const json_error_t *je, struct tn_error *err)
+{
+	char shown[ERR_SHOWN_MAX];
+	const char *near;
+
+	if (!memmem(line, len, "credential", 10) && !memmem(line, len, "value", 5))
+		return err_set(err, EBADMSG, "request: not a JSON object: %s", rq_shown(je, shown));
+	near = strstr(je->text, " near '");
+	return err_set(err, EBADMSG,
+		       "request: not a JSON object: %.*s (the text near it is not shown: the line may hold a credential's value)",
+		       (int)(near ? (size_t)(near - je->text) : strlen(je->text)), je->text);
+}
+
 /* The operations of a request line (docs/protocol.md), each with its parser:
  * 0, or -errno with err set. */
 static const struct {
@@ -220,6 +282,7 @@ static const struct {
 	{ "cancel", RQ_CANCEL, rq_bare },
 	{ "signal", RQ_SIGNAL, rq_signal },
 	{ "info", RQ_INFO, rq_bare },
+	{ "credential", RQ_CREDENTIAL, rq_credential },
 };
 
 int rq_parse(const char *line, size_t len, struct rq_request **ret,
@@ -238,9 +301,12 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	 * here would change a command: the whole parse runs under the guard and
 	 * is refused then, like a manifest's (sjson.h). */
 	sj_guard_begin();
+	/* every line: a credential's is known only once parsed, and the cost
+	 * (a memset of what was allocated) is the parse's own order */
+	sj_guard_wipe();
 	req = sj_load(line, len, false, &je);
 	if (!req) {
-		rc = err_set(err, EBADMSG, "request: not a JSON object: %s", rq_shown(&je, shown));
+		rc = rq_not_json(line, len, &je, err);
 		goto out;
 	}
 	if (!json_is_object(req)) {
@@ -272,7 +338,7 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 		r->op = rq_ops[i].op;
 		rc = rq_ops[i].parse(r, req, err);
 	} else {
-		rc = err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal, info)",
+		rc = err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal, info, credential)",
 			     err_shown(op, strlen(op), shown));
 	}
 out:

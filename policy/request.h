@@ -10,10 +10,11 @@
 
 #include "error.h"
 #include "manifest.h"
+#include "netallow.h"
 
 #define RQ_ID_MAX 128            /* bytes of an id */
 
-enum rq_op { RQ_EXEC = 1, RQ_CANCEL, RQ_SIGNAL, RQ_INFO };
+enum rq_op { RQ_EXEC = 1, RQ_CANCEL, RQ_SIGNAL, RQ_INFO, RQ_CREDENTIAL };
 
 struct rq_request {
 	enum rq_op op;
@@ -30,6 +31,11 @@ struct rq_request {
 	size_t stdin_len;
 	/* signal */
 	int signo;                   /* HUP INT QUIT KILL USR1 USR2 TERM WINCH */
+	/* credential (serve and listen: the launcher's, before any exec) */
+	char cred_name[NA_CRED_NAME_MAX + 1];
+	char *cred_value;            /* malloc'd, NUL-ended: na_cred_value_check's; wiped
+					by rq_free and rq_wipe_value */
+	size_t cred_len;
 	/* cancel */
 	bool quiet;                  /* a cancel of nothing is not answered (an MCP
 					notification, policy/mcp.h) */
@@ -43,13 +49,24 @@ struct rq_request {
  * RQ_ID_MAX bytes), an unknown op, a field the op does not take, a field of the
  * wrong type, both or neither of command and argv, an empty argv, a relative
  * cwd, timeout_s below 1, a non-string env value, stdin that is not base64,
- * an unknown signal name. An env key holding '=' is skipped (it is no name;
+ * an unknown signal name, a credential's name of 0 or more than
+ * NA_CRED_NAME_MAX bytes, a value that fails na_cred_value_check. A line
+ * that holds a credential's value is parsed with jansson's freed memory
+ * wiped, and the message about a line that names a credential and is not
+ * JSON leaves out jansson's excerpt of it: no message holds a byte of a
+ * value. An env key holding '=' is skipped (it is no name;
  * the env filter skips the other invalid ones). ret is written only on
  * success; free with rq_free. */
 int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err);
 
+/* rq_free - free r (NULL: nothing), its credential's value wiped first
+ * (sodium_memzero). */
 void rq_free(struct rq_request *r);
+
+/* rq_wipe_value - wipe and free r's credential value now (nothing without
+ * one), as soon as it has been handed on. */
+void rq_wipe_value(struct rq_request *r);
 
 /* What an exec request runs with under a manifest, decided once: its cwd (the
  * request's, or the manifest's workdir) and its timeout (the request's, capped

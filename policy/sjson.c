@@ -2,6 +2,8 @@
 #include "sjson.h"
 
 #include <errno.h>
+#include <malloc.h>
+#include <sodium.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -171,6 +173,18 @@ void sj_guard_begin(void)
 	sj_inner_free = inner_free;
 	json_set_alloc_funcs(sj_json_malloc, inner_free);
 	sj_alloc_failed = false;
+}
+
+static void sj_wiping_free(void *p)
+{
+	if (p)
+		sodium_memzero(p, malloc_usable_size(p));
+	sj_inner_free(p);
+}
+
+void sj_guard_wipe(void)
+{
+	json_set_alloc_funcs(sj_json_malloc, sj_wiping_free);
 }
 
 bool sj_guard_end(void)

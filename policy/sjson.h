@@ -32,6 +32,12 @@ json_t *sj_load(const void *buf, size_t len, bool any, json_error_t *je);
 void sj_guard_begin(void);
 bool sj_guard_end(void);
 
+/* sj_guard_wipe - after sj_guard_begin, until sj_guard_end: every block
+ * jansson frees is zeroed first (sodium_memzero over its malloc_usable_size),
+ * its token buffer and strings included, for a text that may hold a
+ * secret (a credential request line, policy/request.c). */
+void sj_guard_wipe(void);
+
 /* sj_error - one line for a failed sj_load, from je: "duplicate key "K" (line
  * L, column C)", "not valid UTF-8 (...)", "number out of range: ... (...)",
  * "not valid JSON: ... (...)". Returns -EBADMSG (-EINVAL for a number out of

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -87,6 +88,13 @@ static int network_creds(struct sandbox *sb, struct tn_error *err)
 
 	if (r < 0)
 		return r;
+	/* which values came by file: a credential request may give only
+	 * the others (net_cred_give) */
+	if (!(sb->net.cred_src = calloc(n->n_allow + 1, 1)))
+		return err_set(err, ENOMEM, "network: out of memory");
+	for (size_t i = 0; i < n->n_allow; i++)
+		if (sb->creds.value[i])
+			sb->net.cred_src[i] = NET_CRED_FILE;
 	for (size_t i = 0; i < n->n_allow; i++)
 		if (n->allow[i].cred && !sb->creds.value[i])
 			log_line("network.allow[%zu]: credential %s was not given (no %s/%s): requests to %s are answered 503 naming it",

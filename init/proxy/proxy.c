@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <seccomp.h>
+#include <sodium.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -60,8 +61,9 @@ struct proxy_listener {
 };
 static struct proxy_listener listeners[NET_CMD_PORTS_MAX];
 
-/* The credentials' values: the proxy's copy after the fork (the gateway's). */
-static const struct creds *proxy_creds;
+/* The credentials' values: the proxy's copy after the fork (the gateway's),
+ * completed by the values PID 1 hands it later (proxy_cred_take). */
+static struct creds *proxy_creds;
 
 static const char *proxy_kind(const struct proxy_conn *c)
 {
@@ -652,18 +654,49 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 	_exit(0);
 }
 
-/* A message of PID 1's on the control socket (netrec.h, struct net_ctl): a
- * command's listener kept, or one closed. *ctl set to -1 once PID 1's end
+/* A credential's value from PID 1 (struct net_ctl_cred): kept for every
+ * rule whose credential is named so and has none yet (PID 1 refuses a
+ * second value; one here would be ignored), for the connections forked
+ * from now on. m is wiped by the caller. */
+static void proxy_cred_take(const struct mf_network *n, struct net_ctl_cred *m)
+{
+	size_t len = m->len;
+
+	m->name[sizeof(m->name) - 1] = '\0';
+	if (len == 0 || len > NA_CRED_VALUE_MAX || na_cred_value_check(m->value, len) < 0 || !proxy_creds ||
+	    !proxy_creds->value) {
+		log_line("net: a credential's value from turninit not taken: malformed, or no place for it");
+		return;
+	}
+	for (size_t i = 0; i < n->n_allow && i < proxy_creds->n; i++) {
+		if (!n->allow[i].cred || strcmp(n->allow[i].cred->name, m->name) != 0 || proxy_creds->value[i])
+			continue;
+		if (!(proxy_creds->value[i] = malloc(len + 1))) {
+			log_line("net: out of memory for the credential %s", m->name);
+			continue;
+		}
+		memcpy(proxy_creds->value[i], m->value, len);
+		proxy_creds->value[i][len] = '\0';
+	}
+}
+
+/* A message of PID 1's on the control socket (netrec.h): a command's
+ * listener kept, or one closed (struct net_ctl), or a credential's value
+ * (struct net_ctl_cred, wiped once taken). *ctl set to -1 once PID 1's end
  * is gone. A listener past NET_CMD_PORTS_MAX (PID 1 bounds them too) is
  * closed: its command's connections are then refused. */
-static void proxy_control(int *ctl)
+static void proxy_control(const struct mf_network *n, int *ctl)
 {
+	union {
+		struct net_ctl c;
+		struct net_ctl_cred k;
+	} u_m;
 	struct net_ctl m;
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct iovec iov = { .iov_base = &u_m, .iov_len = sizeof(u_m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			     .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *cm;
@@ -678,6 +711,12 @@ static void proxy_control(int *ctl)
 		*ctl = -1;
 		return;
 	}
+	if (r == (ssize_t)sizeof(u_m.k) && u_m.k.kind == NET_CTL_CREDENTIAL) {
+		proxy_cred_take(n, &u_m.k);
+		sodium_memzero(&u_m, sizeof(u_m));
+		return;
+	}
+	memcpy(&m, &u_m.c, sizeof(m));
 	cm = CMSG_FIRSTHDR(&mh);
 	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
 	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
@@ -791,7 +830,7 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 				proxy_accept(n, lfd, ctl, p[k].fd, &listeners[at[k]], &live);
 		/* last: a listener it closes was polled above with its fd */
 		if (p[1].revents)
-			proxy_control(&ctl);
+			proxy_control(n, &ctl);
 	}
 }
 
@@ -840,7 +879,7 @@ static int proxy_fds(int listen_fd, int records_fd, int ctl_fd)
 	return syscall(SYS_close_range, 6u, ~0u, 0u) != 0 ? -errno : 0;
 }
 
-int proxy_start(const struct mf_network *n, const struct creds *creds, int listen_fd, int outside_ns,
+int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, int outside_ns,
 		int records_fd, int ctl_fd, int log_fd, pid_t *ret_pid, struct tn_error *err)
 {
 	struct tn_error cerr = { 0 };

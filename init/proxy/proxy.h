@@ -46,18 +46,21 @@
  * before the unshare), which the proxy enters; the caller still holds
  * CAP_SYS_ADMIN. n: the rules (borrowed: the proxy has its own copy of the
  * memory). creds: the credentials' values, value[i] for n->allow[i] (NULL:
- * none; borrowed as n: the caller wipes its own copy after). records_fd: the write end of the pipe of its records
+ * none; the proxy's copy, after the fork, is its own, and takes the values
+ * PID 1 hands it later (struct net_ctl_cred) in the places still NULL; the
+ * caller wipes its own copy after). records_fd: the write end of the pipe of its records
  * (policy/netrec.h), one per decision, besides its log line; a record that
  * cannot be written within PROXY_RECORD_MS is dropped (the line stays).
  * ctl_fd: the proxy's end of a SOCK_SEQPACKET socket pair with PID 1, on
  * which PID 1 hands it each command's own listening socket and has it
  * closed (policy/netrec.h, struct net_ctl): a connection to one is that
- * command's, its records and lines name its id (net_cmd_listen in net.h).
+ * command's, its records and lines name its id (net_cmd_listen in net.h);
+ * and a credential's value given by request (net_cred_give).
  * log_fd: the proxy's stderr, where its lines go (-1: turninit's own).
  * *ret_pid on success. Errors: -errno of fork(2). The proxy's own
  * set-up failing (setns) ends it with a log line; connections are then
  * refused by the kernel (the listening socket is closed with it). */
-int proxy_start(const struct mf_network *n, const struct creds *creds, int listen_fd, int outside_ns,
+int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, int outside_ns,
 		int records_fd, int ctl_fd, int log_fd, pid_t *ret_pid, struct tn_error *err);
 
 #endif

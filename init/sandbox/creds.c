@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "netallow.h"
 
 /* The bytes of fd, a regular file of at most CREDS_FILE_MAX, into buf (at
  * least CREDS_FILE_MAX + 1 bytes); their count, or -errno, -EFBIG when
@@ -96,13 +97,8 @@ static int creds_read_one(const char *dir, const char *name, const char *path, c
 	len = n > 0 ? (size_t)n : 0;
 	if (len > 0 && buf[len - 1] == '\n')
 		len -= 1 + (len > 1 && buf[len - 2] == '\r');
-	for (size_t i = 0; n >= 0 && i < len; i++)
-		if (buf[i] < 0x20 || buf[i] > 0x7e)
-			n = -EILSEQ;
-	if (n >= 0 && len == 0)
-		n = -ENODATA;
-	if (n >= 0 && len > CREDS_FILE_MAX - 1)
-		n = -E2BIG;
+	if (n >= 0)   /* the one check of a value, a request's too */
+		n = na_cred_value_check(buf, len);
 	if (n < 0) {
 		sodium_memzero(buf, CREDS_FILE_MAX + 1);
 		free(buf);

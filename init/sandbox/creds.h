@@ -10,10 +10,11 @@
 
 #include "error.h"
 #include "manifest.h"
+#include "netallow.h"
 
 #define CREDS_DEFAULT_DIR "/run/secrets"   /* podman run --secret's place */
 #define CREDS_DEFAULT_CA "/etc/ssl/certs/ca-certificates.crt"
-#define CREDS_FILE_MAX 4096                 /* bytes of a value's file */
+#define CREDS_FILE_MAX (NA_CRED_VALUE_MAX + 1) /* bytes of a value's file: the value and a line break */
 
 struct creds {
 	char **value;   /* value[i] for network.allow[i]: malloc'd, NUL-ended; NULL when

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sodium.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -230,6 +231,52 @@ int net_cmd_listen(struct net_plan *p, unsigned stream, const char *id, struct t
 		return err_errno(err, -r, "network: a command's port handed to the proxy");
 	p->cmd_ports++;
 	return m.port;
+}
+
+int net_cred_check(const struct net_plan *p, const struct mf_network *n, const char *name,
+		   struct tn_error *err)
+{
+	char shown[ERR_SHOWN_MAX];
+	bool named = false;
+
+	for (size_t i = 0; i < n->n_allow; i++) {
+		if (!n->allow[i].cred || strcmp(n->allow[i].cred->name, name) != 0)
+			continue;
+		named = true;
+		if (p && p->cred_src && p->cred_src[i])
+			return err_set(err, EEXIST, "credential: %s was already given, by %s", name,
+				       p->cred_src[i] == NET_CRED_FILE ? "its file" : "an earlier request");
+	}
+	if (!named)
+		return err_set(err, ENOENT, "credential: the manifest names no credential %s (network.allow[].credential.name)",
+			       err_shown(name, strlen(name), shown));
+	if (!p || p->ctl_fd < 0 || !p->cred_src)
+		return err_set(err, ENOTCONN, "credential: %s: turninit's proxy has no control socket", name);
+	return 0;
+}
+
+int net_cred_give(struct net_plan *p, const struct mf_network *n, const char *name,
+		  const char *value, size_t len, struct tn_error *err)
+{
+	struct net_ctl_cred m = { .kind = NET_CTL_CREDENTIAL, .len = (uint16_t)len };
+	ssize_t r;
+	int e = net_cred_check(p, n, name, err);
+
+	if (e < 0)
+		return e;
+	if (len == 0 || len > NA_CRED_VALUE_MAX)
+		return err_set(err, EINVAL, "credential: %s: a value of %zu bytes", name, len);
+	snprintf(m.name, sizeof(m.name), "%s", name);
+	memcpy(m.value, value, len);
+	r = send(p->ctl_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
+	e = r < 0 ? errno : EMSGSIZE;
+	sodium_memzero(&m, sizeof(m));
+	if (r != (ssize_t)sizeof(m))
+		return err_errno(err, e, "credential: %s: handing it to the proxy", name);
+	for (size_t i = 0; i < n->n_allow; i++)
+		if (n->allow[i].cred && strcmp(n->allow[i].cred->name, name) == 0)
+			p->cred_src[i] = NET_CRED_REQUEST;
+	return 0;
 }
 
 int net_cmd_close(struct net_plan *p, uint16_t port)

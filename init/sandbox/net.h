@@ -45,6 +45,10 @@ struct net_plan {
 	 * without; and the commands' listeners handed over and not closed */
 	int ctl_fd, ctl_proxy;
 	unsigned cmd_ports;
+	/* per rule of network.allow, how its credential's value came: 0 not
+	 * (yet), NET_CRED_FILE, NET_CRED_REQUEST; malloc'd with the proxy
+	 * (init/process/plan.c), NULL without one */
+	unsigned char *cred_src;
 	uint16_t port;
 	char env_buf[NET_PROXY_VARS][64];
 	char gw_buf[NET_GW_BUF];         /* the gateway's variables, NUL-separated */
@@ -113,5 +117,26 @@ int net_cmd_listen(struct net_plan *p, unsigned stream, const char *id, struct t
 int net_cmd_close(struct net_plan *p, uint16_t port);
 
 const char *net_describe(const struct net_plan *p, const char *refusal, char *buf, size_t size);
+
+#define NET_CRED_FILE 1
+#define NET_CRED_REQUEST 2
+
+/* net_cred_check - whether a value of credential name may be given by
+ * request now: net_cred_give's errors but those of sendmsg(2), nothing
+ * sent. p may be NULL. */
+int net_cred_check(const struct net_plan *p, const struct mf_network *n, const char *name,
+		   struct tn_error *err);
+
+/* net_cred_give - the value (len bytes, checked by na_cred_value_check) of
+ * credential name, which a `credential` request gave (docs/protocol.md),
+ * handed to the proxy on p->ctl_fd (struct net_ctl_cred) for every rule of
+ * n whose credential is named so, which then count as given by request.
+ * p may be NULL (no proxy). The message's copy is wiped here; the caller
+ * wipes its own. Never blocks. Errors (err says why, naming the
+ * credential, never a byte of value): -ENOENT no rule of n names it,
+ * -EEXIST its value was given already (by its file or a request),
+ * -ENOTCONN no proxy's control socket, -errno of sendmsg(2). */
+int net_cred_give(struct net_plan *p, const struct mf_network *n, const char *name,
+		  const char *value, size_t len, struct tn_error *err);
 
 #endif

@@ -504,6 +504,17 @@ void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq
 	audit_write(ev);
 }
 
+int audit_credential(unsigned stream, const char *id, const char *name)
+{
+	if (audit_fd < 0)
+		return 0;
+	if (audit_broken)
+		return -EIO;
+	return audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "credential",
+				     "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+				     "id", id, "name", name)) < 0 ? -EIO : 0;
+}
+
 void audit_control(unsigned stream, const char *id, int signo)
 {
 	if (audit_fd < 0)

@@ -87,6 +87,12 @@ void audit_refused(unsigned stream, const char *id, const char *reason);
  * exec and exit stay each other's. */
 void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq, const char *reason);
 
+/* audit_credential - a credential request whose value is taken, before it
+ * is handed to the proxy: {"event":"credential", "time", "stream", "id",
+ * "name"}, the name only, never the value (docs/audit.md). Returns 0 (also
+ * when no log is open) or -EIO: the value must not be taken. */
+int audit_credential(unsigned stream, const char *id, const char *name);
+
 /* audit_control - a cancel or signal request (signo 0 for cancel). */
 void audit_control(unsigned stream, const char *id, int signo);
 

@@ -41,6 +41,39 @@
 #include "request.h"
 #include "spawn.h"
 
+/* A credential request (docs/protocol.md, "credential"): taken only before
+ * the turn's first exec, logged (the name), handed to the proxy
+ * (net_cred_give), answered by a credential event; any refusal an error
+ * event and a rejected line. Either way the request's copy of the value is
+ * wiped here, at once; the line's is wiped by conn_lines. */
+static void serve_credential(struct serve *s, struct conn *c, struct rq_request *rq)
+{
+	struct tn_error err = { 0 };
+	char *line;
+	int r;
+
+	if (s->exec_seen)
+		r = err_set(&err, EPERM, "credential: refused after the turn's first exec (a credential is given before any exec)");
+	else if ((r = net_cred_check(s->ctx->net, &s->ctx->manifest->network, rq->cred_name, &err)) < 0)
+		;
+	else if (audit_credential(c->stream, rq->id, rq->cred_name) < 0)
+		r = err_set(&err, EIO, "credential: the audit log cannot be written");
+	else
+		r = net_cred_give(s->ctx->net, &s->ctx->manifest->network, rq->cred_name, rq->cred_value,
+				  rq->cred_len, &err);
+	rq_wipe_value(rq);
+	if (r < 0) {
+		audit_rejected(c->stream, rq->id, NULL, err.msg);
+		conn_error(c, rq->id, "%s", err.msg);
+		return;
+	}
+	log_line("serve: credential %s given by request (stream %u)", rq->cred_name, c->stream);
+	if ((line = ev_credential(rq->id, rq->cred_name)))
+		conn_emit(c, line);
+	else
+		conn_error(c, rq->id, "credential: out of memory");
+}
+
 /* Handle one parsed request line of c: rq, or the codec's own reply (rq
  * NULL), or a line that did not parse (failed: err, and the id it had).
  * Takes rq and reply. */
@@ -60,7 +93,10 @@ static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq,
 		return;
 	}
 	if (rq->op == RQ_EXEC) {
+		s->exec_seen = true;
 		cmd_take_exec(s, c, &rq, len);
+	} else if (rq->op == RQ_CREDENTIAL) {
+		serve_credential(s, c, rq);
 	} else if (rq->op == RQ_INFO) {
 		char *line = NULL;
 

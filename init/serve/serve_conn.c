@@ -187,10 +187,14 @@ void conn_lines(struct serve *s, struct conn *c)
 		} else if (i > c->off) {
 			s->on_request(s, c, c->buf + c->off, i - c->off);
 		}
+		/* a line handled is wiped: a credential request's value stays
+		 * nowhere in turninit (docs/protocol.md, "credential") */
+		sodium_memzero(c->buf + c->off, i - c->off);
 		c->off = i + 1;
 	}
 	memmove(c->buf, c->buf + c->off, c->len - c->off);
 	c->len -= c->off;
+	sodium_memzero(c->buf + c->len, c->off);   /* what the move left behind */
 	c->off = 0;
 	if (c->len > EV_LINE_MAX) {
 		if (!c->discarding) {
@@ -199,8 +203,10 @@ void conn_lines(struct serve *s, struct conn *c)
 			conn_too_long(c);
 		}
 		c->discarding = true;
+		sodium_memzero(c->buf, c->len);
 		c->len = 0;
 	} else if (c->discarding) {
+		sodium_memzero(c->buf, c->len);
 		c->len = 0;
 	}
 }

@@ -143,6 +143,8 @@ struct serve {
 	int net_fd;                 /* the proxy's records (sandbox's net.records_fd), or -1 */
 	size_t n_cmds;
 	bool ending;
+	bool exec_seen;             /* an exec request was taken: no credential
+				       request may come any more (serve_credential) */
 	int exit_code;
 	unsigned streams;           /* listen: connections accepted so far */
 	int spare_fd;               /* listen: /dev/null, closed to refuse a peer at RLIMIT_NOFILE */

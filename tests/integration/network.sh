@@ -558,7 +558,8 @@ fi
 CRED_TESTS=(net-cred-git-push net-cred-git-no-credential net-cred-git-wrong-token net-cred-pip-basic
 	net-cred-echo-redacted net-cred-redirect net-cred-client-header-dropped net-cred-trace-refused
 	net-cred-framing-refused net-cred-connect-no-credential net-cred-secret-nowhere
-	net-cred-unlisted-host-none net-cred-k8s-secret-volume net-cred-npm-install net-cred-npm-no-credential)
+	net-cred-unlisted-host-none net-cred-k8s-secret-volume net-cred-npm-install net-cred-npm-no-credential
+	net-cred-request-git-push net-cred-request-after-exec-refused net-cred-request-refusals)
 TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
 	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
 	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit
@@ -1351,6 +1352,109 @@ PY
 		[[ -z $(leaked "$(cat "$f")") ]] || why "the audit log's $(basename "$f") holds $(leaked "$(cat "$f")")"
 	done
 	grep -q '"gittoken"' "$LOGDIR/audit.jsonl" || why "the audit log's records do not name the credential gittoken"
+	end
+fi
+
+# The launcher's second way (docs/credentials.md): the value in a
+# `credential` request of a serve turn, before any exec (docs/protocol.md).
+# cred_json ID NAME VALUE: that request's line
+cred_json() {
+	python3 -c 'import json, sys; print(json.dumps({"op": "credential", "id": sys.argv[1], "name": sys.argv[2], "value": sys.argv[3]}))' "$1" "$2" "$3"
+}
+# cred_session NAME REQUEST... -- FLAGS...: tests/network/credsession.py
+# over a serve turn of the credential image with FLAGS and an audit log;
+# OUT its answers and output, ERR turninit's stderr, EVENTS the events,
+# AUDIT the audit log's files
+cred_session() {
+	local name=$1 reqs=()
+	shift
+	while [[ $1 != -- ]]; do
+		reqs+=("$1")
+		shift
+	done
+	shift
+	local logdir=$WORK/$name-log
+	rm -rf "$logdir" && mkdir -p "$logdir" && chmod 0700 "$logdir"
+	run_cmd timeout 200 python3 "$ROOT/tests/network/credsession.py" "$WORK/$name" "${reqs[@]}" -- \
+		timeout 180 "${CRUN[@]:2}" -i "$@" -v "$logdir:/var/log/turninit" "$DIMG:cred" \
+		serve --audit-log /var/log/turninit/audit.jsonl
+	slurp "$WORK/$name.output" OUT
+	slurp "$WORK/$name.stderr" ERR
+	slurp "$WORK/$name.events" EVENTS
+	AUDIT=$(cat "$logdir"/* 2>/dev/null)
+	[[ -n $AUDIT ]] || why "no audit log"
+}
+# cred_nowhere: no form of a credential in the events, the answers and
+# output, turninit's stderr or the audit log
+cred_nowhere() {
+	local f
+	for f in EVENTS OUT ERR AUDIT; do
+		[[ -z $(leaked "${!f}") ]] || why "$f holds $(leaked "${!f}")"
+	done
+}
+# The value given by request alone (no file): git pushes with it, the
+# credential event and the audit log's line name it, and no event, stderr
+# line or audit line holds it.
+if tls_begin net-cred-request-git-push; then
+	B=turn-request-$$
+	cred_session credreq "$(cred_json v gittoken "$GITTOKEN")" "$(exec_json a "$(push_cmd "$B")")" --
+	expect_rc 0
+	expect_contains output "$OUT" $'v credential gittoken\n'
+	expect_contains output "$OUT" $'a stdout pushed\na exit 0\n'
+	expect_contains events "$EVENTS" '{"event":"credential","id":"v","name":"gittoken"}'
+	eq "pushed.txt of $B on the server" "$(server_file "$B" pushed.txt)" "from a turn"
+	grep -q '"event":"credential",.*"name":"gittoken"' <<<"$AUDIT" || why "the audit log has no credential line naming gittoken"
+	cred_nowhere
+	end
+fi
+# A credential request after an exec: refused, naming why; the value is
+# then not the gateway's (503 naming it, nothing pushed), and in no event,
+# line or record.
+if tls_begin net-cred-request-after-exec-refused; then
+	B=turn-late-$$
+	cred_session credlate "$(exec_json a true)" "$(cred_json v gittoken "$GITTOKEN")" \
+		"$(exec_json b "$(nopush_cmd "$B")")" --
+	expect_rc 0
+	expect_contains output "$OUT" $'a exit 0\nv error credential: refused after the turn\'s first exec (a credential is given before any exec)\n'
+	expect_contains output "$OUT" $'b stdout push-failed\n'
+	expect_contains output "$OUT" $'b stdout status 503\n'
+	grep -q '"event":"credential"' <<<"$EVENTS$AUDIT" && why "a credential event or line after the refusal"
+	[[ $(server_refs) == *"refs/heads/$B"* ]] && why "$B is on the server"
+	cred_nowhere
+	end
+fi
+# Every refusal of the request, each an error event naming why and never a
+# byte of the value: a name the manifest does not have, one given by file,
+# values that fail the file's check (a control byte, too long, empty), a
+# field the op does not take, a line that is not JSON (an invalid escape
+# in the value: jansson's excerpt of the line left out), and a name given
+# twice by request. The rejected lines of
+# the audit log hold no value either.
+if tls_begin net-cred-request-refusals; then
+	creds pipauth
+	LONG=$(printf "$GITTOKEN%.0s" $(seq 103))
+	cred_session credref "$(cred_json r1 nosuch "$GITTOKEN")" "$(cred_json r2 pipauth "$GITTOKEN")" \
+		"$(cred_json r3 gittoken "$GITTOKEN"$'\x01')" "$(cred_json r4 gittoken "$LONG")" \
+		"$(cred_json r5 gittoken "")" \
+		'{"op":"credential","id":"r6","name":"gittoken","value":"'"$GITTOKEN"'","extra":1}' \
+		'{"op":"credential","id":"r7","name":"gittoken","value":"'"$GITTOKEN"'\q"}' \
+		"$(cred_json r8 gittoken "$APITOKEN")" "$(cred_json r9 gittoken "$GITTOKEN")" \
+		"$(exec_json a true)" -- "${CREDS[@]}"
+	expect_rc 0
+	eq "the answers" "${OUT%$'\n'}" "r1 error credential: the manifest names no credential nosuch (network.allow[].credential.name)
+r2 error credential: pipauth was already given, by its file
+r3 error credential: value holds a byte that is not printable ASCII (0x20..0x7e)
+r4 error credential: value is longer than 4095 bytes
+r5 error credential: value is empty
+r6 error credential: unknown field extra (docs/protocol.md lists the fields of each op)
+None error request: not a JSON object: invalid escape (the text near it is not shown: the line may hold a credential's value)
+r8 credential gittoken
+r9 error credential: gittoken was already given, by an earlier request
+a exit 0"
+	[[ $(grep -c '"event":"rejected"' <<<"$AUDIT") -ge 2 ]] || why "the audit log has not the malformed lines' rejected lines"
+	# the value check of r8 passed and a gave it on: only APITOKEN's own
+	# bytes would show it, and they are searched for too
+	cred_nowhere
 	end
 fi
 

@@ -307,6 +307,31 @@ static void whole_log_of_every_kind(void **state)
 	assert_int_equal(r.notes, 0);
 }
 
+/* A credential request's line (docs/audit.md): the name, paired with
+ * nothing; without its name it is a finding. */
+static void credential_line(void **state)
+{
+	struct mlog l = { 0 }, bad = { 0 };
+	struct rec r;
+	char rest[256];
+
+	(void)state;
+	ml_start(&l, turn_a);
+	snprintf(rest, sizeof(rest), ",%s,\"stream\":0,\"id\":\"k1\",\"name\":\"git\"}", tm);
+	ml_add(&l, "credential", rest);
+	ml_exec(&l, 0, "c1");
+	ml_end_of(&l, "exit", 0, "c1");
+	ml_turn_end(&l);
+	expect_whole(&r, check_log(&l, NULL, &r));
+	assert_int_equal(r.lines, 5);
+	ml_start(&bad, turn_a);
+	snprintf(rest, sizeof(rest), ",%s,\"stream\":0,\"id\":\"k1\"}", tm);
+	ml_add(&bad, "credential", rest);
+	ml_turn_end(&bad);
+	check_log(&bad, NULL, &r);
+	expect_finding(&r, 2, "credential: no \"stream\" number, \"id\" string or \"name\" string");
+}
+
 static void two_turns_whole(void **state)
 {
 	struct mlog l = { 0 };
@@ -1040,6 +1065,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(whole_log_of_every_kind),
+		cmocka_unit_test(credential_line),
 		cmocka_unit_test(two_turns_whole),
 		cmocka_unit_test(turn_without_end_then_next_turn_is_a_note),
 		cmocka_unit_test(incomplete_change_record_notes_its_paths),

@@ -26,6 +26,7 @@ static void encoders_write_the_documented_lines(void **state)
 
 	(void)state;
 	expect_line(ev_started("c1", 42), "{\"event\":\"started\",\"id\":\"c1\",\"pid\":42}");
+	expect_line(ev_credential("k1", "git"), "{\"event\":\"credential\",\"id\":\"k1\",\"name\":\"git\"}");
 	expect_line(ev_output("c1", false, (const uint8_t *)"hi\n", 3),
 		    "{\"event\":\"output\",\"id\":\"c1\",\"stream\":\"stdout\",\"data\":\"aGkK\"}");
 	expect_line(ev_output("c1", true, (const uint8_t *)"", 1),

@@ -149,7 +149,7 @@ static void refusals(void **state)
 		{ "{\"op\":\"signal\",\"id\":\"b21\",\"signal\":\"STOP\"}", "b21", "unknown signal", -EINVAL },
 		{ "{\"op\":\"signal\",\"id\":\"b22\"}", "b22", "signal", -EINVAL },
 		{ "{\"op\":\"info\",\"id\":\"b23\",\"command\":\"t\"}", "b23", "info", -EINVAL },
-		{ "{\"op\":\"launch\",\"id\":\"b24\"}", "b24", "(exec, cancel, signal, info)", -EINVAL },
+		{ "{\"op\":\"launch\",\"id\":\"b24\"}", "b24", "(exec, cancel, signal, info, credential)", -EINVAL },
 		/* MCP's argument is timeout, serve's field timeout_s: the field is named unknown */
 		{ "{\"op\":\"exec\",\"id\":\"b25\",\"command\":\"t\",\"timeout\":1}", "b25",
 		  "exec: unknown field timeout (docs/protocol.md", -EINVAL },
@@ -234,6 +234,76 @@ static void jansson_oom_never_changes_a_command(void **state)
 	assert_true(n_enomem > 5);
 }
 
+/* A credential request (docs/protocol.md, "credential"): its name and value
+ * copied; the value's own check, creds.c's (na_cred_value_check). */
+static void credential(void **state)
+{
+	struct rq_request *r = parse_ok("{\"op\":\"credential\",\"id\":\"k1\",\"name\":\"git\",\"value\":\"tok en~1\"}");
+
+	(void)state;
+	assert_int_equal(r->op, RQ_CREDENTIAL);
+	assert_string_equal(r->cred_name, "git");
+	assert_int_equal(r->cred_len, 8);
+	assert_memory_equal(r->cred_value, "tok en~1", 9);
+	rq_free(r);
+}
+
+/* Each refusal of a credential request names why and never holds a byte of
+ * the value ("SECRET..."), also where jansson's own message would quote the
+ * line: its excerpt is left out of a line that names a credential. */
+static void credential_refusals(void **state)
+{
+	static const struct {
+		const char *line, *id, *word;
+		int code;
+	} bad[] = {
+		{ "{\"op\":\"credential\",\"id\":\"k1\",\"name\":\"git\"}", "k1", "credential: ", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k2\",\"value\":\"SECRET\"}", "k2", "credential: ", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k3\",\"name\":\"git\",\"value\":7}", "k3", "credential: ", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k4\",\"name\":\"git\",\"value\":\"\"}", "k4", "value is empty", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k5\",\"name\":\"git\",\"value\":\"SECRET\\u0001\"}", "k5",
+		  "value holds a byte that is not printable ASCII (0x20..0x7e)", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k6\",\"name\":\"git\",\"value\":\"SECRET\\u00e9\"}", "k6",
+		  "not printable ASCII", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k7\",\"name\":\"git\",\"value\":\"SECRET\",\"as\":\"basic\"}", "k7",
+		  "credential: unknown field as", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k8\",\"name\":\"\",\"value\":\"SECRET\"}", "k8", "credential: name", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k9\",\"name\":\"git\",\"value\":\"SECRET\x01\"}", "",
+		  "control character 0x1 (the text near it is not shown", -EBADMSG },
+		{ "{\"op\":\"credential\",\"id\":\"k11\",\"name\":\"git\",\"value\":\"SECRET\\q\"}", "",
+		  "invalid escape (the text near it is not shown", -EBADMSG },
+		{ "{\"op\":\"credential\",\"id\":\"k10\",\"name\":\"git\",\"value\":\"SECRET", "",
+		  "not a JSON object", -EBADMSG },
+	};
+	char longer[NA_CRED_VALUE_MAX + 128];
+	struct rq_request *r = NULL;
+	struct tn_error err = { 0 };
+	char id[RQ_ID_MAX + 1];
+	int n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = rq_parse(bad[i].line, strlen(bad[i].line), &r, id, &err);
+
+		if (rc != bad[i].code || strcmp(id, bad[i].id) != 0 || !strstr(err.msg, bad[i].word) ||
+		    strstr(err.msg, "SECRET"))
+			fail_msg("%s: rc %d id \"%s\" message \"%s\"", bad[i].line, rc, id, err.msg);
+		assert_null(r);
+	}
+	/* 4095 bytes pass, 4096 do not */
+	n = snprintf(longer, sizeof(longer), "{\"op\":\"credential\",\"id\":\"k\",\"name\":\"git\",\"value\":\"%0*d\"}",
+		     NA_CRED_VALUE_MAX, 0);
+	assert_int_equal(rq_parse(longer, (size_t)n, &r, id, &err), 0);
+	assert_int_equal(r->cred_len, NA_CRED_VALUE_MAX);
+	rq_free(r);
+	r = NULL;
+	n = snprintf(longer, sizeof(longer), "{\"op\":\"credential\",\"id\":\"k\",\"name\":\"git\",\"value\":\"%0*d\"}",
+		     NA_CRED_VALUE_MAX + 1, 0);
+	assert_int_equal(rq_parse(longer, (size_t)n, &r, id, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "value is longer than 4095 bytes"));
+	assert_null(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +315,8 @@ int main(void)
 		cmocka_unit_test(env_name_with_equals_skipped),
 		cmocka_unit_test(cancel_and_signal),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(credential),
+		cmocka_unit_test(credential_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
