@@ -151,8 +151,8 @@ def gateway_section():
         "redacted from it;\n"
         "- **gateway, image bundle**: the same to a second name of the server, whose entry has "
         f"no `ca`: the certificate is checked against the image's bundle (Debian's, {certs} "
-        "certificates with the test CA), which the gateway reads for each request, as it "
-        "does for a manifest that names none.\n")
+        "certificates with the test CA), which the proxy parses once, before its first "
+        "connection, as it does for a manifest that names none.\n")
     out.append(
         f"**Latency**: {n} requests of the 1 KiB file one after another, each on a connection of "
         "its own on both sides (the server closes each; `curl --no-sessionid`, so that a direct "
@@ -178,12 +178,12 @@ def gateway_section():
     g, gb = med("gw-latency", "gateway", "request_ns"), med("gw-latency", "gateway-bundle", "request_ns")
     out.append(
         f"\nA request through the gateway adds {(g - d) / 1e6:.2f} ms to the same request with "
-        f"TLS from the command ({ratio(g, d)}), {(gb - d) / 1e6:.2f} ms when the gateway reads "
-        f"the image's bundle of {certs} certificates for it; a download through it runs at "
+        f"TLS from the command ({ratio(g, d)}), {(gb - d) / 1e6:.2f} ms when the chain is "
+        f"checked against the image's bundle of {certs} certificates; a download through it runs at "
         f"{ratio(med('gw-fetch', 'gateway', 'mib_s'), fd)} the direct rate. The gateway's "
         "work a request, which the direct side does not have: the command's connection to the "
         "proxy on loopback, the proxy's child for it, the request head parsed and rewritten, "
-        "the CA file read and parsed, a random generator seeded, the handshake (mbedTLS), and "
+        "a random generator seeded, the handshake (mbedTLS), and "
         "every byte of the answer decrypted, searched for the value and copied on.\n")
     if "load_sections" in machine and OPTS.get("only"):
         load = machine["load_sections"].split()
