@@ -47,6 +47,17 @@ static void check_tail(const char *head, size_t len)
 		abort();
 }
 
+/* A verdict of gw_request or gw_response that is no head: a refusal with one
+ * line and nothing allocated, or "read more" below the bound. True then. */
+static bool not_parsed(int rc, const char *head, size_t len, const struct tn_error *err)
+{
+	if (rc < 0 && (head || !err->msg[0] || strchr(err->msg, '\n')))
+		abort();
+	if (rc == 1 && (head || len >= GW_HEAD_MAX))
+		abort();
+	return rc != 0;
+}
+
 /* The body at in[0..len) read whole and in pieces of step bytes: the same
  * verdict, bytes used and bytes out. */
 static void body_both_ways(const struct gw_body *start, bool decode, const char *in, size_t len, size_t step)
@@ -92,16 +103,8 @@ static void request(const char *in, size_t len, size_t step)
 	int rc = gw_request(in, len, "git.example.test", &cred, &head, &head_len, &used, &body, method, path,
 			    sizeof(path), &err);
 
-	if (rc < 0) {
-		if (head || !err.msg[0] || strchr(err.msg, '\n'))
-			abort();
+	if (not_parsed(rc, head, len, &err))
 		return;
-	}
-	if (rc == 1) {
-		if (head || len >= GW_HEAD_MAX)
-			abort();
-		return;
-	}
 	check_tail(head, head_len);
 	if (used > len || used < 4 || memcmp(in + used - 4, "\r\n\r\n", 4) != 0 || strlen(method) > 15 ||
 	    strlen(path) >= sizeof(path) || count_field(head, "host") != 1 ||
@@ -130,16 +133,8 @@ static void response(const char *in, size_t len, bool head_request, size_t step)
 	size_t head_len, used;
 	int status, rc = gw_response(in, len, head_request, &head, &head_len, &status, &used, &body, &err);
 
-	if (rc < 0) {
-		if (head || !err.msg[0] || strchr(err.msg, '\n'))
-			abort();
+	if (not_parsed(rc, head, len, &err))
 		return;
-	}
-	if (rc == 1) {
-		if (head || len >= GW_HEAD_MAX)
-			abort();
-		return;
-	}
 	check_tail(head, head_len);
 	if (used > len || status < 100 || status > 599 || count_field(head, "transfer-encoding") != 0 ||
 	    count_field(head, "connection") != 1)
