@@ -593,7 +593,7 @@ selected h-proto-invalid-json && { srow h-proto-invalid-json invalid-json
 selected h-proto-line-2mib && { srow h-proto-line-2mib line-2mib
 	sexpect '{"event":"error","id":null,"message":"request: line longer than 1048576 bytes"}'; }
 selected h-proto-unknown-op && { srow h-proto-unknown-op unknown-op
-	sexpect '{"event":"error","id":"u1","message":"request: unknown op run (exec, cancel, signal, info)"}'; }
+	sexpect '{"event":"error","id":"u1","message":"request: unknown op run (exec, cancel, signal, info, credential)"}'; }
 selected h-proto-missing-id && { srow h-proto-missing-id missing-id
 	sexpect '{"event":"error","id":null,"message":"request: id must be a string of 1 to 128 characters from [A-Za-z0-9._:-]"}'; }
 selected h-proto-duplicate-running-id && { srow h-proto-duplicate-running-id duplicate-running-id
@@ -1101,7 +1101,7 @@ fi
 # mcp's options: the bridge (--socket) holds no policy; serve takes no socket.
 if selected h-mcp-bridge-with-policy; then
 	arow h-mcp-bridge-with-policy mcp --socket /run/x.sock --audit-log /tmp/a.log
-	refused "mcp --socket holds no policy: --manifest and --audit-log go with the listen server"
+	refused "mcp --socket holds no policy: --manifest, --audit-log and --credentials go with the listen server"
 	end
 fi
 if selected h-mcp-call-options; then

@@ -45,7 +45,7 @@ want=$(
 		deployment.md packaging.md; do
 		printf '644 usr/share/doc/turninit/%s\n' "$f"
 	done
-	for l in jansson libcap2 libseccomp libsodium musl; do
+	for l in jansson libcap2 libseccomp libsodium mbedtls musl; do
 		printf '755 usr/share/doc/turninit/third-party/%s\n644 usr/share/doc/turninit/third-party/%s/copyright\n' "$l" "$l"
 	done
 	printf '755 usr/share/man\n755 usr/share/man/man1\n644 usr/share/man/man1/turninit.1\n')
