@@ -3,8 +3,9 @@
  * and what PID 1 makes of it: the audit log's "net" line, the protocol's
  * `net` event, the line an MCP tool result gains for a refusal
  * (docs/protocol.md, docs/audit.md, docs/mcp.md); and what PID 1 tells the
- * proxy: a command's own listening socket, opened and closed (net_ctl), and
- * a credential's value given by request (net_ctl_cred). */
+ * proxy: a command's own listening socket, opened and closed (net_ctl), a
+ * credential's value given by request (net_ctl_cred), and a connection to
+ * the proxy that PID 1 makes for a command (net_ctl_peer). */
 #ifndef TURNINIT_NETREC_H
 #define TURNINIT_NETREC_H
 
@@ -65,6 +66,22 @@ struct net_ctl_cred {
 	char name[NA_CRED_NAME_MAX + 1];
 	uint16_t len;                        /* bytes of value, 1..NA_CRED_VALUE_MAX */
 	char value[NA_CRED_VALUE_MAX + 1];   /* NUL-ended */
+};
+
+/* The third kind: in seccomp-notify mode the commands share the pod's
+ * loopback with its other processes, so the proxy serves only the
+ * connections PID 1 makes for a command. Before it calls connect(2) on a
+ * command's socket (bound by then to 127.0.0.1, its port the kernel's
+ * choice), PID 1 sends this, and the proxy keeps (port, to) pending until a
+ * connection from 127.0.0.1:port to its listener of port `to` takes it, or
+ * 30 s have passed (policy/netpeer.h). Told apart by its first byte and its
+ * size; no fd comes with it. */
+#define NET_CTL_PEER 3
+
+struct net_ctl_peer {
+	uint8_t kind;      /* NET_CTL_PEER */
+	uint16_t port;     /* the source port on 127.0.0.1 of a connection turninit made */
+	uint16_t to;       /* the proxy port it goes to (shared or a command's) */
 };
 
 #endif
