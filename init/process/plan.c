@@ -115,8 +115,9 @@ static int step_network(struct sandbox *sb, struct tn_error *err)
 	/* the proxy keeps the socket; PID 1 closes its own copy, so that with
 	 * the proxy gone a connect is refused at once. The proxy keeps its copy
 	 * of the credentials' values too; PID 1 keeps none. */
-	r = proxy_start(&sb->m->network, &sb->creds, sb->net.listen_fd, sb->net.outside_ns, sb->net.records_wr,
-			sb->net.ctl_proxy, sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1, &sb->proxy_pid, err);
+	r = proxy_start(&sb->m->network, &sb->creds, sb->net.listen_fd, sb->net.outside_ns, false,
+			sb->net.records_wr, sb->net.ctl_proxy, sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1,
+			&sb->proxy_pid, err);
 	creds_wipe(&sb->creds);
 	close(sb->net.listen_fd);
 	close(sb->net.outside_ns);

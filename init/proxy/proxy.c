@@ -31,6 +31,7 @@
 #include "io.h"
 #include "log.h"
 #include "netallow.h"
+#include "netpeer.h"
 #include "netrec.h"
 #include "proxyreq.h"
 
@@ -60,6 +61,17 @@ struct proxy_listener {
 	char id[RQ_ID_MAX + 1];
 };
 static struct proxy_listener listeners[NET_CMD_PORTS_MAX];
+/* Counts every change of listeners[] (one kept, one closed): the loop stops
+ * going through what it polled once a drain of the control socket in
+ * proxy_accept has changed them, as a polled fd may then be closed, or
+ * another listener's by now. */
+static unsigned listeners_gen;
+
+/* Peer checks on (proxy_start's peers, seccomp-notify mode): a connection
+ * is served only when PID 1 said it makes it (struct net_ctl_peer), its
+ * pair pending in peer_table (the proxy's own, never its children's). */
+static bool proxy_peers;
+static struct np_table peer_table;
 
 /* The credentials' values: the proxy's copy after the fork (the gateway's),
  * completed by the values PID 1 hands it later (proxy_cred_take). */
@@ -680,16 +692,69 @@ static void proxy_cred_take(const struct mf_network *n, struct net_ctl_cred *m)
 	}
 }
 
-/* A message of PID 1's on the control socket (netrec.h): a command's
- * listener kept, or one closed (struct net_ctl), or a credential's value
- * (struct net_ctl_cred, wiped once taken). *ctl set to -1 once PID 1's end
- * is gone. A listener past NET_CMD_PORTS_MAX (PID 1 bounds them too) is
- * closed: its command's connections are then refused. */
-static void proxy_control(const struct mf_network *n, int *ctl)
+/* A peer PID 1 is about to connect from (struct net_ctl_peer), pending in
+ * peer_table; ignored with peer checks off. A full table is said (bounded
+ * with the refusals): that connection will be refused. */
+static void proxy_peer_add(const struct net_ctl_peer *m)
+{
+	int r;
+
+	if (!proxy_peers)
+		return;
+	r = np_add(&peer_table, m->port, m->to, clock_ms());
+	if (r == -ENOSPC && proxy_quota_take(NULL))
+		log_line("net: %d connections turninit makes for commands are pending, the most at once: the one from 127.0.0.1:%u to port %u will be refused",
+			 NP_MAX, m->port, m->to);
+	else if (r < 0 && r != -ENOSPC)
+		log_line("net: a peer from turninit not taken: port %u to port %u", m->port, m->to);
+}
+
+/* A command's listener from PID 1 (struct net_ctl): kept, with open and fd,
+ * or the one of its port closed, without. A listener past NET_CMD_PORTS_MAX
+ * (PID 1 bounds them too) is closed: its command's connections are then
+ * refused. fd is the listener's or -1, taken (closed when not kept). */
+static void proxy_listener_ctl(const struct net_ctl *m, int fd)
+{
+	size_t i;
+
+	if (m->open && fd >= 0) {
+		for (i = 0; i < NET_CMD_PORTS_MAX && listeners[i].fd >= 0; i++)
+			;
+		if (i < NET_CMD_PORTS_MAX) {
+			listeners[i].fd = fd;
+			listeners[i].port = m->port;
+			listeners[i].stream = m->stream;
+			snprintf(listeners[i].id, sizeof(listeners[i].id), "%s", m->id);
+			listeners_gen++;
+			return;
+		}
+		log_line("net: %d commands' ports are open, the most at once: command %s's is closed",
+			 NET_CMD_PORTS_MAX, m->id);
+	} else if (!m->open) {
+		for (i = 0; i < NET_CMD_PORTS_MAX; i++)
+			if (listeners[i].fd >= 0 && listeners[i].port == m->port) {
+				close(listeners[i].fd);
+				listeners[i].fd = -1;
+				listeners_gen++;
+				break;
+			}
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A message of PID 1's on the control socket (netrec.h), told apart by its
+ * size and first byte: a command's listener kept, or one closed (struct
+ * net_ctl), a credential's value (struct net_ctl_cred, wiped once taken),
+ * or a peer it is about to connect from (struct net_ctl_peer). Returns 1
+ * when a message was read, 0 when none waits, -1 when PID 1's end is gone
+ * (*ctl then closed and set to -1). */
+static int proxy_control(const struct mf_network *n, int *ctl)
 {
 	union {
 		struct net_ctl c;
 		struct net_ctl_cred k;
+		struct net_ctl_peer p;
 	} u_m;
 	struct net_ctl m;
 	union {
@@ -702,63 +767,127 @@ static void proxy_control(const struct mf_network *n, int *ctl)
 	struct cmsghdr *cm;
 	ssize_t r = recvmsg(*ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	int fd = -1;
-	size_t i;
 
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
+		return 0;
 	if (r <= 0) {
 		close(*ctl);
 		*ctl = -1;
-		return;
+		return -1;
 	}
-	if (r == (ssize_t)sizeof(u_m.k) && u_m.k.kind == NET_CTL_CREDENTIAL) {
-		proxy_cred_take(n, &u_m.k);
-		sodium_memzero(&u_m, sizeof(u_m));
-		return;
-	}
-	memcpy(&m, &u_m.c, sizeof(m));
 	cm = CMSG_FIRSTHDR(&mh);
 	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
 	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	m.id[sizeof(m.id) - 1] = '\0';
-	if (r == (ssize_t)sizeof(m) && m.open && fd >= 0) {
-		for (i = 0; i < NET_CMD_PORTS_MAX && listeners[i].fd >= 0; i++)
-			;
-		if (i < NET_CMD_PORTS_MAX) {
-			listeners[i].fd = fd;
-			listeners[i].port = m.port;
-			listeners[i].stream = m.stream;
-			snprintf(listeners[i].id, sizeof(listeners[i].id), "%s", m.id);
-			return;
-		}
-		log_line("net: %d commands' ports are open, the most at once: command %s's is closed",
-			 NET_CMD_PORTS_MAX, m.id);
-	} else if (r == (ssize_t)sizeof(m) && !m.open) {
-		for (i = 0; i < NET_CMD_PORTS_MAX; i++)
-			if (listeners[i].fd >= 0 && listeners[i].port == m.port) {
-				close(listeners[i].fd);
-				listeners[i].fd = -1;
-				break;
-			}
+	if (r == (ssize_t)sizeof(u_m.k) && u_m.k.kind == NET_CTL_CREDENTIAL) {
+		proxy_cred_take(n, &u_m.k);
+		sodium_memzero(&u_m, sizeof(u_m));
+	} else if (r == (ssize_t)sizeof(u_m.p) && u_m.p.kind == NET_CTL_PEER) {
+		proxy_peer_add(&u_m.p);
+	} else if (r == (ssize_t)sizeof(m)) {
+		memcpy(&m, &u_m.c, sizeof(m));
+		m.id[sizeof(m.id) - 1] = '\0';
+		proxy_listener_ctl(&m, fd);
+		return 1;
 	}
 	if (fd >= 0)
 		close(fd);
+	return 1;
+}
+
+/* Every message PID 1 has sent so far taken, until none waits or its end
+ * is gone. Not bounded: PID 1 sends a peer a connect, and the connects
+ * wait for the proxy's accepts. */
+static void proxy_drain(const struct mf_network *n, int *ctl)
+{
+	while (*ctl >= 0 && proxy_control(n, ctl) > 0)
+		;
+}
+
+/* The port of s (AF_INET or AF_INET6) into *ret_port and its address as
+ * text into addr ("[ADDR]" for IPv6 but a mapped IPv4 address); true when
+ * that address is 127.0.0.1 or ::ffff:127.0.0.1. */
+static bool proxy_lo_addr(const struct sockaddr_storage *s, char addr[INET6_ADDRSTRLEN + 2], uint16_t *ret_port)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	const struct sockaddr_in *v4 = (const struct sockaddr_in *)s;
+	const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)s;
+	char text[INET6_ADDRSTRLEN];
+
+	if (s->ss_family == AF_INET) {
+		*ret_port = ntohs(v4->sin_port);
+		inet_ntop(AF_INET, &v4->sin_addr, addr, INET6_ADDRSTRLEN);
+		return v4->sin_addr.s_addr == htonl(INADDR_LOOPBACK);
+	}
+	if (s->ss_family != AF_INET6)
+		return false;
+	*ret_port = ntohs(v6->sin6_port);
+	if (memcmp(v6->sin6_addr.s6_addr, mapped, sizeof(mapped)) == 0) {
+		inet_ntop(AF_INET, v6->sin6_addr.s6_addr + 12, addr, INET6_ADDRSTRLEN);
+		return memcmp(v6->sin6_addr.s6_addr + 12, "\x7f\0\0\x01", 4) == 0;
+	}
+	inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text));
+	snprintf(addr, INET6_ADDRSTRLEN + 2, "[%s]", text);
+	return false;
+}
+
+/* Peer checks: whether cfd, just accepted, is a connection PID 1 said it
+ * makes for a command: from 127.0.0.1, its source port and the port it
+ * came to pending in peer_table, which it then leaves (one connection a
+ * message). The control socket is drained first: PID 1 sends the message
+ * before it calls connect(2), so it waits there by the time the connection
+ * is accepted. Else false, said in a line and a record (bounded with the
+ * other refusals); the record names no command, as the connection is
+ * none's (any process of the pod may connect to any of the ports). */
+static bool proxy_peer_ok(const struct mf_network *n, int *ctl, int cfd)
+{
+	struct sockaddr_storage peer, self;
+	socklen_t pl = sizeof(peer), sl = sizeof(self);
+	char addr[INET6_ADDRSTRLEN + 2] = "?", own[INET6_ADDRSTRLEN + 2];
+	uint16_t port = 0, to = 0;
+	bool lo = false;
+
+	proxy_drain(n, ctl);
+	if (getpeername(cfd, (struct sockaddr *)&peer, &pl) == 0 &&
+	    getsockname(cfd, (struct sockaddr *)&self, &sl) == 0) {
+		lo = proxy_lo_addr(&peer, addr, &port);
+		(void)proxy_lo_addr(&self, own, &to);
+	}
+	if (lo && np_take(&peer_table, port, to, clock_ms()))
+		return true;
+	if (proxy_quota_take(NULL)) {
+		struct proxy_conn c = { .client = cfd, .upstream = -1, .rule = -1, .start_ms = clock_ms() };
+		char why[200];
+
+		snprintf(why, sizeof(why),
+			 "refused a connection to the proxy from %s:%u, which turninit did not make for a command",
+			 addr, port);
+		log_line("net: %s", why);
+		proxy_record(&c, "refused", why);
+	}
+	return false;
 }
 
 /* A connection accepted on fd, its child forked (l: the command's listener
- * it is, or NULL for the shared one); *live counted. At most
+ * it is, or NULL for the shared one); *live counted. With peer checks, one
+ * PID 1 did not make is closed at once (proxy_peer_ok). At most
  * PROXY_CONNS_MAX: past that a 503. */
-static void proxy_accept(const struct mf_network *n, int lfd, int ctl, int fd, const struct proxy_listener *l,
+static void proxy_accept(const struct mf_network *n, int lfd, int *ctl, int fd, const struct proxy_listener *l,
 			 unsigned *live)
 {
-	const char *id = l ? l->id : "";
+	char id[RQ_ID_MAX + 1];
 	uint32_t stream = l ? l->stream : 0;
 	int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 	pid_t pid;
 
+	/* copied: a drain of the control socket may close l and reuse its place */
+	snprintf(id, sizeof(id), "%s", l ? l->id : "");
 	if (cfd < 0)
 		return;
+	if (proxy_peers && !proxy_peer_ok(n, ctl, cfd)) {
+		close(cfd);
+		return;
+	}
 	if (*live >= PROXY_CONNS_MAX) {
 		if (proxy_quota_take(NULL)) {
 			struct proxy_conn c = { .client = cfd, .upstream = -1, .rule = -1,
@@ -778,16 +907,13 @@ static void proxy_accept(const struct mf_network *n, int lfd, int ctl, int fd, c
 	}
 	pid = fork();
 	if (pid == 0) {
-		char own[RQ_ID_MAX + 1];
-
-		snprintf(own, sizeof(own), "%s", id);   /* listeners[] is closed below */
 		close(lfd);
-		if (ctl >= 0)
-			close(ctl);
+		if (*ctl >= 0)
+			close(*ctl);
 		for (size_t i = 0; i < NET_CMD_PORTS_MAX; i++)
 			if (listeners[i].fd >= 0)
 				close(listeners[i].fd);
-		proxy_conn_main(cfd, n, own, stream);
+		proxy_conn_main(cfd, n, id, stream);
 	}
 	if (pid > 0)
 		(*live)++;
@@ -802,7 +928,7 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 {
 	struct pollfd p[2 + NET_CMD_PORTS_MAX];
 	size_t at[2 + NET_CMD_PORTS_MAX];   /* p[k]'s place in listeners[] */
-	unsigned live = 0;
+	unsigned live = 0, gen;
 	int ctl = PROXY_CTL;
 
 	for (size_t i = 0; i < NET_CMD_PORTS_MAX; i++)
@@ -823,14 +949,17 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 			}
 		if (poll(p, np, 1000) <= 0)
 			continue;
+		gen = listeners_gen;
 		if (p[0].revents)
-			proxy_accept(n, lfd, ctl, lfd, NULL, &live);
-		for (nfds_t k = 2; k < np; k++)
+			proxy_accept(n, lfd, &ctl, lfd, NULL, &live);
+		/* a listener a drain (peer checks) kept or closed ends the
+		 * round: the fds polled may be others' by now (listeners_gen) */
+		for (nfds_t k = 2; k < np && listeners_gen == gen; k++)
 			if (p[k].revents && listeners[at[k]].fd == p[k].fd)
-				proxy_accept(n, lfd, ctl, p[k].fd, &listeners[at[k]], &live);
+				proxy_accept(n, lfd, &ctl, p[k].fd, &listeners[at[k]], &live);
 		/* last: a listener it closes was polled above with its fd */
-		if (p[1].revents)
-			proxy_control(n, &ctl);
+		if (p[1].revents && ctl >= 0)
+			(void)proxy_control(n, &ctl);
 	}
 }
 
@@ -879,7 +1008,7 @@ static int proxy_fds(int listen_fd, int records_fd, int ctl_fd)
 	return syscall(SYS_close_range, 6u, ~0u, 0u) != 0 ? -errno : 0;
 }
 
-int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, int outside_ns,
+int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, int outside_ns, bool peers,
 		int records_fd, int ctl_fd, int log_fd, pid_t *ret_pid, struct tn_error *err)
 {
 	struct tn_error cerr = { 0 };
@@ -887,6 +1016,7 @@ int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, 
 	sigset_t alrm;
 
 	proxy_creds = creds;
+	proxy_peers = peers;
 	pid = fork();
 
 	if (pid < 0)
@@ -903,7 +1033,10 @@ int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, 
 	 * command's (reap_run_one), never inside a line of the command's stderr */
 	if (log_fd >= 0 && log_fd != 2 && dup2(log_fd, 2) != 2)
 		_exit(1);
-	if (setns(outside_ns, CLONE_NEWNET) != 0) {
+	if (outside_ns < 0) {
+		/* seccomp-notify mode: the commands are in the pod's namespace,
+		 * and so is the proxy already */
+	} else if (setns(outside_ns, CLONE_NEWNET) != 0) {
 		log_line("network: the proxy cannot enter the container's network namespace (setns: %s): connections to allowed hosts are refused",
 			 strerror(errno));
 		_exit(1);

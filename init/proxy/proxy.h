@@ -5,7 +5,9 @@
  * A process of its own, forked by PID 1 after the commands' namespace is made:
  * it listens on that namespace's loopback (a socket made there, which keeps its
  * namespace) and connects out from the container's own namespace, which it
- * re-enters with setns(2). It runs as PID 1's uid with no capability, not
+ * re-enters with setns(2); in seccomp-notify mode, where the commands share
+ * the pod's namespace, it stays there and serves only the connections PID 1
+ * makes for a command (peer checks). It runs as PID 1's uid with no capability, not
  * dumpable, with no fd of turninit's but stderr: a command (another uid) cannot
  * signal, trace or read it. Each connection is a child of its own: one request
  * head read with a time limit, checked against the rules (policy/proxyreq.c,
@@ -20,6 +22,7 @@
 #ifndef TURNINIT_PROXY_H
 #define TURNINIT_PROXY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -44,7 +47,17 @@
  * commands' loopback (kept by the proxy, to be closed by the caller);
  * outside_ns: an fd of the container's network namespace (/proc/self/ns/net
  * before the unshare), which the proxy enters; the caller still holds
- * CAP_SYS_ADMIN. n: the rules (borrowed: the proxy has its own copy of the
+ * CAP_SYS_ADMIN; or -1: the proxy stays in the namespace it is forked in
+ * (seccomp-notify mode: the pod's, the commands' too). peers: peer checks
+ * (seccomp-notify mode, where any process of the pod reaches its ports): a
+ * connection is served only when PID 1 has said on ctl_fd, before it
+ * connected, that it makes it for a command (struct net_ctl_peer,
+ * net_peer_allow in net.h): from 127.0.0.1, its source port and the port it
+ * comes to pending (policy/netpeer.h: each taken once, dropped after
+ * NP_TTL_MS, at most NP_MAX); any other is closed at once, with a line and
+ * a record "refused" (bounded with the other refusals). false: every
+ * connection to its ports is served (a namespace of the commands' own
+ * holds the others out). n: the rules (borrowed: the proxy has its own copy of the
  * memory). creds: the credentials' values, value[i] for n->allow[i] (NULL:
  * none; the proxy's copy, after the fork, is its own, and takes the values
  * PID 1 hands it later (struct net_ctl_cred) in the places still NULL; the
@@ -60,7 +73,7 @@
  * *ret_pid on success. Errors: -errno of fork(2). The proxy's own
  * set-up failing (setns) ends it with a log line; connections are then
  * refused by the kernel (the listening socket is closed with it). */
-int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, int outside_ns,
+int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, int outside_ns, bool peers,
 		int records_fd, int ctl_fd, int log_fd, pid_t *ret_pid, struct tn_error *err);
 
 #endif
