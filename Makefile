@@ -315,10 +315,13 @@ audit-demo: setup
 # socket's race and fd-passing peers, the hostile launcher, the raw-environment
 # launcher, the memory hog of the fault suite, the signal sender of the nonroot
 # suite, the kernel-feature probe every suite asks before it relies on a
-# feature (kfeatures; make check prints its line first); and valgrind's control.
+# feature (kfeatures; make check prints its line first), the network suite's
+# probe of what a command reaches around seccomp-notify isolation (netprobe);
+# and valgrind's control.
 HELPER_SRC := tests/probe/probe.c tests/serve/peerrace.c tests/serve/fdpass.c \
               tests/pid1/hostile-launcher.c tests/hostile/rawenv.c tests/fault/memhog.c \
-              tests/nonroot/sig.c tests/kernel/kfeatures.c
+              tests/nonroot/sig.c tests/kernel/kfeatures.c \
+              tests/network/netprobe.c
 HELPERS    := $(patsubst %.c,$(BUILD)/helpers/%,$(notdir $(HELPER_SRC)))
 define helper_rule
 $(BUILD)/helpers/$(basename $(notdir $(1))): $(1)

@@ -37,10 +37,13 @@ SRV=turninit-ntest-srv
 TLS=turninit-ntest-tls
 ECHO=turninit-ntest-echo
 NPMSRV=turninit-ntest-npm
+# the seccomp-notify tests' counter of arrivals and pod-loopback server (below)
+CNT=turninit-ntest-cnt
+LOOP=turninit-ntest-loop
 T0=$(now_ms)
 
 servers_down() {
-	timeout 60 "$ENGINE" rm -f "$SRV" "$TLS" "$ECHO" "$NPMSRV" >/dev/null 2>&1
+	timeout 60 "$ENGINE" rm -f "$SRV" "$TLS" "$ECHO" "$NPMSRV" "$CNT" "$LOOP" >/dev/null 2>&1
 	docker_engine || for s in gittoken pipauth apitoken gittoken-wrong npmtoken; do
 		timeout 60 podman secret rm "turninit-ntest-$s" >/dev/null 2>&1
 	done
@@ -564,6 +567,8 @@ TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-sto
 	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
 	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit
 	"${CRED_TESTS[@]}")
+# and the same clients in non-root mode (seccomp-notify, at the suite's end)
+TLS_TESTS+=(net-notify-tls-curl net-notify-tls-git-clone net-notify-tls-pip-install)
 tls_wanted() {
 	local t
 	for t in "${TLS_TESTS[@]}"; do selected "$t" && return 0; done
@@ -1626,6 +1631,382 @@ if begin net-cred-verify; then
 	expect_rc 0
 	got=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["credentials"][0]["value"])' 2>&1)
 	eq "credentials, not given" "$got" "not given"
+	end
+fi
+
+# --- isolation by seccomp user notification (issue 48; docs/security.md) -------------
+# Non-root mode (turninit started as the commands' uid with no capability: a
+# restricted pod, OpenShift) can make no network namespace, so the commands
+# share the container's: a seccomp filter hands each connect(2) to PID 1,
+# which connects the socket itself when the address is turninit's proxy, a
+# listed loopback port or a listener of the turn's own, and refuses the rest
+# (ENETUNREACH off loopback, ECONNREFUSED on it); UDP and every other family
+# are refused at socket(2), fast open and io_uring outright; and the proxy
+# serves only the connections turninit made. The attacks below use
+# build/helpers/netprobe (tests/network/netprobe.c), bound read-only into
+# the turn; CNT, a netprobe listener on the test network, counts what arrives
+# there (TCP connections and UDP datagrams).
+NRRUN=("${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges)
+NOTIFY_TESTS=(net-notify-proxy-connect net-notify-proxy-refused net-notify-direct-refused
+	net-notify-own-loopback-reached net-notify-verify net-notify-isolation-namespace-nonroot-refused
+	net-notify-isolation-notify-root-refused net-notify-sockaddr-race net-notify-pod-loopback-refused
+	net-notify-udp-refused net-notify-sendto-address-refused net-notify-fastopen-refused
+	net-notify-io-uring-refused net-notify-connect-storm net-notify-pod-neighbour-refused
+	net-notify-kube-restricted)
+CNT_TESTS=(net-notify-sockaddr-race net-notify-udp-refused net-notify-sendto-address-refused
+	net-notify-fastopen-refused)
+NOTIFY_WANTED= CNT_WANTED=
+for t in "${NOTIFY_TESTS[@]}"; do selected "$t" && NOTIFY_WANTED=1; done
+for t in "${CNT_TESTS[@]}"; do selected "$t" && CNT_WANTED=1; done
+NETPROBE=(-v "$HELPERS/netprobe:/usr/local/bin/netprobe:ro")
+if [[ -n $NOTIFY_WANTED ]]; then
+	need_helpers netprobe
+	# the isolation named in the manifest: "namespace" and "seccomp-notify"
+	# with the allow list of "allow"; "uring" lets io_uring through the
+	# manifest's own filter, so that only the notify filter's refusal is left
+	NALLOW="\"allow\":[{\"host\":\"srv.test.internal\",\"ports\":[8080]},{\"host\":\"$SRV_IP\",\"ports\":[8080,8081]}]"
+	manifest isons "{$HEAD,\"env\":{$PSET},\"network\":{$NALLOW,\"isolation\":\"namespace\"}}"
+	manifest isonotify "{$HEAD,\"env\":{$PSET},\"network\":{$NALLOW,\"isolation\":\"seccomp-notify\"}}"
+	manifest uring "{$HEAD,\"env\":{$PSET},\"seccomp\":{\"allow\":[\"@aio-uring\"]},\"network\":{$NALLOW}}"
+	mapfile -t ISONS_ENV < <(manifest_env "$WORK/m/isons.json")
+	mapfile -t ISONOTIFY_ENV < <(manifest_env "$WORK/m/isonotify.json")
+	mapfile -t URING_ENV < <(manifest_env "$WORK/m/uring.json")
+fi
+if [[ -n $CNT_WANTED ]]; then
+	engine_rm "$CNT"
+	timeout 120 "$ENGINE" run -d --name "$CNT" --label "$LABEL" --network "$NET" --pull never "${NETPROBE[@]}" \
+		--entrypoint /usr/local/bin/netprobe "$IMG:base" listen 8095 >"$WORK/cnt.log" 2>&1 \
+		|| { cat "$WORK/cnt.log"; abort "the counter's container"; }
+	CNT_IP=$(timeout 60 "$ENGINE" inspect --format "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" "$CNT")
+	[[ $CNT_IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || abort "the counter's address on $NET: '$CNT_IP'"
+	wait_for 30 sh -c "timeout 10 $ENGINE logs $CNT 2>&1 | grep -q '^listening 8095$'" \
+		|| abort "the counter does not listen: $(timeout 10 "$ENGINE" logs "$CNT" 2>&1 | tail -n 3)"
+	echo "# counter $CNT at $CNT_IP:8095 (TCP and UDP)"
+fi
+# cnt_arrivals: ARRIVALS, the TCP connections and UDP datagrams that reached
+# the counter from the test network so far, counted once a marker connection
+# made inside the counter's own container (queued after every earlier one)
+# is in its log
+cnt_log() {
+	timeout 30 "$ENGINE" logs "$CNT" 2>&1
+}
+cnt_arrivals() {
+	local marks
+	marks=$(cnt_log | grep -c '^arrival tcp 127.0.0.1$')
+	timeout 30 "$ENGINE" exec "$CNT" /usr/local/bin/netprobe connect 127.0.0.1:8095 >/dev/null 2>&1
+	wait_for 30 sh -c '[ "$(timeout 10 "$1" logs "$2" 2>&1 | grep -c "^arrival tcp 127.0.0.1$")" -gt "$3" ]' \
+		sh "$ENGINE" "$CNT" "$marks" || why "the counter's marker connection is not in its log"
+	ARRIVALS=$(cnt_log | grep '^arrival ' | grep -vc ' 127.0.0.1$')
+}
+# no_arrival BEFORE: nothing reached the counter since it counted BEFORE
+no_arrival() {
+	cnt_arrivals
+	((ARRIVALS == $1)) || why "$((ARRIVALS - $1)) arrival(s) at the counter: $(cnt_log | grep '^arrival ' | grep -v ' 127.0.0.1$' | tail -n 3 | tr '\n' ' ')"
+}
+
+# The proxy works as in a namespace: a listed host through it, an
+# unlisted one refused (403).
+if begin net-notify-proxy-connect; then
+	run_cmd "${NRRUN[@]}" "${HOSTS[@]}" "$IMG:allow" -- "$(connect_to srv.test.internal:8080)"
+	expect_rc 0
+	expect_out $'HTTP/1.1 200 Connection established\n1\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT srv.test.internal:8080 ($SRV_IP) by network.allow[0]"
+	end
+fi
+if begin net-notify-proxy-refused; then
+	run_cmd "${NRRUN[@]}" "${HOSTS[@]}" "$IMG:allow" -- "$(connect_to other.test.internal:8080)"
+	expect_out $'HTTP/1.1 403 Forbidden\n0\n'
+	expect_contains stderr "$ERR" "turninit: net: refused CONNECT other.test.internal:8080: no entry of the manifest's network.allow names this host and port"
+	end
+fi
+# A connect straight to the server, by its address and its IPv4-mapped
+# IPv6 one: ENETUNREACH, as in a namespace with no route, and a net line.
+if begin net-notify-direct-refused; then
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- 'netprobe connect '"$SRV_IP"':8080
+(exec 3<>/dev/tcp/'"$SRV_IP"'/8080) 2>/dev/null && echo tcp-reached || echo tcp-refused
+(exec 3<>/dev/tcp/::ffff:'"$SRV_IP"'/8080) 2>/dev/null && echo tcp6-reached || echo tcp6-refused'
+	expect_rc 0
+	expect_out $'connect ENETUNREACH\ntcp-refused\ntcp6-refused\n'
+	expect_contains stderr "$ERR" "turninit: net: refused connect to $SRV_IP:8080 (seccomp-notify): not turninit's proxy nor a listed loopback port"
+	end
+fi
+# The command's own server on loopback is reached, as in a namespace of its own.
+if begin net-notify-own-loopback-reached; then
+	run_cmd "${NRRUN[@]}" "$IMG:allow" -- \
+		'busybox httpd -p 127.0.0.1:9000 -h /etc/turninit && (exec 3<>/dev/tcp/127.0.0.1/9000) && echo lo-reached || echo lo-refused'
+	expect_rc 0
+	expect_out $'lo-reached\n'
+	end
+fi
+# verify and turn_start's protections name the isolation: seccomp-notify in
+# non-root mode, namespace as root with the two capabilities.
+# isolation_of: network_isolation of the JSON object on stdin, or "absent"
+isolation_of() {
+	python3 -c 'import json, sys
+d = json.load(sys.stdin)
+d = d.get("protections", d)
+print(d.get("network_isolation", "absent"))' 2>&1
+}
+if begin net-notify-verify; then
+	run_cmd "${NRRUN[@]}" "$IMG:allow" verify
+	expect_rc 0
+	eq "verify's network_isolation, non-root" "$(printf '%s' "$OUT" | isolation_of)" seccomp-notify
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" "$IMG:allow" verify
+	expect_rc 0
+	eq "verify's network_isolation, root with the capabilities" "$(printf '%s' "$OUT" | isolation_of)" namespace
+	LOGDIR=$WORK/auditlog-notify
+	rm -rf "$LOGDIR" && mkdir -p "$LOGDIR" && chown 1000:1000 "$LOGDIR" && chmod 0700 "$LOGDIR"
+	serve_session "$(exec_json a true)" -- "${NRRUN[@]}" -i -v "$LOGDIR:/var/log/turninit" "$IMG:allow" \
+		serve --audit-log /var/log/turninit/audit.jsonl
+	expect_rc 0
+	eq "turn_start's network_isolation, non-root" \
+		"$(head -n 1 "$LOGDIR/audit.jsonl" 2>&1 | isolation_of)" seccomp-notify
+	end
+fi
+# The isolation named in the manifest where it cannot hold: refused at
+# start, one line, nothing run. "namespace" in non-root mode (no capability
+# to make one); "seccomp-notify" as root (it reads the commands' memory, so
+# it runs as their uid).
+if begin net-notify-isolation-namespace-nonroot-refused; then
+	run_cmd "${NRRUN[@]}" "${ISONS_ENV[@]}" "$IMG:base" -- 'echo RAN'
+	expect_refusal "namespace"
+	end
+fi
+if begin net-notify-isolation-notify-root-refused; then
+	run_cmd "${RUN[@]}" --network "$NET" "${ISONOTIFY_ENV[@]}" "$IMG:base" -- 'echo RAN'
+	expect_refusal "network: seccomp-notify needs turninit to run as the commands' user (--user UID:GID, non-root mode)"
+	end
+fi
+
+# --- the attacks -------------------------------------------------------------------------
+# A second thread rewrites the sockaddr of the connects, between the proxy's
+# address and the counter's, for 8 s: the address turninit checked is the
+# one it connects, so no connect's peer is the counter, and nothing arrives
+# there. (A supervisor that let the kernel go on with the command's own
+# sockaddr, SECCOMP_USER_NOTIF_FLAG_CONTINUE, would be raced past.)
+if begin net-notify-sockaddr-race; then
+	cnt_arrivals
+	BEFORE=$ARRIVALS
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- \
+		'netprobe race "127.0.0.1:${HTTP_PROXY##*:}" '"$CNT_IP"':8095 8000'
+	expect_rc 0
+	expect_contains stdout "$OUT" $'peer-target 0\n'
+	n=$(sed -n 's/^attempts //p' <<<"$OUT") c=$(sed -n 's/^connected //p' <<<"$OUT")
+	((${n:-0} >= 200)) || why "only ${n:-no} attempts: the race did not run"
+	((${c:-0} >= 1)) || why "no connect to the proxy succeeded: the race did not run"
+	no_arrival "$BEFORE"
+	end
+fi
+# A server on the pod's loopback, started in another container of the
+# pod (the turn joins its network namespace): refused (ECONNREFUSED), as if
+# nothing listened. A plain turn in the same namespace (no network key)
+# reaches it: it listens.
+if begin net-notify-pod-loopback-refused; then
+	engine_rm "$LOOP"
+	timeout 120 "$ENGINE" run -d --name "$LOOP" --label "$LABEL" --network "$NET" --pull never \
+		--entrypoint /bin/busybox "$IMG:base" httpd -f -p 127.0.0.1:9100 -h /etc/turninit >"$WORK/loop.log" 2>&1 \
+		|| why "the pod's loopback server: $(cat "$WORK/loop.log")"
+	LOOPPROBE='netprobe connect 127.0.0.1:9100
+(exec 3<>/dev/tcp/127.0.0.1/9100) 2>/dev/null && echo lo-reached || echo lo-refused'
+	run_cmd "${RUN[@]}" --network "container:$LOOP" "${NETPROBE[@]}" "$IMG:off" -- "$LOOPPROBE"
+	eq "the control (no network key)" "$OUT" $'connect ok\nlo-reached\n'
+	run_cmd "${RUN[@]}" --network "container:$LOOP" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
+		"${NETPROBE[@]}" "$IMG:allow" -- "$LOOPPROBE"
+	expect_rc 0
+	expect_out $'connect ECONNREFUSED\nlo-refused\n'
+	expect_contains stderr "$ERR" "turninit: net: refused connect to 127.0.0.1:9100 (seccomp-notify)"
+	engine_rm "$LOOP"
+	end
+fi
+# UDP to the resolver of /etc/resolv.conf and to the counter: socket(2)
+# refused (EACCES), bash's /dev/udp too, and nothing arrives.
+if begin net-notify-udp-refused; then
+	cnt_arrivals
+	BEFORE=$ARRIVALS
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- \
+		'ns=$(awk "/^nameserver [0-9.]+\$/ { print \$2; exit }" /etc/resolv.conf); echo "resolver ${ns:-none}" >&2
+netprobe udp "${ns:-127.0.0.53}:53"
+netprobe udp '"$CNT_IP"':8095
+(echo x >/dev/udp/'"$CNT_IP"'/8095) 2>/dev/null && echo udp-sent || echo udp-refused'
+	expect_rc 0
+	expect_out $'socket EACCES\nsocket EACCES\nudp-refused\n'
+	no_arrival "$BEFORE"
+	end
+fi
+# sendto and sendmsg with an address: on an unconnected TCP socket the
+# kernel ignores it (EPIPE); UDP and AF_UNIX datagram sockets, whose
+# sends carry an address, are not made (EACCES); nothing arrives.
+if begin net-notify-sendto-address-refused; then
+	cnt_arrivals
+	BEFORE=$ARRIVALS
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- "netprobe sendto $CNT_IP:8095"
+	expect_rc 0
+	expect_out $'tcp-sendto EPIPE\ntcp-sendmsg EPIPE\nudp-socket EACCES\nunix-dgram-socket EACCES\nunix-dgram-socketpair EACCES\n'
+	no_arrival "$BEFORE"
+	end
+fi
+# TCP fast open connects without connect(2): sendto and sendmsg with
+# MSG_FASTOPEN are refused (EACCES), and nothing arrives.
+if begin net-notify-fastopen-refused; then
+	cnt_arrivals
+	BEFORE=$ARRIVALS
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- "netprobe fastopen $CNT_IP:8095"
+	expect_rc 0
+	expect_out $'sendto-fastopen EACCES\nsendmsg-fastopen EACCES\n'
+	no_arrival "$BEFORE"
+	end
+fi
+# io_uring's IORING_OP_CONNECT is no connect(2) seccomp sees: io_uring_setup
+# is refused (EACCES) even where the manifest's own filter lets io_uring
+# through (seccomp.allow "@aio-uring"). Asked first: the kernel (kfeatures),
+# then the runtime, by the same manifest as root in a namespace of
+# turninit's (no notify filter), where io_uring_setup must work. Both
+# without the runtime's own seccomp profile, which may refuse io_uring
+# itself (podman's answers ENOSYS): the refusal seen is turninit's.
+if kernel_test net-notify-io-uring-refused io_uring; then
+	run_cmd "${RUN[@]}" --network "$NET" "${NETCAPS[@]}" --security-opt seccomp=unconfined "${NETPROBE[@]}" \
+		"${URING_ENV[@]}" "$IMG:base" -- 'netprobe uring'
+	if [[ $OUT != $'io_uring_setup ok\n' ]]; then
+		skip net-notify-io-uring-refused "io_uring_setup does not work in a $ENGINE_NAME container without the notify filter here: $(printf '%s' "$OUT$ERR" | tr '\n' ' ')"
+	elif begin net-notify-io-uring-refused; then
+		run_cmd "${NRRUN[@]}" --security-opt seccomp=unconfined "${NETPROBE[@]}" "${URING_ENV[@]}" "$IMG:base" -- 'netprobe uring'
+		expect_rc 0
+		expect_out $'io_uring_setup EACCES\n'
+		end
+	fi
+fi
+# A command connecting in a tight loop (each connect refused) for 12 s,
+# across a window of the refusals' rate limit, beside a normal command of
+# the same serve turn: the normal one's CONNECT through the proxy is
+# answered and it exits within 10 s, and the refusals' net events stay
+# within the bound (10 a 10 s window, and the count).
+if begin net-notify-connect-storm; then
+	run_cmd timeout 120 python3 "$ROOT/tests/network/stormsession.py" \
+		"$(exec_json storm "netprobe storm $SRV_IP:8080 12000")" \
+		"$(exec_json normal "$(connect_to srv.test.internal:8080)")" 10000 -- \
+		"${NRRUN[@]}" -i "${HOSTS[@]}" "${NETPROBE[@]}" "$IMG:allow" serve
+	expect_rc 0
+	expect_contains stdout "$OUT" $'normal stdout HTTP/1.1 200 Connection established\nnormal stdout 1\nnormal exit 0 within 10000 ms: yes'
+	expect_contains stdout "$OUT" $'storm stdout storming\n'
+	expect_contains stdout "$OUT" $'storm exit 0\n'
+	grep -qE '^storm stdout connects [0-9]+ reached 0$' <<<"$OUT" || why "the storm reached its target, or did not end"
+	n=$(sed -n 's/^storm stdout connects \([0-9]*\) .*/\1/p' <<<"$OUT")
+	((${n:-0} >= 1000)) || why "only ${n:-no} connects: no storm"
+	r=$(sed -n 's/^net refused //p' <<<"$OUT")
+	((${r:-0} <= 30)) || why "$r refusal events for a 12 s storm, want at most 30 (10 a 10 s window)"
+	lines=$(grep -c "^turninit: net: refused connect to $SRV_IP:8080" <<<"$ERR")
+	((lines >= 1 && lines <= 30)) || why "$lines refusal lines on stderr, want 1 to 30"
+	end
+fi
+# Another container of the pod (joining the turn container's network
+# namespace) connects to turninit's proxy port, which the turn's command
+# writes to the shared workdir, and asks for a listed host: closed without
+# an answer, and turninit says so. Then the command itself asks through
+# the same port: 200.
+if begin net-notify-pod-neighbour-refused; then
+	workspace
+	NB=turninit-ntest-turn-$$
+	"${NRRUN[@]}" --name "$NB" "${NETPROBE[@]}" -v "$WS:/work" "$IMG:allow" -- \
+		'p=${HTTP_PROXY##*:}; echo "$p" >/work/port.tmp && mv /work/port.tmp /work/port
+i=0; while [ ! -e /work/done ] && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
+netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080' </dev/null >"$WORK/nb.out" 2>"$WORK/nb.err" &
+	TURN=$!
+	# the port, or the turn's end (a refusal at start)
+	wait_for 60 sh -c 'test -s "$1" || ! kill -0 "$2" 2>/dev/null' sh "$WS/port" "$TURN"
+	if [[ -s $WS/port ]]; then
+		PORT=$(cat "$WS/port")
+		run_cmd timeout 60 "$ENGINE" run --rm --pull never --label "$LABEL" --network "container:$NB" \
+			"${NETPROBE[@]}" --entrypoint /usr/local/bin/netprobe "$IMG:base" ask "127.0.0.1:$PORT" "$SRV_IP:8080"
+		case $OUT in
+		$'closed\n' | $'recv ECONNRESET\n' | $'send EPIPE\n' | $'send ECONNRESET\n') ;;
+		*) why "the neighbour's CONNECT through 127.0.0.1:$PORT: $(printf '%q' "$OUT") (want it closed unanswered)" ;;
+		esac
+	else
+		why "the turn's command wrote no proxy port (the turn ended, or 60 s passed)"
+	fi
+	touch "$WS/done"
+	wait "$TURN"
+	RC=$?
+	CMD="a turn ($NB) and a neighbour in its network namespace"
+	slurp "$WORK/nb.out" OUT
+	slurp "$WORK/nb.err" ERR
+	expect_rc 0
+	expect_out $'answer HTTP/1.1 200 Connection established\n'
+	expect_contains stderr "$ERR" "turninit: net: refused a connection to the proxy from 127.0.0.1:"
+	rm -rf "$WS"
+	end
+fi
+
+# A restricted pod under podman kube play (runAsNonRoot, uid 1000, no
+# privilege escalation, every capability dropped, the runtime's default
+# seccomp profile) on the internal network: the listed server through the
+# proxy, and not directly. HOME's emptyDir at its parent, as
+# oci/k8s/job-restricted.yaml has it (the image without /home/agent).
+if podman_test net-notify-kube-restricted "podman kube play is podman's: the podman run has it"; then
+	begin net-notify-kube-restricted
+	pod=turninit-ntest-$$-kube
+	ctr=$(timeout 60 buildah from --pull-never --quiet "$IMG:base") || why "buildah from"
+	if ! timeout 60 buildah run "$ctr" -- /bin/rmdir /home/agent ||
+		! timeout 60 buildah run "$ctr" -- /bin/busybox chmod 1777 /home ||
+		! timeout 60 buildah commit --quiet --rm "$ctr" "$IMG:nohome" >/dev/null; then
+		timeout 60 buildah rm "$ctr" >/dev/null 2>&1
+		why "buildah run/commit of $IMG:nohome"
+	fi
+	sh "$ROOT/oci/seal.sh" --image "$IMG:nohome" --tag "$IMG:allow-nohome" --manifest "$WORK/m/allow.json" \
+		--key "$WORK/key.key" --trusted-comment "turninit network test: allow-nohome" \
+		>"$WORK/seal-allow-nohome.log" 2>&1 || why "oci/seal.sh allow-nohome: $(cat "$WORK/seal-allow-nohome.log")"
+	python3 - "$pod" "$IMG:allow-nohome" "$(connect_to "$SRV_IP:8080")
+(exec 3<>/dev/tcp/$SRV_IP/8080) 2>/dev/null && echo tcp-reached || echo tcp-refused" >"$WORK/$pod.yaml" <<'PY'
+import json, sys
+pod, image, command = sys.argv[1:]
+print(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": pod}, "spec": {
+    "restartPolicy": "Never", "automountServiceAccountToken": False, "enableServiceLinks": False,
+    "securityContext": {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000,
+                        "seccompProfile": {"type": "RuntimeDefault"}},
+    "containers": [{"name": "turn", "image": image, "imagePullPolicy": "Never", "args": ["--", command],
+                    "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+                    "volumeMounts": [{"name": pod + "-home", "mountPath": "/home"}]}],
+    "volumes": [{"name": pod + "-home", "emptyDir": {"medium": "Memory", "sizeLimit": "64Mi"}}]}}, indent=1))
+PY
+	kube_volume "$pod-home" --opt type=tmpfs --opt device=tmpfs --opt o=mode=1777
+	run_cmd timeout 120 podman kube play --network "$NET" "$WORK/$pod.yaml"
+	if [[ $RC -ne 0 ]]; then
+		why "podman kube play failed"
+	else
+		run_cmd timeout 60 podman wait "$pod-turn"
+		eq "container status" "${OUT%$'\n'}" 0
+		run_cmd timeout 60 podman logs "$pod-turn"
+		expect_out $'HTTP/1.1 200 Connection established\n1\ntcp-refused\n'
+		expect_contains stderr "$ERR" "turninit: net: allowed CONNECT $SRV_IP:8080"
+	fi
+	kube_down "$WORK/$pod.yaml"
+	end
+fi
+
+# The Debian image's clients over HTTPS in non-root mode, as net-tls-*
+# as root: curl, git clone and pip install, through the proxy.
+DNRUN=("${NRRUN[@]}" "${TLS_HOSTS[@]}" -v "${FX:-/nonexistent}/ca.pem:/ca/ca.pem:ro")
+if tls_begin net-notify-tls-curl; then
+	run_cmd "${DNRUN[@]}" "$DIMG:tls" -- "$CURL https://tls.test.internal:8443/hello.txt"
+	expect_rc 0
+	expect_out $'hello from the test server\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443 ($TLS_IP) by network.allow[0]"
+	end
+fi
+if tls_begin net-notify-tls-git-clone; then
+	run_cmd "${DNRUN[@]}" "$DIMG:tls" -- \
+		'git -c http.sslCAInfo=/ca/ca.pem clone -q https://tls.test.internal:8443/git/probe.git "$HOME/probe" && cat "$HOME/probe/README"'
+	expect_rc 0
+	expect_out $'cloned through the proxy\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443"
+	end
+fi
+if tls_begin net-notify-tls-pip-install; then
+	run_cmd "${DNRUN[@]}" "$DIMG:tls" -- \
+		'pip install -q --disable-pip-version-check --no-cache-dir --cert /ca/ca.pem --index-url https://tls.test.internal:8443/simple/ --target "$HOME/site" turninit-probe && PYTHONPATH=$HOME/site python3 -c "import turninit_probe; print(turninit_probe.VALUE)"'
+	expect_rc 0
+	expect_out $'probe 1.0\n'
+	expect_contains stderr "$ERR" "turninit: net: allowed CONNECT tls.test.internal:8443"
 	end
 fi
 
