@@ -5,9 +5,11 @@
 #ifndef TURNINIT_CLEANUP_H
 #define TURNINIT_CLEANUP_H
 
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <errno.h>
 
 static inline void cleanup_freep(void *p) { free(*(void **)p); }
 static inline void cleanup_closep(int *fd)
@@ -19,8 +21,21 @@ static inline void cleanup_closep(int *fd)
 	}
 }
 
+static inline void cleanup_fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+static inline void cleanup_closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
 #define _cleanup_free_ __attribute__((cleanup(cleanup_freep)))
 #define _cleanup_close_ __attribute__((cleanup(cleanup_closep)))
+#define _cleanup_fclose_ __attribute__((cleanup(cleanup_fclosep)))
+#define _cleanup_closedir_ __attribute__((cleanup(cleanup_closedirp)))
 
 /* N_ELEMENTS(a) - the number of elements of the array a (not a pointer). */
 #define N_ELEMENTS(a) (sizeof(a) / sizeof((a)[0]))
