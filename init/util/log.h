@@ -9,4 +9,8 @@
 
 void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* log_line_fd - log_line, to fd instead of stderr (a thread of PID 1 whose
+ * lines go where the proxy's do: notify.c). */
+void log_line_fd(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
