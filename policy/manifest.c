@@ -1102,7 +1102,8 @@ static int mf_cred_ca_unwritable(const struct mf_manifest *m, const struct na_ru
 }
 
 /* "network": absent, not filtered; present, its allow list (default empty:
- * loopback only) and isolation, whose only value is "namespace". */
+ * loopback only) and isolation: absent (MF_ISO_AUTO), "namespace" or
+ * "seccomp-notify". */
 static int mf_parse_network(const json_t *root, struct mf_manifest *m, struct tn_error *err)
 {
 	json_t *net = NULL, *list = NULL, *iso;
@@ -1120,8 +1121,12 @@ static int mf_parse_network(const json_t *root, struct mf_manifest *m, struct tn
 		r = mf_string(iso, "network.isolation", &s, err);
 		if (r < 0)
 			return r;
-		if (strcmp(s, "namespace") != 0)
-			return err_set(err, EINVAL, "network.isolation: \"%s\" is not \"namespace\", the only isolation this turninit has",
+		if (strcmp(s, "namespace") == 0)
+			m->network.isolation = MF_ISO_NAMESPACE;
+		else if (strcmp(s, "seccomp-notify") == 0)
+			m->network.isolation = MF_ISO_NOTIFY;
+		else
+			return err_set(err, EINVAL, "network.isolation: \"%s\" is neither \"namespace\" nor \"seccomp-notify\"",
 				       mf_show(s, (char[MF_SHOW]){ 0 }));
 	}
 	r = mf_get_array(net, "allow", "network.allow", &list, err);
@@ -1344,7 +1349,9 @@ static json_t *mf_render_network(const struct mf_network *n)
 		if (r->cred)
 			MF_SET(rule, "credential", mf_render_cred(r->cred));
 	}
-	MF_SET(net, "isolation", json_string("namespace"));
+	if (n->isolation != MF_ISO_AUTO)
+		MF_SET(net, "isolation", json_string(n->isolation == MF_ISO_NAMESPACE ? "namespace" :
+						     "seccomp-notify"));
 	return steal_ptr(&net);
 }
 

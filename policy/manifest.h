@@ -64,8 +64,17 @@ struct mf_landlock {
 /* "network" (docs/manifest.md): absent, turninit does not filter the network and
  * the runtime's applies. Present, commands reach loopback and, through turninit,
  * the hosts of allow (an empty allow: loopback only). */
+/* "network.isolation": how the commands are kept to the allowlist (net.h) */
+enum mf_isolation {
+	MF_ISO_AUTO,               /* absent: a namespace where one can be had, else
+				      seccomp user notification */
+	MF_ISO_NAMESPACE,          /* "namespace": a network namespace, or refused */
+	MF_ISO_NOTIFY,             /* "seccomp-notify": user notification, or refused */
+};
+
 struct mf_network {
 	bool filtered;             /* the key is present */
+	enum mf_isolation isolation;
 	struct na_rule *allow;     /* "network.allow", in file order, hosts each once */
 	size_t n_allow;
 };

@@ -264,7 +264,7 @@ mrow h-manifest-network-host-with-port "{$HD,\"env\":{$ST},\"network\":{\"allow\
 mrow h-manifest-network-port-0 "{$HD,\"env\":{$ST},\"network\":{\"allow\":[{\"host\":\"a.example\",\"ports\":[0]}]}}" \
 	"manifest: network.allow[0].ports[0]: 0 is out of range 1..65535"
 mrow h-manifest-network-isolation "{$HD,\"env\":{$ST},\"network\":{\"isolation\":\"none\"}}" \
-	"manifest: network.isolation: \"none\" is not \"namespace\", the only isolation this turninit has"
+	"manifest: network.isolation: \"none\" is neither \"namespace\" nor \"seccomp-notify\""
 if selected h-manifest-env-bad-base64; then
 	begin h-manifest-env-bad-base64
 	envfile mf-b64

@@ -347,7 +347,7 @@ static const struct mod_case mod_cases[] = {
 	GOOD("network.allow", "[{\"host\": \"pypi.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"__token__\"}}]"),
 	GOOD("network.allow", "[{\"host\": \"gitlab.example.test\", \"ports\": [443], \"credential\": {\"name\": \"GitLab_1.x-y\", \"as\": \"header\", \"field\": \"PRIVATE-TOKEN\"}}]"),
 	GOOD("network.allow", "[{\"host\": \"a.example.test\", \"ports\": [443], \"credential\": {\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", \"as\": \"basic\", \"user\": \"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}}]"),
-	BAD("network.isolation", "\"landlock\"", "network.isolation: \"landlock\" is not \"namespace\""),
+	BAD("network.isolation", "\"landlock\"", "network.isolation: \"landlock\" is neither \"namespace\" nor \"seccomp-notify\""),
 	BAD("network.isolation", "true", "network.isolation: expected a string, got a boolean"),
 	BAD("network.dns", "[]", "network.dns: unknown key"),
 	GOOD("network", "{}"),
