@@ -4,14 +4,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <seccomp.h>
 #include <stdbool.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -244,6 +249,37 @@ int sc_kill_action(uint32_t *ret, struct tn_error *err)
 	return 0;
 }
 
+/* ctx exported as a BPF program into ret (kill: its bad-arch action, kept
+ * for verify). 0, or -errno with err set. */
+static int sc_export(scmp_filter_ctx ctx, uint32_t kill, struct sc_program *ret, struct tn_error *err)
+{
+	_cleanup_close_ int fd = memfd_create("turninit-seccomp", MFD_CLOEXEC);
+	struct sock_filter *buf;
+	off_t size;
+	int r;
+
+	if (fd < 0)
+		return err_errno(err, errno, "seccomp: memfd_create");
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		return err_errno(err, r, "seccomp: export");
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % sizeof(struct sock_filter) != 0 ||
+	    size / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return err_set(err, EINVAL, "seccomp: exported program has %lld bytes", (long long)size);
+	buf = malloc((size_t)size);
+	if (!buf)
+		return err_set(err, ENOMEM, "seccomp: out of memory");
+	if (pread(fd, buf, (size_t)size, 0) != size) {
+		free(buf);
+		return err_set(err, EIO, "seccomp: reading the exported program");
+	}
+	ret->prog.len = (unsigned short)(size / sizeof(struct sock_filter));
+	ret->prog.filter = buf;
+	ret->kill_action = kill;
+	return 0;
+}
+
 int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 	     struct tn_error *err)
 {
@@ -254,10 +290,7 @@ int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t gu
 		  struct sc_program *ret, struct tn_error *err)
 {
 	scmp_filter_ctx ctx;
-	_cleanup_close_ int fd = -1;
-	struct sock_filter *buf = NULL;
 	struct scg_set set = { 0 };
-	off_t size;
 	uint32_t kill = SCMP_ACT_KILL_PROCESS;   /* gcc -flto sees no set on the failure path */
 	int r;
 
@@ -302,32 +335,7 @@ int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t gu
 		r = sc_add_guard(ctx, a, guard, err);
 	if (r < 0)
 		goto out;
-	fd = memfd_create("turninit-seccomp", MFD_CLOEXEC);
-	if (fd < 0) {
-		r = err_errno(err, errno, "seccomp: memfd_create");
-		goto out;
-	}
-	r = seccomp_export_bpf(ctx, fd);
-	if (r < 0) {
-		err_errno(err, r, "seccomp: export");
-		goto out;
-	}
-	size = lseek(fd, 0, SEEK_END);
-	if (size <= 0 || size % sizeof(struct sock_filter) != 0 ||
-	    size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
-		r = err_set(err, EINVAL, "seccomp: exported program has %lld bytes", (long long)size);
-		goto out;
-	}
-	buf = malloc((size_t)size);
-	if (!buf || pread(fd, buf, (size_t)size, 0) != size) {
-		r = err_set(err, buf ? EIO : ENOMEM, "seccomp: reading the exported program");
-		free(buf);
-		goto out;
-	}
-	ret->prog.len = (unsigned short)(size / sizeof(struct sock_filter));
-	ret->prog.filter = buf;
-	ret->kill_action = kill;
-	r = 0;
+	r = sc_export(ctx, kill, ret, err);
 out:
 	seccomp_release(ctx);
 	return r;
@@ -354,4 +362,136 @@ void sc_program_digest(const struct sc_program *p, char hex[static SC_DIGEST_HEX
 	crypto_generichash(d, sizeof(d), (const uint8_t *)p->prog.filter,
 			   (size_t)p->prog.len * sizeof(*p->prog.filter), NULL, 0);
 	sodium_bin2hex(hex, SC_DIGEST_HEX, d, sizeof(d));
+}
+
+static uint32_t sc_native_audit_arch(void)
+{
+#if defined(__x86_64__)
+	return AUDIT_ARCH_X86_64;
+#else
+	return AUDIT_ARCH_AARCH64;
+#endif
+}
+
+/* The program of sc_build_notify, assembled by hand: a jump is to a label,
+ * resolved once every instruction is placed. */
+enum { L_ALLOW, L_REFUSE, L_NOTIFY, L_SOCKET, L_UNIX_TYPE, L_INET, L_NETLINK, L_PAIR,
+       L_FLAGS2, L_FLAGS3, L_N };
+
+struct sc_asm {
+	struct sock_filter v[96];
+	size_t n;
+	int lab[L_N];                 /* instruction index of each label, -1: not yet */
+	int jt[96], jf[96];           /* label of each conditional branch, -1: none */
+};
+
+static void sc_asm_op(struct sc_asm *a, uint16_t code, uint32_t k, int jt, int jf)
+{
+	a->jt[a->n] = jt;
+	a->jf[a->n] = jf;
+	a->v[a->n++] = (struct sock_filter)BPF_STMT(code, k);
+}
+
+static void sc_asm_label(struct sc_asm *a, int l)
+{
+	a->lab[l] = (int)a->n;
+}
+
+#define SC_ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args) + 8 * (i))
+#define SC_LD(k) sc_asm_op(&a, BPF_LD | BPF_W | BPF_ABS, (k), -1, -1)
+#define SC_JEQ(k, l) sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, (k), (l), -1)
+#define SC_RET(k) sc_asm_op(&a, BPF_RET | BPF_K, (k), -1, -1)
+
+int sc_build_notify(struct sc_program *ret, struct tn_error *err)
+{
+	struct sc_asm a = { .n = 0 };
+	struct sock_filter *buf;
+
+	memset(a.lab, -1, sizeof(a.lab));
+	/* another architecture's calls, and x32's: the main filter kills them */
+	SC_LD(offsetof(struct seccomp_data, arch));
+	sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, sc_native_audit_arch(), -1, L_ALLOW);
+	SC_LD(offsetof(struct seccomp_data, nr));
+#if defined(__x86_64__)
+	sc_asm_op(&a, BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, L_ALLOW, -1);
+#endif
+	SC_JEQ(__NR_connect, L_NOTIFY);
+	SC_JEQ(__NR_socket, L_SOCKET);
+	SC_JEQ(__NR_socketpair, L_PAIR);
+	SC_JEQ(__NR_sendto, L_FLAGS3);
+	SC_JEQ(__NR_sendmmsg, L_FLAGS3);
+	SC_JEQ(__NR_sendmsg, L_FLAGS2);
+	SC_JEQ(__NR_io_uring_setup, L_REFUSE);
+	SC_JEQ(__NR_io_uring_enter, L_REFUSE);
+	SC_JEQ(__NR_io_uring_register, L_REFUSE);
+	SC_RET(SECCOMP_RET_ALLOW);
+	/* socket(2): its family, then its type less SOCK_NONBLOCK and
+	 * SOCK_CLOEXEC, then its protocol, each an int (the low 32 bits) */
+	sc_asm_label(&a, L_SOCKET);
+	SC_LD(SC_ARG_LO(0));
+	SC_JEQ(AF_UNIX, L_UNIX_TYPE);
+	SC_JEQ(AF_INET, L_INET);
+	SC_JEQ(AF_INET6, L_INET);
+	SC_JEQ(AF_NETLINK, L_NETLINK);
+	SC_RET(SECCOMP_RET_ERRNO | EACCES);
+	sc_asm_label(&a, L_PAIR);
+	SC_LD(SC_ARG_LO(0));
+	sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, L_UNIX_TYPE, L_REFUSE);
+	sc_asm_label(&a, L_UNIX_TYPE);
+	SC_LD(SC_ARG_LO(1));
+	sc_asm_op(&a, BPF_ALU | BPF_AND | BPF_K, 0xf, -1, -1);
+	SC_JEQ(SOCK_STREAM, L_ALLOW);
+	sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, SOCK_SEQPACKET, L_ALLOW, L_REFUSE);
+	sc_asm_label(&a, L_INET);
+	SC_LD(SC_ARG_LO(1));
+	sc_asm_op(&a, BPF_ALU | BPF_AND | BPF_K, 0xf, -1, -1);
+	sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, -1, L_REFUSE);
+	SC_LD(SC_ARG_LO(2));
+	SC_JEQ(0, L_ALLOW);
+	sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, L_ALLOW, L_REFUSE);
+	sc_asm_label(&a, L_NETLINK);
+	SC_LD(SC_ARG_LO(2));
+	sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, NETLINK_ROUTE, L_ALLOW, L_REFUSE);
+	/* sendmsg's flags are its third argument, sendto's and sendmmsg's its fourth */
+	sc_asm_label(&a, L_FLAGS2);
+	SC_LD(SC_ARG_LO(2));
+	sc_asm_op(&a, BPF_JMP | BPF_JSET | BPF_K, MSG_FASTOPEN, L_REFUSE, L_ALLOW);
+	sc_asm_label(&a, L_FLAGS3);
+	SC_LD(SC_ARG_LO(3));
+	sc_asm_op(&a, BPF_JMP | BPF_JSET | BPF_K, MSG_FASTOPEN, L_REFUSE, L_ALLOW);
+	/* the answers last: a classic BPF jump goes forward only */
+	sc_asm_label(&a, L_ALLOW);
+	SC_RET(SECCOMP_RET_ALLOW);
+	sc_asm_label(&a, L_REFUSE);
+	SC_RET(SECCOMP_RET_ERRNO | EACCES);
+	sc_asm_label(&a, L_NOTIFY);
+	SC_RET(SECCOMP_RET_USER_NOTIF);
+	/* each branch's label to a forward offset; a fall-through stays 0 */
+	for (size_t i = 0; i < a.n; i++) {
+		int l[2] = { a.jt[i], a.jf[i] };
+		uint8_t *o[2] = { &a.v[i].jt, &a.v[i].jf };
+
+		for (int k = 0; k < 2; k++) {
+			if (l[k] < 0)
+				continue;
+			if (a.lab[l[k]] <= (int)i || a.lab[l[k]] - (int)i - 1 > 255)
+				return err_set(err, EINVAL, "seccomp: the connection filter's jump %zu", i);
+			*o[k] = (uint8_t)(a.lab[l[k]] - (int)i - 1);
+		}
+	}
+	buf = malloc(a.n * sizeof(*buf));
+	if (!buf)
+		return err_set(err, ENOMEM, "seccomp: out of memory");
+	memcpy(buf, a.v, a.n * sizeof(*buf));
+	ret->prog.len = (unsigned short)a.n;
+	ret->prog.filter = buf;
+	ret->kill_action = SCMP_ACT_KILL_PROCESS;
+	return 0;
+}
+
+int sc_load_listener(const struct sc_program *p)
+{
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &p->prog);
+
+	return fd < 0 ? -errno : (int)fd;
 }

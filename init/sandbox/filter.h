@@ -92,6 +92,29 @@ int sc_load(const struct sc_program *p);
 
 void sc_program_free(struct sc_program *p);
 
+/* sc_build_notify - the second filter of every command where the network is
+ * held by seccomp user notification (net.h, NET_NOTIFY; docs/design.md,
+ * "Isolation by seccomp user notification"), for this build's architecture,
+ * assembled by hand (about 40 instructions): connect(2) goes to turninit
+ * (SECCOMP_RET_USER_NOTIF, notify.h); socket(2) makes only AF_UNIX stream
+ * and seqpacket sockets, AF_INET and AF_INET6 TCP (type SOCK_STREAM,
+ * protocol 0 or IPPROTO_TCP) and AF_NETLINK NETLINK_ROUTE, socketpair(2)
+ * only the AF_UNIX ones; sendto(2), sendmsg(2) and sendmmsg(2) with
+ * MSG_FASTOPEN, and io_uring_setup(2), io_uring_enter(2) and
+ * io_uring_register(2), are refused; each refusal is EACCES. Every other
+ * call, another architecture's and x32's included, is allowed here: the
+ * main filter (sc_build) judges them, and the kernel takes the stronger of
+ * the two answers. ret->kill_action is unused. Errors: -ENOMEM; -EINVAL
+ * (a jump out of reach: a bug). */
+int sc_build_notify(struct sc_program *ret, struct tn_error *err);
+
+/* sc_load_listener - install p (from sc_build_notify) in the calling
+ * process with SECCOMP_FILTER_FLAG_NEW_LISTENER (no_new_privs set first):
+ * the fd of its notifications (close-on-exec), or -errno of seccomp(2)
+ * (-EBUSY: the process has a listener already; -EINVAL: no user
+ * notification, Linux before 5.0 or gVisor). Async-signal-safe. */
+int sc_load_listener(const struct sc_program *p);
+
 /* sc_program_digest - the BLAKE2b-256 of p's BPF program as loaded (its
  * prog.len struct sock_filter entries, in this machine's byte order), as 64
  * hex digits and a NUL in hex: turn_start and verify name the filter by it. */
