@@ -193,7 +193,8 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 			   const struct sc_program *prog, const char *refusal,
 			   const char *workdir_note, struct tn_error *err)
 {
-	char net[512], digest[SC_DIGEST_HEX] = "";
+	char net[640], digest[SC_DIGEST_HEX] = "";
+	const char *isolation = NULL;
 	struct net_plan net_p = { 0 };
 	struct tn_error net_err = { 0 }, build_err = { 0 };
 	struct sc_program built = { 0 };
@@ -207,7 +208,7 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) < 0)
 		net_describe(&net_p, net_err.msg, net, sizeof(net));
 	else
-		net_describe(&net_p, NULL, net, sizeof(net));
+		net_describe(&net_p, NULL, net, sizeof(net)), isolation = net_isolation(&net_p);
 	if (sc_kill_action(&kill, err) < 0)
 		return NULL;
 	no_securebits = caps_securebits_probe();
@@ -252,6 +253,17 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 			 "start", start_json(start, refusal),
 			 "signal_guard", guard_json(refusal ? NULL : start, r->manifest),
 			 "changes", refusal ? NULL : changes_reader());
+	/* which isolation holds the network, and what seccomp-notify relies on
+	 * (each tried by net_plan's probe: notify_probe) */
+	if (root && isolation &&
+	    (json_object_set_new(root, "network_isolation", json_string(isolation)) < 0 ||
+	     (net_p.mode == NET_NOTIFY &&
+	      json_object_set_new(root, "network_isolation_relies_on",
+				  json_pack("[s,s,s,s]", "seccomp user notification (SECCOMP_FILTER_FLAG_NEW_LISTENER)",
+					    "pidfd_open", "pidfd_getfd", "process_vm_readv")) < 0))) {
+		json_decref(root);
+		root = NULL;
+	}
 	if (!root)
 		err_set(err, ENOMEM, "verify: out of memory");
 	return root;

@@ -48,6 +48,8 @@ const struct scg_use keeper_calls[] = {
 	ANY("setfsuid"), { "prctl", 0, prctl_options, 4 }, ANY("prlimit64"), ANY("setgroups"),
 	ANY("setresgid"), ANY("setresuid"), ANY("capset"), ANY("capget"), ANY("getppid"),
 	ANY("chdir"), ANY("landlock_restrict_self"), ANY("execve"),
+	/* seccomp-notify: the connections' filter, over the keeper's (notify.h) */
+	ANY("seccomp"),
 };
 const size_t keeper_n_calls = N_ELEMENTS(keeper_calls);
 
@@ -281,7 +283,9 @@ static void keeper_one(const struct spawn_plan *plan, int job_fd, int msg_fd, in
 /* The keeper process: never returns. */
 static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int job_fd, int msg_fd)
 {
-	int keep[3] = { job_fd, msg_fd, sb->landlock.fd };
+	/* seccomp-notify: each command's process hands its listener to
+	 * turninit on notify_wr (notify.h) */
+	int keep[4] = { job_fd, msg_fd, sb->landlock.fd, sb->net.notify_wr };
 	sigset_t set;
 	int sfd, hand[2];
 	/* Its dispositions are turninit's at the fork (SIGPIPE ignored) and
@@ -291,7 +295,7 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	spawn_close_fds(keep, 3);
+	spawn_close_fds(keep, 4);
 	/* The blocked set is turninit's (reap_block_signals); only SIGCHLD is
 	 * read here. Without a signalfd the keeper cannot wait for both its
 	 * command and turninit: it ends, and turninit reports the command

@@ -3,6 +3,7 @@
 #include "plan.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "home.h"
 #include "keeper.h"
 #include "log.h"
+#include "notify.h"
 #include "place.h"
 #include "plat.h"
 #include "proxy.h"
@@ -99,7 +101,33 @@ static int network_creds(struct sandbox *sb, struct tn_error *err)
 		if (n->allow[i].cred && !sb->creds.value[i])
 			log_line("network.allow[%zu]: credential %s was not given (no %s/%s): requests to %s are answered 503 naming it",
 				 i, n->allow[i].cred->name, dir, n->allow[i].cred->name, n->allow[i].host);
+	/* seccomp-notify is non-root mode's, which cannot mount */
+	for (size_t i = 0; sb->net.mode == NET_NOTIFY && i < n->n_allow; i++)
+		if (sb->creds.value[i])
+			return err_set(err, EPERM,
+				       "network.allow[%zu]: credential %s is a file in %s, which non-root mode cannot hide from the commands (no mount): give its value by the credential request of serve or listen mode instead",
+				       i, n->allow[i].cred->name, dir);
 	return creds_any(&sb->creds) ? creds_hide(dir, err) : 0;
+}
+
+/* seccomp-notify (notify.h): the commands' second filter, and the
+ * supervisor thread, which takes its own copies of the records' pipe and
+ * the proxy's log. Credential files are refused: non-root mode cannot hide
+ * them (no mount), and a command would read them. */
+static int network_notify(struct sandbox *sb, struct tn_error *err)
+{
+	int rec, log;
+
+	if (sc_build_notify(&sb->notify_filter, err) < 0)
+		return -err->code;
+	rec = fcntl(sb->net.records_wr, F_DUPFD_CLOEXEC, 3);
+	log = fcntl(sb->proxy_log_fd > 0 ? sb->proxy_log_fd : STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (rec < 0 || log < 0)
+		return err_errno(err, errno, "network: the supervisor's fds");
+	log_line("network: seccomp-notify isolation%s%s%s: turninit judges each connect of the commands",
+		 sb->net.why_notify ? " (" : "", sb->net.why_notify ? sb->net.why_notify : "",
+		 sb->net.why_notify ? ")" : "");
+	return notify_start(&sb->net, &sb->m->network, rec, log, sb->proxy_pid, err);
 }
 
 /* After HOME, before the capabilities it needs are dropped (net.h). */
@@ -107,22 +135,32 @@ static int step_network(struct sandbox *sb, struct tn_error *err)
 {
 	int r = net_prepare(&sb->m->network, sb->nonroot, &sb->net, err);
 
-	if (r < 0 || sb->net.listen_fd < 0)
+	if (r < 0 || sb->net.mode == NET_RUNTIME || sb->net.mode == NET_LOOPBACK ||
+	    (sb->net.mode == NET_OWN && sb->net.listen_fd < 0))
 		return r;
-	r = network_creds(sb, err);
-	if (r < 0)
-		return r;
+	if (sb->net.listen_fd >= 0) {
+		r = network_creds(sb, err);
+		if (r < 0)
+			return r;
+	}
 	/* the proxy keeps the socket; PID 1 closes its own copy, so that with
 	 * the proxy gone a connect is refused at once. The proxy keeps its copy
 	 * of the credentials' values too; PID 1 keeps none. */
-	r = proxy_start(&sb->m->network, &sb->creds, sb->net.listen_fd, sb->net.outside_ns, false,
-			sb->net.records_wr, sb->net.ctl_proxy, sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1,
-			&sb->proxy_pid, err);
+	if (sb->net.listen_fd >= 0)
+		r = proxy_start(&sb->m->network, &sb->creds, sb->net.listen_fd, sb->net.outside_ns,
+				sb->net.mode == NET_NOTIFY, sb->net.records_wr, sb->net.ctl_proxy,
+				sb->proxy_log_fd > 0 ? sb->proxy_log_fd : -1, &sb->proxy_pid, err);
 	creds_wipe(&sb->creds);
-	close(sb->net.listen_fd);
-	close(sb->net.outside_ns);
-	close(sb->net.records_wr);
-	close(sb->net.ctl_proxy);
+	if (r == 0 && sb->net.mode == NET_NOTIFY)
+		r = network_notify(sb, err);
+	if (sb->net.listen_fd >= 0)
+		close(sb->net.listen_fd);
+	if (sb->net.outside_ns >= 0)
+		close(sb->net.outside_ns);
+	if (sb->net.records_wr >= 0)
+		close(sb->net.records_wr);
+	if (sb->net.ctl_proxy >= 0)
+		close(sb->net.ctl_proxy);
 	sb->net.listen_fd = sb->net.outside_ns = sb->net.records_wr = sb->net.ctl_proxy = -1;
 	return r;
 }
@@ -271,5 +309,9 @@ struct spawn_plan sandbox_plan(const struct sandbox *sb, char *const *argv, char
 					    in_fd, out_fd, err_fd);
 
 	p.nonroot = sb->nonroot;
+	if (sb->net.mode == NET_NOTIFY) {
+		p.notify_filter = &sb->notify_filter;
+		p.notify_sock = sb->net.notify_wr;
+	}
 	return p;
 }

@@ -30,6 +30,8 @@ struct sandbox {
 					  (the signal guard, filter.h), else 0; step "filter" */
 	struct sc_program filter;      /* step "filter" */
 	struct net_plan net;           /* step "network" */
+	struct sc_program notify_filter;   /* step "network", NET_NOTIFY: the commands'
+					      second filter (sc_build_notify) */
 	pid_t proxy_pid;               /* step "network": the proxy (proxy.h), or 0 */
 	const char *creds_dir;         /* --credentials DIR, set before the steps (NULL:
 					  CREDS_DEFAULT_DIR) */

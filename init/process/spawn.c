@@ -24,6 +24,7 @@
 #include "caps.h"
 #include "cleanup.h"
 #include "exit_codes.h"
+#include "notify.h"
 
 #define SPAWN_NSIG 64   /* the kernel's _NSIG on x86_64 */
 
@@ -198,16 +199,17 @@ static int step_signals(const struct spawn_plan *p, const struct spawn_env *env,
 }
 
 /* stdio from the plan, and every other fd closed but the Landlock ruleset's
- * (closed by its own step) and the exec report's (close-on-exec). */
+ * (closed by its own step), the exec report's and seccomp-notify's socket
+ * to turninit (both close-on-exec). */
 static int step_fds(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err)
 {
-	int keep[2] = { p->landlock->fd, env->report_fd };
+	int keep[3] = { p->landlock->fd, env->report_fd, p->notify_filter ? p->notify_sock : -1 };
 	int r;
 
 	for (int i = 0; i < 3; i++)
 		if (p->stdio[i] >= 0 && p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
 			return err_errno(err, errno, "stdio");
-	r = spawn_close_fds(keep, 2);
+	r = spawn_close_fds(keep, 3);
 	if (r < 0)
 		return err_errno(err, r, "closing fds");
 	return 0;
@@ -344,6 +346,14 @@ static int step_seccomp(const struct spawn_plan *p, const struct spawn_env *env,
 	int r;
 
 	(void)env;
+	if (p->notify_filter) {
+		r = sc_load_listener(p->notify_filter);
+		if (r < 0)
+			return err_errno(err, -r, "seccomp filter of the connections (seccomp-notify)");
+		r = notify_hello_send(p->notify_sock, r, p->envp);
+		if (r < 0)
+			return err_errno(err, -r, "seccomp-notify: the listener handed to turninit");
+	}
 	r = p->filter_loaded ? 0 : sc_load(p->filter);
 	if (r < 0)
 		return err_errno(err, r, "seccomp filter");
@@ -408,6 +418,7 @@ struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
 		.stdio = { in_fd, out_fd, err_fd },
 		.sig_reset = ~0ull,
 		.report_sock = -1,
+		.notify_sock = -1,
 	};
 }
 

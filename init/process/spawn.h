@@ -35,6 +35,11 @@ struct spawn_plan {
 					   write end of the command's exec report for
 					   the child to take (spawn_command); -1: none
 					   (spawn_plan_of) */
+	const struct sc_program *notify_filter;   /* seccomp-notify (notify.h): the
+					   second filter, whose listener the child
+					   sends on notify_sock before the main one is
+					   loaded; NULL: none (spawn_plan_of) */
+	int notify_sock;
 	bool nonroot;                   /* turninit runs as uid:gid with no capability
 					   (caps.h): no securebits, bounding set, group
 					   or uid change; false in spawn_plan_of */

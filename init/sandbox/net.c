@@ -18,6 +18,7 @@
 #include "caps.h"
 #include "cleanup.h"
 #include "netrec.h"
+#include "notify.h"
 
 /* The first interface of this network namespace that is not lo into other
  * ("" when lo is alone). 0, or -errno of if_nameindex(3). */
@@ -35,10 +36,56 @@ static int net_other_interface(char other[IF_NAMESIZE])
 	return 0;
 }
 
+/* The namespace modes (the rules before seccomp-notify, word for word):
+ * 0 with p->mode set, or -EPERM with err naming what to add. */
+static int net_plan_namespace(const struct mf_network *n, bool nonroot, struct net_plan *p,
+			      struct tn_error *err)
+{
+	/* entries need the proxy, so a namespace of turninit's: never
+	 * --network none, never non-root mode */
+	if (n->n_allow > 0 && nonroot)
+		return err_set(err, EPERM,
+			       "network.allow: %zu host%s listed, and non-root mode cannot run turninit's proxy in a network namespace of its own (\"isolation\": \"namespace\"): start turninit as root in the container, on a network, with --cap-add SYS_ADMIN --cap-add NET_ADMIN, or leave isolation to turninit (seccomp-notify)",
+			       n->n_allow, n->n_allow == 1 ? "" : "s");
+	if (p->mode == NET_LOOPBACK && n->n_allow > 0)
+		return err_set(err, EPERM,
+			       "network.allow: %zu host%s listed, and the container has no network but loopback (--network none): run it on a network, with --cap-add SYS_ADMIN --cap-add NET_ADMIN",
+			       n->n_allow, n->n_allow == 1 ? "" : "s");
+	if (p->mode == NET_OWN && nonroot)
+		return err_set(err, EPERM,
+			       "network: the container has interface %s besides lo, and non-root mode cannot make a network namespace of loopback only: add --network none to podman or docker run",
+			       p->other);
+	if (p->mode == NET_OWN && (!caps_have(CAP_SYS_ADMIN) || !caps_have(CAP_NET_ADMIN)))
+		return err_set(err, EPERM,
+			       "network: the container has interface %s besides lo, and turninit lacks %s to make the commands a network namespace of their own: add %s to podman or docker run",
+			       p->other, caps_have(CAP_SYS_ADMIN) ? "CAP_NET_ADMIN" :
+			       caps_have(CAP_NET_ADMIN) ? "CAP_SYS_ADMIN" : "CAP_SYS_ADMIN and CAP_NET_ADMIN",
+			       n->n_allow > 0 ? "--cap-add SYS_ADMIN --cap-add NET_ADMIN" :
+			       "--network none (loopback only needs no capability), or --cap-add SYS_ADMIN --cap-add NET_ADMIN");
+	return 0;
+}
+
+/* seccomp-notify where it holds: non-root mode, a kernel that passes the
+ * probe. 0 with p->mode NET_NOTIFY, or -errno with err. */
+static int net_plan_notify(const struct mf_network *n, bool nonroot, struct net_plan *p,
+			   struct tn_error *err)
+{
+	if (p->mode == NET_LOOPBACK && n->n_allow > 0)
+		return err_set(err, EPERM,
+			       "network.allow: %zu host%s listed, and the container has no network but loopback (--network none): run it on a network",
+			       n->n_allow, n->n_allow == 1 ? "" : "s");
+	if (!nonroot)
+		return err_set(err, EPERM,
+			       "network: seccomp-notify needs turninit to run as the commands' user (--user UID:GID, non-root mode), since it reads their connect calls; as root, add --cap-add SYS_ADMIN --cap-add NET_ADMIN for a namespace of its own");
+	p->mode = NET_NOTIFY;
+	return notify_probe(err);
+}
+
 int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err)
 {
 	struct net_plan p = { .mode = NET_RUNTIME, .listen_fd = -1, .outside_ns = -1,
-			      .records_fd = -1, .records_wr = -1, .ctl_fd = -1, .ctl_proxy = -1 };
+			      .records_fd = -1, .records_wr = -1, .ctl_fd = -1, .ctl_proxy = -1,
+			      .notify_fd = -1, .notify_wr = -1 };
 	int r;
 
 	if (!n->filtered) {
@@ -49,28 +96,19 @@ int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, str
 	if (r < 0)
 		return err_errno(err, -r, "network: listing the interfaces (if_nameindex)");
 	p.mode = p.other[0] ? NET_OWN : NET_LOOPBACK;
-	/* entries need the proxy, so a namespace of turninit's: never
-	 * --network none, never non-root mode */
-	if (n->n_allow > 0 && nonroot)
-		return err_set(err, EPERM,
-			       "network.allow: %zu host%s listed, and non-root mode cannot run turninit's proxy (it needs a network namespace of its own): start turninit as root in the container, on a network, with --cap-add SYS_ADMIN --cap-add NET_ADMIN",
-			       n->n_allow, n->n_allow == 1 ? "" : "s");
-	if (p.mode == NET_LOOPBACK && n->n_allow > 0)
-		return err_set(err, EPERM,
-			       "network.allow: %zu host%s listed, and the container has no network but loopback (--network none): run it on a network, with --cap-add SYS_ADMIN --cap-add NET_ADMIN",
-			       n->n_allow, n->n_allow == 1 ? "" : "s");
-	if (p.mode == NET_OWN && nonroot)
-		return err_set(err, EPERM,
-			       "network: the container has interface %s besides lo, and non-root mode cannot make a network namespace of loopback only: add --network none to podman or docker run",
-			       p.other);
-	if (p.mode == NET_OWN && (!caps_have(CAP_SYS_ADMIN) || !caps_have(CAP_NET_ADMIN)))
-		return err_set(err, EPERM,
-			       "network: the container has interface %s besides lo, and turninit lacks %s to make the commands a network namespace of their own: add %s to podman or docker run",
-			       p.other, caps_have(CAP_SYS_ADMIN) ? "CAP_NET_ADMIN" :
-			       caps_have(CAP_NET_ADMIN) ? "CAP_SYS_ADMIN" : "CAP_SYS_ADMIN and CAP_NET_ADMIN",
-			       n->n_allow > 0 ? "--cap-add SYS_ADMIN --cap-add NET_ADMIN" :
-			       "--network none (loopback only needs no capability), or --cap-add SYS_ADMIN --cap-add NET_ADMIN");
 	p.proxy = n->n_allow > 0;
+	if (n->isolation == MF_ISO_NOTIFY)
+		r = net_plan_notify(n, nonroot, &p, err);
+	else if (n->isolation == MF_ISO_NAMESPACE || !nonroot)
+		r = net_plan_namespace(n, nonroot, &p, err);
+	else if ((r = net_plan_namespace(n, nonroot, &p, err)) < 0)
+		/* non-root mode and no namespace to be had: seccomp-notify,
+		 * said at start and by verify */
+		r = net_plan_notify(n, nonroot, &p, err);
+	if (r < 0)
+		return r;
+	if (p.mode == NET_NOTIFY && n->isolation == MF_ISO_AUTO)
+		p.why_notify = "non-root mode cannot make a network namespace";
 	*ret = p;
 	return 0;
 }
@@ -230,6 +268,8 @@ int net_cmd_listen(struct net_plan *p, unsigned stream, const char *id, struct t
 	if (r < 0)
 		return err_errno(err, -r, "network: a command's port handed to the proxy");
 	p->cmd_ports++;
+	if (p->mode == NET_NOTIFY)
+		notify_cmd_port(m.port, stream, id);
 	return m.port;
 }
 
@@ -302,6 +342,8 @@ int net_cmd_close(struct net_plan *p, uint16_t port)
 
 	if (r == 0 && p->cmd_ports > 0)
 		p->cmd_ports--;
+	if (p->mode == NET_NOTIFY)
+		notify_cmd_port_closed(port);
 	return r;
 }
 
@@ -314,39 +356,57 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
 	uint16_t port = 0;
 	int r = net_plan(n, nonroot, &p, err);
 
-	if (r < 0 || p.mode != NET_OWN) {
+	if (r < 0 || (p.mode != NET_OWN && p.mode != NET_NOTIFY)) {
 		if (r == 0)
 			*ret = p;
 		return r;
 	}
-	if (n->n_allow > 0 && (outside = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
-		return err_errno(err, errno, "network: the container's network namespace (/proc/self/ns/net)");
-	if (unshare(CLONE_NEWNET) != 0)
-		return err_errno(err, errno, "network: a network namespace of loopback only (unshare CLONE_NEWNET)");
-	r = net_lo_up(err);
-	if (r < 0)
-		return r;
-	/* what the commands will see, checked rather than assumed */
-	r = net_other_interface(other);
-	if (r < 0)
-		return err_errno(err, -r, "network: listing the interfaces (if_nameindex)");
-	if (other[0])
-		return err_set(err, EPERM, "network: interface %s is in turninit's new network namespace", other);
-	if (n->n_allow > 0) {
-		r = net_listen(&lfd, &port, err);
+	if (p.mode == NET_OWN) {
+		if (n->n_allow > 0 && (outside = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+			return err_errno(err, errno, "network: the container's network namespace (/proc/self/ns/net)");
+		if (unshare(CLONE_NEWNET) != 0)
+			return err_errno(err, errno, "network: a network namespace of loopback only (unshare CLONE_NEWNET)");
+		r = net_lo_up(err);
 		if (r < 0)
 			return r;
-		int rec[2], ctl[2];
+		/* what the commands will see, checked rather than assumed */
+		r = net_other_interface(other);
+		if (r < 0)
+			return err_errno(err, -r, "network: listing the interfaces (if_nameindex)");
+		if (other[0])
+			return err_set(err, EPERM, "network: interface %s is in turninit's new network namespace", other);
+	}
+	/* seccomp-notify: the supervisor's records (its refusals) with or
+	 * without a proxy, and the commands' listeners' way in */
+	if (n->n_allow > 0 || p.mode == NET_NOTIFY) {
+		int rec[2];
 
 		if (pipe2(rec, O_CLOEXEC) != 0 || fcntl(rec[0], F_SETFL, O_NONBLOCK) != 0)
 			return err_errno(err, errno, "network: the pipe of the proxy's records");
+		p.records_fd = rec[0];
+		p.records_wr = rec[1];
+	}
+	if (p.mode == NET_NOTIFY) {
+		int in[2];
+
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, in) != 0)
+			return err_errno(err, errno, "network: the socket pair of the commands' listeners");
+		p.notify_fd = in[0];
+		p.notify_wr = in[1];
+	}
+	if (n->n_allow > 0) {
+		int ctl[2];
+
+		/* NET_NOTIFY: on the container's own loopback (the proxy
+		 * serves only the connections PID 1 makes: net_peer_allow) */
+		r = net_listen(&lfd, &port, err);
+		if (r < 0)
+			return r;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) != 0)
 			return err_errno(err, errno, "network: the proxy's control socket pair");
 		net_proxy_env(&p, port, n);
 		p.listen_fd = steal_fd(&lfd);
 		p.outside_ns = steal_fd(&outside);
-		p.records_fd = rec[0];
-		p.records_wr = rec[1];
 		p.ctl_fd = ctl[0];
 		p.ctl_proxy = ctl[1];
 	}
@@ -363,6 +423,12 @@ const char *net_describe(const struct net_plan *p, const char *refusal, char *bu
 		snprintf(buf, size, "refused at start: %s", refusal);
 	else if (p->mode == NET_RUNTIME)
 		snprintf(buf, size, "not filtered by turninit (the manifest has no network key): the runtime's network applies");
+	else if (p->mode == NET_NOTIFY && p->proxy)
+		snprintf(buf, size, "allowlist by seccomp-notify: the commands share the container's network namespace (it has %s), and turninit makes each of their connections itself, to its proxy on 127.0.0.1 (which reaches the hosts of network.allow), to the loopback ports network.allow lists and to their own listeners, and refuses every other",
+			 p->other[0] ? p->other : "lo alone");
+	else if (p->mode == NET_NOTIFY)
+		snprintf(buf, size, "loopback only by seccomp-notify: the commands share the container's network namespace (it has %s), and turninit makes each of their connections itself, to the loopback ports network.allow lists and to their own listeners, and refuses every other",
+			 p->other[0] ? p->other : "lo alone");
 	else if (p->proxy && p->port)
 		snprintf(buf, size, "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy at 127.0.0.1:%u (the container's namespace has %s)",
 			 p->port, p->other);
@@ -375,4 +441,9 @@ const char *net_describe(const struct net_plan *p, const char *refusal, char *bu
 		snprintf(buf, size, "loopback only: turninit runs the commands in a network namespace of its own with lo alone (the container's has %s)",
 			 p->other);
 	return buf;
+}
+
+const char *net_isolation(const struct net_plan *p)
+{
+	return p->mode == NET_RUNTIME ? NULL : p->mode == NET_NOTIFY ? "seccomp-notify" : "namespace";
 }

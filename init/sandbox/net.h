@@ -22,6 +22,8 @@ enum net_mode {
 	NET_RUNTIME,      /* no network key: the runtime's network, not filtered */
 	NET_LOOPBACK,     /* the container's namespace has only lo: kept */
 	NET_OWN,          /* turninit makes a namespace with only lo */
+	NET_NOTIFY,       /* the container's namespace, each command's connect(2)
+			     judged by turninit (notify.h): seccomp-notify */
 };
 
 #define NET_PROXY_VARS 9   /* the proxy's variables of net_proxy_env */
@@ -32,7 +34,12 @@ enum net_mode {
 struct net_plan {
 	enum net_mode mode;
 	char other[IF_NAMESIZE];   /* NET_OWN: the first interface that is not lo */
-	bool proxy;                /* allow has entries: the proxy runs (NET_OWN) */
+	bool proxy;                /* allow has entries: the proxy runs (NET_OWN, NET_NOTIFY) */
+	const char *why_notify;    /* NET_NOTIFY: why not a namespace, for the log */
+	/* NET_NOTIFY: the socket pair on which each command's process hands
+	 * PID 1 its filter's listener (notify.h): the supervisor's end, and
+	 * the end every command's process inherits (close-on-exec); -1 else */
+	int notify_fd, notify_wr;
 	/* net_prepare with allow entries: the proxy's listening socket on the
 	 * commands' loopback and the container's namespace, for proxy_start
 	 * (each -1 otherwise); the port; the variables every command gets */
@@ -57,11 +64,16 @@ struct net_plan {
 };
 
 /* net_plan - how n would be enforced here, found without changing anything
- * (verify shows it): *ret on success. Errors (err names what to add or
- * change): -EPERM when entries are listed and the container has no network
- * but loopback (no host could be reached), or when the namespace has other
- * interfaces and turninit cannot make one of its own (non-root mode;
- * CAP_SYS_ADMIN or CAP_NET_ADMIN missing); -errno of if_nameindex(3). */
+ * but a probe child (verify shows it): *ret on success. n->isolation
+ * chooses: MF_ISO_NAMESPACE a namespace (NET_LOOPBACK or NET_OWN) or a
+ * refusal; MF_ISO_NOTIFY NET_NOTIFY or a refusal; MF_ISO_AUTO a namespace
+ * where one can be had, else NET_NOTIFY where that holds, else a refusal.
+ * NET_NOTIFY holds in non-root mode only (turninit reads the commands'
+ * memory, which the kernel lets it do for its own uid), where the kernel
+ * passes notify_probe. Errors (err names what to add or change): -EPERM
+ * when entries are listed and the container has no network but loopback
+ * (no host could be reached), or when no mode the manifest allows can be
+ * had here; notify_probe's; -errno of if_nameindex(3). */
 int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err);
 
 /* net_prepare - net_plan, then apply it: for NET_OWN, a new network namespace
@@ -129,6 +141,11 @@ int net_peer_allow(struct net_plan *p, uint16_t port, uint16_t to, struct tn_err
 int net_cmd_close(struct net_plan *p, uint16_t port);
 
 const char *net_describe(const struct net_plan *p, const char *refusal, char *buf, size_t size);
+
+/* net_isolation - "namespace", "seccomp-notify", or NULL without a network
+ * key (NET_RUNTIME): for verify's and turn_start's protections. */
+const char *net_isolation(const struct net_plan *p);
+
 
 #define NET_CRED_FILE 1
 #define NET_CRED_REQUEST 2
