@@ -101,7 +101,7 @@ enum nc_verdict nc_classify(const void *sa, size_t len, uint16_t shared_port, ui
 		d->port = ntohs(in->sin_port);
 		return nc_inet(n, shared_port, own_port, d);
 	}
-	if (fam == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+	if (fam == AF_INET6 && len >= offsetof(struct sockaddr_in6, sin6_scope_id)) {
 		const struct sockaddr_in6 *in6 = (const void *)&ss;
 
 		d->port = ntohs(in6->sin6_port);

@@ -25,6 +25,10 @@
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -520,9 +524,67 @@ static void keeper_calls_are_syscalls_here(void **state)
 				 sc_arch_native()->name);
 }
 
+/* The second filter of seccomp-notify isolation (sc_build_notify), this
+ * build's architecture, each of its answers. */
+static uint32_t notify_run(const struct sc_program *p, int nr, uint64_t a0, uint64_t a1, uint64_t a2,
+			   uint64_t a3)
+{
+	struct seccomp_data d = { .nr = nr, .arch = sc_arch_native()->token == SCMP_ARCH_X86_64 ?
+				  AUDIT_ARCH_X86_64 : AUDIT_ARCH_AARCH64,
+				  .args = { a0, a1, a2, a3 } };
+
+	return bpf_run(&p->prog, &d);
+}
+
+static void notify_filter_answers(void **state)
+{
+	const uint32_t refuse = SECCOMP_RET_ERRNO | EACCES, ok = SECCOMP_RET_ALLOW;
+	struct tn_error err = { 0 };
+	struct sc_program p = { 0 };
+	struct seccomp_data other = { .nr = __NR_socket, .arch = AUDIT_ARCH_I386,
+				      .args = { AF_INET, SOCK_DGRAM } };
+
+	(void)state;
+	assert_int_equal(sc_build_notify(&p, &err), 0);
+	assert_int_equal(notify_run(&p, __NR_connect, 3, 0, 16, 0), SECCOMP_RET_USER_NOTIF);
+	/* socket(2): TCP, unix stream and seqpacket, netlink route; the flags
+	 * of the type ignored, the high half of an int argument too */
+	assert_int_equal(notify_run(&p, __NR_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_INET6, SOCK_STREAM, IPPROTO_TCP, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_UNIX, SOCK_STREAM, 0, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_INET, SOCK_DGRAM, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_INET | (1ull << 32), SOCK_DGRAM, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK, IPPROTO_UDP, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_INET, SOCK_RAW, IPPROTO_ICMP, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_INET, SOCK_STREAM, IPPROTO_SCTP, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_INET, SOCK_STREAM, 262 /* MPTCP */, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_UNIX, SOCK_DGRAM, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_NETLINK, SOCK_RAW, 9 /* NETLINK_AUDIT */, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, AF_PACKET, SOCK_RAW, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socket, 40 /* AF_VSOCK */, SOCK_STREAM, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_socketpair, AF_UNIX, SOCK_STREAM, 0, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_socketpair, AF_UNIX, SOCK_DGRAM, 0, 0), refuse);
+	/* fast open by flag, in each call's own place */
+	assert_int_equal(notify_run(&p, __NR_sendto, 3, 0, 1, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_sendto, 3, 0, 1, MSG_FASTOPEN), refuse);
+	assert_int_equal(notify_run(&p, __NR_sendmsg, 3, 0, MSG_FASTOPEN | MSG_NOSIGNAL, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_sendmsg, 3, 0, MSG_NOSIGNAL, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_sendmmsg, 3, 0, 1, MSG_FASTOPEN), refuse);
+	assert_int_equal(notify_run(&p, __NR_io_uring_setup, 8, 0, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_io_uring_enter, 3, 0, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_io_uring_register, 3, 0, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_read, 0, 0, 0, 0), ok);
+	/* another architecture's calls are the main filter's to kill */
+	assert_int_equal(bpf_run(&p.prog, &other), ok);
+	sc_program_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(notify_filter_answers),
 		cmocka_unit_test(rows_name_syscalls),
 		cmocka_unit_test(probe_rows_on_both),
 		cmocka_unit_test(absent_table_is_complete),
