@@ -256,9 +256,9 @@ def notify_section():
         f"\nUnder seccomp-notify a connect(2) to the command's own listener took "
         f"{fmt(lx / 1e3)} µs, {ratio(lx, px)} a connect(2) to the proxy's port "
         f"({fmt(px / 1e3)} µs): the difference is the supervisor's look-up in /proc, which "
-        "grows with the TCP sockets of the container's network namespace and with the "
-        "processes of the turn and their open files (here the command alone, and the "
-        "sockets of the connections it made before).\n")
+        "reads every TCP socket of the container's network namespace and, for a listener at "
+        "the port, the parent chain and open files of each process in /proc (here the "
+        "command is the turn's one process, with a few files).\n")
     load = machine.get("load_sections", "").split()
     out.append(
         f"\nThe machine of this run: {machine['cpu']}, {machine['memory']}, kernel "
