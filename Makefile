@@ -38,9 +38,10 @@
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash,
 #                        a perf sched profile of serve against a bare spawn, its
 #                        proxy against a direct connection, its credential gateway
-#                        against TLS from the command: writes docs/benchmarks.md
-#                        and its plots (not in check; ~25 min). BENCH_ONLY=gateway:
-#                        the gateway's section alone; BENCH_SCALE=N: a quick trial
+#                        against TLS from the command, a connection under seccomp-notify
+#                        against a namespace: writes docs/benchmarks.md and its plots
+#                        (not in check; ~25 min). BENCH_ONLY=gateway or notify: that
+#                        section alone; BENCH_SCALE=N: a quick trial
 #   make size            what each archive and object costs in build/turninit (its
 #                        linker map): a figure, not a goal
 #   make mutants         each mutation of tests/mutants/mutants.txt built and run against

@@ -67,7 +67,16 @@
  *                                literal), one after the other, each closed
  *                                when made: connect_ns, the median; with -p
  *                                through the proxy $HTTP_PROXY names (CONNECT,
- *                                until its 200 answer ends)
+ *                                until its 200 answer ends), and syscall_ns,
+ *                                the median connect(2) to the proxy's port
+ *                                alone
+ *   bench accept N               listen on 127.0.0.1 (a port the kernel
+ *                                picks), then N times a TCP socket, its
+ *                                connect(2) to that port, the accept(2) of
+ *                                it, both closed (the client first):
+ *                                connect_ns, the median connect(2) alone,
+ *                                and accept_ns, from socket(2) to accept(2)
+ *                                returning
  *   bench fetch [-p] ADDR PORT PATH
  *                                GET PATH over HTTP/1.0 (-p: in a CONNECT
  *                                tunnel), read to the end: total_ns, bytes
@@ -820,9 +829,14 @@ static int cmd_timeit(char **argv)
 
 /* --- network: direct, or through turninit's proxy ------------------------- */
 
+/* the time of tcp_to's last connect(2), ns */
+static uint64_t last_connect_ns;
+
 /* tcp_to - a connected TCP socket to the IPv4 literal addr:port, or -1. */
 static int tcp_to(const char *addr, int port)
 {
+	uint64_t t0;
+
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	int fd;
 
@@ -832,8 +846,10 @@ static int tcp_to(const char *addr, int port)
 	}
 	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		die("socket");
+	t0 = now_ns();
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		die("connect");
+	last_connect_ns = now_ns() - t0;
 	return fd;
 }
 
@@ -892,19 +908,63 @@ static int cmd_connect(int argc, char **argv)
 {
 	int via = take_via(&argc, &argv);
 	long n;
-	uint64_t *t;
+	uint64_t *t, *sys;
 
 	if (argc != 3 || (n = num(argv[0])) < 1)
 		return 2;
-	if (!(t = calloc((size_t)n, sizeof(*t))))
+	if (!(t = calloc((size_t)n, sizeof(*t))) || !(sys = calloc((size_t)n, sizeof(*sys))))
 		die("calloc");
 	for (long i = 0; i < n; i++) {
 		uint64_t t0 = now_ns();
 
 		close(open_to(argv[1], atoi(argv[2]), via));
 		t[i] = now_ns() - t0;
+		sys[i] = last_connect_ns;
 	}
 	printf("connect_ns %llu\n", (unsigned long long)median(t, n));
+	if (via)
+		printf("syscall_ns %llu\n", (unsigned long long)median(sys, n));
+	return 0;
+}
+
+/* bench accept: connects to a listener of the command's own on loopback,
+ * the case seccomp-notify isolation answers by looking the port's listener
+ * up in /proc (docs/manifest.md, "By seccomp user notification"). */
+static int cmd_accept(char **argv)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	long n = num(argv[0]);
+	uint64_t *t, *c;
+	int lfd;
+
+	if (n < 1)
+		return 2;
+	if (!(t = calloc((size_t)n, sizeof(*t))) || !(c = calloc((size_t)n, sizeof(*c))))
+		die("calloc");
+	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		die("socket");
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 16) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &len) < 0)
+		die("listen on 127.0.0.1");
+	for (long i = 0; i < n; i++) {
+		uint64_t t0 = now_ns(), t1;
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), afd;
+
+		if (fd < 0)
+			die("socket");
+		t1 = now_ns();
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			die("connect to the own listener");
+		c[i] = now_ns() - t1;
+		if ((afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0)
+			die("accept");
+		t[i] = now_ns() - t0;
+		close(fd);
+		close(afd);
+	}
+	printf("connect_ns %llu\naccept_ns %llu\n", (unsigned long long)median(c, n),
+	       (unsigned long long)median(t, n));
 	return 0;
 }
 
@@ -1057,10 +1117,12 @@ int main(int argc, char **argv)
 		return cmd_stamp(argv[2]);
 	if (argc >= 2 && strcmp(argv[1], "connect") == 0)
 		return cmd_connect(argc - 2, argv + 2);
+	if (argc == 3 && strcmp(argv[1], "accept") == 0)
+		return cmd_accept(argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "fetch") == 0)
 		return cmd_fetch(argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "hold") == 0)
 		return cmd_hold(argc - 2, argv + 2);
-	fprintf(stderr, "usage: bench spawn|serve|mcp|calls|getppid|timeit|orphans|stamp|connect|fetch|hold ... (see bench.c)\n");
+	fprintf(stderr, "usage: bench spawn|serve|mcp|calls|getppid|timeit|orphans|stamp|connect|accept|fetch|hold ... (see bench.c)\n");
 	return 2;
 }

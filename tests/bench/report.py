@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""report.py WORK DOCS [--only gateway] - docs/benchmarks.md and
+"""report.py WORK DOCS [--only gateway|notify] - docs/benchmarks.md and
 docs/benchmarks/*.png from the raw figures of tests/bench/run.sh
 (WORK/results.tsv, WORK/machine.tsv); with --only gateway, section 10 alone,
-put in place of its old text in DOCS/benchmarks.md.
+with --only notify section 11, put in place of its old text in
+DOCS/benchmarks.md.
 
 Every figure is a median over interleaved rounds, shown with the ratio to its
 baseline and the spread (lowest and highest round). Plots are drawn by gnuplot
@@ -199,14 +200,100 @@ def gateway_section():
     return out
 
 
-def splice(section):
-    """DOCS/benchmarks.md with section 10 replaced by section (or put before
-    the notes, or at the end, where it has none yet), and the notes, which
-    follow it, as tests/bench/notes.md has them now."""
+# --- 11. a connection's set-up under seccomp-notify ---------------------------------
+# Like section 10, it can be written alone (`--only notify`, BENCH_ONLY=notify).
+def notify_section():
+    """Section 11's lines: connections to the proxy and to the command's own
+    listener, in a namespace and under seccomp-notify, and their ratios."""
+    out = []
+    n = one("nf", "connections")
+    rounds = len(vals("nf-proxy", "namespace", "connect_ns"))
+    out.append("## 11. A connection's set-up: seccomp-notify against a namespace\n")
+    out.append(
+        "One image and one sealed manifest, which lists a busybox httpd of the bench's image "
+        "on an internal network of the bench's own and leaves `network.isolation` out, so "
+        "the start chooses (docs/manifest.md, \"How it holds\"; `turninit verify` checks "
+        "which each mode takes before the rounds):\n")
+    out.append(
+        "- **namespace**: root in the container with `--cap-add SYS_ADMIN --cap-add NET_ADMIN`; "
+        "the command in a network namespace of turninit's, loopback alone, its connect(2) the "
+        "kernel's;\n"
+        "- **seccomp-notify**: non-root mode (`--user 1000:1000 --cap-drop ALL --security-opt "
+        "no-new-privileges`); each connect(2) of the command waits for turninit's supervisor "
+        "thread, which reads the address, takes the socket (pidfd_getfd), decides, and "
+        "connects it itself (for the proxy: after binding it and telling the proxy its "
+        "source port).\n")
+    out.append(
+        f"The command (tests/bench/bench.c) makes {n} connections one after another, a "
+        "container a mode and a workload a round:\n"
+        "- **to the proxy** (`bench connect -p`): connect(2) to 127.0.0.1 at the port of "
+        "`HTTP_PROXY`, then `CONNECT` of the listed server, until the proxy's `200` answer "
+        "has been read (the proxy's accept, its peer check under seccomp-notify, its child, "
+        "its own connection to the server); the connect(2) alone is timed too;\n"
+        "- **to the command's own listener** (`bench accept`): the command listens on "
+        "127.0.0.1 (a port the kernel picks), then each time a TCP socket, its connect(2) to "
+        "that port and the accept(2) of it, both closed, the client first. Under "
+        "seccomp-notify this port is allowed because a process of the turn listens on it: "
+        "the supervisor reads /proc/net/tcp and tcp6 (the listening entries, and the "
+        "TIME_WAIT entries of the connections before) and, for a listener at that port, "
+        "looks for its socket in /proc/PID/fd of each process of the turn, each found "
+        "below turninit by walking /proc/PID/stat.\n")
+    out.append(f"Medians of each run's connections, then the median of {rounds} "
+               f"round{'s' if rounds != 1 else ''}.\n")
+    rows = []
+    what = [("nf-proxy", "syscall_ns", "to the proxy: connect(2) to its port"),
+            ("nf-proxy", "connect_ns", "to the proxy: until its `200` to `CONNECT`"),
+            ("nf-listener", "connect_ns", "to the command's own listener: connect(2)"),
+            ("nf-listener", "accept_ns", "to the command's own listener: socket(2) to accept(2)")]
+    for sec, key, label in what:
+        a, b = med(sec, "namespace", key), med(sec, "notify", key)
+        rows.append((label, fmt(a / 1e3), fmt(b / 1e3), ratio(b, a), f"{(b - a) / 1e3:+,.0f} µs",
+                     f"{spread(sec, 'namespace', key)} / {spread(sec, 'notify', key)}"))
+    out.append(table(["connection", "namespace µs", "seccomp-notify µs", "notify ÷ namespace",
+                      "added", "rounds ÷ median (low–high), namespace / notify"], rows))
+    px, lx = med("nf-proxy", "notify", "syscall_ns"), med("nf-listener", "notify", "connect_ns")
+    out.append(
+        f"\nUnder seccomp-notify a connect(2) to the command's own listener took "
+        f"{fmt(lx / 1e3)} µs, {ratio(lx, px)} a connect(2) to the proxy's port "
+        f"({fmt(px / 1e3)} µs): the difference is the supervisor's look-up in /proc, which "
+        "reads every TCP socket of the container's network namespace and, for a listener at "
+        "the port, the parent chain and open files of each process in /proc (here the "
+        "command is the turn's one process, with a few files).\n")
+    load = machine.get("load_sections", "").split()
+    out.append(
+        f"\nThe machine of this run: {machine['cpu']}, {machine['memory']}, kernel "
+        f"{machine['kernel']}, {machine['os']}, podman {machine['podman']}; turninit commit "
+        f"{machine['turninit_commit']}, BENCH_SCALE={machine.get('scale', '1')}"
+        + (f", runnable tasks at the section's start {load[-1]} (1 is the sampler)" if load else "")
+        + (f", a run of its own (`BENCH_ONLY=notify`) of {machine['duration_s']} s."
+           if OPTS.get("only") else ".") + "\n")
+    out.append("\n" + plot("notify", f"connect(2), {n} one after another", "µs a connect(2)",
+                            [("proxy, namespace",) + tuple(x * 1e-3 for x in
+                                                           trio("nf-proxy", "namespace", "syscall_ns")),
+                             ("proxy, notify",) + tuple(x * 1e-3 for x in
+                                                        trio("nf-proxy", "notify", "syscall_ns")),
+                             ("own listener, namespace",) + tuple(x * 1e-3 for x in
+                                                                  trio("nf-listener", "namespace", "connect_ns")),
+                             ("own listener, notify",) + tuple(x * 1e-3 for x in
+                                                               trio("nf-listener", "notify", "connect_ns"))])
+               + "\n")
+    return out
+
+
+def trio(sec, var, key):
+    """median, lowest and highest of a figure's rounds"""
+    v = vals(sec, var, key)
+    return statistics.median(v), min(v), max(v)
+
+
+def splice(section, number):
+    """DOCS/benchmarks.md with section `number` replaced by section (or put
+    before the notes, or at the end, where it has none yet), and the notes,
+    which follow it, as tests/bench/notes.md has them now."""
     path = os.path.join(DOCS, "benchmarks.md")
     page = open(path).read()
     text = "\n".join(section) + "\n"
-    start = page.find("\n## 10. ")
+    start = page.find(f"\n## {number}. ")
     if start >= 0:
         end = page.find("\n## ", start + 1)
         page = page[:start + 1] + text + (page[end + 1:] if end >= 0 else "")
@@ -225,8 +312,12 @@ def splice(section):
 
 
 if OPTS.get("only") == "gateway":
-    splice(gateway_section())
+    splice(gateway_section(), 10)
     print("report: section 10 of docs/benchmarks.md replaced")
+    sys.exit(0)
+if OPTS.get("only") == "notify":
+    splice(notify_section(), 11)
+    print("report: section 11 of docs/benchmarks.md replaced")
     sys.exit(0)
 
 
@@ -634,6 +725,7 @@ goal(9, f"output digests: no second pass ({nb / 1048576:.0f} MiB a command)",
      f"{lg / pl:.2f}× a command without the log", lg / pl <= 1.10)
 
 doc.extend(gateway_section())
+doc.extend(notify_section())
 
 # --- the page -----------------------------------------------------------------------
 notes_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
@@ -657,7 +749,7 @@ head = ["# Benchmarks\n",
         "static bash 5.2, busybox, turninit, tini-static, the harness), sealed with "
         "two manifests (`full`: the default sandbox; `min`: the least sandbox a manifest "
         "allows). Every container runs with `--pull never`, and `--network none` but in "
-        "section 8.\n",
+        "sections 8, 10 and 11 (networks of the bench's own).\n",
         "## Machine\n",
         table(["", ""], [("CPU", machine["cpu"]), ("memory", machine["memory"]),
                          ("kernel", machine["kernel"]), ("OS", machine["os"]),
@@ -666,7 +758,7 @@ head = ["# Benchmarks\n",
                          ("catatonit", machine["catatonit"]), ("tini", machine["tini"]),
                          ("dumb-init", machine["dumb_init"]), ("bash", machine["bash"]),
                          ("turninit", f"commit {machine['turninit_commit']}"),
-                         ("runnable tasks at the start of sections 1 to 5, 8 and 10 (mean of 10 samples; 1 is the sampler)",
+                         ("runnable tasks at the start of sections 1 to 5, 8, 10 and 11 (mean of 10 samples; 1 is the sampler)",
                           ", ".join(f"{x:.1f}" for x in loads)),
                          ("duration of the run", f"{machine['duration_s']} s")])]
 if max(loads) >= 2:

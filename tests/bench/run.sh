@@ -9,9 +9,10 @@
 #
 # Environment: BENCH_SCALE=N divides every round count and workload by N (a
 # quick trial; the doc then says so). BENCH_ONLY=gateway runs section 10 (the
-# credential gateway, tests/bench/gateway.sh) alone, and the report replaces
-# that section of docs/benchmarks.md, the rest left as the last whole run
-# wrote it. Raw figures: build/bench/results.tsv.
+# credential gateway, tests/bench/gateway.sh) alone, BENCH_ONLY=notify section
+# 11 (a connection's set-up under seccomp-notify against a namespace,
+# tests/bench/notify.sh), and the report replaces that section of
+# docs/benchmarks.md, the rest left as the last whole run wrote it. Raw figures: build/bench/results.tsv.
 # Containers carry the label turninit-bench=PID and images the name
 # localhost/turninit-bench:*; only those are ever removed.
 set -uo pipefail
@@ -43,7 +44,8 @@ trap 'cleanup; exit 130' INT TERM
 scaled() { local n=$(($1 / SCALE)); echo $((n < $2 ? $2 : n)); }
 
 [[ $(id -u) -eq 0 ]] || die "run as root (podman, as make check does)"
-[[ -z $ONLY || $ONLY == gateway ]] || die "BENCH_ONLY=$ONLY: the one section that runs alone is gateway"
+[[ -z $ONLY || $ONLY == gateway || $ONLY == notify ]] \
+	|| die "BENCH_ONLY=$ONLY: the sections that run alone are gateway and notify"
 sh "$HERE/setup.sh" || die "tests/bench/setup.sh failed"
 for c in minisign gnuplot python3 musl-gcc tini-static; do
 	command -v "$c" >/dev/null || die "$c not found (make setup; tests/bench/setup.sh)"
@@ -148,7 +150,7 @@ interleave() {
 	done
 }
 
-# How busy the machine is at the start of sections 1 to 5, 8 and 10, between
+# How busy the machine is at the start of sections 1 to 5, 8, 10 and 11, between
 # the bench's own runs: runnable tasks (/proc/loadavg, 4th field, the sampling
 # awk included), the mean of 10 samples over a second. Not the load average:
 # section 5's 10000 orphans raise that for minutes after.
@@ -173,6 +175,8 @@ finish() {
 }
 # shellcheck source=tests/bench/gateway.sh
 source "$HERE/gateway.sh"
+# shellcheck source=tests/bench/notify.sh
+source "$HERE/notify.sh"
 
 # --- 0. the machine -----------------------------------------------------------
 {
@@ -197,6 +201,12 @@ source "$HERE/gateway.sh"
 if [[ $ONLY == gateway ]]; then
 	gateway_bench
 	finish --only gateway
+	exit 0
+fi
+# BENCH_ONLY=notify: section 11 alone, then its part of the report.
+if [[ $ONLY == notify ]]; then
+	notify_bench
+	finish --only notify
 	exit 0
 fi
 
@@ -554,5 +564,8 @@ interleave "$N10" audit_run plain logged
 
 # --- 10. the credential gateway against TLS from the command (tests/bench/gateway.sh) --
 gateway_bench
+
+# --- 11. a connection's set-up under seccomp-notify against a namespace (tests/bench/notify.sh)
+notify_bench
 
 finish
