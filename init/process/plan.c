@@ -110,16 +110,14 @@ static int network_creds(struct sandbox *sb, struct tn_error *err)
 	return creds_any(&sb->creds) ? creds_hide(dir, err) : 0;
 }
 
-/* seccomp-notify (notify.h): the commands' second filter, and the
- * supervisor thread, which takes its own copies of the records' pipe and
- * the proxy's log. Credential files are refused: non-root mode cannot hide
- * them (no mount), and a command would read them. */
+/* seccomp-notify (notify.h): the supervisor thread, which takes its own
+ * copies of the records' pipe and the proxy's log, then the commands'
+ * second filter, which keeps them from signalling that thread by its tid. */
 static int network_notify(struct sandbox *sb, struct tn_error *err)
 {
-	int rec, log;
+	pid_t tid = 0;
+	int rec, log, r;
 
-	if (sc_build_notify(&sb->notify_filter, err) < 0)
-		return -err->code;
 	rec = fcntl(sb->net.records_wr, F_DUPFD_CLOEXEC, 3);
 	log = fcntl(sb->proxy_log_fd > 0 ? sb->proxy_log_fd : STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (rec < 0 || log < 0)
@@ -127,7 +125,8 @@ static int network_notify(struct sandbox *sb, struct tn_error *err)
 	log_line("network: seccomp-notify isolation%s%s%s: turninit judges each connect of the commands",
 		 sb->net.why_notify ? " (" : "", sb->net.why_notify ? sb->net.why_notify : "",
 		 sb->net.why_notify ? ")" : "");
-	return notify_start(&sb->net, &sb->m->network, rec, log, sb->proxy_pid, err);
+	r = notify_start(&sb->net, &sb->m->network, rec, log, sb->proxy_pid, &tid, err);
+	return r < 0 ? r : sc_build_notify(tid, &sb->notify_filter, err);
 }
 
 /* After HOME, before the capabilities it needs are dropped (net.h). */

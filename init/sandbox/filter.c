@@ -376,7 +376,7 @@ static uint32_t sc_native_audit_arch(void)
 /* The program of sc_build_notify, assembled by hand: a jump is to a label,
  * resolved once every instruction is placed. */
 enum { L_ALLOW, L_REFUSE, L_NOTIFY, L_SOCKET, L_UNIX_TYPE, L_INET, L_NETLINK, L_PAIR,
-       L_FLAGS2, L_FLAGS3, L_N };
+       L_FLAGS2, L_FLAGS3, L_TKILL, L_N };
 
 struct sc_asm {
 	struct sock_filter v[96];
@@ -402,7 +402,7 @@ static void sc_asm_label(struct sc_asm *a, int l)
 #define SC_JEQ(k, l) sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, (k), (l), -1)
 #define SC_RET(k) sc_asm_op(&a, BPF_RET | BPF_K, (k), -1, -1)
 
-int sc_build_notify(struct sc_program *ret, struct tn_error *err)
+int sc_build_notify(pid_t supervisor, struct sc_program *ret, struct tn_error *err)
 {
 	struct sc_asm a = { .n = 0 };
 	struct sock_filter *buf;
@@ -424,7 +424,13 @@ int sc_build_notify(struct sc_program *ret, struct tn_error *err)
 	SC_JEQ(__NR_io_uring_setup, L_REFUSE);
 	SC_JEQ(__NR_io_uring_enter, L_REFUSE);
 	SC_JEQ(__NR_io_uring_register, L_REFUSE);
+	SC_JEQ(__NR_tkill, L_TKILL);
 	SC_RET(SECCOMP_RET_ALLOW);
+	/* tkill(2) of the supervisor thread, whose tid is not turninit's pid
+	 * (the main filter's guard): its low 32 bits, as the kernel reads a pid_t */
+	sc_asm_label(&a, L_TKILL);
+	SC_LD(SC_ARG_LO(0));
+	sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)supervisor, L_REFUSE, L_ALLOW);
 	/* socket(2): its family, then its type less SOCK_NONBLOCK and
 	 * SOCK_CLOEXEC, then its protocol, each an int (the low 32 bits) */
 	sc_asm_label(&a, L_SOCKET);

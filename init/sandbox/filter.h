@@ -101,12 +101,15 @@ void sc_program_free(struct sc_program *p);
  * protocol 0 or IPPROTO_TCP) and AF_NETLINK NETLINK_ROUTE, socketpair(2)
  * only the AF_UNIX ones; sendto(2), sendmsg(2) and sendmmsg(2) with
  * MSG_FASTOPEN, and io_uring_setup(2), io_uring_enter(2) and
- * io_uring_register(2), are refused; each refusal is EACCES. Every other
+ * io_uring_register(2), and tkill(2) of supervisor (the tid of turninit's
+ * thread that answers the notifications: the main filter's signal guard
+ * names turninit's pid, not this tid), are refused; each refusal is
+ * EACCES. Every other
  * call, another architecture's and x32's included, is allowed here: the
  * main filter (sc_build) judges them, and the kernel takes the stronger of
  * the two answers. ret->kill_action is unused. Errors: -ENOMEM; -EINVAL
  * (a jump out of reach: a bug). */
-int sc_build_notify(struct sc_program *ret, struct tn_error *err);
+int sc_build_notify(pid_t supervisor, struct sc_program *ret, struct tn_error *err);
 
 /* sc_load_listener - install p (from sc_build_notify) in the calling
  * process with SECCOMP_FILTER_FLAG_NEW_LISTENER (no_new_privs set first):

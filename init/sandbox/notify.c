@@ -211,6 +211,7 @@ struct notify_sup {
 	const struct mf_network *n;
 	int records_wr, log_fd;
 	pid_t self, proxy_pid;
+	int started;                       /* a pipe's write end: the thread's tid, then closed */
 	struct pollfd pfd[1 + NOTIFY_LISTENERS_MAX];   /* [0] the intake */
 	struct notify_hello who[1 + NOTIFY_LISTENERS_MAX];
 	size_t n_pfd;
@@ -586,6 +587,10 @@ static void notify_intake(struct notify_sup *s)
 static void *notify_main(void *arg)
 {
 	struct notify_sup *s = arg;
+	int32_t tid = (int32_t)syscall(SYS_gettid);
+
+	(void)!write(s->started, &tid, sizeof(tid));
+	close(s->started);
 
 	/* a working directory of this thread's own (notify_connect_unix) */
 	if (unshare(CLONE_FS) != 0)
@@ -614,9 +619,11 @@ static void *notify_main(void *arg)
 }
 
 int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr, int log_fd,
-		 pid_t proxy_pid, struct tn_error *err)
+		 pid_t proxy_pid, pid_t *ret_tid, struct tn_error *err)
 {
 	struct seccomp_notif_sizes sz;
+	int started[2];
+	int32_t tid = 0;
 	struct notify_sup *s;
 	sigset_t all, old;
 	pthread_attr_t at;
@@ -645,6 +652,9 @@ int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr,
 	s->proxy_pid = proxy_pid;
 	s->pfd[0] = (struct pollfd){ .fd = steal_fd(&p->notify_fd), .events = POLLIN };
 	s->n_pfd = 1;
+	if (pipe2(started, O_CLOEXEC) != 0)
+		return err_errno(err, errno, "network: a pipe for the seccomp-notify supervisor");
+	s->started = started[1];
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&at);
@@ -652,7 +662,14 @@ int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr,
 	r = pthread_create(&t, &at, notify_main, s);
 	pthread_attr_destroy(&at);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r != 0)
+	if (r != 0) {
+		close(started[0]), close(started[1]);
 		return err_errno(err, r, "network: the seccomp-notify supervisor (pthread_create)");
+	}
+	r = (int)TEMP_FAILURE_RETRY(read(started[0], &tid, sizeof(tid)));
+	close(started[0]);
+	if (r != (int)sizeof(tid) || tid <= 0)
+		return err_set(err, EIO, "network: the seccomp-notify supervisor did not start");
+	*ret_tid = tid;
 	return 0;
 }

@@ -54,9 +54,11 @@ int notify_probe(struct tn_error *err);
  * (taken), announces connections to the proxy on a copy of p->ctl_fd (the
  * shared port p->port read now), and judges by
  * n (borrowed for the turn) with proxy_pid's own listeners set apart. All
- * signals are blocked in it. Errors: -errno of pthread_create(3). */
+ * signals are blocked in it. *ret_tid: its thread id, once it runs (the
+ * commands' filter keeps them from signalling it: sc_build_notify).
+ * Errors: -errno of pthread_create(3) or pipe2(2). */
 int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr, int log_fd,
-		 pid_t proxy_pid, struct tn_error *err);
+		 pid_t proxy_pid, pid_t *ret_tid, struct tn_error *err);
 
 /* notify_cmd_port - command id's (stream's) own port of the proxy's, open
  * (net_cmd_listen) or closed (port 0 entries are ignored): the supervisor

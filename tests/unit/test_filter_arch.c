@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,7 +546,7 @@ static void notify_filter_answers(void **state)
 				      .args = { AF_INET, SOCK_DGRAM } };
 
 	(void)state;
-	assert_int_equal(sc_build_notify(&p, &err), 0);
+	assert_int_equal(sc_build_notify(4343, &p, &err), 0);
 	assert_int_equal(notify_run(&p, __NR_connect, 3, 0, 16, 0), SECCOMP_RET_USER_NOTIF);
 	/* socket(2): TCP, unix stream and seqpacket, netlink route; the flags
 	 * of the type ignored, the high half of an int argument too */
@@ -576,6 +577,10 @@ static void notify_filter_answers(void **state)
 	assert_int_equal(notify_run(&p, __NR_io_uring_enter, 3, 0, 0, 0), refuse);
 	assert_int_equal(notify_run(&p, __NR_io_uring_register, 3, 0, 0, 0), refuse);
 	assert_int_equal(notify_run(&p, __NR_read, 0, 0, 0, 0), ok);
+	/* the supervisor thread, by its tid alone */
+	assert_int_equal(notify_run(&p, __NR_tkill, 4343, SIGKILL, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_tkill, 4343 | (1ull << 32), SIGKILL, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_tkill, 4344, SIGKILL, 0, 0), ok);
 	/* another architecture's calls are the main filter's to kill */
 	assert_int_equal(bpf_run(&p.prog, &other), ok);
 	sc_program_free(&p);
