@@ -320,31 +320,76 @@ static bool notify_held_by_turn(const struct notify_sup *s, unsigned long ino)
 	return false;
 }
 
-/* whether a process of the turn listens on TCP port (any local address:
- * it is reached on loopback), from /proc/net/tcp and tcp6 */
-static bool notify_turn_listens_tcp(const struct notify_sup *s, uint16_t port)
+/* addr (4 or 16 bytes) as /proc/net/tcp and tcp6 write a local address:
+ * each 32-bit word of it in this machine's order, "%08X" */
+static void notify_proc_addr(const uint8_t *addr, size_t n, char *out)
+{
+	for (size_t w = 0; w < n / 4; w++) {
+		uint32_t v;
+
+		memcpy(&v, addr + 4 * w, 4);
+		sprintf(out + 8 * w, "%08X", v);
+	}
+}
+
+/* whether a listener at local (as /proc/net/tcp[6] writes it) can take a
+ * connection to d: its address, a wildcard, or (tcp6, d of IPv4) the
+ * mapped form of d's or IPv6's wildcard, which may take IPv4 too */
+static bool notify_may_take(const char *local, bool six, const struct nc_dest *d)
+{
+	static const uint8_t any6[16];
+	uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff };
+	char want[33];
+
+	if (!six) {
+		if (d->family != AF_INET)
+			return false;
+		notify_proc_addr(d->addr, 4, want);
+		return strcmp(local, want) == 0 || strcmp(local, "00000000") == 0;
+	}
+	notify_proc_addr(any6, 16, want);
+	if (strcmp(local, want) == 0)
+		return true;
+	if (d->family == AF_INET)
+		memcpy(mapped + 12, d->addr, 4);
+	notify_proc_addr(d->family == AF_INET ? mapped : d->addr, 16, want);
+	return strcmp(local, want) == 0;
+}
+
+/* whether a process of the turn listens where a connection to d (a
+ * loopback address and port) lands, and only one of the turn: every
+ * listening socket that could take it (d's address or a wildcard, IPv4 or
+ * IPv6: /proc/net/tcp and tcp6) must be held by a process of the turn, so
+ * that a command that listens on 127.0.0.2:5432 or with SO_REUSEPORT beside
+ * a pod's service on 127.0.0.1:5432 reaches nothing of the pod's */
+static bool notify_turn_listens_tcp(const struct notify_sup *s, const struct nc_dest *d)
 {
 	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	bool found = false;
 
 	for (size_t k = 0; k < 2; k++) {
 		_cleanup_fclose_ FILE *f = fopen(files[k], "re");
 		char line[512];
 
-		while (f && fgets(line, sizeof(line), f)) {
-			char local[64];
+		if (!f)
+			return false;
+		while (fgets(line, sizeof(line), f)) {
+			char local[40];
 			unsigned lport, st;
 			unsigned long ino;
 
 			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
-			if (sscanf(line, " %*d: %63[0-9A-Fa-f:] %*s %x %*s %*s %*s %*u %*u %lu", local, &st, &ino) != 3)
+			if (sscanf(line, " %*d: %32[0-9A-F]:%x %*s %x %*s %*s %*s %*u %*u %lu", local, &lport, &st,
+				   &ino) != 4)
 				continue;
-			if (st != 0x0a || !strchr(local, ':') || sscanf(strrchr(local, ':') + 1, "%x", &lport) != 1)
+			if (st != 0x0a || lport != d->port || !notify_may_take(local, k == 1, d))
 				continue;
-			if (lport == port && notify_held_by_turn(s, ino))
-				return true;
+			if (!notify_held_by_turn(s, ino))
+				return false;
+			found = true;
 		}
 	}
-	return false;
+	return found;
 }
 
 /* whether a process of the turn listens on the abstract name (as
@@ -464,6 +509,32 @@ static int notify_connect_unix(pid_t pid, int sock, const void *sa, socklen_t le
 	return e;
 }
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL   /* Linux 6.9: a pidfd of a thread, not only a leader */
+#endif
+
+/* A pidfd of the thread tid, whose fd table pidfd_getfd reads: of the
+ * thread itself (PIDFD_THREAD), else, on a kernel before 6.9, of its
+ * thread group's leader (the same table: threads share it). -1 with errno. */
+static int notify_pidfd(pid_t tid)
+{
+	char path[40], line[128];
+	_cleanup_fclose_ FILE *f = NULL;
+	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD), tgid = 0;
+
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f) && sscanf(line, "Tgid: %d", &tgid) != 1)
+		;
+	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : (errno = ESRCH, -1);
+}
+
 /* The answer to the connect of listener i's notification s->req: 0 or an
  * errno. The address read once, judged, and used as read. */
 static int notify_decide(struct notify_sup *s, size_t i)
@@ -499,7 +570,7 @@ static int notify_decide(struct notify_sup *s, size_t i)
 		notify_refused(s, i, &d, "not turninit's proxy nor a listed loopback port");
 		return ENETUNREACH;
 	case NC_LOOPBACK:
-		if (notify_turn_listens_tcp(s, d.port))
+		if (notify_turn_listens_tcp(s, &d))
 			break;
 		notify_refused(s, i, &d, "a loopback port neither listed nor a command's own");
 		return ECONNREFUSED;
@@ -512,7 +583,7 @@ static int notify_decide(struct notify_sup *s, size_t i)
 		break;
 	}
 	/* the pid is the notification's still, so pidfd names its process */
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	pidfd = notify_pidfd(pid);
 	if (pidfd < 0 || ioctl(lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &q->id) != 0) {
 		notify_refused(s, i, &d, "the command's process is gone");
 		return EACCES;
