@@ -1657,7 +1657,7 @@ NOTIFY_TESTS=(net-notify-proxy-connect net-notify-proxy-refused net-notify-direc
 	net-notify-isolation-notify-root-refused net-notify-sockaddr-race net-notify-pod-loopback-refused
 	net-notify-udp-refused net-notify-sendto-address-refused net-notify-fastopen-refused
 	net-notify-io-uring-refused net-notify-connect-storm net-notify-pod-neighbour-refused
-	net-notify-kube-restricted)
+	net-notify-kube-restricted net-notify-own-listener-alias-refused net-notify-thread-connect)
 CNT_TESTS=(net-notify-sockaddr-race net-notify-udp-refused net-notify-sendto-address-refused
 	net-notify-fastopen-refused)
 NOTIFY_WANTED= CNT_WANTED=
@@ -1819,6 +1819,36 @@ if begin net-notify-pod-loopback-refused; then
 		"${NETPROBE[@]}" "$IMG:allow" -- "$LOOPPROBE"
 	expect_rc 0
 	expect_out $'connect ECONNREFUSED\nlo-refused\n'
+	expect_contains stderr "$ERR" "turninit: net: refused connect to 127.0.0.1:9100 (seccomp-notify)"
+	engine_rm "$LOOP"
+	end
+fi
+# A connect from a thread that is not its process's first: the supervisor
+# takes the socket of that thread (a pidfd of the thread, or of its leader
+# before Linux 6.9), to the proxy and to the command's own server alike.
+if begin net-notify-thread-connect; then
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- \
+		'busybox httpd -p 127.0.0.1:9000 -h /etc/turninit; netprobe tconnect 127.0.0.1:9000; netprobe tconnect "127.0.0.1:${HTTP_PROXY##*:}"'
+	expect_rc 0
+	expect_out $'tconnect ok\ntconnect ok\n'
+	end
+fi
+# A command's own listener on another loopback address at the port of the
+# pod's service (127.0.0.2:9100 beside 127.0.0.1:9100) is no key to the
+# service: a port is the turn's only when every listener that could take the
+# connection is a command's.
+if begin net-notify-own-listener-alias-refused; then
+	engine_rm "$LOOP"
+	timeout 120 "$ENGINE" run -d --name "$LOOP" --label "$LABEL" --network "$NET" --pull never \
+		--entrypoint /bin/busybox "$IMG:base" httpd -f -p 127.0.0.1:9100 -h /etc/turninit >"$WORK/loop.log" 2>&1 \
+		|| why "the pod's loopback server: $(cat "$WORK/loop.log")"
+	ALIASPROBE='busybox httpd -p 127.0.0.2:9100 -h /etc/turninit || echo no-own-listener
+netprobe connect 127.0.0.2:9100
+netprobe connect 127.0.0.1:9100'
+	run_cmd "${RUN[@]}" --network "container:$LOOP" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
+		"${NETPROBE[@]}" "$IMG:allow" -- "$ALIASPROBE"
+	expect_rc 0
+	expect_out $'connect ok\nconnect ECONNREFUSED\n'
 	expect_contains stderr "$ERR" "turninit: net: refused connect to 127.0.0.1:9100 (seccomp-notify)"
 	engine_rm "$LOOP"
 	end

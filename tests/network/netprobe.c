@@ -5,6 +5,8 @@
  * usage error). ADDR is an IPv4 address and a port, A.B.C.D:PORT.
  *
  *   netprobe connect ADDR        one connect(2): "connect ok" or its errno
+ *   netprobe tconnect ADDR       the same from a second thread ("tconnect ok"):
+ *                                the supervisor takes a thread's socket too
  *   netprobe race PROXY TARGET MS  connect(2) in a loop for MS milliseconds
  *                                while a second thread rewrites the sockaddr
  *                                between PROXY and TARGET (family, port and
@@ -150,6 +152,28 @@ static int cmd_connect(const char *addr)
 	say("connect", fd);
 	if (fd >= 0)
 		close(fd);
+	return 0;
+}
+
+static void *tconnect_thread(void *arg)
+{
+	int fd = tcp_connect(arg);
+
+	say("tconnect", fd);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static int cmd_tconnect(const char *addr)
+{
+	struct sockaddr_in sa;
+	pthread_t t;
+
+	parse_addr(addr, &sa);
+	if (pthread_create(&t, NULL, tconnect_thread, &sa) != 0)
+		return 1;
+	pthread_join(t, NULL);
 	return 0;
 }
 
@@ -410,6 +434,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(c, "connect") && argc == 3)
 		return cmd_connect(argv[2]);
+	if (!strcmp(c, "tconnect") && argc == 3)
+		return cmd_tconnect(argv[2]);
 	if (!strcmp(c, "race") && argc == 5)
 		return cmd_race(argv[2], argv[3], atol(argv[4]));
 	if (!strcmp(c, "udp") && argc == 3)
@@ -426,6 +452,6 @@ int main(int argc, char **argv)
 		return cmd_ask(argv[2], argv[3]);
 	if (!strcmp(c, "listen") && argc == 3)
 		return cmd_listen(atoi(argv[2]));
-	fprintf(stderr, "usage: netprobe connect|race|udp|sendto|fastopen|uring|storm|ask|listen ...\n");
+	fprintf(stderr, "usage: netprobe connect|tconnect|race|udp|sendto|fastopen|uring|storm|ask|listen ...\n");
 	return 2;
 }
