@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -21,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -490,23 +492,27 @@ static int notify_connect_proxy(struct notify_sup *s, int sock, const void *sa, 
 	return notify_connect(sock, sa, len);
 }
 
-/* AF_UNIX by path: relative to the command's working directory, which this
- * thread enters for the call (it has a cwd of its own: unshare CLONE_FS). */
-static int notify_connect_unix(pid_t pid, int sock, const void *sa, socklen_t len, const struct nc_dest *d)
+/* AF_UNIX by path: the socket file opened first (O_PATH), relative to the
+ * command's working directory, with no magic link followed on the way
+ * (openat2 RESOLVE_NO_MAGICLINKS): resolved here, /proc/self would be PID
+ * 1's, and a link the command made to /proc/self/fd/N would lead into a
+ * directory turninit holds open. Then sock is connected to the file by its
+ * /proc/self/fd name, which the kernel takes for the file itself. */
+static int notify_connect_unix(pid_t pid, int sock, const struct nc_dest *d)
 {
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	char path[32];
-	_cleanup_close_ int cwd = -1;
-	int e;
+	_cleanup_close_ int cwd = -1, file = -1;
 
-	if (d->name[0] == '/')
-		return notify_connect(sock, sa, len);
 	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pid);
-	cwd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cwd < 0 || fchdir(cwd) != 0)
+	if (d->name[0] != '/' && (cwd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return EACCES;
-	e = notify_connect(sock, sa, len);
-	(void)!chdir("/");
-	return e;
+	file = (int)syscall(SYS_openat2, d->name[0] == '/' ? AT_FDCWD : cwd, d->name, &how, sizeof(how));
+	if (file < 0)
+		return errno == ELOOP || errno == EXDEV ? EACCES : errno;
+	snprintf(un.sun_path, sizeof(un.sun_path), "/proc/self/fd/%d", file);
+	return notify_connect(sock, &un, sizeof(un));
 }
 
 #ifndef PIDFD_THREAD
@@ -600,7 +606,7 @@ static int notify_decide(struct notify_sup *s, size_t i)
 	if (v == NC_PROXY)
 		return notify_connect_proxy(s, sock, &sa, len, &d);
 	if (v == NC_UNIX_PATH)
-		return notify_connect_unix(pid, sock, &sa, len, &d);
+		return notify_connect_unix(pid, sock, &d);
 	return notify_connect(sock, &sa, len);
 }
 
@@ -663,10 +669,6 @@ static void *notify_main(void *arg)
 	(void)!write(s->started, &tid, sizeof(tid));
 	close(s->started);
 
-	/* a working directory of this thread's own (notify_connect_unix) */
-	if (unshare(CLONE_FS) != 0)
-		log_line_fd(s->log_fd, "network: the supervisor's own working directory (unshare CLONE_FS): %s; connects by relative unix path are refused",
-			    strerror(errno));
 	for (;;) {
 		if (poll(s->pfd, s->n_pfd, -1) < 0)
 			continue;

@@ -1657,7 +1657,8 @@ NOTIFY_TESTS=(net-notify-proxy-connect net-notify-proxy-refused net-notify-direc
 	net-notify-isolation-notify-root-refused net-notify-sockaddr-race net-notify-pod-loopback-refused
 	net-notify-udp-refused net-notify-sendto-address-refused net-notify-fastopen-refused
 	net-notify-io-uring-refused net-notify-connect-storm net-notify-pod-neighbour-refused
-	net-notify-kube-restricted net-notify-own-listener-alias-refused net-notify-thread-connect)
+	net-notify-kube-restricted net-notify-own-listener-alias-refused net-notify-thread-connect
+	net-notify-unix-path)
 CNT_TESTS=(net-notify-sockaddr-race net-notify-udp-refused net-notify-sendto-address-refused
 	net-notify-fastopen-refused)
 NOTIFY_WANTED= CNT_WANTED=
@@ -1831,6 +1832,16 @@ if begin net-notify-thread-connect; then
 		'busybox httpd -p 127.0.0.1:9000 -h /etc/turninit; netprobe tconnect 127.0.0.1:9000; netprobe tconnect "127.0.0.1:${HTTP_PROXY##*:}"'
 	expect_rc 0
 	expect_out $'tconnect ok\ntconnect ok\n'
+	end
+fi
+# A unix socket by a path relative to the command's working directory is
+# reached; a path through a link to /proc/self (which, resolved in turninit,
+# would be turninit's own) is refused.
+if begin net-notify-unix-path; then
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- \
+		'cd "$HOME" && netprobe unix s.sock && ln -s /proc/self/cwd me && netprobe unixconnect me/s.sock'
+	expect_rc 0
+	expect_out $'unix ok\nunix EACCES\n'
 	end
 fi
 # A command's own listener on another loopback address at the port of the

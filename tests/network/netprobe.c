@@ -7,6 +7,9 @@
  *   netprobe connect ADDR        one connect(2): "connect ok" or its errno
  *   netprobe tconnect ADDR       the same from a second thread ("tconnect ok"):
  *                                the supervisor takes a thread's socket too
+ *   netprobe unix PATH           a unix stream socket listening at PATH, then a
+ *                                connect(2) to PATH: "unix ok" or its errno
+ *   netprobe unixconnect PATH    a connect(2) to PATH alone: "unix ..." likewise
  *   netprobe race PROXY TARGET MS  connect(2) in a loop for MS milliseconds
  *                                while a second thread rewrites the sockaddr
  *                                between PROXY and TARGET (family, port and
@@ -174,6 +177,31 @@ static int cmd_tconnect(const char *addr)
 	if (pthread_create(&t, NULL, tconnect_thread, &sa) != 0)
 		return 1;
 	pthread_join(t, NULL);
+	return 0;
+}
+
+static int cmd_unix(const char *path, int listen_first)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	int l = -1, fd;
+
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	if (listen_first) {
+		l = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (l < 0 || bind(l, (struct sockaddr *)&un, sizeof(un)) != 0 || listen(l, 4) != 0) {
+			say("unix-listen", -1);
+			return 0;
+		}
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&un, sizeof(un)) != 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	say("unix", fd);
 	return 0;
 }
 
@@ -436,6 +464,10 @@ int main(int argc, char **argv)
 		return cmd_connect(argv[2]);
 	if (!strcmp(c, "tconnect") && argc == 3)
 		return cmd_tconnect(argv[2]);
+	if (!strcmp(c, "unix") && argc == 3)
+		return cmd_unix(argv[2], 1);
+	if (!strcmp(c, "unixconnect") && argc == 3)
+		return cmd_unix(argv[2], 0);
 	if (!strcmp(c, "race") && argc == 5)
 		return cmd_race(argv[2], argv[3], atol(argv[4]));
 	if (!strcmp(c, "udp") && argc == 3)
@@ -452,6 +484,6 @@ int main(int argc, char **argv)
 		return cmd_ask(argv[2], argv[3]);
 	if (!strcmp(c, "listen") && argc == 3)
 		return cmd_listen(atoi(argv[2]));
-	fprintf(stderr, "usage: netprobe connect|tconnect|race|udp|sendto|fastopen|uring|storm|ask|listen ...\n");
+	fprintf(stderr, "usage: netprobe connect|tconnect|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|listen ...\n");
 	return 2;
 }
