@@ -425,9 +425,12 @@ int sc_build_notify(pid_t supervisor, struct sc_program *ret, struct tn_error *e
 	SC_JEQ(__NR_io_uring_enter, L_REFUSE);
 	SC_JEQ(__NR_io_uring_register, L_REFUSE);
 	SC_JEQ(__NR_tkill, L_TKILL);
+	SC_JEQ(__NR_kill, L_TKILL);
 	SC_RET(SECCOMP_RET_ALLOW);
-	/* tkill(2) of the supervisor thread, whose tid is not turninit's pid
-	 * (the main filter's guard): its low 32 bits, as the kernel reads a pid_t */
+	/* kill(2) and tkill(2) of the supervisor thread, whose tid is not
+	 * turninit's pid (the main filter's guard): kill(2) of a thread's id
+	 * signals its whole process. Its low 32 bits, as the kernel reads a
+	 * pid_t */
 	sc_asm_label(&a, L_TKILL);
 	SC_LD(SC_ARG_LO(0));
 	sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)supervisor, L_REFUSE, L_ALLOW);

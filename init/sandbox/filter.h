@@ -101,9 +101,10 @@ void sc_program_free(struct sc_program *p);
  * protocol 0 or IPPROTO_TCP) and AF_NETLINK NETLINK_ROUTE, socketpair(2)
  * only the AF_UNIX ones; sendto(2), sendmsg(2) and sendmmsg(2) with
  * MSG_FASTOPEN, and io_uring_setup(2), io_uring_enter(2) and
- * io_uring_register(2), and tkill(2) of supervisor (the tid of turninit's
- * thread that answers the notifications: the main filter's signal guard
- * names turninit's pid, not this tid), are refused; each refusal is
+ * io_uring_register(2), and kill(2) and tkill(2) of supervisor (the tid of
+ * turninit's thread that answers the notifications: the main filter's
+ * signal guard names turninit's pid, not this tid, and kill(2) of a tid
+ * signals its process), are refused; each refusal is
  * EACCES. Every other
  * call, another architecture's and x32's included, is allowed here: the
  * main filter (sc_build) judges them, and the kernel takes the stronger of

@@ -291,35 +291,52 @@ static bool notify_of_turn(const struct notify_sup *s, pid_t pid)
 	return false;
 }
 
-/* whether a process of the turn holds the socket of inode ino */
-static bool notify_held_by_turn(const struct notify_sup *s, unsigned long ino)
+/* The sockets a process of the turn holds, found in one walk of /proc for
+ * the inodes asked (at most NOTIFY_CANDIDATES): for each, a holder and its
+ * fd number, pid 0 when none. A walk past NOTIFY_SCAN_FDS fds stops and
+ * counts as finding nothing more (fails closed): a command cannot make the
+ * walk, which holds every other connect of the turn, as long as it likes. */
+#define NOTIFY_CANDIDATES 64
+#define NOTIFY_SCAN_FDS 65536
+
+struct notify_held {
+	unsigned long ino[NOTIFY_CANDIDATES];
+	pid_t pid[NOTIFY_CANDIDATES];
+	int fd[NOTIFY_CANDIDATES];
+	size_t n;
+};
+
+static void notify_find_holders(const struct notify_sup *s, struct notify_held *h)
 {
 	_cleanup_closedir_ DIR *proc = opendir("/proc");
-	char want[48];
+	size_t seen = 0, left = h->n;
 	struct dirent *e;
 
-	if (!proc)
-		return false;
-	snprintf(want, sizeof(want), "socket:[%lu]", ino);
-	while ((e = readdir(proc))) {
+	while (proc && left > 0 && seen < NOTIFY_SCAN_FDS && (e = readdir(proc))) {
 		char path[64], link[48];
 		pid_t pid = (pid_t)atoi(e->d_name);
 		_cleanup_closedir_ DIR *fds = NULL;
 		struct dirent *f;
+		unsigned long ino;
 
 		if (pid <= 0 || !notify_of_turn(s, pid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
 		if (!(fds = opendir(path)))
 			continue;
-		while ((f = readdir(fds))) {
+		while (left > 0 && seen++ < NOTIFY_SCAN_FDS && (f = readdir(fds))) {
 			ssize_t n = readlinkat(dirfd(fds), f->d_name, link, sizeof(link) - 1);
 
-			if (n > 0 && (link[n] = '\0', strcmp(link, want) == 0))
-				return true;
+			if (n <= 0 || (link[n] = '\0', sscanf(link, "socket:[%lu]", &ino) != 1))
+				continue;
+			for (size_t k = 0; k < h->n; k++)
+				if (h->ino[k] == ino && h->pid[k] == 0) {
+					h->pid[k] = pid;
+					h->fd[k] = atoi(f->d_name);
+					left--;
+				}
 		}
 	}
-	return false;
 }
 
 /* addr (4 or 16 bytes) as /proc/net/tcp and tcp6 write a local address:
@@ -367,7 +384,7 @@ static bool notify_may_take(const char *local, bool six, const struct nc_dest *d
 static bool notify_turn_listens_tcp(const struct notify_sup *s, const struct nc_dest *d)
 {
 	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	bool found = false;
+	struct notify_held h = { .n = 0 };
 
 	for (size_t k = 0; k < 2; k++) {
 		_cleanup_fclose_ FILE *f = fopen(files[k], "re");
@@ -386,19 +403,28 @@ static bool notify_turn_listens_tcp(const struct notify_sup *s, const struct nc_
 				continue;
 			if (st != 0x0a || lport != d->port || !notify_may_take(local, k == 1, d))
 				continue;
-			if (!notify_held_by_turn(s, ino))
+			if (h.n == NOTIFY_CANDIDATES)
 				return false;
-			found = true;
+			h.ino[h.n++] = ino;
 		}
 	}
-	return found;
+	notify_find_holders(s, &h);
+	for (size_t k = 0; k < h.n; k++)
+		if (h.pid[k] == 0)
+			return false;
+	return h.n > 0;
 }
 
-/* whether a process of the turn listens on the abstract name (as
- * /proc/net/unix shows it, '@' first) */
-static bool notify_turn_listens_unix(const struct notify_sup *s, const char *name)
+/* whether a process of the turn listens on the abstract name of un (len
+ * bytes of address). /proc/net/unix writes a name's bytes raw, a line break
+ * included, so a line is only a lead: the socket it names is taken from its
+ * holder (pidfd_getfd) and its own name, read by getsockname(2), must be
+ * the one asked, byte for byte, and it must be listening. */
+static bool notify_turn_listens_unix(const struct notify_sup *s, const struct nc_dest *d,
+				     const struct sockaddr_un *un, socklen_t len)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/net/unix", "re");
+	struct notify_held h = { .n = 0 };
 	char line[512];
 
 	while (f && fgets(line, sizeof(line), f)) {
@@ -409,7 +435,26 @@ static bool notify_turn_listens_unix(const struct notify_sup *s, const char *nam
 		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %n", &flags, &ino, &at) != 2 || at <= 0)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		if ((flags & 0x10000) && strcmp(line + at, name) == 0 && notify_held_by_turn(s, ino))
+		if (!(flags & 0x10000) || strcmp(line + at, d->name) != 0)
+			continue;
+		if (h.n == NOTIFY_CANDIDATES)
+			break;
+		h.ino[h.n++] = ino;
+	}
+	notify_find_holders(s, &h);
+	for (size_t k = 0; k < h.n; k++) {
+		struct sockaddr_un got = { 0 };
+		socklen_t glen = sizeof(got);
+		int on = 0;
+		socklen_t olen = sizeof(on);
+		_cleanup_close_ int pidfd = -1, sock = -1;
+
+		if (h.pid[k] == 0 || (pidfd = (int)syscall(SYS_pidfd_open, h.pid[k], 0)) < 0 ||
+		    (sock = (int)syscall(SYS_pidfd_getfd, pidfd, h.fd[k], 0)) < 0)
+			continue;
+		if (getsockname(sock, (struct sockaddr *)&got, &glen) == 0 && glen == len &&
+		    memcmp(got.sun_path, un->sun_path, len - offsetof(struct sockaddr_un, sun_path)) == 0 &&
+		    getsockopt(sock, SOL_SOCKET, SO_ACCEPTCONN, &on, &olen) == 0 && on)
 			return true;
 	}
 	return false;
@@ -581,7 +626,7 @@ static int notify_decide(struct notify_sup *s, size_t i)
 		notify_refused(s, i, &d, "a loopback port neither listed nor a command's own");
 		return ECONNREFUSED;
 	case NC_UNIX_ABSTRACT:
-		if (notify_turn_listens_unix(s, d.name))
+		if (notify_turn_listens_unix(s, &d, (const struct sockaddr_un *)&sa, len))
 			break;
 		notify_refused(s, i, &d, "an abstract socket no command listens on");
 		return ECONNREFUSED;

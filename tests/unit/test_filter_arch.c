@@ -581,6 +581,8 @@ static void notify_filter_answers(void **state)
 	assert_int_equal(notify_run(&p, __NR_tkill, 4343, SIGKILL, 0, 0), refuse);
 	assert_int_equal(notify_run(&p, __NR_tkill, 4343 | (1ull << 32), SIGKILL, 0, 0), refuse);
 	assert_int_equal(notify_run(&p, __NR_tkill, 4344, SIGKILL, 0, 0), ok);
+	assert_int_equal(notify_run(&p, __NR_kill, 4343, SIGTERM, 0, 0), refuse);
+	assert_int_equal(notify_run(&p, __NR_kill, 4344, SIGTERM, 0, 0), ok);
 	/* another architecture's calls are the main filter's to kill */
 	assert_int_equal(bpf_run(&p.prog, &other), ok);
 	sc_program_free(&p);
