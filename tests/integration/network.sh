@@ -1657,7 +1657,7 @@ NOTIFY_TESTS=(net-notify-proxy-connect net-notify-proxy-refused net-notify-direc
 	net-notify-isolation-notify-root-refused net-notify-sockaddr-race net-notify-pod-loopback-refused
 	net-notify-udp-refused net-notify-sendto-address-refused net-notify-fastopen-refused
 	net-notify-io-uring-refused net-notify-connect-storm net-notify-pod-neighbour-refused
-	net-notify-kube-restricted)
+	net-notify-undumpable-refused net-notify-kube-restricted)
 CNT_TESTS=(net-notify-sockaddr-race net-notify-udp-refused net-notify-sendto-address-refused
 	net-notify-fastopen-refused)
 NOTIFY_WANTED= CNT_WANTED=
@@ -1939,6 +1939,25 @@ netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080' </dev/null >"$WORK/nb.out" 2>"$WOR
 	expect_out $'answer HTTP/1.1 200 Connection established\n'
 	expect_contains stderr "$ERR" "turninit: net: refused a connection to the proxy from 127.0.0.1:"
 	rm -rf "$WS"
+	end
+fi
+
+# A command that makes itself not dumpable (prctl PR_SET_DUMPABLE 0), then
+# connects to turninit's proxy: turninit, as the commands' uid with no
+# capability, cannot read the address it passes (process_vm_readv is
+# EPERM), so the connect fails (EACCES), turninit says why, and nothing
+# reached the proxy. The control: the same CONNECT from a dumpable command
+# is answered 200.
+if begin net-notify-undumpable-refused; then
+	ASK='p=${HTTP_PROXY##*:}; netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080'
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- "$ASK"
+	eq "the control (a dumpable command)" "$OUT" $'answer HTTP/1.1 200 Connection established\n'
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- \
+		'p=${HTTP_PROXY##*:}; netprobe undumpable "127.0.0.1:$p" '"$SRV_IP"':8080'
+	expect_rc 0
+	expect_out $'dumpable 0\nconnect EACCES\n'
+	expect_contains stderr "$ERR" "turninit: net: refused connect to an address turninit cannot read (seccomp-notify): the command's memory cannot be read"
+	[[ $ERR != *"turninit: net: allowed"* ]] || why "the proxy allowed a request: $(grep 'turninit: net: allowed' <<<"$ERR")"
 	end
 fi
 
