@@ -567,7 +567,8 @@ CRED_TESTS=(net-cred-git-push net-cred-git-no-credential net-cred-git-wrong-toke
 	net-cred-echo-redacted net-cred-redirect net-cred-client-header-dropped net-cred-trace-refused
 	net-cred-framing-refused net-cred-connect-no-credential net-cred-secret-nowhere
 	net-cred-unlisted-host-none net-cred-k8s-secret-volume net-cred-npm-install net-cred-npm-no-credential
-	net-cred-request-git-push net-cred-request-after-exec-refused net-cred-request-refusals)
+	net-cred-request-git-push net-cred-request-after-exec-refused net-cred-request-refusals
+	net-notify-cred-request-git-push)
 TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
 	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
 	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit
@@ -1374,9 +1375,12 @@ cred_json() {
 # cred_session NAME REQUEST... -- FLAGS...: tests/network/credsession.py
 # over a serve turn of the credential image with FLAGS and an audit log;
 # OUT its answers and output, ERR turninit's stderr, EVENTS the events,
-# AUDIT the audit log's files
+# AUDIT the audit log's files. The run is CRUN's, or that of the array
+# CRED_SESSION_RUN names (non-root mode's: the log directory is then uid
+# 1000's).
 cred_session() {
 	local name=$1 reqs=()
+	local -n run=${CRED_SESSION_RUN:-CRUN}
 	shift
 	while [[ $1 != -- ]]; do
 		reqs+=("$1")
@@ -1385,8 +1389,9 @@ cred_session() {
 	shift
 	local logdir=$WORK/$name-log
 	rm -rf "$logdir" && mkdir -p "$logdir" && chmod 0700 "$logdir"
+	[[ -z ${CRED_SESSION_RUN:-} ]] || chown 1000:1000 "$logdir"
 	run_cmd timeout 200 python3 "$ROOT/tests/network/credsession.py" "$WORK/$name" "${reqs[@]}" -- \
-		timeout 180 "${CRUN[@]:2}" -i "$@" -v "$logdir:/var/log/turninit" "$DIMG:cred" \
+		timeout 180 "${run[@]:2}" -i "$@" -v "$logdir:/var/log/turninit" "$DIMG:cred" \
 		serve --audit-log /var/log/turninit/audit.jsonl
 	slurp "$WORK/$name.output" OUT
 	slurp "$WORK/$name.stderr" ERR
@@ -1464,6 +1469,47 @@ a exit 0"
 	[[ $(grep -c '"event":"rejected"' <<<"$AUDIT") -ge 2 ]] || why "the audit log has not the malformed lines' rejected lines"
 	# the value check of r8 passed and a gave it on: only APITOKEN's own
 	# bytes would show it, and they are searched for too
+	cred_nowhere
+	end
+fi
+
+# The same in non-root mode (seccomp-notify isolation: turninit as the
+# commands' uid, no capability): the value given by request, git pushes
+# through the gateway, and the value is in no event, answer, stderr line or
+# audit line, nor in any /proc/*/environ or cmdline a second command of the
+# turn can read (its halves joined in that command's memory alone).
+if tls_begin net-notify-cred-request-git-push; then
+	B=turn-notify-$$
+	G1=${GITTOKEN:0:20} G2=${GITTOKEN:20}
+	NCRUN=("${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges
+		"${CRED_HOSTS[@]}" -v "$FX/ca.pem:/ca/ca.pem:ro")
+	PROCSEARCH='python3 - "$@" <<"PY"
+import os, sys
+v = (sys.argv[1] + sys.argv[2]).encode()
+n = 0
+for pid in os.listdir("/proc"):
+    for f in ("environ", "cmdline"):
+        try:
+            with open(f"/proc/{pid}/{f}", "rb") as h:
+                data = h.read()
+        except OSError:
+            continue
+        n += 1
+        if v in data:
+            print("found in", f"/proc/{pid}/{f}")
+print("searched", "some" if n > 4 else n)
+PY'
+	CRED_SESSION_RUN=NCRUN cred_session crednotify "$(cred_json v gittoken "$GITTOKEN")" \
+		"$(exec_json a "$(push_cmd "$B")")" "$(exec_json b "bash -c '$PROCSEARCH' search $G1 $G2")" --
+	expect_rc 0
+	expect_contains output "$OUT" $'v credential gittoken\n'
+	expect_contains output "$OUT" $'a stdout pushed\na exit 0\n'
+	expect_contains output "$OUT" $'b stdout searched some\nb exit 0\n'
+	[[ $OUT == *"found in"* ]] && why "the search found the credential: $(grep "found in" <<<"$OUT")"
+	expect_contains stderr "$ERR" "turninit: network: seccomp-notify isolation"
+	expect_contains events "$EVENTS" '{"event":"credential","id":"v","name":"gittoken"}'
+	eq "pushed.txt of $B on the server" "$(server_file "$B" pushed.txt)" "from a turn"
+	grep -q '"event":"credential",.*"name":"gittoken"' <<<"$AUDIT" || why "the audit log has no credential line naming gittoken"
 	cred_nowhere
 	end
 fi
