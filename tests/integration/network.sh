@@ -109,6 +109,14 @@ SHOSTS=(--add-host "bench.test.internal:198.18.0.1" --add-host "doc6.test.intern
 
 RUN=(timeout 60 "$ENGINE" run --rm --pull never --label "$LABEL" --tmpfs "$HOME_TMPFS")
 NETCAPS=(--cap-add SYS_ADMIN --cap-add NET_ADMIN)
+# Non-root mode on a network (seccomp-notify isolation) under Docker runs
+# with podman's seccomp profile (containers-common's): Docker's default
+# refuses pidfd_getfd, and turninit with it (net-notify-docker-profile-refused).
+NRSEC=()
+if docker_engine; then
+	NRSEC=(--security-opt seccomp=/usr/share/containers/seccomp.json)
+	[[ -r /usr/share/containers/seccomp.json ]] || abort "podman's seccomp profile /usr/share/containers/seccomp.json"
+fi
 
 # What a command sees and reaches: its interfaces (its own network namespace's,
 # from /proc/net/dev: /sys/class/net is the runtime's mount), a TCP connect to
@@ -167,7 +175,7 @@ fi
 # server refused, UDP refused at socket(2), the command's own server reached.
 if begin net-lo-nonroot-notify; then
 	run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL \
-		--security-opt no-new-privileges "$IMG:lo" -- "$PROBE"
+		--security-opt no-new-privileges "${NRSEC[@]}" "$IMG:lo" -- "$PROBE"
 	expect_rc 0
 	expect_out $'eth0 lo \ntcp-refused\nudp-refused\nlo-reached\n'
 	expect_contains stderr "$ERR" "turninit: network: seccomp-notify isolation (non-root mode cannot make a network namespace)"
@@ -1482,7 +1490,7 @@ if tls_begin net-notify-cred-request-git-push; then
 	B=turn-notify-$$
 	G1=${GITTOKEN:0:20} G2=${GITTOKEN:20}
 	NCRUN=("${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges
-		"${CRED_HOSTS[@]}" -v "$FX/ca.pem:/ca/ca.pem:ro")
+		"${NRSEC[@]}" "${CRED_HOSTS[@]}" -v "$FX/ca.pem:/ca/ca.pem:ro")
 	PROCSEARCH='python3 - "$@" <<"PY"
 import os, sys
 v = (sys.argv[1] + sys.argv[2]).encode()
@@ -1597,7 +1605,7 @@ if begin net-cred-refused-nonroot; then
 	cred_value "$WORK/cred-value"
 	chmod 0644 "$WORK/cred-value"
 	run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
-		-v "$WORK/cred-ca.pem:/ca/cred-ca.pem:ro" -v "$WORK/cred-value:/run/secrets/$CRED:ro" \
+		"${NRSEC[@]}" -v "$WORK/cred-ca.pem:/ca/cred-ca.pem:ro" -v "$WORK/cred-value:/run/secrets/$CRED:ro" \
 		"${CRED_ENV[@]}" "$IMG:base" -- 'echo RAN'
 	expect_refusal "network.allow[0]: credential $CRED is a file in /run/secrets, which non-root mode cannot hide from the commands (no mount): give its value by the credential request of serve or listen mode instead"
 	no_value stderr "$ERR"
@@ -1697,7 +1705,7 @@ fi
 # build/helpers/netprobe (tests/network/netprobe.c), bound read-only into
 # the turn; CNT, a netprobe listener on the test network, counts what arrives
 # there (TCP connections and UDP datagrams).
-NRRUN=("${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges)
+NRRUN=("${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges "${NRSEC[@]}")
 NOTIFY_TESTS=(net-notify-proxy-connect net-notify-proxy-refused net-notify-direct-refused
 	net-notify-own-loopback-reached net-notify-verify net-notify-isolation-namespace-nonroot-refused
 	net-notify-isolation-notify-root-refused net-notify-sockaddr-race net-notify-pod-loopback-refused
@@ -1828,6 +1836,19 @@ if begin net-notify-isolation-notify-root-refused; then
 	expect_refusal "network: seccomp-notify needs turninit to run as the commands' user (--user UID:GID, non-root mode)"
 	end
 fi
+# Docker's default seccomp profile refuses pidfd_getfd (it allows it with
+# CAP_SYS_PTRACE alone): non-root mode on a network is refused there at
+# start, naming it and what to give instead; nothing ran. podman's allows it.
+if docker_engine; then
+	if begin net-notify-docker-profile-refused; then
+		run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
+			"$IMG:allow" -- 'echo RAN'
+		expect_refusal "network: seccomp-notify isolation needs pidfd_getfd(2) (Linux 5.6; the runtime's seccomp profile may refuse it, as Docker's default does: give one that allows it, such as podman's), which fails here: Operation not permitted"
+		end
+	fi
+else
+	selected net-notify-docker-profile-refused && skip net-notify-docker-profile-refused "Docker's default seccomp profile: podman's allows pidfd_getfd (the Docker run has it)"
+fi
 
 # --- the attacks -------------------------------------------------------------------------
 # A second thread rewrites the sockaddr of the connects, between the proxy's
@@ -1862,7 +1883,7 @@ if begin net-notify-pod-loopback-refused; then
 	run_cmd "${RUN[@]}" --network "container:$LOOP" "${NETPROBE[@]}" "$IMG:off" -- "$LOOPPROBE"
 	eq "the control (no network key)" "$OUT" $'connect ok\nlo-reached\n'
 	run_cmd "${RUN[@]}" --network "container:$LOOP" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
-		"${NETPROBE[@]}" "$IMG:allow" -- "$LOOPPROBE"
+		"${NRSEC[@]}" "${NETPROBE[@]}" "$IMG:allow" -- "$LOOPPROBE"
 	expect_rc 0
 	expect_out $'connect ECONNREFUSED\nlo-refused\n'
 	expect_contains stderr "$ERR" "turninit: net: refused connect to 127.0.0.1:9100 (seccomp-notify)"
