@@ -170,6 +170,10 @@ static int notify_probe_try(pid_t child, int cfd, struct tn_error *err)
 	if (pidfd < 0)
 		return notify_probe_fail(err, errno, "pidfd_open(2) (Linux 5.3)");
 	got = (int)syscall(SYS_pidfd_getfd, pidfd, cfd, 0);
+	/* EPERM on a kernel that has it: the runtime's seccomp profile (Docker's
+	 * default allows pidfd_getfd only with CAP_SYS_PTRACE; podman's allows it) */
+	if (got < 0 && errno == EPERM)
+		return notify_probe_fail(err, errno, "pidfd_getfd(2) (Linux 5.6; the runtime's seccomp profile may refuse it, as Docker's default does: give one that allows it, such as podman's)");
 	if (got < 0)
 		return notify_probe_fail(err, errno, "pidfd_getfd(2) (Linux 5.6)");
 	if (process_vm_readv(child, &l, 1, &r, 1, 0) != (ssize_t)sizeof(word) || word != notify_probe_word)

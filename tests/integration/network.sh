@@ -109,6 +109,14 @@ SHOSTS=(--add-host "bench.test.internal:198.18.0.1" --add-host "doc6.test.intern
 
 RUN=(timeout 60 "$ENGINE" run --rm --pull never --label "$LABEL" --tmpfs "$HOME_TMPFS")
 NETCAPS=(--cap-add SYS_ADMIN --cap-add NET_ADMIN)
+# Non-root mode on a network (seccomp-notify isolation) under Docker runs
+# with podman's seccomp profile (containers-common's): Docker's default
+# refuses pidfd_getfd, and turninit with it (net-notify-docker-profile-refused).
+NRSEC=()
+if docker_engine; then
+	NRSEC=(--security-opt seccomp=/usr/share/containers/seccomp.json)
+	[[ -r /usr/share/containers/seccomp.json ]] || abort "podman's seccomp profile /usr/share/containers/seccomp.json"
+fi
 
 # What a command sees and reaches: its interfaces (its own network namespace's,
 # from /proc/net/dev: /sys/class/net is the runtime's mount), a TCP connect to
@@ -167,7 +175,7 @@ fi
 # server refused, UDP refused at socket(2), the command's own server reached.
 if begin net-lo-nonroot-notify; then
 	run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL \
-		--security-opt no-new-privileges "$IMG:lo" -- "$PROBE"
+		--security-opt no-new-privileges "${NRSEC[@]}" "$IMG:lo" -- "$PROBE"
 	expect_rc 0
 	expect_out $'eth0 lo \ntcp-refused\nudp-refused\nlo-reached\n'
 	expect_contains stderr "$ERR" "turninit: network: seccomp-notify isolation (non-root mode cannot make a network namespace)"
@@ -567,7 +575,8 @@ CRED_TESTS=(net-cred-git-push net-cred-git-no-credential net-cred-git-wrong-toke
 	net-cred-echo-redacted net-cred-redirect net-cred-client-header-dropped net-cred-trace-refused
 	net-cred-framing-refused net-cred-connect-no-credential net-cred-secret-nowhere
 	net-cred-unlisted-host-none net-cred-k8s-secret-volume net-cred-npm-install net-cred-npm-no-credential
-	net-cred-request-git-push net-cred-request-after-exec-refused net-cred-request-refusals)
+	net-cred-request-git-push net-cred-request-after-exec-refused net-cred-request-refusals
+	net-notify-cred-request-git-push)
 TLS_TESTS=(net-tls-curl net-tls-git-clone net-tls-pip-install net-tls-kernel-stops-the-rest
 	net-tls-other-host-refused net-tls-audit-log net-node-fetch-proxy net-node-ignores-proxy
 	net-tls-ca-at-run-time net-tls-ca-in-image net-own-image net-seal-image-without-turninit
@@ -1374,9 +1383,12 @@ cred_json() {
 # cred_session NAME REQUEST... -- FLAGS...: tests/network/credsession.py
 # over a serve turn of the credential image with FLAGS and an audit log;
 # OUT its answers and output, ERR turninit's stderr, EVENTS the events,
-# AUDIT the audit log's files
+# AUDIT the audit log's files. The run is CRUN's, or that of the array
+# CRED_SESSION_RUN names (non-root mode's: the log directory is then uid
+# 1000's).
 cred_session() {
 	local name=$1 reqs=()
+	local -n run=${CRED_SESSION_RUN:-CRUN}
 	shift
 	while [[ $1 != -- ]]; do
 		reqs+=("$1")
@@ -1385,8 +1397,9 @@ cred_session() {
 	shift
 	local logdir=$WORK/$name-log
 	rm -rf "$logdir" && mkdir -p "$logdir" && chmod 0700 "$logdir"
+	[[ -z ${CRED_SESSION_RUN:-} ]] || chown 1000:1000 "$logdir"
 	run_cmd timeout 200 python3 "$ROOT/tests/network/credsession.py" "$WORK/$name" "${reqs[@]}" -- \
-		timeout 180 "${CRUN[@]:2}" -i "$@" -v "$logdir:/var/log/turninit" "$DIMG:cred" \
+		timeout 180 "${run[@]:2}" -i "$@" -v "$logdir:/var/log/turninit" "$DIMG:cred" \
 		serve --audit-log /var/log/turninit/audit.jsonl
 	slurp "$WORK/$name.output" OUT
 	slurp "$WORK/$name.stderr" ERR
@@ -1464,6 +1477,47 @@ a exit 0"
 	[[ $(grep -c '"event":"rejected"' <<<"$AUDIT") -ge 2 ]] || why "the audit log has not the malformed lines' rejected lines"
 	# the value check of r8 passed and a gave it on: only APITOKEN's own
 	# bytes would show it, and they are searched for too
+	cred_nowhere
+	end
+fi
+
+# The same in non-root mode (seccomp-notify isolation: turninit as the
+# commands' uid, no capability): the value given by request, git pushes
+# through the gateway, and the value is in no event, answer, stderr line or
+# audit line, nor in any /proc/*/environ or cmdline a second command of the
+# turn can read (its halves joined in that command's memory alone).
+if tls_begin net-notify-cred-request-git-push; then
+	B=turn-notify-$$
+	G1=${GITTOKEN:0:20} G2=${GITTOKEN:20}
+	NCRUN=("${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges
+		"${NRSEC[@]}" "${CRED_HOSTS[@]}" -v "$FX/ca.pem:/ca/ca.pem:ro")
+	PROCSEARCH='python3 - "$@" <<"PY"
+import os, sys
+v = (sys.argv[1] + sys.argv[2]).encode()
+n = 0
+for pid in os.listdir("/proc"):
+    for f in ("environ", "cmdline"):
+        try:
+            with open(f"/proc/{pid}/{f}", "rb") as h:
+                data = h.read()
+        except OSError:
+            continue
+        n += 1
+        if v in data:
+            print("found in", f"/proc/{pid}/{f}")
+print("searched", "some" if n > 4 else n)
+PY'
+	CRED_SESSION_RUN=NCRUN cred_session crednotify "$(cred_json v gittoken "$GITTOKEN")" \
+		"$(exec_json a "$(push_cmd "$B")")" "$(exec_json b "bash -c '$PROCSEARCH' search $G1 $G2")" --
+	expect_rc 0
+	expect_contains output "$OUT" $'v credential gittoken\n'
+	expect_contains output "$OUT" $'a stdout pushed\na exit 0\n'
+	expect_contains output "$OUT" $'b stdout searched some\nb exit 0\n'
+	[[ $OUT == *"found in"* ]] && why "the search found the credential: $(grep "found in" <<<"$OUT")"
+	expect_contains stderr "$ERR" "turninit: network: seccomp-notify isolation"
+	expect_contains events "$EVENTS" '{"event":"credential","id":"v","name":"gittoken"}'
+	eq "pushed.txt of $B on the server" "$(server_file "$B" pushed.txt)" "from a turn"
+	grep -q '"event":"credential",.*"name":"gittoken"' <<<"$AUDIT" || why "the audit log has no credential line naming gittoken"
 	cred_nowhere
 	end
 fi
@@ -1551,7 +1605,7 @@ if begin net-cred-refused-nonroot; then
 	cred_value "$WORK/cred-value"
 	chmod 0644 "$WORK/cred-value"
 	run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
-		-v "$WORK/cred-ca.pem:/ca/cred-ca.pem:ro" -v "$WORK/cred-value:/run/secrets/$CRED:ro" \
+		"${NRSEC[@]}" -v "$WORK/cred-ca.pem:/ca/cred-ca.pem:ro" -v "$WORK/cred-value:/run/secrets/$CRED:ro" \
 		"${CRED_ENV[@]}" "$IMG:base" -- 'echo RAN'
 	expect_refusal "network.allow[0]: credential $CRED is a file in /run/secrets, which non-root mode cannot hide from the commands (no mount): give its value by the credential request of serve or listen mode instead"
 	no_value stderr "$ERR"
@@ -1651,14 +1705,14 @@ fi
 # build/helpers/netprobe (tests/network/netprobe.c), bound read-only into
 # the turn; CNT, a netprobe listener on the test network, counts what arrives
 # there (TCP connections and UDP datagrams).
-NRRUN=("${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges)
+NRRUN=("${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges "${NRSEC[@]}")
 NOTIFY_TESTS=(net-notify-proxy-connect net-notify-proxy-refused net-notify-direct-refused
 	net-notify-own-loopback-reached net-notify-verify net-notify-isolation-namespace-nonroot-refused
 	net-notify-isolation-notify-root-refused net-notify-sockaddr-race net-notify-pod-loopback-refused
 	net-notify-udp-refused net-notify-sendto-address-refused net-notify-fastopen-refused
 	net-notify-io-uring-refused net-notify-connect-storm net-notify-pod-neighbour-refused
-	net-notify-kube-restricted net-notify-own-listener-alias-refused net-notify-thread-connect
-	net-notify-unix-path)
+	net-notify-undumpable-refused net-notify-kube-restricted net-notify-own-listener-alias-refused
+	net-notify-thread-connect net-notify-unix-path)
 CNT_TESTS=(net-notify-sockaddr-race net-notify-udp-refused net-notify-sendto-address-refused
 	net-notify-fastopen-refused)
 NOTIFY_WANTED= CNT_WANTED=
@@ -1783,6 +1837,19 @@ if begin net-notify-isolation-notify-root-refused; then
 	expect_refusal "network: seccomp-notify needs turninit to run as the commands' user (--user UID:GID, non-root mode)"
 	end
 fi
+# Docker's default seccomp profile refuses pidfd_getfd (it allows it with
+# CAP_SYS_PTRACE alone): non-root mode on a network is refused there at
+# start, naming it and what to give instead; nothing ran. podman's allows it.
+if docker_engine; then
+	if begin net-notify-docker-profile-refused; then
+		run_cmd "${RUN[@]}" --network "$NET" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
+			"$IMG:allow" -- 'echo RAN'
+		expect_refusal "network: seccomp-notify isolation needs pidfd_getfd(2) (Linux 5.6; the runtime's seccomp profile may refuse it, as Docker's default does: give one that allows it, such as podman's), which fails here: Operation not permitted"
+		end
+	fi
+else
+	selected net-notify-docker-profile-refused && skip net-notify-docker-profile-refused "Docker's default seccomp profile: podman's allows pidfd_getfd (the Docker run has it)"
+fi
 
 # --- the attacks -------------------------------------------------------------------------
 # A second thread rewrites the sockaddr of the connects, between the proxy's
@@ -1817,7 +1884,7 @@ if begin net-notify-pod-loopback-refused; then
 	run_cmd "${RUN[@]}" --network "container:$LOOP" "${NETPROBE[@]}" "$IMG:off" -- "$LOOPPROBE"
 	eq "the control (no network key)" "$OUT" $'connect ok\nlo-reached\n'
 	run_cmd "${RUN[@]}" --network "container:$LOOP" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
-		"${NETPROBE[@]}" "$IMG:allow" -- "$LOOPPROBE"
+		"${NRSEC[@]}" "${NETPROBE[@]}" "$IMG:allow" -- "$LOOPPROBE"
 	expect_rc 0
 	expect_out $'connect ECONNREFUSED\nlo-refused\n'
 	expect_contains stderr "$ERR" "turninit: net: refused connect to 127.0.0.1:9100 (seccomp-notify)"
@@ -1980,6 +2047,25 @@ netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080' </dev/null >"$WORK/nb.out" 2>"$WOR
 	expect_out $'answer HTTP/1.1 200 Connection established\n'
 	expect_contains stderr "$ERR" "turninit: net: refused a connection to the proxy from 127.0.0.1:"
 	rm -rf "$WS"
+	end
+fi
+
+# A command that makes itself not dumpable (prctl PR_SET_DUMPABLE 0), then
+# connects to turninit's proxy: turninit, as the commands' uid with no
+# capability, cannot read the address it passes (process_vm_readv is
+# EPERM), so the connect fails (EACCES), turninit says why, and nothing
+# reached the proxy. The control: the same CONNECT from a dumpable command
+# is answered 200.
+if begin net-notify-undumpable-refused; then
+	ASK='p=${HTTP_PROXY##*:}; netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080'
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- "$ASK"
+	eq "the control (a dumpable command)" "$OUT" $'answer HTTP/1.1 200 Connection established\n'
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- \
+		'p=${HTTP_PROXY##*:}; netprobe undumpable "127.0.0.1:$p" '"$SRV_IP"':8080'
+	expect_rc 0
+	expect_out $'dumpable 0\nconnect EACCES\n'
+	expect_contains stderr "$ERR" "turninit: net: refused connect to an address turninit cannot read (seccomp-notify): the command's memory cannot be read"
+	[[ $ERR != *"turninit: net: allowed"* ]] || why "the proxy allowed a request: $(grep 'turninit: net: allowed' <<<"$ERR")"
 	end
 fi
 

@@ -33,11 +33,15 @@
  *                                and print "answer LINE" (the first line),
  *                                "closed" (nothing before the end) or its
  *                                errno; 10 s at most
+ *   netprobe undumpable ADDR HOST:PORT  "dumpable N" after
+ *                                prctl(PR_SET_DUMPABLE, 0) (N as
+ *                                PR_GET_DUMPABLE reads it back), then as ask:
+ *                                a process whose memory turninit cannot read
  *   netprobe listen PORT         TCP and UDP on 0.0.0.0:PORT; a line
  *                                "arrival tcp|udp FROM" per connection or
  *                                datagram, flushed, until killed
  * Sources: connect(2), socket(2), sendto(2) (MSG_FASTOPEN: tcp(7)),
- * io_uring_setup(2), getpeername(2). */
+ * io_uring_setup(2), getpeername(2), PR_SET_DUMPABLE: prctl(2). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -50,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -411,6 +416,20 @@ static int cmd_ask(const char *addr, const char *target)
 	return 0;
 }
 
+/* A process that is not dumpable: turninit, as the commands' uid with no
+ * capability, may neither read its memory (process_vm_readv) nor take its
+ * socket (pidfd_getfd), so its connect must be refused. */
+static int cmd_undumpable(const char *addr, const char *target)
+{
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		say("prctl", -1);
+		return 0;
+	}
+	printf("dumpable %d\n", prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
+	fflush(stdout);
+	return cmd_ask(addr, target);
+}
+
 static int cmd_listen(int port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
@@ -482,8 +501,10 @@ int main(int argc, char **argv)
 		return cmd_storm(argv[2], atol(argv[3]));
 	if (!strcmp(c, "ask") && argc == 4)
 		return cmd_ask(argv[2], argv[3]);
+	if (!strcmp(c, "undumpable") && argc == 4)
+		return cmd_undumpable(argv[2], argv[3]);
 	if (!strcmp(c, "listen") && argc == 3)
 		return cmd_listen(atoi(argv[2]));
-	fprintf(stderr, "usage: netprobe connect|tconnect|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|listen ...\n");
+	fprintf(stderr, "usage: netprobe connect|tconnect|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|undumpable|listen ...\n");
 	return 2;
 }
