@@ -212,13 +212,28 @@ int notify_probe(struct tn_error *err)
 
 /* --- the supervisor ------------------------------------------------------------------ */
 
+#define NOTIFY_PENDING (-1)         /* notify_connect: answered later */
+#define NOTIFY_PENDING_MAX 256      /* connects waited for at once; more: EAGAIN */
+#define NOTIFY_PENDING_MS 30000     /* a connect in progress this long: ETIMEDOUT */
+
+struct notify_pending {
+	int sock;          /* a copy of the command's socket */
+	int listener;      /* the listener its notification came on */
+	uint64_t id;       /* the notification */
+	uint64_t deadline; /* clock_ms */
+};
+
 struct notify_sup {
 	struct net_plan plan;              /* the supervisor's own: ctl_fd (a copy) and port */
 	const struct mf_network *n;
 	int records_wr, log_fd;
 	pid_t self, proxy_pid;
 	int started;                       /* a pipe's write end: the thread's tid, then closed */
-	struct pollfd pfd[1 + NOTIFY_LISTENERS_MAX];   /* [0] the intake */
+	struct pollfd pfd[1 + NOTIFY_LISTENERS_MAX + NOTIFY_PENDING_MAX];
+					   /* [0] the intake, [1, n_pfd) the listeners,
+					      then the pending connects' sockets */
+	struct notify_pending pend[NOTIFY_PENDING_MAX];
+	size_t n_pend;
 	struct notify_hello who[1 + NOTIFY_LISTENERS_MAX];
 	size_t n_pfd;
 	struct seccomp_notif *req;
@@ -464,23 +479,65 @@ static bool notify_turn_listens_unix(const struct notify_sup *s, const struct nc
 	return false;
 }
 
-/* connect(2) of sock to sa, made here for the command: a blocking socket
- * waits NOTIFY_CONNECT_MS at most (its send time-out, put back after), so
- * that a command whose listener's queue is full cannot hold the
- * supervisor. 0 or errno. */
-static int notify_connect(int sock, const void *sa, socklen_t len)
+/* A connect of listener i's notification s->req that cannot end at once
+ * (a blocking socket whose listener's queue is full): a copy of sock kept,
+ * polled for its end (notify_main), the answer sent then or at
+ * NOTIFY_PENDING_MS. NOTIFY_PENDING, or EAGAIN when NOTIFY_PENDING_MAX wait. */
+static int notify_pend(struct notify_sup *s, size_t i, int sock)
 {
-	struct timeval old, t = { .tv_sec = NOTIFY_CONNECT_MS / 1000 };
-	socklen_t olen = sizeof(old);
-	int fl = fcntl(sock, F_GETFL), e;
-	bool timed = fl >= 0 && !(fl & O_NONBLOCK) &&
-		     getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &old, &olen) == 0 &&
-		     setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &t, sizeof(t)) == 0;
+	struct notify_pending *p;
+	int fd;
 
+	if (s->n_pend >= NOTIFY_PENDING_MAX || (fd = fcntl(sock, F_DUPFD_CLOEXEC, 3)) < 0)
+		return EAGAIN;
+	p = &s->pend[s->n_pend++];
+	p->sock = fd;
+	p->listener = s->pfd[i].fd;
+	p->id = s->req->id;
+	p->deadline = clock_ms() + NOTIFY_PENDING_MS;
+	return NOTIFY_PENDING;
+}
+
+/* connect(2) of sock to sa, made here for the command, never waited for:
+ * a blocking socket is made non-blocking for the call (its file's flag, put
+ * back after), and a connect that is then in progress is answered when it
+ * ends (notify_pend), so that no listener with a full queue holds the
+ * supervisor and every other command's connects. 0, an errno, or
+ * NOTIFY_PENDING. A unix socket's full queue is EAGAIN either way. */
+static int notify_connect(struct notify_sup *s, size_t i, int sock, const void *sa, socklen_t len)
+{
+	int fl = fcntl(sock, F_GETFL), e;
+
+	if (fl < 0)
+		return errno;
+	if (fl & O_NONBLOCK)
+		return connect(sock, sa, len) == 0 ? 0 : errno;
+	if (fcntl(sock, F_SETFL, fl | O_NONBLOCK) != 0)
+		return errno;
 	e = connect(sock, sa, len) == 0 ? 0 : errno;
-	if (timed)
-		(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &old, sizeof(old));
-	return timed && e == EINPROGRESS ? ETIMEDOUT : e;
+	(void)fcntl(sock, F_SETFL, fl);
+	/* EALREADY: a blocking connect restarted after a signal, its first
+	 * still in progress */
+	return e == EINPROGRESS || e == EALREADY ? notify_pend(s, i, sock) : e;
+}
+
+/* The end of pending connect k (its socket's error, or ETIMEDOUT), answered. */
+static void notify_pend_end(struct notify_sup *s, size_t k, bool timed_out)
+{
+	struct notify_pending *p = &s->pend[k];
+	int e = 0;
+	socklen_t elen = sizeof(e);
+
+	if (timed_out)
+		e = ETIMEDOUT;
+	else if (getsockopt(p->sock, SOL_SOCKET, SO_ERROR, &e, &elen) != 0)
+		e = errno;
+	memset(s->resp, 0, s->resp_size);
+	s->resp->id = p->id;
+	s->resp->error = -e;
+	(void)ioctl(p->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+	close(p->sock);
+	*p = s->pend[--s->n_pend];
 }
 
 /* whether the socket option opt (SOL_SOCKET) is set on sock; an option
@@ -496,7 +553,7 @@ static bool notify_sockopt(int sock, int opt)
 /* A connection to the proxy: sock bound to 127.0.0.1 (its port the
  * kernel's) unless bound already, its source port announced to the proxy,
  * then connected. 0 or errno. */
-static int notify_connect_proxy(struct notify_sup *s, int sock, const void *sa, socklen_t len,
+static int notify_connect_proxy(struct notify_sup *s, size_t i, int sock, const void *sa, socklen_t len,
 				const struct nc_dest *d)
 {
 	struct sockaddr_storage me = { 0 };
@@ -538,7 +595,7 @@ static int notify_connect_proxy(struct notify_sup *s, int sock, const void *sa, 
 		log_line_fd(s->log_fd, "net: a connection to the proxy not announced: %s", err.msg);
 		return ECONNREFUSED;
 	}
-	return notify_connect(sock, sa, len);
+	return notify_connect(s, i, sock, sa, len);
 }
 
 /* AF_UNIX by path: the socket file opened first (O_PATH), relative to the
@@ -547,7 +604,7 @@ static int notify_connect_proxy(struct notify_sup *s, int sock, const void *sa, 
  * 1's, and a link the command made to /proc/self/fd/N would lead into a
  * directory turninit holds open. Then sock is connected to the file by its
  * /proc/self/fd name, which the kernel takes for the file itself. */
-static int notify_connect_unix(pid_t pid, int sock, const struct nc_dest *d)
+static int notify_connect_unix(struct notify_sup *s, size_t i, pid_t pid, int sock, const struct nc_dest *d)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
@@ -561,7 +618,7 @@ static int notify_connect_unix(pid_t pid, int sock, const struct nc_dest *d)
 	if (file < 0)
 		return errno == ELOOP || errno == EXDEV ? EACCES : errno;
 	snprintf(un.sun_path, sizeof(un.sun_path), "/proc/self/fd/%d", file);
-	return notify_connect(sock, &un, sizeof(un));
+	return notify_connect(s, i, sock, &un, sizeof(un));
 }
 
 #ifndef PIDFD_THREAD
@@ -653,10 +710,10 @@ static int notify_decide(struct notify_sup *s, size_t i)
 		return EACCES;
 	}
 	if (v == NC_PROXY)
-		return notify_connect_proxy(s, sock, &sa, len, &d);
+		return notify_connect_proxy(s, i, sock, &sa, len, &d);
 	if (v == NC_UNIX_PATH)
-		return notify_connect_unix(pid, sock, &d);
-	return notify_connect(sock, &sa, len);
+		return notify_connect_unix(s, i, pid, sock, &d);
+	return notify_connect(s, i, sock, &sa, len);
 }
 
 /* One notification of listener i, answered. A notification gone before
@@ -664,12 +721,17 @@ static int notify_decide(struct notify_sup *s, size_t i)
  * an error. */
 static void notify_one(struct notify_sup *s, size_t i)
 {
+	int e;
+
 	memset(s->req, 0, s->req_size);
 	if (ioctl(s->pfd[i].fd, SECCOMP_IOCTL_NOTIF_RECV, s->req) != 0)
 		return;
 	memset(s->resp, 0, s->resp_size);
 	s->resp->id = s->req->id;
-	s->resp->error = s->req->data.nr == __NR_connect ? -notify_decide(s, i) : -ENOSYS;
+	e = s->req->data.nr == __NR_connect ? notify_decide(s, i) : ENOSYS;
+	if (e == NOTIFY_PENDING)
+		return;   /* answered when the connect ends */
+	s->resp->error = -e;
 	(void)ioctl(s->pfd[i].fd, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
 }
 
@@ -699,7 +761,7 @@ static void notify_intake(struct notify_sup *s)
 			continue;
 		/* a listener with no supervisor answers ENOSYS to every
 		 * connect: a full table fails closed */
-		if (n != (ssize_t)sizeof(h) || s->n_pfd >= N_ELEMENTS(s->pfd)) {
+		if (n != (ssize_t)sizeof(h) || s->n_pfd >= 1 + NOTIFY_LISTENERS_MAX) {
 			log_line_fd(s->log_fd, "network: a command's listener not taken (%s): its connects fail",
 				    n != (ssize_t)sizeof(h) ? "a message cut short" : "too many at once");
 			close(fd);
@@ -719,8 +781,22 @@ static void *notify_main(void *arg)
 	close(s->started);
 
 	for (;;) {
-		if (poll(s->pfd, s->n_pfd, -1) < 0)
+		uint64_t now = clock_ms(), next = UINT64_MAX;
+		int timeout;
+
+		for (size_t k = 0; k < s->n_pend; k++) {
+			s->pfd[s->n_pfd + k] = (struct pollfd){ .fd = s->pend[k].sock, .events = POLLOUT };
+			next = s->pend[k].deadline < next ? s->pend[k].deadline : next;
+		}
+		timeout = next == UINT64_MAX ? -1 : next <= now ? 0 : (int)(next - now);
+		if (poll(s->pfd, s->n_pfd + s->n_pend, timeout) < 0)
 			continue;
+		/* the pending connects first, from the last: an end moves the
+		 * last entry into its place */
+		now = clock_ms();
+		for (size_t k = s->n_pend; k-- > 0;)
+			if (s->pfd[s->n_pfd + k].revents || s->pend[k].deadline <= now)
+				notify_pend_end(s, k, !s->pfd[s->n_pfd + k].revents);
 		if (s->pfd[0].revents & POLLIN)
 			notify_intake(s);
 		/* one notification of each listener a round: a command that

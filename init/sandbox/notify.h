@@ -30,7 +30,6 @@
 #include "manifest.h"
 
 #define NOTIFY_LISTENERS_MAX 512   /* commands' listeners held at once; more: refused */
-#define NOTIFY_CONNECT_MS 5000     /* a blocking connect made for a command, at most */
 
 struct net_plan;
 

@@ -1712,7 +1712,7 @@ NOTIFY_TESTS=(net-notify-proxy-connect net-notify-proxy-refused net-notify-direc
 	net-notify-udp-refused net-notify-sendto-address-refused net-notify-fastopen-refused
 	net-notify-io-uring-refused net-notify-connect-storm net-notify-pod-neighbour-refused
 	net-notify-undumpable-refused net-notify-kube-restricted net-notify-own-listener-alias-refused
-	net-notify-thread-connect net-notify-unix-path)
+	net-notify-thread-connect net-notify-unix-path net-notify-stall-holds-no-other)
 CNT_TESTS=(net-notify-sockaddr-race net-notify-udp-refused net-notify-sendto-address-refused
 	net-notify-fastopen-refused)
 NOTIFY_WANTED= CNT_WANTED=
@@ -1899,6 +1899,18 @@ if begin net-notify-thread-connect; then
 		'busybox httpd -p 127.0.0.1:9000 -h /etc/turninit; netprobe tconnect 127.0.0.1:9000; netprobe tconnect "127.0.0.1:${HTTP_PROXY##*:}"'
 	expect_rc 0
 	expect_out $'tconnect ok\ntconnect ok\n'
+	end
+fi
+# A command that stalls its own connects (a listener of its own with a full
+# queue, 8 blocking connects to it) holds no other connect: turninit answers
+# those when they end, and five connects to the proxy behind them are
+# answered at once (when it waited for each, 5 s apiece, they took 40 s).
+if begin net-notify-stall-holds-no-other; then
+	run_cmd "${NRRUN[@]}" "${NETPROBE[@]}" "$IMG:allow" -- \
+		'mkfifo "$HOME/f"; netprobe stall 7000 8 >"$HOME/f" & read -r l <"$HOME/f"; echo "$l"
+s=$(date +%s%N); for i in 1 2 3 4 5; do netprobe connect "127.0.0.1:${HTTP_PROXY##*:}"; done
+e=$(date +%s%N); ms=$(( (e - s) / 1000000 )); [ "$ms" -lt 4000 ] && echo in-bound || echo "took $ms ms"; kill %1'
+	expect_out $'stalling 8\nconnect ok\nconnect ok\nconnect ok\nconnect ok\nconnect ok\nin-bound\n'
 	end
 fi
 # A unix socket by a path relative to the command's working directory is

@@ -10,6 +10,11 @@
  *   netprobe unix PATH           a unix stream socket listening at PATH, then a
  *                                connect(2) to PATH: "unix ok" or its errno
  *   netprobe unixconnect PATH    a connect(2) to PATH alone: "unix ..." likewise
+ *   netprobe stall PORT N        a listener on 127.0.0.1:PORT with a backlog of
+ *                                0 that never accepts, and N threads each in a
+ *                                blocking connect(2) to it; "stalling N" once
+ *                                every thread is in connect(2) or past it
+ *                                (/proc/self/task/TID/syscall), then waits
  *   netprobe race PROXY TARGET MS  connect(2) in a loop for MS milliseconds
  *                                while a second thread rewrites the sockaddr
  *                                between PROXY and TARGET (family, port and
@@ -208,6 +213,68 @@ static int cmd_unix(const char *path, int listen_first)
 	}
 	say("unix", fd);
 	return 0;
+}
+
+static atomic_int stall_returned;
+
+static void *stall_thread(void *arg)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd >= 0)
+		(void)connect(fd, arg, sizeof(struct sockaddr_in));
+	atomic_fetch_add(&stall_returned, 1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* the threads of this process now in connect(2) */
+static int stall_in_connect(void)
+{
+	char path[64];
+	int n = 0;
+
+	for (int tid = getpid() + 1; tid < getpid() + 4096; tid++) {
+		FILE *f;
+		long nr;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fscanf(f, "%ld", &nr) == 1 && nr == SYS_connect)
+			n++;
+		fclose(f);
+	}
+	return n;
+}
+
+static int cmd_stall(int port, int n)
+{
+	static struct sockaddr_in sa = { .sin_family = AF_INET };
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	pthread_t t;
+
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 0) != 0) {
+		say("stall-listen", -1);
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t, NULL, stall_thread, &sa) != 0)
+			return 1;
+	for (long waited = 0; stall_in_connect() + atomic_load(&stall_returned) < n; waited++) {
+		struct timespec ts = { 0, 1000000 };
+
+		if (waited > 30000)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	printf("stalling %d\n", n);
+	fflush(stdout);
+	for (;;)
+		pause();
 }
 
 /* The race: the sockaddr connect(2) is given, rewritten by a second thread. */
@@ -483,6 +550,8 @@ int main(int argc, char **argv)
 		return cmd_connect(argv[2]);
 	if (!strcmp(c, "tconnect") && argc == 3)
 		return cmd_tconnect(argv[2]);
+	if (!strcmp(c, "stall") && argc == 4)
+		return cmd_stall(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(c, "unix") && argc == 3)
 		return cmd_unix(argv[2], 1);
 	if (!strcmp(c, "unixconnect") && argc == 3)
@@ -505,6 +574,6 @@ int main(int argc, char **argv)
 		return cmd_undumpable(argv[2], argv[3]);
 	if (!strcmp(c, "listen") && argc == 3)
 		return cmd_listen(atoi(argv[2]));
-	fprintf(stderr, "usage: netprobe connect|tconnect|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|undumpable|listen ...\n");
+	fprintf(stderr, "usage: netprobe connect|tconnect|stall|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|undumpable|listen ...\n");
 	return 2;
 }
