@@ -1712,7 +1712,8 @@ NOTIFY_TESTS=(net-notify-proxy-connect net-notify-proxy-refused net-notify-direc
 	net-notify-udp-refused net-notify-sendto-address-refused net-notify-fastopen-refused
 	net-notify-io-uring-refused net-notify-connect-storm net-notify-pod-neighbour-refused
 	net-notify-undumpable-refused net-notify-kube-restricted net-notify-own-listener-alias-refused
-	net-notify-thread-connect net-notify-unix-path net-notify-stall-holds-no-other)
+	net-notify-thread-connect net-notify-unix-path net-notify-stall-holds-no-other
+	net-notify-abstract-forged-name-refused)
 CNT_TESTS=(net-notify-sockaddr-race net-notify-udp-refused net-notify-sendto-address-refused
 	net-notify-fastopen-refused)
 NOTIFY_WANTED= CNT_WANTED=
@@ -1899,6 +1900,27 @@ if begin net-notify-thread-connect; then
 		'busybox httpd -p 127.0.0.1:9000 -h /etc/turninit; netprobe tconnect 127.0.0.1:9000; netprobe tconnect "127.0.0.1:${HTTP_PROXY##*:}"'
 	expect_rc 0
 	expect_out $'tconnect ok\ntconnect ok\n'
+	end
+fi
+# An abstract unix socket of another container of the pod is reached by no
+# name: not its own, nor a name of the command's own that /proc/net/unix
+# shows as a line ending in it ("NAME\nx"). A turn without the network key
+# reaches it (the control).
+if begin net-notify-abstract-forged-name-refused; then
+	engine_rm "$LOOP"
+	timeout 120 "$ENGINE" run -d --name "$LOOP" --label "$LABEL" --network "$NET" --pull never "${NETPROBE[@]}" \
+		--entrypoint /usr/local/bin/netprobe "$IMG:base" absserve podsecret >"$WORK/loop.log" 2>&1 \
+		|| why "the pod's abstract socket: $(cat "$WORK/loop.log")"
+	wait_for 30 sh -c "timeout 10 $ENGINE logs $LOOP 2>&1 | grep -q '^listening podsecret$'" \
+		|| why "the pod's abstract socket does not listen"
+	run_cmd "${RUN[@]}" --network "container:$LOOP" "${NETPROBE[@]}" "$IMG:off" -- 'netprobe absconnect podsecret'
+	eq "the control (no network key)" "$OUT" $'abs ok\n'
+	run_cmd "${RUN[@]}" --network "container:$LOOP" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
+		"${NRSEC[@]}" "${NETPROBE[@]}" "$IMG:allow" -- 'netprobe absconnect podsecret; netprobe absnl podsecret'
+	expect_rc 0
+	expect_out $'abs ECONNREFUSED\nabs ECONNREFUSED\n'
+	expect_contains stderr "$ERR" "turninit: net: refused connect to unix:@podsecret (seccomp-notify)"
+	engine_rm "$LOOP"
 	end
 fi
 # A command that stalls its own connects (a listener of its own with a full

@@ -10,6 +10,13 @@
  *   netprobe unix PATH           a unix stream socket listening at PATH, then a
  *                                connect(2) to PATH: "unix ok" or its errno
  *   netprobe unixconnect PATH    a connect(2) to PATH alone: "unix ..." likewise
+ *   netprobe absserve NAME       a unix stream socket listening on the abstract
+ *                                NAME, accepting forever ("listening NAME")
+ *   netprobe absconnect NAME     a connect(2) to the abstract NAME: "abs ok"
+ *                                or its errno
+ *   netprobe absnl NAME          a listener on the abstract "NAME\nx" (which
+ *                                /proc/net/unix shows as a line ending in
+ *                                NAME), then a connect(2) to NAME: "abs ..."
  *   netprobe stall PORT N        a listener on 127.0.0.1:PORT with a backlog of
  *                                0 that never accepts, and N threads each in a
  *                                blocking connect(2) to it; "stalling N" once
@@ -55,6 +62,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +220,67 @@ static int cmd_unix(const char *path, int listen_first)
 		fd = -1;
 	}
 	say("unix", fd);
+	return 0;
+}
+
+/* an abstract address of name (suffix appended), its length in *len */
+static struct sockaddr_un abs_addr(const char *name, const char *suffix, socklen_t *len)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	size_t n = strlen(name), k = strlen(suffix);
+
+	if (n + k + 1 > sizeof(un.sun_path))
+		exit(2);
+	memcpy(un.sun_path + 1, name, n);
+	memcpy(un.sun_path + 1 + n, suffix, k);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n + k);
+	return un;
+}
+
+static int abs_listen(const char *name, const char *suffix)
+{
+	socklen_t len;
+	struct sockaddr_un un = abs_addr(name, suffix, &len);
+	int l = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (l < 0 || bind(l, (struct sockaddr *)&un, len) != 0 || listen(l, 16) != 0)
+		return -1;
+	return l;
+}
+
+static int cmd_abs(const char *name, int mode)
+{
+	socklen_t len;
+	struct sockaddr_un un = abs_addr(name, "", &len);
+	int fd, l = -1;
+
+	if (mode == 0) {   /* serve */
+		if ((l = abs_listen(name, "")) < 0) {
+			say("abs-listen", -1);
+			return 1;
+		}
+		printf("listening %s\n", name);
+		fflush(stdout);
+		for (;;) {
+			int c = accept(l, NULL, NULL);
+
+			if (c >= 0)
+				close(c);
+		}
+	}
+	if (mode == 2 && (l = abs_listen(name, "\nx")) < 0) {
+		say("abs-listen", -1);
+		return 0;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&un, len) != 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	say("abs", fd);
 	return 0;
 }
 
@@ -550,6 +619,12 @@ int main(int argc, char **argv)
 		return cmd_connect(argv[2]);
 	if (!strcmp(c, "tconnect") && argc == 3)
 		return cmd_tconnect(argv[2]);
+	if (!strcmp(c, "absserve") && argc == 3)
+		return cmd_abs(argv[2], 0);
+	if (!strcmp(c, "absconnect") && argc == 3)
+		return cmd_abs(argv[2], 1);
+	if (!strcmp(c, "absnl") && argc == 3)
+		return cmd_abs(argv[2], 2);
 	if (!strcmp(c, "stall") && argc == 4)
 		return cmd_stall(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(c, "unix") && argc == 3)
@@ -574,6 +649,6 @@ int main(int argc, char **argv)
 		return cmd_undumpable(argv[2], argv[3]);
 	if (!strcmp(c, "listen") && argc == 3)
 		return cmd_listen(atoi(argv[2]));
-	fprintf(stderr, "usage: netprobe connect|tconnect|stall|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|undumpable|listen ...\n");
+	fprintf(stderr, "usage: netprobe connect|tconnect|absserve|absconnect|absnl|stall|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|undumpable|listen ...\n");
 	return 2;
 }
