@@ -1958,7 +1958,7 @@ if begin net-notify-own-listener-alias-refused; then
 netprobe connect 127.0.0.2:9100
 netprobe connect 127.0.0.1:9100'
 	run_cmd "${RUN[@]}" --network "container:$LOOP" --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges \
-		"${NETPROBE[@]}" "$IMG:allow" -- "$ALIASPROBE"
+		"${NRSEC[@]}" "${NETPROBE[@]}" "$IMG:allow" -- "$ALIASPROBE"
 	expect_rc 0
 	expect_out $'connect ok\nconnect ECONNREFUSED\n'
 	expect_contains stderr "$ERR" "turninit: net: refused connect to 127.0.0.1:9100 (seccomp-notify)"
