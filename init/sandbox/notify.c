@@ -102,20 +102,30 @@ static uint16_t notify_env_port(char *const *envp)
 	return 0;
 }
 
+/* mh set up for one notify_hello in h and one fd's room in u (cbuf) */
+union notify_cbuf {
+	struct cmsghdr h;
+	char buf[CMSG_SPACE(sizeof(int))];
+};
+
+static void notify_msg(struct msghdr *mh, struct iovec *iov, struct notify_hello *h, union notify_cbuf *u)
+{
+	memset(u, 0, sizeof(*u));
+	*iov = (struct iovec){ .iov_base = h, .iov_len = sizeof(*h) };
+	*mh = (struct msghdr){ .msg_iov = iov, .msg_iovlen = 1, .msg_control = u->buf,
+			       .msg_controllen = sizeof(u->buf) };
+}
+
 int notify_hello_send(int sock, int fd, char *const *envp)
 {
 	struct notify_hello h = { .pid = (int32_t)syscall(SYS_getpid), .port = notify_env_port(envp) };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
+	union notify_cbuf u;
+	struct iovec iov;
+	struct msghdr mh;
 	struct cmsghdr *cm;
 	ssize_t r;
 
-	memset(&u, 0, sizeof(u));
+	notify_msg(&mh, &iov, &h, &u);
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
@@ -740,16 +750,15 @@ static void notify_intake(struct notify_sup *s)
 {
 	for (;;) {
 		struct notify_hello h;
-		union {
-			struct cmsghdr h;
-			char buf[CMSG_SPACE(sizeof(int))];
-		} u;
-		struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-				     .msg_controllen = sizeof(u.buf) };
+		union notify_cbuf u;
+		struct iovec iov;
+		struct msghdr mh;
 		struct cmsghdr *cm;
-		ssize_t n = recvmsg(s->pfd[0].fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		ssize_t n;
 		int fd = -1;
+
+		notify_msg(&mh, &iov, &h, &u);
+		n = recvmsg(s->pfd[0].fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 		if (n < 0)
 			return;

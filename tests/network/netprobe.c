@@ -198,10 +198,25 @@ static int cmd_tconnect(const char *addr)
 	return 0;
 }
 
+/* a unix stream socket connected to un (len bytes), or -1 with errno */
+static int unix_connect(const struct sockaddr_un *un, socklen_t len)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd >= 0 && connect(fd, (const struct sockaddr *)un, len) != 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	return fd;
+}
+
 static int cmd_unix(const char *path, int listen_first)
 {
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	int l = -1, fd;
+	int l = -1;
 
 	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
 	if (listen_first) {
@@ -211,15 +226,7 @@ static int cmd_unix(const char *path, int listen_first)
 			return 0;
 		}
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&un, sizeof(un)) != 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		fd = -1;
-	}
-	say("unix", fd);
+	say("unix", unix_connect(&un, sizeof(un)));
 	return 0;
 }
 
@@ -252,7 +259,7 @@ static int cmd_abs(const char *name, int mode)
 {
 	socklen_t len;
 	struct sockaddr_un un = abs_addr(name, "", &len);
-	int fd, l = -1;
+	int l = -1;
 
 	if (mode == 0) {   /* serve */
 		if ((l = abs_listen(name, "")) < 0) {
@@ -272,15 +279,7 @@ static int cmd_abs(const char *name, int mode)
 		say("abs-listen", -1);
 		return 0;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&un, len) != 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		fd = -1;
-	}
-	say("abs", fd);
+	say("abs", unix_connect(&un, len));
 	return 0;
 }
 
