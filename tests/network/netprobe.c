@@ -21,7 +21,8 @@
  *                                0 that never accepts, and N threads each in a
  *                                blocking connect(2) to it; "stalling N" once
  *                                every thread is in connect(2) or past it
- *                                (/proc/self/task/TID/syscall), then waits
+ *                                (/proc/self/task/TID/syscall), held by a
+ *                                child that it leaves running
  *   netprobe race PROXY TARGET MS  connect(2) in a loop for MS milliseconds
  *                                while a second thread rewrites the sockaddr
  *                                between PROXY and TARGET (family, port and
@@ -317,7 +318,9 @@ static int stall_in_connect(void)
 	return n;
 }
 
-static int cmd_stall(int port, int n)
+/* the stall itself, in a child: the listener, the threads, then a byte on
+ * ready once each is in connect(2) or past it */
+static void __attribute__((noreturn)) stall_child(int port, int n, int ready)
 {
 	static struct sockaddr_in sa = { .sin_family = AF_INET };
 	int l = socket(AF_INET, SOCK_STREAM, 0);
@@ -325,24 +328,46 @@ static int cmd_stall(int port, int n)
 
 	sa.sin_port = htons((uint16_t)port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 0) != 0) {
-		say("stall-listen", -1);
-		return 1;
-	}
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 0) != 0)
+		_exit(1);
 	for (int i = 0; i < n; i++)
 		if (pthread_create(&t, NULL, stall_thread, &sa) != 0)
-			return 1;
+			_exit(1);
 	for (long waited = 0; stall_in_connect() + atomic_load(&stall_returned) < n; waited++) {
 		struct timespec ts = { 0, 1000000 };
 
 		if (waited > 30000)
-			return 1;
+			_exit(1);
 		nanosleep(&ts, NULL);
 	}
-	printf("stalling %d\n", n);
-	fflush(stdout);
+	(void)!write(ready, "r", 1);
 	for (;;)
 		pause();
+}
+
+/* "stalling N" once the child holds its stall, the child left running */
+static int cmd_stall(int port, int n)
+{
+	int p[2];
+	char b;
+
+	if (pipe(p) != 0)
+		return 1;
+	switch (fork()) {
+	case -1:
+		return 1;
+	case 0:
+		close(p[0]);
+		stall_child(port, n, p[1]);
+	default:
+		close(p[1]);
+	}
+	if (read(p[0], &b, 1) != 1) {
+		printf("no stall\n");
+		return 1;
+	}
+	printf("stalling %d\n", n);
+	return 0;
 }
 
 /* The race: the sockaddr connect(2) is given, rewritten by a second thread. */
