@@ -624,6 +624,6 @@ seal_images() {
 # uids); its path in WS.
 workspace() {
 	WS=$(mktemp -d "${TMPDIR:-/tmp}/turninit-$SUITE.XXXXXX") || abort "mktemp"
-	chown 1000:1000 "$WS"
 	chmod 0755 "$WS"
+	userns chown 1000:1000 "$WS"
 }

@@ -1816,12 +1816,15 @@ if begin net-notify-verify; then
 	expect_rc 0
 	eq "verify's network_isolation, root with the capabilities" "$(printf '%s' "$OUT" | isolation_of)" namespace
 	LOGDIR=$WORK/auditlog-notify
-	rm -rf "$LOGDIR" && mkdir -p "$LOGDIR" && chown 1000:1000 "$LOGDIR" && chmod 0700 "$LOGDIR"
+	# uid 1000's, of rootless podman's user namespace under rootless (userns)
+	userns rm -rf "$LOGDIR"
+	mkdir -p "$LOGDIR" && chmod 0700 "$LOGDIR" && userns chown 1000:1000 "$LOGDIR"
 	serve_session "$(exec_json a true)" -- "${NRRUN[@]}" -i -v "$LOGDIR:/var/log/turninit" "$IMG:allow" \
 		serve --audit-log /var/log/turninit/audit.jsonl
 	expect_rc 0
 	eq "turn_start's network_isolation, non-root" \
-		"$(head -n 1 "$LOGDIR/audit.jsonl" 2>&1 | isolation_of)" seccomp-notify
+		"$(userns head -n 1 "$LOGDIR/audit.jsonl" 2>&1 | isolation_of)" seccomp-notify
+	userns rm -rf "$LOGDIR"
 	end
 fi
 # The isolation named in the manifest where it cannot hold: refused at
@@ -2071,7 +2074,7 @@ netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080' </dev/null >"$WORK/nb.out" 2>"$WOR
 	else
 		why "the turn's command wrote no proxy port (the turn ended, or 60 s passed)"
 	fi
-	touch "$WS/done"
+	userns touch "$WS/done"
 	wait "$TURN"
 	RC=$?
 	CMD="a turn ($NB) and a neighbour in its network namespace"
@@ -2080,7 +2083,7 @@ netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080' </dev/null >"$WORK/nb.out" 2>"$WOR
 	expect_rc 0
 	expect_out $'answer HTTP/1.1 200 Connection established\n'
 	expect_contains stderr "$ERR" "turninit: net: refused a connection to the proxy from 127.0.0.1:"
-	rm -rf "$WS"
+	userns rm -rf "$WS"
 	end
 fi
 
