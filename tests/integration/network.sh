@@ -2050,15 +2050,16 @@ if begin net-notify-connect-storm; then
 fi
 # Another container of the pod (joining the turn container's network
 # namespace) connects to turninit's proxy port, which the turn's command
-# writes to the shared workdir, and asks for a listed host: closed without
+# writes to a folder it shares with the suite (bound at /tmp/nb) before it
+# waits on a fifo there, and asks for a listed host: closed without
 # an answer, and turninit says so. Then the command itself asks through
 # the same port: 200.
 if begin net-notify-pod-neighbour-refused; then
 	workspace
 	NB=turninit-ntest-turn-$$
-	"${NRRUN[@]}" --name "$NB" "${NETPROBE[@]}" -v "$WS:/work" "$IMG:allow" -- \
-		'p=${HTTP_PROXY##*:}; echo "$p" >/work/port.tmp && mv /work/port.tmp /work/port
-i=0; while [ ! -e /work/done ] && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
+	"${NRRUN[@]}" --name "$NB" "${NETPROBE[@]}" -v "$WS:/tmp/nb" "$IMG:allow" -- \
+		'p=${HTTP_PROXY##*:}; busybox mkfifo /tmp/nb/go && echo "$p" >/tmp/nb/port.tmp && mv /tmp/nb/port.tmp /tmp/nb/port
+read -r _ </tmp/nb/go
 netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080' </dev/null >"$WORK/nb.out" 2>"$WORK/nb.err" &
 	TURN=$!
 	# the port, or the turn's end (a refusal at start)
@@ -2074,7 +2075,8 @@ netprobe ask "127.0.0.1:$p" '"$SRV_IP"':8080' </dev/null >"$WORK/nb.out" 2>"$WOR
 	else
 		why "the turn's command wrote no proxy port (the turn ended, or 60 s passed)"
 	fi
-	userns touch "$WS/done"
+	# the turn's command waits on its fifo: it asks once the neighbour has
+	userns timeout 30 sh -c 'echo go >"$1"' sh "$WS/go"
 	wait "$TURN"
 	RC=$?
 	CMD="a turn ($NB) and a neighbour in its network namespace"
