@@ -91,58 +91,6 @@ void cmd_free(struct cmd *m)
 	m->out_fd = m->err_fd = m->in_fd = m->report_fd = -1;
 }
 
-/* Whether a request line of c may be handled now: none of c's waits for the
- * answers before it, and there is room for one more answer. */
-bool conn_may_handle(const struct conn *c)
-{
-	return !c->held.used && c->n_answers < SERVE_ANSWERS;
-}
-
-/* Whether c has an answer or a request still waiting: it is not closed yet. */
-bool conn_waits(const struct conn *c)
-{
-	return c->held.used || c->n_answers;
-}
-
-static void held_free(struct conn *c);
-
-/* Free what c still holds of answers and a waiting request (the end of the
- * turn: nothing is written any more). */
-void conn_answers_free(struct conn *c)
-{
-	while (c->answers) {
-		struct answer *a = c->answers;
-
-		c->answers = a->next;
-		free(a);
-	}
-	c->n_answers = 0;
-	held_free(c);
-}
-
-/* Drop c's request that waits for the answers before it, if any. */
-static void held_free(struct conn *c)
-{
-	if (c->held.used) {
-		rq_free(c->held.rq);
-		free(c->held.reply);
-		c->held = (struct held){ 0 };
-	}
-}
-
-void conn_drop_requests(struct conn *c)
-{
-	size_t n = c->held.used;
-
-	for (size_t i = c->off; c->buf && i < c->len; i++)
-		n += c->buf[i] == '\n';
-	held_free(c);
-	c->off = c->len = 0;
-	c->discarding = false;
-	if (n)
-		log_line("serve: a client that reads no more events: %zu request line(s) of it not handled", n);
-}
-
 /* A place for the answer to an exec of c, after every answer of c before
  * it; NULL when out of memory. The callers see to it that there is room
  * (conn_may_handle). */

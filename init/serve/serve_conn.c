@@ -1,9 +1,10 @@
 /* serve_conn.c - the connections of serve and listen mode: events written
  * whole, one line each, into a per-connection buffer flushed without
- * blocking; framing of request lines; the last events at the end. A
- * connection that stops reading stops only its own commands' output (their
- * pipes are not polled while its buffer is over SERVE_OUT_HIGH), never another
- * connection, a timeout or SIGTERM. */
+ * blocking; framing of request lines, and whether one may be handled now
+ * (the answers a connection waits for, its held request); the last events
+ * at the end. A connection that stops reading stops only its own commands'
+ * output (their pipes are not polled while its buffer is over
+ * SERVE_OUT_HIGH), never another connection, a timeout or SIGTERM. */
 #define _GNU_SOURCE
 #include "serve_int.h"
 
@@ -243,4 +244,56 @@ void conn_drain(struct conn *c, uint64_t deadline_ms)
 	free(c->out);
 	c->out = NULL;
 	c->out_cap = 0;
+}
+
+/* Whether a request line of c may be handled now: none of c's waits for the
+ * answers before it, and there is room for one more answer. */
+bool conn_may_handle(const struct conn *c)
+{
+	return !c->held.used && c->n_answers < SERVE_ANSWERS;
+}
+
+/* Whether c has an answer or a request still waiting: it is not closed yet. */
+bool conn_waits(const struct conn *c)
+{
+	return c->held.used || c->n_answers;
+}
+
+static void held_free(struct conn *c);
+
+/* Free what c still holds of answers and a waiting request (the end of the
+ * turn: nothing is written any more). */
+void conn_answers_free(struct conn *c)
+{
+	while (c->answers) {
+		struct answer *a = c->answers;
+
+		c->answers = a->next;
+		free(a);
+	}
+	c->n_answers = 0;
+	held_free(c);
+}
+
+/* Drop c's request that waits for the answers before it, if any. */
+static void held_free(struct conn *c)
+{
+	if (c->held.used) {
+		rq_free(c->held.rq);
+		free(c->held.reply);
+		c->held = (struct held){ 0 };
+	}
+}
+
+void conn_drop_requests(struct conn *c)
+{
+	size_t n = c->held.used;
+
+	for (size_t i = c->off; c->buf && i < c->len; i++)
+		n += c->buf[i] == '\n';
+	held_free(c);
+	c->off = c->len = 0;
+	c->discarding = false;
+	if (n)
+		log_line("serve: a client that reads no more events: %zu request line(s) of it not handled", n);
 }
