@@ -123,7 +123,7 @@ TRUSTED_KEYS ?=
 
 # init/ in folders by role, each allowed to include only what its rule says
 # (docs/HACKING.md; tests/layout/layout.py checks it in make check).
-INIT_DIRS  := init init/util init/sandbox init/proxy init/process init/serve init/client
+INIT_DIRS  := init init/util init/trust init/sandbox init/proxy init/process init/serve init/client
 POLICY_SRC := $(wildcard policy/*.c)
 INIT_SRC   := $(foreach d,$(INIT_DIRS),$(wildcard $(d)/*.c))
 SRC        := $(POLICY_SRC) $(INIT_SRC)

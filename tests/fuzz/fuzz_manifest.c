@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * committed good.json (expires 2099) parses. */
 #define FUZZ_NOW 1700000000
 
-/* As init/sandbox/load.c does it. */
+/* As init/trust/load.c does it. */
 static bool fuzz_syscall_known(const char *name)
 {
 	return seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR;

@@ -39,14 +39,18 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 RULES = {
     "policy": [],
     "init/util": ["policy"],
+    # where the manifest and the trust roots come from, and the signature
+    # checked over its bytes before it is parsed: no lock-down of its own
+    "init/trust": ["init/util", "policy"],
     "init/sandbox": ["init/util", "policy"],
     "init/proxy": ["init/sandbox", "init/util", "policy"],
     "init/process": ["init/proxy", "init/sandbox", "init/util", "policy"],
-    "init/serve": ["init/process", "init/sandbox", "init/util", "policy"],
+    "init/serve": ["init/process", "init/sandbox", "init/trust", "init/util", "policy"],
     # the clients run outside the container and hold no policy: the command
     # line (util/cli), the wire formats, the helpers
     "init/client": ["init/util", "policy"],
-    "init": ["init/client", "init/serve", "init/process", "init/proxy", "init/sandbox", "init/util", "policy"],
+    "init": ["init/client", "init/serve", "init/process", "init/proxy", "init/sandbox", "init/trust", "init/util",
+             "policy"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
