@@ -28,9 +28,9 @@
 #include "mcp_bridge.h"
 #include "plat.h"
 #include "reap.h"
-#include "plan.h"
 #include "serve.h"
 #include "spawn.h"
+#include "turn.h"
 #include "verify.h"
 
 static int refuse(const struct tn_error *err)
@@ -72,13 +72,13 @@ static int start_gvisor_check(const struct caps_start *start, const struct mf_ma
 /* What the start or the platform leaves out, and a workdir the commands
  * cannot write, said once, after the last refusal (a refusal stays one
  * line). */
-static void log_weakened(const struct sandbox *sb, const struct caps_start *start)
+static void log_weakened(const struct turn *sb, const struct caps_start *start)
 {
 	char note[512];
 
-	if (sandbox_workdir_note(sb->m, sb->landlock.abi, note, sizeof(note)))
+	if (turn_workdir_note(sb->m, sb->landlock.abi, note, sizeof(note)))
 		log_line("%s", note);
-	if (sandbox_home_note(sb->m, sb->nonroot, note, sizeof(note)))
+	if (turn_home_note(sb->m, sb->nonroot, note, sizeof(note)))
 		log_line("%s", note);
 	if (start->mode == CAPS_NONROOT)
 		log_line("non-root mode: running as %u:%u with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)",
@@ -182,7 +182,7 @@ static int verify(const struct cli_options *opt, const struct load_result *pol,
 	if (!refused && opt->audit_changes &&
 	    changes_open(opt->audit_changes, pol->manifest, true, refusal) < 0)
 		refused = true;
-	if (!refused && sandbox_probe(pol->manifest, start->mode == CAPS_NONROOT, refusal) < 0)
+	if (!refused && turn_probe(pol->manifest, start->mode == CAPS_NONROOT, refusal) < 0)
 		refused = true;
 	if (!refused) {
 		/* the values as a start reads them, and dropped at once */
@@ -195,11 +195,11 @@ static int verify(const struct cli_options *opt, const struct load_result *pol,
 	}
 	if (!refused && opt->socket_path && serve_listen_probe(opt->socket_path, pol->manifest, refusal) < 0)
 		refused = true;
-	if (!refused && sandbox_home_note(pol->manifest, start->mode == CAPS_NONROOT, note,
-					  sizeof(note)))
+	if (!refused && turn_home_note(pol->manifest, start->mode == CAPS_NONROOT, note,
+				       sizeof(note)))
 		log_line("%s", note);
 	note[0] = '\0';
-	if (!refused && sandbox_workdir_note(pol->manifest, ll_abi(), note, sizeof(note)))
+	if (!refused && turn_workdir_note(pol->manifest, ll_abi(), note, sizeof(note)))
 		log_line("%s", note);
 	if (verify_print(pol, start, refused ? refusal->msg : NULL, note[0] ? note : NULL,
 			 opt->credentials_dir, &err) < 0)
@@ -224,16 +224,19 @@ static bool turn_ends(int exit_code, char ret_head[static 65])
 }
 
 /* Step 7 of serve, mcp and listen: the loop of many commands, under the
- * sandbox prepared once; its exit status. */
+ * turn prepared once; its exit status. */
 static int many_commands(const struct cli_options *opt, const struct load_result *pol,
-			 struct sandbox *sb, const struct caps_start *start, int sfd)
+			 struct turn *sb, const struct caps_start *start, int sfd)
 {
 	static const char *const names[] = {
 		[CLI_SERVE] = "serve", [CLI_MCP] = "mcp", [CLI_LISTEN] = "listen",
 	};
 	struct serve_ctx ctx = {
 		.manifest = pol->manifest,
-		.sandbox = sb,
+		.base = &sb->base,
+		.proxy_pid = sb->proxy_pid,
+		.proxy_env = sb->net.env,
+		.records_fd = sb->net.records_fd,
 		.net = sb->net.ctl_fd >= 0 ? &sb->net : NULL,
 		.sfd = sfd,
 		.listen_fd = -1,
@@ -256,8 +259,8 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 		/* the protections in force, the record verify prints (one source) */
 		char note[512];
 		json_t *prot = verify_protections(pol, start, &sb->filter, NULL,
-						  sandbox_workdir_note(sb->m, sb->landlock.abi, note,
-								       sizeof(note)) ? note : NULL,
+						  turn_workdir_note(sb->m, sb->landlock.abi, note,
+								    sizeof(note)) ? note : NULL,
 						  &err);
 
 		if (!prot || audit_turn_start(names[opt->mode], pol, prot, &err) < 0) {
@@ -303,7 +306,7 @@ int main(int argc, char **argv, char **envp)
 	 * as valgrind's counts it reachable, not lost). */
 	static struct cli_options opt;
 	static struct load_result pol;
-	static struct sandbox sb;
+	static struct turn sb;
 	static struct caps_start start;
 	static char **caller_env, **cmd_env, **cmd_argv;
 	int net_lines[2] = { -1, -1 };   /* one-shot: the proxy's lines (reap_run_one) */
@@ -377,7 +380,7 @@ int main(int argc, char **argv, char **envp)
 			return refuse(&(struct tn_error){ .msg = "out of memory" });
 	}
 
-	/* 6. The sandbox of every command (init/process/plan.c): the seccomp program,
+	/* 6. The sandbox of every command (init/turn.c): the seccomp program,
 	 * HOME, then the Landlock ruleset (its rules bind to the inodes there now,
 	 * so after the tmpfs is mounted), then drop what HOME needed. */
 	sb.keep_read_search = opt.audit_changes != NULL;
@@ -389,7 +392,7 @@ int main(int argc, char **argv, char **envp)
 		return refuse(&err);
 	}
 	sb.proxy_log_fd = net_lines[1] > 0 ? net_lines[1] : 0;
-	if (sandbox_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
+	if (turn_prepare(&sb, pol.manifest, start.mode == CAPS_NONROOT, &err) < 0)
 		return refuse(&err);
 	if (net_lines[1] > 0) {
 		close(net_lines[1]);
@@ -414,7 +417,7 @@ int main(int argc, char **argv, char **envp)
 		return many_commands(&opt, &pol, &sb, &start, sfd);
 	/* The command. */
 	log_weakened(&sb, &start);
-	plan = sandbox_plan(&sb, cmd_argv, cmd_env, NULL, -1, -1, -1);
+	plan = spawn_plan_from(&sb.base, cmd_argv, cmd_env, NULL, -1, -1, -1);
 	if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0) {
 		log_line("%s", err.msg);
 		/* execve failures keep bash's 126/127; setup failures are refusals. */

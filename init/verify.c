@@ -18,8 +18,8 @@
 #include "filter.h"
 #include "landlock.h"
 #include "net.h"
-#include "plan.h"
 #include "plat.h"
+#include "turn.h"
 
 /* [{"name": "mount", "action": "EPERM", "whole": true}, {"name": "ioctl",
  *   "action": "EPERM", "whole": false, "when": ["ioctl with request ..."]}]:
@@ -115,7 +115,7 @@ fail:
  * guard, landlock.h's signal scope from ABI 6). */
 static json_t *guard_json(const struct caps_start *start, const struct mf_manifest *m)
 {
-	/* the rule of plan.c's step_filter and place.c: turninit's euid is
+	/* the rule of turn.c's step_filter and place.c: turninit's euid is
 	 * the commands' uid (always so in non-root mode) */
 	bool applied = start && start->uid == m->uid;
 
@@ -172,7 +172,7 @@ static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no
 }
 
 /* With --audit-changes (changes_given): what the walk at the end of the
- * turn reads with, as plan.c's step_caps keeps it (CAP_DAC_READ_SEARCH,
+ * turn reads with, as turn.c's step_caps keeps it (CAP_DAC_READ_SEARCH,
  * else CAP_DAC_OVERRIDE), found in turninit's effective set now: at verify
  * the start's, at turn_start the set kept. Without either (non-root mode,
  * or a runtime that dropped both) a command can leave a directory that lists
@@ -221,9 +221,9 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 		return NULL;
 	}
 	/* the program a start loads: the one given, or built as a start builds
-	 * it (plan.c, step_filter) */
+	 * it (turn.c, step_filter) */
 	if (!prog && !refusal &&
-	    sc_build(&r->manifest->seccomp, sandbox_guard(r->manifest), &built,
+	    sc_build(&r->manifest->seccomp, turn_guard(r->manifest), &built,
 		     &build_err) == 0)
 		prog = &built;
 	if (prog) {

@@ -22,12 +22,12 @@
  * "refused", "uid", "gid", "refusal", "not_applied": [what non-root mode
  * cannot do]}, and "signal_guard": whether the commands would share
  * turninit's uid and what then keeps them from signalling it; "workdir":
- * "writable" or the warning a start logs (workdir_note, sandbox_workdir_note).
+ * "writable" or the warning a start logs (workdir_note, turn_workdir_note).
  * After "environment", when the manifest names a credential, "credentials":
  * [{"name", "to": "HOST:PORT", "presented", "file": "DIR/NAME", "ca",
  * "value": "given" | "not given"}], DIR being creds_dir (NULL:
  * CREDS_DEFAULT_DIR); never a value.
- * refusal is that of caps_start, of sandbox_probe or of creds_load: the
+ * refusal is that of caps_start, of turn_probe or of creds_load: the
  * caller exits 125 after printing (main.c, verify).
  * Errors: -ENOMEM, -EIO (stdout), with err set. */
 int verify_print(const struct load_result *r, const struct caps_start *start,

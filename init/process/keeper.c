@@ -281,11 +281,11 @@ static void keeper_one(const struct spawn_plan *plan, int job_fd, int msg_fd, in
 }
 
 /* The keeper process: never returns. */
-static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int job_fd, int msg_fd)
+static void __attribute__((noreturn)) keeper_main(const struct spawn_base *base, int job_fd, int msg_fd)
 {
 	/* seccomp-notify: each command's process hands its listener to
 	 * turninit on notify_wr (notify.h) */
-	int keep[4] = { job_fd, msg_fd, sb->landlock.fd, sb->net.notify_wr };
+	int keep[4] = { job_fd, msg_fd, base->landlock->fd, base->notify_sock };
 	sigset_t set;
 	int sfd, hand[2];
 	/* Its dispositions are turninit's at the fork (SIGPIPE ignored) and
@@ -307,11 +307,11 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 	if (sfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, hand) != 0)
 		_exit(0);
 	/* The turn's filter once, here, when it refuses nothing this keeper and
-	 * the set-up of its commands call (plan.c): each command inherits it.
+	 * the set-up of its commands call (turn.c): each command inherits it.
 	 * If it cannot be loaded here, each command loads it, and fails closed
 	 * there as in one-shot mode. */
-	if (sb->filter_in_keeper)
-		filtered = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && sc_load(&sb->filter) == 0;
+	if (base->filter_in_keeper)
+		filtered = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && sc_load(base->filter) == 0;
 	for (;;) {
 		struct keeper_ctl c;
 		int fds[JOB_FDS];
@@ -339,8 +339,8 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 				 strerror(-r));
 			keeper_send(msg_fd, &m);
 		} else {
-			struct spawn_plan plan = sandbox_plan(sb, argv, envp, workdir[0] ? workdir : NULL,
-							      fds[0], fds[1], fds[2]);
+			struct spawn_plan plan = spawn_plan_from(base, argv, envp, workdir[0] ? workdir : NULL,
+								 fds[0], fds[1], fds[2]);
 
 			fds[3] = -1;   /* closed: the hand-over socket holds it */
 			plan.sig_reset = sig_reset;
@@ -358,7 +358,7 @@ static void __attribute__((noreturn)) keeper_main(const struct sandbox *sb, int 
 	}
 }
 
-int keeper_start(const struct sandbox *sb, struct keeper *ret, struct tn_error *err)
+int keeper_start(const struct spawn_base *base, struct keeper *ret, struct tn_error *err)
 {
 	int sv[2], pp[2];
 	pid_t pid;
@@ -385,7 +385,7 @@ int keeper_start(const struct sandbox *sb, struct keeper *ret, struct tn_error *
 	if (pid == 0) {
 		close(sv[0]);
 		close(pp[0]);
-		keeper_main(sb, sv[1], pp[1]);
+		keeper_main(base, sv[1], pp[1]);
 	}
 	close(sv[1]);
 	close(pp[1]);

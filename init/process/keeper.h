@@ -7,7 +7,7 @@
  * with setsid, so the keeper can signal all of them and knows when none is
  * left; it reports the command's end only then, so an idle keeper has no child.
  * What does not depend on the request was done once, when it was forked: it
- * holds the turn's sandbox (plan.h: the seccomp program, the Landlock
+ * holds the turn's spawn base (spawn.h: the seccomp program, the Landlock
  * ruleset, the limits) as turninit prepared it. turninit gives it a command,
  * a cancel or a signal to forward over a socket only the two of them hold
  * (stdio as SCM_RIGHTS), in order, so a cancel meant for a command that has
@@ -23,8 +23,8 @@
 
 #include "error.h"
 #include "reap.h"
-#include "plan.h"
 #include "seccomp_groups.h"
+#include "spawn.h"
 
 /* A keeper does not say that a command started: turninit learns it from the
  * command's exec report (spawn.h), without the keeper having to run. */
@@ -50,10 +50,10 @@ struct keeper {
 	int job_fd;       /* turninit's end of its socket: commands, cancels, signals */
 };
 
-/* keeper_start - fork an idle keeper holding sb. It keeps only its two fds and
- * the Landlock ruleset's. Errors: -errno of socketpair(2), pipe2(2) or
+/* keeper_start - fork an idle keeper holding base. It keeps only its two fds,
+ * the Landlock ruleset's and seccomp-notify's socket (base->notify_sock). Errors: -errno of socketpair(2), pipe2(2) or
  * fork(2), nothing left open. ret is written only on success. */
-int keeper_start(const struct sandbox *sb, struct keeper *ret, struct tn_error *err);
+int keeper_start(const struct spawn_base *base, struct keeper *ret, struct tn_error *err);
 
 /* keeper_run - give an idle keeper one command: argv and envp (NULL-ended),
  * its workdir (NULL: the manifest's) and four fds: its stdin, stdout and
@@ -91,7 +91,7 @@ void keeper_stop(struct keeper *k, uint64_t deadline_ms);
  * turn's seccomp filter, and the calls of the child it clones before that
  * child execs (they share the filter then): a filter that refuses none of
  * them (scg_spares) is loaded once per keeper; another is loaded in each
- * command, after the set-up, as in one-shot mode (plan.h,
+ * command, after the set-up, as in one-shot mode (spawn.h,
  * filter_in_keeper). keeper_n_calls of them. */
 extern const struct scg_use keeper_calls[];
 extern const size_t keeper_n_calls;

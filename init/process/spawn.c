@@ -422,6 +422,20 @@ struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
 	};
 }
 
+struct spawn_plan spawn_plan_from(const struct spawn_base *base, char *const *argv, char *const *envp,
+				  const char *workdir, int in_fd, int out_fd, int err_fd)
+{
+	struct spawn_plan p = spawn_plan_of(base->m, argv, envp, workdir, base->landlock, base->filter,
+					    in_fd, out_fd, err_fd);
+
+	p.nonroot = base->nonroot;
+	if (base->notify_filter) {
+		p.notify_filter = base->notify_filter;
+		p.notify_sock = base->notify_sock;
+	}
+	return p;
+}
+
 /* What the clone child gets: the plan, its parent, and where it reports a
  * failure (in the parent's memory, which it shares until it execs or exits). */
 struct spawn_child {

@@ -54,6 +54,31 @@ struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
 				const struct ll_ruleset *landlock, const struct sc_program *filter,
 				int in_fd, int out_fd, int err_fd);
 
+/* The per-turn half of every command's plan: what the turn prepared once
+ * (init/turn.h, turn_base) and each command and keeper of the turn shares.
+ * A command's plan is made from it (spawn_plan_from); a keeper starts from
+ * it (keeper.h). The pointers are the turn's, which outlives every plan. */
+struct spawn_base {
+	const struct mf_manifest *m;
+	bool nonroot;                   /* non-root mode (caps.h) */
+	const struct ll_ruleset *landlock;   /* fd -1 without Landlock */
+	const struct sc_program *filter;
+	const struct sc_program *notify_filter;   /* seccomp-notify (notify.h): the
+					   commands' second filter; NULL: none */
+	int notify_sock;                /* the write end the commands hand their
+					   listener to PID 1 on (net.h notify_wr); -1:
+					   none */
+	bool filter_in_keeper;          /* the filter refuses no call of a keeper,
+					   which then loads it once (keeper.h) */
+};
+
+/* spawn_plan_from - the spawn plan of one command under base: argv, envp,
+ * workdir (NULL: the manifest's) and its stdin, stdout, stderr (-1:
+ * inherited); spawn_plan_of's, with base's mode and seccomp-notify's filter
+ * and socket. Pure; base's pointers must outlive the plan. */
+struct spawn_plan spawn_plan_from(const struct spawn_base *base, char *const *argv, char *const *envp,
+				  const char *workdir, int in_fd, int out_fd, int err_fd);
+
 /* spawn_signals_to_reset - the signals whose disposition in the calling
  * process is not SIG_DFL (bit N-1 for signal N; one whose disposition cannot
  * be read is in it too): those a child would inherit and must reset, when

@@ -34,7 +34,7 @@ int ll_abi(void);
  * TRUNCATE from 3, IOCTL_DEV from 5); each existing writable path (and each
  * existing LL_DEVICE_PATHS entry) gets them all (a non-directory only the
  * file rights); reading and executing are not handled, so stay allowed.
- * A path that does not exist is skipped. scope_signals (plan.c asks it
+ * A path that does not exist is skipped. scope_signals (turn.c asks it
  * in every mode): from ABI 6 the ruleset also scopes signals
  * (LANDLOCK_SCOPE_SIGNAL), so a command can signal only processes of its own
  * domain, its own descendants: not turninit, a keeper or another command,

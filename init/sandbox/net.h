@@ -54,7 +54,7 @@ struct net_plan {
 	unsigned cmd_ports;
 	/* per rule of network.allow, how its credential's value came: 0 not
 	 * (yet), NET_CRED_FILE, NET_CRED_REQUEST; malloc'd with the proxy
-	 * (init/process/plan.c), NULL without one */
+	 * (init/turn.c), NULL without one */
 	unsigned char *cred_src;
 	uint16_t port;
 	char env_buf[NET_PROXY_VARS][64];

@@ -250,7 +250,7 @@ static void handle_signals(struct serve *s)
 		if (p <= 0)
 			break;
 		/* its socket went with it: connections are refused from now on */
-		if (p == s->ctx->sandbox->proxy_pid)
+		if (p == s->ctx->proxy_pid)
 			log_line("network: the proxy ended (%s %d): connections to the allowed hosts are refused from now on; the turn goes on",
 				 WIFSIGNALED(st) ? "signal" : "status",
 				 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
@@ -609,7 +609,7 @@ int serve_run(const struct serve_ctx *ctx)
 {
 	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1,
 			   .null_fd = -1,
-			   .on_request = serve_request, .net_fd = ctx->sandbox->net.records_fd };
+			   .on_request = serve_request, .net_fd = ctx->records_fd };
 	size_t max_fds = 3 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
 	_cleanup_free_ struct pollfd *pf = calloc(max_fds, sizeof(*pf));
 	_cleanup_free_ struct slot *slots = calloc(max_fds, sizeof(*slots));

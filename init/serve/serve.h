@@ -8,14 +8,23 @@
 
 #include "error.h"
 #include "manifest.h"
-#include "plan.h"
+#include "net.h"
+#include "spawn.h"
 
 #define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
 
 struct serve_ctx {
 	const struct mf_manifest *manifest;
-	const struct sandbox *sandbox;   /* every command's lock-down (init/process/plan.h) */
-	struct net_plan *net;         /* the sandbox's network, whose proxy each command
+	const struct spawn_base *base;   /* every command's lock-down, the turn's
+					    (init/process/spawn.h): keepers start
+					    from it */
+	pid_t proxy_pid;              /* the proxy of network.allow (init/proxy/proxy.h),
+					 or 0: a child of turninit, not a stray */
+	char *const *proxy_env;       /* the proxy's variables (net.h, net_plan's env),
+					 set in every command's environment;
+					 NULL-terminated */
+	int records_fd;               /* the proxy's records (policy/netrec.h), or -1 */
+	struct net_plan *net;         /* the turn's network, whose proxy each command
 					 gets a port of its own on (net_cmd_listen), or
 					 NULL: no proxy, or no control socket of its */
 	int sfd;                      /* turninit's signalfd (init/process/reap.c) */

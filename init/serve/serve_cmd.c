@@ -232,8 +232,8 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 	for (size_t i = 0; i < s->n_cmds && n < MF_CONCURRENCY_MAX; i++)
 		if (s->keepers[i].pid > 0 && &s->keepers[i] != m->k)
 			keep[n++] = s->keepers[i].pid;
-	if (s->ctx->sandbox->proxy_pid > 0)
-		keep[n++] = s->ctx->sandbox->proxy_pid;   /* and the proxy */
+	if (s->ctx->proxy_pid > 0)
+		keep[n++] = s->ctx->proxy_pid;   /* and the proxy */
 	r = reap_kill_strays(keep, n, lost, clock_ms() + SERVE_LOST_MS);
 	keeper_stop(m->k, 0);
 	if (r < 0) {
@@ -475,7 +475,7 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 	int r = 0;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (k->pid <= 0 && keeper_start(s->ctx->sandbox, k, &err) < 0)
+		if (k->pid <= 0 && keeper_start(s->ctx->base, k, &err) < 0)
 			break;
 		r = keeper_run(k, shell_argv, envp, cwd, fds, &err);
 		if (r != -EPIPE)
@@ -586,7 +586,7 @@ static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
 		if (!s->cmds[i].used)
 			m = &s->cmds[i];
 	if (envf_build(&mf->env, mf->home, rq->env, &envp, &err) < 0 ||
-	    (s->ctx->sandbox->net.env[0] && envf_override(&envp, s->ctx->sandbox->net.env, &err) < 0) ||
+	    (s->ctx->proxy_env[0] && envf_override(&envp, s->ctx->proxy_env, &err) < 0) ||
 	    !(shell_argv = spawn_argv(rq->words, rq->n_words, rq->argv_form)))
 		goto oom;
 	cmd_free(m);
@@ -665,7 +665,7 @@ static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, c
 		answer_error(c, a, rq->id, err.msg);
 		return;
 	}
-	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s, !s->ctx->sandbox->filter_in_keeper) < 0) {
+	if (audit_exec(c->stream, rq, cmd.cwd, cmd.timeout_s, !s->ctx->base->filter_in_keeper) < 0) {
 		answer_error(c, a, rq->id, "exec: the audit log cannot be written");
 		return;
 	}

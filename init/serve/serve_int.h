@@ -140,7 +140,7 @@ struct serve {
 	struct conn conns[SERVE_MAX_CONNS];
 	struct cmd *cmds;           /* limits.concurrency slots */
 	struct keeper *keepers;     /* one per slot, reused from command to command */
-	int net_fd;                 /* the proxy's records (sandbox's net.records_fd), or -1 */
+	int net_fd;                 /* the proxy's records (ctx->records_fd), or -1 */
 	size_t n_cmds;
 	bool ending;
 	bool exec_seen;             /* an exec request was taken: no credential

@@ -3,7 +3,7 @@
  * Linked with turninit's own objects (everything but init/main.o), built by
  * tests/bench/run.sh with the product's flags: the steps below are the
  * product's functions, called in init/main.c's order (the sandbox by its step
- * table, init/process/plan.c), with the clock read
+ * table, init/turn.c), with the clock read
  * around each. The product binary carries no timing code. Run as the
  * entrypoint of the sealed bench image (manifest in the image's Env, tmpfs
  * HOME from podman), like turninit itself.
@@ -29,7 +29,6 @@
 
 #include "caps.h"
 #include "cli.h"
-#include "plan.h"
 #include "envfilter.h"
 #include "filter.h"
 #include "home.h"
@@ -37,6 +36,7 @@
 #include "load.h"
 #include "reap.h"
 #include "spawn.h"
+#include "turn.h"
 
 #define ROUNDS 41
 
@@ -161,7 +161,7 @@ int main(int argc, char **argv, char **envp)
 	struct tn_error err = { 0 };
 	struct cli_options opt;
 	struct load_result pol;
-	static struct sandbox sb;
+	static struct turn sb;
 	struct spawn_plan plan;
 	char **caller_env, **cmd_env, **cmd_argv;
 	uint64_t t[ROUNDS], t_s[ROUNDS], first, first_s = 0, t0;
@@ -201,12 +201,12 @@ int main(int argc, char **argv, char **envp)
 	}
 	report("env", first, t, ROUNDS);
 
-	/* The sandbox, by the table init/main.c runs (init/process/plan.c), each step
+	/* The sandbox, by the table init/main.c runs (init/turn.c), each step
 	 * ROUNDS times but those that run once. HOME: the first call is the real
 	 * one (chown, chmod of podman's tmpfs); later calls find it set up. */
 	sb.m = pol.manifest;
 	sb.landlock.fd = -1;
-	for (const struct sandbox_step *st = sandbox_steps; st->name; st++) {
+	for (const struct turn_step *st = turn_steps; st->name; st++) {
 		int n = st->once ? 1 : ROUNDS;
 
 		for (int i = -1; i < n; i++) {
@@ -226,7 +226,8 @@ int main(int argc, char **argv, char **envp)
 			printf("filter_insns %u %u\n", sb.filter.prog.len, sb.filter.prog.len);
 	}
 
-	plan = sandbox_plan(&sb, cmd_argv, cmd_env, NULL, -1, -1, -1);
+	sb.base = turn_base(&sb);
+	plan = spawn_plan_from(&sb.base, cmd_argv, cmd_env, NULL, -1, -1, -1);
 	for (int i = -1; i < ROUNDS; i++) {
 		t0 = now_ns();
 		if (spawn_command(&plan, &pid, &status, &exec_failed, &err) < 0)

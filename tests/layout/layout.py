@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # folder -> the folders whose headers it may include (besides its own).
-# init (the top: main, the command line, verify) may include any.
+# init (the top: main, the turn, verify) may include any.
 RULES = {
     "policy": [],
     "init/util": ["policy"],
@@ -43,8 +43,10 @@ RULES = {
     # checked over its bytes before it is parsed: no lock-down of its own
     "init/trust": ["init/util", "policy"],
     "init/sandbox": ["init/util", "policy"],
+    # proxy/ and process/ are peers: neither includes the other (the turn,
+    # init/turn.c, forks the proxy and makes the commands' spawn base)
     "init/proxy": ["init/sandbox", "init/util", "policy"],
-    "init/process": ["init/proxy", "init/sandbox", "init/util", "policy"],
+    "init/process": ["init/sandbox", "init/util", "policy"],
     "init/serve": ["init/process", "init/sandbox", "init/trust", "init/util", "policy"],
     # the clients run outside the container and hold no policy: the command
     # line (util/cli), the wire formats, the helpers

@@ -1,6 +1,6 @@
-/* plan.c - see plan.h. */
+/* turn.c - see turn.h. */
 #define _GNU_SOURCE   /* ST_NOEXEC (glibc: a GNU extension) */
-#include "plan.h"
+#include "turn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,9 +25,9 @@
  * the bounding set, in step lockdown), SETUID and SETGID (each command's uid
  * change), KILL
  * (signalling commands that run as another uid). */
-static const cap_value_t sandbox_keep_caps[] = { CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL };
+static const cap_value_t turn_keep_caps[] = { CAP_SETPCAP, CAP_SETUID, CAP_SETGID, CAP_KILL };
 
-static int step_platform(struct sandbox *sb, struct tn_error *err)
+static int step_platform(struct turn *sb, struct tn_error *err)
 {
 	(void)err;
 	sb->no_securebits = caps_securebits_probe();
@@ -35,12 +35,12 @@ static int step_platform(struct sandbox *sb, struct tn_error *err)
 	return 0;
 }
 
-pid_t sandbox_guard(const struct mf_manifest *m)
+pid_t turn_guard(const struct mf_manifest *m)
 {
 	return geteuid() == m->uid ? getpid() : 0;
 }
 
-static int step_filter(struct sandbox *sb, struct tn_error *err)
+static int step_filter(struct turn *sb, struct tn_error *err)
 {
 	/* The commands share turninit's uid (non-root mode, or turninit started
 	 * as the manifest's uid with capabilities), so the kernel would let them
@@ -49,7 +49,7 @@ static int step_filter(struct sandbox *sb, struct tn_error *err)
 	struct scg_set set = { 0 };
 	int r;
 
-	sb->guard = sandbox_guard(sb->m);
+	sb->guard = turn_guard(sb->m);
 	r = sc_build(&sb->m->seccomp, sb->guard, &sb->filter, err);
 	if (r < 0)
 		return r;
@@ -63,7 +63,7 @@ static int step_filter(struct sandbox *sb, struct tn_error *err)
 	return 0;
 }
 
-static void undo_filter(struct sandbox *sb)
+static void undo_filter(struct turn *sb)
 {
 	sc_program_free(&sb->filter);
 }
@@ -73,7 +73,7 @@ static enum home_how home_how_here(bool nonroot)
 	return nonroot ? HOME_OWN : caps_have(CAP_SYS_ADMIN) ? HOME_MOUNT : HOME_CHECK;
 }
 
-static int step_home(struct sandbox *sb, struct tn_error *err)
+static int step_home(struct turn *sb, struct tn_error *err)
 {
 	return home_setup(sb->m->home, sb->m->uid, sb->m->gid, home_how_here(sb->nonroot), err);
 }
@@ -82,7 +82,7 @@ static int step_home(struct sandbox *sb, struct tn_error *err)
  * any file, then their files hidden under an empty tmpfs while it still
  * holds CAP_SYS_ADMIN (privileged mode with a network key; non-root mode
  * refused the rules in net_prepare). An absent file is said once. */
-static int network_creds(struct sandbox *sb, struct tn_error *err)
+static int network_creds(struct turn *sb, struct tn_error *err)
 {
 	const struct mf_network *n = &sb->m->network;
 	const char *dir = sb->creds_dir ? sb->creds_dir : CREDS_DEFAULT_DIR;
@@ -113,7 +113,7 @@ static int network_creds(struct sandbox *sb, struct tn_error *err)
 /* seccomp-notify (notify.h): the supervisor thread, which takes its own
  * copies of the records' pipe and the proxy's log, then the commands'
  * second filter, which keeps them from signalling that thread by its tid. */
-static int network_notify(struct sandbox *sb, struct tn_error *err)
+static int network_notify(struct turn *sb, struct tn_error *err)
 {
 	pid_t tid = 0;
 	int rec, log, r;
@@ -130,7 +130,7 @@ static int network_notify(struct sandbox *sb, struct tn_error *err)
 }
 
 /* After HOME, before the capabilities it needs are dropped (net.h). */
-static int step_network(struct sandbox *sb, struct tn_error *err)
+static int step_network(struct turn *sb, struct tn_error *err)
 {
 	int r = net_prepare(&sb->m->network, sb->nonroot, &sb->net, err);
 
@@ -168,12 +168,12 @@ static int step_network(struct sandbox *sb, struct tn_error *err)
  * commands share one uid too, and a command that could stop another's
  * process between its uid change and its exec would hold that command's
  * start (issue 27). */
-static int step_landlock(struct sandbox *sb, struct tn_error *err)
+static int step_landlock(struct turn *sb, struct tn_error *err)
 {
 	return ll_prepare(&sb->m->landlock, true, &sb->landlock, err);
 }
 
-static void undo_landlock(struct sandbox *sb)
+static void undo_landlock(struct turn *sb)
 {
 	if (sb->landlock.fd >= 0)
 		close(sb->landlock.fd);
@@ -188,12 +188,12 @@ static void undo_landlock(struct sandbox *sb)
  * else none (the walk counts what it cannot read). The bounding set is
  * empty (step_lockdown) and every command clears its sets, so no command
  * gets it. */
-static int step_caps(struct sandbox *sb, struct tn_error *err)
+static int step_caps(struct turn *sb, struct tn_error *err)
 {
-	cap_value_t keep[N_ELEMENTS(sandbox_keep_caps) + 1];
-	int n = (int)N_ELEMENTS(sandbox_keep_caps);
+	cap_value_t keep[N_ELEMENTS(turn_keep_caps) + 1];
+	int n = (int)N_ELEMENTS(turn_keep_caps);
 
-	memcpy(keep, sandbox_keep_caps, sizeof(sandbox_keep_caps));
+	memcpy(keep, turn_keep_caps, sizeof(turn_keep_caps));
 	if (sb->keep_read_search && caps_have(CAP_DAC_READ_SEARCH))
 		keep[n++] = CAP_DAC_READ_SEARCH;
 	else if (sb->keep_read_search && caps_have(CAP_DAC_OVERRIDE))
@@ -204,12 +204,12 @@ static int step_caps(struct sandbox *sb, struct tn_error *err)
 /* Privileged mode: securebits and the bounding set once, in turninit, for
  * every command it forks (caps.h). Non-root mode has no CAP_SETPCAP and
  * keeps its start's sets, with no_new_privs. */
-static int step_lockdown(struct sandbox *sb, struct tn_error *err)
+static int step_lockdown(struct turn *sb, struct tn_error *err)
 {
 	return sb->nonroot ? 0 : caps_lock_down(sb->no_securebits, err);
 }
 
-const struct sandbox_step sandbox_steps[] = {
+const struct turn_step turn_steps[] = {
 	{ "platform", step_platform, NULL, false },
 	{ "filter", step_filter, undo_filter, false },
 	{ "home", step_home, NULL, false },
@@ -220,22 +220,23 @@ const struct sandbox_step sandbox_steps[] = {
 	{ NULL, NULL, NULL, false },
 };
 
-int sandbox_prepare(struct sandbox *ret, const struct mf_manifest *m, bool nonroot,
+int turn_prepare(struct turn *ret, const struct mf_manifest *m, bool nonroot,
 		    struct tn_error *err)
 {
 	ret->m = m;
 	ret->nonroot = nonroot;
 	ret->landlock.fd = -1;
-	for (const struct sandbox_step *s = sandbox_steps; s->name; s++) {
+	for (const struct turn_step *s = turn_steps; s->name; s++) {
 		int r = s->run(ret, err);
 
 		if (r < 0)
 			return r;
 	}
+	ret->base = turn_base(ret);
 	return 0;
 }
 
-int sandbox_probe(const struct mf_manifest *m, bool nonroot, struct tn_error *err)
+int turn_probe(const struct mf_manifest *m, bool nonroot, struct tn_error *err)
 {
 	struct net_plan net = { 0 };
 	struct ll_ruleset ll = { .fd = -1 };
@@ -249,7 +250,7 @@ int sandbox_probe(const struct mf_manifest *m, bool nonroot, struct tn_error *er
 	return 0;
 }
 
-int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, size_t n)
+int turn_workdir_note(const struct mf_manifest *m, int landlock, char *note, size_t n)
 {
 	const char *w = m->workdir;
 	struct statvfs vfs;
@@ -288,7 +289,7 @@ int sandbox_workdir_note(const struct mf_manifest *m, int landlock, char *note, 
 	return 0;
 }
 
-int sandbox_home_note(const struct mf_manifest *m, bool nonroot, char *note, size_t n)
+int turn_home_note(const struct mf_manifest *m, bool nonroot, char *note, size_t n)
 {
 	struct statvfs vfs;
 
@@ -301,16 +302,13 @@ int sandbox_home_note(const struct mf_manifest *m, bool nonroot, char *note, siz
 	return 1;
 }
 
-struct spawn_plan sandbox_plan(const struct sandbox *sb, char *const *argv, char *const *envp,
-			       const char *workdir, int in_fd, int out_fd, int err_fd)
+struct spawn_base turn_base(const struct turn *t)
 {
-	struct spawn_plan p = spawn_plan_of(sb->m, argv, envp, workdir, &sb->landlock, &sb->filter,
-					    in_fd, out_fd, err_fd);
+	struct spawn_base b = { .m = t->m, .nonroot = t->nonroot, .landlock = &t->landlock,
+				.filter = &t->filter, .notify_sock = t->net.notify_wr,
+				.filter_in_keeper = t->filter_in_keeper };
 
-	p.nonroot = sb->nonroot;
-	if (sb->net.mode == NET_NOTIFY) {
-		p.notify_filter = &sb->notify_filter;
-		p.notify_sock = sb->net.notify_wr;
-	}
-	return p;
+	if (t->net.mode == NET_NOTIFY)
+		b.notify_filter = &t->notify_filter;
+	return b;
 }
