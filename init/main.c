@@ -258,7 +258,7 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 	if (opt->audit_log) {
 		/* the protections in force, the record verify prints (one source) */
 		char note[512];
-		json_t *prot = verify_protections(pol, start, &sb->filter, NULL,
+		json_t *prot = verify_protections(pol, start, &sb->filter, &sb->net, NULL,
 						  turn_workdir_note(sb->m, sb->landlock.abi, note,
 								    sizeof(note)) ? note : NULL,
 						  &err);

@@ -189,14 +189,35 @@ static const char *changes_reader(void)
 	return "read without CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE (non-root mode, or the runtime dropped them): a command can make the change record incomplete (a directory, or the workdir, it leaves unreadable or unsearchable); the record then says so (\"complete\": false, \"unreadable_paths\"), and audit-verify notes it";
 }
 
+/* The network of the record as a start would find it: planned already (by
+ * the start, whose port is left out so that the record is verify's word for
+ * word, or by verify_print), else here, whose refusal is verify's to show;
+ * each plan forks seccomp-notify's probe. Its line in buf (size bytes), the
+ * plan in *ret; returns the isolation (net_isolation), or NULL: none, or
+ * refused. */
+static const char *network_of(const struct load_result *r, const struct caps_start *start,
+			      const struct net_plan *planned, struct net_plan *ret, char *buf, size_t size)
+{
+	struct tn_error err = { 0 };
+
+	if (planned)
+		*ret = *planned, ret->port = 0;
+	if (!planned && net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, ret, &err) < 0) {
+		net_describe(ret, err.msg, buf, size);
+		return NULL;
+	}
+	net_describe(ret, NULL, buf, size);
+	return net_isolation(ret);
+}
+
 json_t *verify_protections(const struct load_result *r, const struct caps_start *start,
-			   const struct sc_program *prog, const char *refusal,
-			   const char *workdir_note, struct tn_error *err)
+			   const struct sc_program *prog, const struct net_plan *planned,
+			   const char *refusal, const char *workdir_note, struct tn_error *err)
 {
 	char net[640], digest[SC_DIGEST_HEX] = "";
-	const char *isolation = NULL;
+	const char *isolation;
 	struct net_plan net_p = { 0 };
-	struct tn_error net_err = { 0 }, build_err = { 0 };
+	struct tn_error build_err = { 0 };
 	struct sc_program built = { 0 };
 	struct scg_set set = { 0 };
 	uint32_t kill = SCMP_ACT_KILL_PROCESS;
@@ -204,11 +225,7 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 	json_t *denied, *root;
 	bool no_securebits;
 
-	/* the network as a start would find it; its refusal is verify's to show */
-	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) < 0)
-		net_describe(&net_p, net_err.msg, net, sizeof(net));
-	else
-		net_describe(&net_p, NULL, net, sizeof(net)), isolation = net_isolation(&net_p);
+	isolation = network_of(r, start, planned, &net_p, net, sizeof(net));
 	if (sc_kill_action(&kill, err) < 0)
 		return NULL;
 	no_securebits = caps_securebits_probe();
@@ -312,6 +329,7 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	struct net_plan net_p = { 0 };
 	struct tn_error net_err = { 0 };
 	json_t *root = NULL, *mf = NULL, *names = NULL, *prot = NULL;
+	bool planned;
 	int ret = -ENOMEM;
 
 	sig_key_id_hex(r->sig.key_id, kid);
@@ -324,9 +342,10 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	if (envf_build(&r->manifest->env, r->manifest->home, r->caller_env, &envp, err) < 0)
 		goto out;
 	/* with the proxy, its variables replace any of the manifest's or the
-	 * caller's (their port is chosen at start) */
-	if (net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) == 0 &&
-	    net_p.proxy) {
+	 * caller's (their port is chosen at start); the plan is handed on to
+	 * verify_protections */
+	planned = net_plan(&r->manifest->network, start->mode == CAPS_NONROOT, &net_p, &net_err) == 0;
+	if (planned && net_p.proxy) {
 		net_proxy_env(&net_p, 0, &r->manifest->network);
 		if (envf_override(&envp, net_p.env, err) < 0)
 			goto out;
@@ -337,7 +356,7 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 		if (json_array_append_new(names, json_stringn(envp[i], (size_t)(eq - envp[i]))) != 0)
 			goto out;
 	}
-	prot = verify_protections(r, start, NULL, refusal, workdir_note, err);
+	prot = verify_protections(r, start, NULL, planned ? &net_p : NULL, refusal, workdir_note, err);
 	if (!prot) {
 		ret = -(err->code ? err->code : ENOMEM);
 		goto out;

@@ -8,6 +8,7 @@
 #include "caps.h"
 #include "filter.h"
 #include "load.h"
+#include "net.h"
 
 /* verify_print - write the effective policy of r as one JSON object and a
  * newline on stdout: version, manifest source, trust root, signature (algorithm,
@@ -39,7 +40,10 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
  * (this build's, sc_arch_native), killed_architectures, other_architectures,
  * bad_arch_action, denied, program_blake2b_256 and program_length (of prog's
  * BPF program in instructions, or of one built by a start's rule when prog
- * is NULL; absent when refused)}, "landlock", "network", "workdir", "securebits", "platform",
+ * is NULL; absent when refused)}, "landlock", "network" (of planned: the
+ * network as a start prepared it, its port left out, or as verify_print
+ * planned it; NULL: planned here by net_plan, whose seccomp-notify probe
+ * forks a child), "workdir", "securebits", "platform",
  * "start", "signal_guard", "changes" (with --audit-changes only: what the
  * change record's walk reads with, and, without CAP_DAC_READ_SEARCH or
  * CAP_DAC_OVERRIDE, that a command can make the record incomplete)}, each
@@ -47,7 +51,7 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
  * object, or NULL with err set (-ENOMEM; sc_kill_action's and sc_denied's
  * errors). */
 json_t *verify_protections(const struct load_result *r, const struct caps_start *start,
-			   const struct sc_program *prog, const char *refusal,
-			   const char *workdir_note, struct tn_error *err);
+			   const struct sc_program *prog, const struct net_plan *planned,
+			   const char *refusal, const char *workdir_note, struct tn_error *err);
 
 #endif
