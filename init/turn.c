@@ -221,7 +221,7 @@ const struct turn_step turn_steps[] = {
 };
 
 int turn_prepare(struct turn *ret, const struct mf_manifest *m, bool nonroot,
-		    struct tn_error *err)
+		 struct tn_error *err)
 {
 	ret->m = m;
 	ret->nonroot = nonroot;

@@ -57,8 +57,8 @@ struct turn {
 
 struct turn_step {
 	const char *name;                                   /* "platform", "filter", "home", "network", "landlock", "caps", "lockdown" */
-	int (*run)(struct turn *sb, struct tn_error *err);   /* -errno, err filled */
-	void (*undo)(struct turn *sb);                  /* frees what run made (NULL: nothing) */
+	int (*run)(struct turn *sb, struct tn_error *err);     /* -errno, err filled */
+	void (*undo)(struct turn *sb);                     /* frees what run made (NULL: nothing) */
 	bool once;                                         /* cannot run twice in one process */
 };
 
@@ -68,7 +68,7 @@ extern const struct turn_step turn_steps[];   /* in order; ends with a NULL name
  * the mode caps_start found (nonroot), then ret->base (turn_base). ret->m and ret->nonroot are set first; on an error the steps done so far are not undone (the
  * caller refuses and exits). Errors: the failing step's. */
 int turn_prepare(struct turn *ret, const struct mf_manifest *m, bool nonroot,
-		    struct tn_error *err);
+		 struct tn_error *err);
 
 /* turn_guard - the pid the seccomp filter keeps the commands from
  * signalling (sc_build's guard): turninit's own when its euid is the
