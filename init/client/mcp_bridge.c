@@ -157,11 +157,9 @@ static void from_client(void *ctx, const char *line, size_t len)
 	}
 	if (rq->op == RQ_EXEC) {
 		struct running *r = calloc(1, sizeof(*r));
+		struct rq_exec_args a = { .words = rq->words, .n_words = 1, .timeout_s = rq->timeout_s };
 
-		req = json_pack("{s:s, s:s, s:s}", "op", "exec", "id", rq->id, "command", rq->words[0]);
-		if (req && rq->timeout_s)
-			json_object_set_new(req, "timeout_s", json_integer(rq->timeout_s));
-		if (!r || !req) {
+		if (!r || rq_pack_exec(rq->id, &a, &req) < 0) {
 			free(r);
 			json_decref(req);
 			out_line(mcp_error(b->session, rq->id, "out of memory"));
@@ -174,7 +172,7 @@ static void from_client(void *ctx, const char *line, size_t len)
 		r->next = b->running;
 		b->running = r;
 	} else {
-		req = json_pack("{s:s, s:s}", "op", "cancel", "id", rq->id);
+		req = rq_pack_op(RQ_CANCEL, rq->id, NULL);
 	}
 	if (call_send(b->fd, req) == -E2BIG && rq->op == RQ_EXEC) {
 		running_end(b, rq->id);
@@ -274,7 +272,7 @@ static int bridge_info(struct bridge *b, struct lines *sock)
 
 	/* A refused peer may find the connection closed before its request is
 	 * sent: read on, the server's error event says why. */
-	call_send(b->fd, json_pack("{s:s, s:s}", "op", "info", "id", BRIDGE_INFO_ID));
+	call_send(b->fd, rq_pack_op(RQ_INFO, BRIDGE_INFO_ID, NULL));
 	while (!(nl = memchr(sock->buf, '\n', sock->len))) {
 		ssize_t n;
 
@@ -395,7 +393,7 @@ static uint64_t bridge_end(struct bridge *b)
 {
 	for (struct running *r = b->running; r; r = r->next) {
 		r->ended = true;
-		call_send(b->fd, json_pack("{s:s, s:s}", "op", "cancel", "id", r->key));
+		call_send(b->fd, rq_pack_op(RQ_CANCEL, r->key, NULL));
 	}
 	return clock_ms() + BRIDGE_END_MS;
 }
