@@ -18,6 +18,7 @@
 #include "events.h"
 #include "exit_codes.h"
 #include "io.h"
+#include "lineframe.h"
 #include "log.h"
 #include "plat.h"
 #include "request.h"
@@ -228,6 +229,8 @@ static int call_event(const char *line, size_t len)
 int call_main(const struct cli_options *o, char **envp)
 {
 	static char buf[EV_LINE_MAX + EV_CHUNK];
+	/* an event line may fill buf, its newline excluded */
+	struct lf_frame frame = { .max = sizeof(buf) - 1 };
 	size_t len = 0;
 	sigset_t set;
 	int fd, sfd, ret = -1;
@@ -265,8 +268,10 @@ int call_main(const struct cli_options *o, char **envp)
 	while (ret < 0) {
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		struct signalfd_siginfo si;
+		size_t start = 0, n_line;
+		const char *line;
+		enum lf_kind k = LF_MORE;
 		ssize_t n;
-		size_t start = 0;
 
 		if (poll(p, sfd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			break;
@@ -284,17 +289,14 @@ int call_main(const struct cli_options *o, char **envp)
 			return EXIT_REFUSED;
 		}
 		len += (size_t)n;
-		for (size_t i = len - (size_t)n; i < len && ret < 0; i++)
-			if (buf[i] == '\n') {
-				ret = call_event(buf + start, i - start);
-				start = i + 1;
-			}
-		memmove(buf, buf + start, len - start);
-		len -= start;
-		if (len == sizeof(buf)) {
+		while (ret < 0 && (k = lf_next(&frame, buf, len, &start, &line, &n_line)) == LF_LINE)
+			ret = call_event(line, n_line);
+		if (ret < 0 && k == LF_LONG) {
 			log_line("call: an event line is too long");
 			return EXIT_REFUSED;
 		}
+		memmove(buf, buf + start, len - start);
+		len -= start;
 	}
 	close(fd);
 	return ret < 0 ? EXIT_REFUSED : ret;

@@ -138,7 +138,7 @@ void conn_drop_requests(struct conn *c)
 		n += c->buf[i] == '\n';
 	held_free(c);
 	c->off = c->len = 0;
-	c->discarding = false;
+	c->frame.discarding = false;
 	if (n)
 		log_line("serve: a client that reads no more events: %zu request line(s) of it not handled", n);
 }
