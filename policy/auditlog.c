@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auditline.h"
+#include "cleanup.h"
 #include "error.h"
 #include "sjson.h"
 
@@ -22,16 +24,13 @@ struct alog_pending {
 	uint64_t line;
 };
 
+_Static_assert(ALOG_HASH_BYTES == ALINE_HASH_BYTES, "one digest size for the writer and the check");
+
 struct alog_turn {
 	char id[33];
 	uint64_t line;                /* its turn_start */
 	uint64_t end;                 /* its last line (turn_end, or where it was cut) */
 	uint64_t work;                /* its last line not of the change record or turn_end */
-};
-
-static const char *const alog_events[] = {
-	"turn_start", "exec", "refused", "rejected", "cancel", "signal", "exit", "net", "change",
-	"changes", "turn_end", "credential", NULL,
 };
 
 static void say(struct alog_check *c, uint64_t line, bool note, const char *fmt, ...)
@@ -243,80 +242,180 @@ static void unreadable_notes(struct alog_check *c, uint64_t n, json_t *paths, js
 		    (long long)json_integer_value(more), json_array_size(paths));
 }
 
-/* The checks of a line in a turn by its event: an exec, its end and the
- * requests about it paired by stream and id; rejected paired with none;
- * changes' completeness; turn_end's count, which closes the turn. */
-static void event_pairs(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+/* An exec, its end (exit, refused) and its requests (cancel, signal) are
+ * paired by "stream" and "id"; their lines must carry both. */
+static bool stream_id(struct alog_check *c, json_t *ev, const char *event, uint64_t n,
+		      json_int_t *ret_stream, const char **ret_id)
 {
 	const char *id = json_string_value(json_object_get(ev, "id"));
 	json_t *stream = json_object_get(ev, "stream");
-	char b[ERR_SHOWN_MAX];
 
-	if (strcmp(event, "exec") == 0 || strcmp(event, "exit") == 0 || strcmp(event, "refused") == 0) {
-		if (!id || !json_is_integer(stream)) {
-			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
-			return;
-		}
-		if (event[1] == 'x' && event[2] == 'e') {   /* exec */
-			if (pending_find(c, json_integer_value(stream), id))
-				say(c, n, false, "exec of %lld/%s while one of that stream and id is open (turninit refuses a running id)",
-				    (long long)json_integer_value(stream), SHOWN(id, b));
-			else
-				pending_add(c, json_integer_value(stream), id, n);
-		} else if (!pending_take(c, json_integer_value(stream), id))
-			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
-			    (long long)json_integer_value(stream), SHOWN(id, b));
-	} else if (strcmp(event, "rejected") == 0) {
-		/* a request that ran nothing: paired with no exec, whatever its id */
-		if (!json_is_integer(stream) || !(id || json_is_null(json_object_get(ev, "id"))) ||
-		    !json_is_string(json_object_get(ev, "reason")))
-			say(c, n, false, "rejected: no \"stream\" number, \"id\" string or null, or \"reason\" string");
-	} else if (strcmp(event, "credential") == 0) {
-		/* a value given by request: its name only, paired with nothing */
-		if (!json_is_integer(stream) || !id || !json_is_string(json_object_get(ev, "name")))
-			say(c, n, false, "credential: no \"stream\" number, \"id\" string or \"name\" string");
-	} else if (strcmp(event, "changes") == 0) {
-		json_t *done = json_object_get(ev, "complete");
-		const char *why = json_string_value(json_object_get(ev, "stopped"));
-
-		if (!json_is_true(done))
-			say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
-			    why ? ": " : "", why ? SHOWN(why, b) : " (entries unread, not compared or skipped: see this line)");
-		unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"),
-				 json_object_get(ev, "unreadable_paths_more"));
-	} else if (strcmp(event, "cancel") == 0 || strcmp(event, "signal") == 0) {
-		/* turninit logs these only for a running command */
-		if (!id || !json_is_integer(stream))
-			say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
-		else if (!pending_find(c, json_integer_value(stream), id))
-			say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
-			    (long long)json_integer_value(stream), SHOWN(id, b));
-	} else if (strcmp(event, "turn_end") == 0) {
-		json_t *lines = json_object_get(ev, "lines");
-
-		if (!json_is_integer(lines) || (uint64_t)json_integer_value(lines) != n - c->turn_first + 1)
-			say(c, n, false, "turn_end: \"lines\" is not %llu, the turn's count from line %llu",
-			    (unsigned long long)(n - c->turn_first + 1), (unsigned long long)c->turn_first);
-		pending_close(c, true);
-		if (turn_now(c))
-			turn_now(c)->end = n;
-		c->in_turn = false;
-		c->turn_ended = true;
+	if (!id || !json_is_integer(stream)) {
+		say(c, n, false, "%s: no \"id\" string or \"stream\" number", event);
+		return false;
 	}
+	*ret_stream = json_integer_value(stream);
+	*ret_id = id;
+	return true;
 }
 
-/* The checks of one parsed line n whose digest is d. */
+static void check_exec(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	char b[ERR_SHOWN_MAX];
+	json_int_t stream;
+	const char *id;
+
+	if (!stream_id(c, ev, event, n, &stream, &id))
+		return;
+	if (pending_find(c, stream, id))
+		say(c, n, false, "exec of %lld/%s while one of that stream and id is open (turninit refuses a running id)",
+		    (long long)stream, SHOWN(id, b));
+	else
+		pending_add(c, stream, id, n);
+}
+
+/* exit, refused: the end of an open exec, which it closes */
+static void check_end(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	char b[ERR_SHOWN_MAX];
+	json_int_t stream;
+	const char *id;
+
+	if (stream_id(c, ev, event, n, &stream, &id) && !pending_take(c, stream, id))
+		say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
+		    (long long)stream, SHOWN(id, b));
+}
+
+/* cancel, signal: turninit logs these only for a running command */
+static void check_control(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	char b[ERR_SHOWN_MAX];
+	json_int_t stream;
+	const char *id;
+
+	if (stream_id(c, ev, event, n, &stream, &id) && !pending_find(c, stream, id))
+		say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
+		    (long long)stream, SHOWN(id, b));
+}
+
+/* a request that ran nothing: paired with no exec, whatever its id */
+static void check_rejected(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	(void)event;
+	if (!json_is_integer(json_object_get(ev, "stream")) ||
+	    !(json_is_string(json_object_get(ev, "id")) || json_is_null(json_object_get(ev, "id"))) ||
+	    !json_is_string(json_object_get(ev, "reason")))
+		say(c, n, false, "rejected: no \"stream\" number, \"id\" string or null, or \"reason\" string");
+}
+
+/* a value given by request: its name only, paired with nothing */
+static void check_credential(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	(void)event;
+	if (!json_is_integer(json_object_get(ev, "stream")) ||
+	    !json_is_string(json_object_get(ev, "id")) || !json_is_string(json_object_get(ev, "name")))
+		say(c, n, false, "credential: no \"stream\" number, \"id\" string or \"name\" string");
+}
+
+/* the change record's completeness */
+static void check_changes(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	json_t *done = json_object_get(ev, "complete");
+	const char *why = json_string_value(json_object_get(ev, "stopped"));
+	char b[ERR_SHOWN_MAX];
+
+	(void)event;
+	if (!json_is_true(done))
+		say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
+		    why ? ": " : "", why ? SHOWN(why, b) : " (entries unread, not compared or skipped: see this line)");
+	unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"),
+			 json_object_get(ev, "unreadable_paths_more"));
+}
+
+/* turn_end's count, which closes the turn */
+static void check_turn_end(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	json_t *lines = json_object_get(ev, "lines");
+
+	(void)event;
+	if (!json_is_integer(lines) || (uint64_t)json_integer_value(lines) != n - c->turn_first + 1)
+		say(c, n, false, "turn_end: \"lines\" is not %llu, the turn's count from line %llu",
+		    (unsigned long long)(n - c->turn_first + 1), (unsigned long long)c->turn_first);
+	pending_close(c, true);
+	if (turn_now(c))
+		turn_now(c)->end = n;
+	c->in_turn = false;
+	c->turn_ended = true;
+}
+
+/* The events of the log (docs/audit.md), each with the check of a line of
+ * it in a turn (NULL: none past the chain), and whether it is the turn's own
+ * work: not the change record or turn_end, which turninit writes once every
+ * command has ended, after the last exit event's head. turn_start, which
+ * opens a turn, is checked by turn_open. */
+static const struct alog_kind {
+	const char *name;
+	void (*check)(struct alog_check *c, json_t *ev, const char *event, uint64_t n);
+	bool work;
+} alog_kinds[] = {
+	{ "turn_start", NULL, true },
+	{ "exec", check_exec, true },
+	{ "refused", check_end, true },
+	{ "rejected", check_rejected, true },
+	{ "cancel", check_control, true },
+	{ "signal", check_control, true },
+	{ "exit", check_end, true },
+	{ "net", NULL, true },
+	{ "change", NULL, false },
+	{ "changes", check_changes, false },
+	{ "turn_end", check_turn_end, false },
+	{ "credential", check_credential, true },
+};
+
+/* event's entry of alog_kinds, or NULL */
+static const struct alog_kind *kind_of(const char *event)
+{
+	for (size_t k = 0; event && k < N_ELEMENTS(alog_kinds); k++)
+		if (strcmp(event, alog_kinds[k].name) == 0)
+			return &alog_kinds[k];
+	return NULL;
+}
+
+/* A turn_start line n whose "prev" is got: a turn opens, and its chain's
+ * first link is that of its turn id. */
+static void turn_open(struct alog_check *c, json_t *ev, uint64_t n, const uint8_t got[ALOG_HASH_BYTES])
+{
+	const char *turn = json_string_value(json_object_get(ev, "turn"));
+	uint8_t want[ALOG_HASH_BYTES];
+
+	if (!is_hex(turn, ALINE_TURN_HEX)) {
+		say(c, n, false, "turn_start: \"turn\" is not 32 lowercase hex digits");
+		return;
+	}
+	turn_cut(c, n - 1);
+	outside_close(c, n);
+	turn_seen(c, turn, n);
+	c->in_turn = true;
+	c->turn_ended = false;
+	c->turns++;
+	c->turn_first = n;
+	memcpy(c->turn, turn, ALINE_TURN_HEX + 1);
+	aline_first_link(turn, want);
+	if (sodium_memcmp(want, got, sizeof(want)) != 0)
+		say(c, n, false, "turn_start: \"prev\" is not the BLAKE2b-256 of its turn id");
+}
+
+/* The checks of one parsed line n: its event known, its chain link, its
+ * place in a turn, then its event's own check. */
 static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_order)
 {
 	const char *event = json_string_value(json_object_get(ev, "event"));
 	const char *prev = json_string_value(json_object_get(ev, "prev"));
-	uint8_t want[ALOG_HASH_BYTES], got[ALOG_HASH_BYTES];
+	const struct alog_kind *k = kind_of(event);
+	uint8_t got[ALOG_HASH_BYTES];
 	char wh[2 * ALOG_HASH_BYTES + 1];
-	size_t k;
 
-	for (k = 0; alog_events[k] && (!event || strcmp(event, alog_events[k]) != 0); k++)
-		;
-	if (!alog_events[k]) {
+	if (!k) {
 		say(c, n, false, "not an audit event (\"event\" is missing or unknown)");
 		return;
 	}
@@ -330,23 +429,7 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 	}
 	sodium_hex2bin(got, sizeof(got), prev, strlen(prev), NULL, NULL, NULL);
 	if (strcmp(event, "turn_start") == 0) {
-		const char *turn = json_string_value(json_object_get(ev, "turn"));
-
-		if (!is_hex(turn, 32)) {
-			say(c, n, false, "turn_start: \"turn\" is not 32 lowercase hex digits");
-			return;
-		}
-		turn_cut(c, n - 1);
-		outside_close(c, n);
-		turn_seen(c, turn, n);
-		c->in_turn = true;
-		c->turn_ended = false;
-		c->turns++;
-		c->turn_first = n;
-		memcpy(c->turn, turn, 33);
-		crypto_generichash(want, sizeof(want), (const uint8_t *)turn, 32, NULL, 0);
-		if (sodium_memcmp(want, got, sizeof(want)) != 0)
-			say(c, n, false, "turn_start: \"prev\" is not the BLAKE2b-256 of its turn id");
+		turn_open(c, ev, n, got);
 		return;
 	}
 	if (!c->in_turn) {
@@ -359,24 +442,20 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		}
 		return;
 	}
-	/* the turn's last line of its own: not the change record or turn_end,
-	 * which turninit writes once every command has ended, after the last
-	 * exit event's head */
-	if (strcmp(event, "change") != 0 && strcmp(event, "changes") != 0 &&
-	    strcmp(event, "turn_end") != 0 && turn_now(c))
+	if (k->work && turn_now(c))
 		turn_now(c)->work = n;
 	if (sodium_memcmp(c->last, got, sizeof(got)) != 0) {
 		hex_of(c->last, wh);
 		say(c, n, false, "the chain breaks here: \"prev\" is %.16s..., line %llu hashes to %.16s... (a line was removed, reordered, edited or put in before this one)",
 		    prev, (unsigned long long)(n - 1), wh);
 	}
-	event_pairs(c, ev, event, n);
+	if (k->check)
+		k->check(c, ev, event, n);
 }
 
 void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 {
 	uint8_t d[ALOG_HASH_BYTES];
-	crypto_generichash_state h;
 	json_error_t je;
 	struct tn_error e = { 0 };
 	uint64_t n;
@@ -391,11 +470,7 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 		c->stopped = true;
 		return;
 	}
-	crypto_generichash_init(&h, NULL, 0, sizeof(d));
-	crypto_generichash_update(&h, (const uint8_t *)line, len);
-	if (newline)
-		crypto_generichash_update(&h, (const uint8_t *)"\n", 1);
-	crypto_generichash_final(&h, d, sizeof(d));
+	aline_digest(line, len, newline, d);
 	if (!newline)
 		say(c, n, false, "no newline at its end: the log was cut inside this line");
 	sj_guard_begin();
@@ -416,13 +491,8 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 		say(c, n, false, "not a JSON object");
 	} else {
 		/* turninit writes "event" first and "prev" second, compact */
-		const char *name = json_string_value(json_object_get(ev, "event"));
-		size_t el = name ? strlen(name) : 0;
-		bool in_order = name && len > 10 + el + 10 && memcmp(line, "{\"event\":\"", 10) == 0 &&
-				memcmp(line + 10, name, el) == 0 &&
-				memcmp(line + 10 + el, "\",\"prev\":\"", 10) == 0;
-
-		alog_event(c, ev, n, in_order);
+		alog_event(c, ev, n, aline_in_order(line, len,
+						    json_string_value(json_object_get(ev, "event"))));
 	}
 	json_decref(ev);
 	memcpy(c->last, d, sizeof(d));

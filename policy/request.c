@@ -364,3 +364,64 @@ struct rq_command rq_command_of(const struct mf_manifest *m, const struct rq_req
 		.timeout_s = t == 0 || t > max ? max : t,
 	};
 }
+
+/* The command of a: its one word as a string, or every word as an array;
+ * NULL when one is not UTF-8 (*ret_bad set) or out of memory. */
+static json_t *rq_pack_words(const struct rq_exec_args *a, bool *ret_bad)
+{
+	json_t *words;
+
+	if (a->n_words == 1) {
+		words = json_string(a->words[0]);
+		*ret_bad = !words;
+		return words;
+	}
+	if (!(words = json_array()))
+		return NULL;
+	for (int i = 0; i < a->n_words; i++) {
+		json_t *w = json_string(a->words[i]);
+
+		if (!w)
+			*ret_bad = true;
+		if (!w || json_array_append_new(words, w) != 0) {
+			json_decref(words);
+			return NULL;
+		}
+	}
+	return words;
+}
+
+int rq_pack_exec(const char *id, const struct rq_exec_args *a, json_t **ret_req)
+{
+	json_t *req = json_pack("{s:s, s:s}", "op", "exec", "id", id);
+	bool bad = false;
+	json_t *words = req ? rq_pack_words(a, &bad) : NULL;
+
+	if (!words)
+		goto fail;
+	if (json_object_set_new(req, a->n_words == 1 ? "command" : "argv", words) != 0 ||
+	    (a->env && json_object_size(a->env) && json_object_set(req, "env", a->env) != 0) ||
+	    (a->timeout_s &&
+	     json_object_set_new(req, "timeout_s", json_integer(a->timeout_s)) != 0) ||
+	    (a->stdin_b64 && json_object_set_new(req, "stdin", json_string(a->stdin_b64)) != 0))
+		goto fail;
+	*ret_req = req;
+	return 0;
+fail:
+	json_decref(req);
+	return bad ? -EILSEQ : -ENOMEM;
+}
+
+json_t *rq_pack_op(enum rq_op op, const char *id, const char *sig)
+{
+	switch (op) {
+	case RQ_INFO:
+		return json_pack("{s:s, s:s}", "op", "info", "id", id);
+	case RQ_CANCEL:
+		return json_pack("{s:s, s:s}", "op", "cancel", "id", id);
+	case RQ_SIGNAL:
+		return json_pack("{s:s, s:s, s:s}", "op", "signal", "id", id, "signal", sig);
+	default:
+		return NULL;
+	}
+}

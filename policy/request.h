@@ -1,9 +1,11 @@
 /* request.h - one request line of the serve/listen protocol (docs/protocol.md),
- * parsed and checked. Pure: bytes in, a struct out (jansson, libsodium's
+ * parsed and checked, and built for the clients (turninit call, the MCP
+ * bridge). Pure: bytes in, a struct out (jansson, libsodium's
  * base64); whether cwd exists and what the command may do is init/'s. */
 #ifndef TURNINIT_REQUEST_H
 #define TURNINIT_REQUEST_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,5 +80,27 @@ struct rq_command {
 
 /* rq_command_of - the rq_command of exec request rq under m. Pure. */
 struct rq_command rq_command_of(const struct mf_manifest *m, const struct rq_request *rq);
+
+/* An exec request as a client sends it (docs/protocol.md, "exec"). */
+struct rq_exec_args {
+	char *const *words;          /* one: the command string ("command"); more: "argv" */
+	int n_words;                 /* >= 1 */
+	json_t *env;                 /* names and values, or NULL; absent when empty; not stolen */
+	uint32_t timeout_s;          /* seconds, 0: absent (the manifest's) */
+	const char *stdin_b64;       /* stdin as base64, or NULL: absent */
+};
+
+/* rq_pack_exec - the exec request for id, the one builder of the clients'
+ * exec lines: {"op":"exec", "id", "command" | "argv", "env", "timeout_s",
+ * "stdin"}, in that order, each of the last three only when given.
+ * *ret_req is written only on success (the caller sends and frees it).
+ * Errors: -EILSEQ (a word is not UTF-8), -ENOMEM. */
+int rq_pack_exec(const char *id, const struct rq_exec_args *a, json_t **ret_req);
+
+/* rq_pack_op - the request of op for id, the one builder of the clients'
+ * other lines: RQ_INFO {"op":"info", "id"}, RQ_CANCEL {"op":"cancel", "id"},
+ * RQ_SIGNAL {"op":"signal", "id", "signal"} (sig: its name, "INT"; unused
+ * otherwise). NULL out of memory, for an id or sig not UTF-8, or another op. */
+json_t *rq_pack_op(enum rq_op op, const char *id, const char *sig);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "auditlog.h"
 #include "auditsum.h"
+#include "lineframe.h"
 #include "log.h"
 
 #define READ_CHUNK (1u << 20)   /* bytes read at once past the longest line */
@@ -48,13 +49,15 @@ static bool take_heads(const struct cli_options *o, struct alog_check *c)
 }
 
 /* Each line of f into c, and into s when there is one; 0, or the errno of a
- * failed read (ENOMEM: no buffer). Lines are split here, not by getdelim(3):
- * a line has a bound (a NUL in it is a byte like another, and the parse
- * refuses it). */
+ * failed read (ENOMEM: no buffer). Lines are cut by the framer
+ * (policy/lineframe.h), not by getdelim(3): a line has a bound (a NUL in it
+ * is a byte like another, and the parse refuses it); one past it is handed
+ * on as it was read so far, and ends the check. */
 static int read_lines(FILE *f, struct alog_check *c, struct asum *s)
 {
+	struct lf_frame fr = { .max = ALOG_LINE_MAX };
 	size_t cap = ALOG_LINE_MAX + 1 + READ_CHUNK;
-	size_t start = 0, end = 0;   /* the bytes not yet split: buf[start, end) */
+	size_t start = 0, end = 0;   /* the bytes not yet cut: buf[start, end) */
 	char *buf = malloc(cap);
 	bool eof = false;
 	int e = 0;
@@ -62,24 +65,25 @@ static int read_lines(FILE *f, struct alog_check *c, struct asum *s)
 	if (!buf)
 		return ENOMEM;
 	while (!c->stopped) {
-		char *nl = memchr(buf + start, '\n', end - start);
-		size_t got;
+		const char *line;
+		size_t len, got;
+		enum lf_kind k = lf_next(&fr, buf, end, &start, &line, &len);
+		bool cut = k == LF_MORE && eof && end > start;   /* the last line: no newline */
 
-		if (nl) {
-			alog_line(c, buf + start, (size_t)(nl - (buf + start)), true);
+		if (cut) {
+			line = buf + start;
+			len = end - start;
+		}
+		if (k != LF_MORE || cut) {
+			alog_line(c, line, len, k == LF_LINE);
 			if (s)
-				asum_line(s, buf + start, (size_t)(nl - (buf + start)));
-			start = (size_t)(nl - buf) + 1;
+				asum_line(s, line, len);
+			if (k != LF_LINE)
+				break;
 			continue;
 		}
-		if (eof || end - start > ALOG_LINE_MAX) {
-			if (end > start) {
-				alog_line(c, buf + start, end - start, false);
-				if (s)
-					asum_line(s, buf + start, end - start);
-			}
+		if (eof)
 			break;
-		}
 		memmove(buf, buf + start, end - start);
 		end -= start;
 		start = 0;

@@ -18,8 +18,10 @@
 #include "events.h"
 #include "exit_codes.h"
 #include "io.h"
+#include "lineframe.h"
 #include "log.h"
 #include "plat.h"
+#include "request.h"
 
 #define CALL_ID "call"
 
@@ -153,32 +155,14 @@ static char *stdin_b64(char *why, size_t whysz)
  * its audit log) sees of the caller is what the caller chose to send. */
 static json_t *call_request(const struct cli_options *o, char **envp)
 {
-	json_t *req = json_pack("{s:s, s:s}", "op", "exec", "id", CALL_ID);
-	json_t *env = json_object(), *words = NULL;
-	char why[320] = "out of memory";
+	struct rq_exec_args a = { .words = o->command, .n_words = o->n_command,
+				  .timeout_s = o->timeout_s };
+	char why[320] = "out of memory", *b64 = NULL;
+	json_t *req = NULL;
+	int r = -ENOMEM;
 
-	if (!req || !env)
+	if (!(a.env = json_object()))
 		goto fail;
-	if (o->n_command == 1) {
-		if (!(words = json_string(o->command[0])))
-			goto not_utf8;
-	} else {
-		if (!(words = json_array()))
-			goto fail;
-		for (int i = 0; i < o->n_command; i++) {
-			json_t *w = json_string(o->command[i]);
-
-			if (!w)
-				goto not_utf8;
-			if (json_array_append_new(words, w))
-				goto fail;
-		}
-	}
-	if (json_object_set_new(req, o->n_command == 1 ? "command" : "argv", words)) {
-		words = NULL;
-		goto fail;
-	}
-	words = NULL;
 	for (int i = 0; i < o->n_env; i++) {
 		const char *spec = o->env[i], *value = call_env_value(spec, envp);
 		const char *eq = strchr(spec, '=');
@@ -193,31 +177,20 @@ static json_t *call_request(const struct cli_options *o, char **envp)
 			snprintf(why, sizeof(why), "--env %s: the value is not valid UTF-8", name);
 			goto fail;
 		}
-		if (json_object_set_new(env, name, v))
+		if (json_object_set_new(a.env, name, v))
 			goto fail;
 	}
-	if (json_object_size(env) && json_object_set(req, "env", env) != 0)
+	if (o->send_stdin && !(a.stdin_b64 = b64 = stdin_b64(why, sizeof(why))))
 		goto fail;
-	if (o->timeout_s && json_object_set_new(req, "timeout_s", json_integer(o->timeout_s)))
-		goto fail;
-	if (o->send_stdin) {
-		char *b64 = stdin_b64(why, sizeof(why));
-		int r = b64 ? json_object_set_new(req, "stdin", json_string(b64)) : -1;
-
-		free(b64);
-		if (r)
-			goto fail;
-	}
-	json_decref(env);
-	return req;
-not_utf8:
-	snprintf(why, sizeof(why), "the command is not valid UTF-8");
+	r = rq_pack_exec(CALL_ID, &a, &req);
+	if (r == -EILSEQ)
+		snprintf(why, sizeof(why), "the command is not valid UTF-8");
 fail:
-	log_line("call: %s", why);
-	json_decref(words);
-	json_decref(env);
-	json_decref(req);
-	return NULL;
+	if (r < 0)
+		log_line("call: %s", why);
+	json_decref(a.env);
+	free(b64);
+	return r < 0 ? NULL : req;
 }
 
 /* One event line: returns -1 to go on, or the exit status. */
@@ -256,6 +229,8 @@ static int call_event(const char *line, size_t len)
 int call_main(const struct cli_options *o, char **envp)
 {
 	static char buf[EV_LINE_MAX + EV_CHUNK];
+	/* an event line may fill buf, its newline excluded */
+	struct lf_frame frame = { .max = sizeof(buf) - 1 };
 	size_t len = 0;
 	sigset_t set;
 	int fd, sfd, ret = -1;
@@ -293,17 +268,16 @@ int call_main(const struct cli_options *o, char **envp)
 	while (ret < 0) {
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		struct signalfd_siginfo si;
+		size_t start = 0, n_line;
+		const char *line;
+		enum lf_kind k = LF_MORE;
 		ssize_t n;
-		size_t start = 0;
 
 		if (poll(p, sfd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			break;
 		while (sfd >= 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			json_t *r = si.ssi_signo == SIGTERM ?
-				json_pack("{s:s, s:s}", "op", "cancel", "id", CALL_ID) :
-				json_pack("{s:s, s:s, s:s}", "op", "signal", "id", CALL_ID, "signal",
-					  si.ssi_signo == SIGINT ? "INT" : "HUP");
-			call_send(fd, r);
+			call_send(fd, si.ssi_signo == SIGTERM ? rq_pack_op(RQ_CANCEL, CALL_ID, NULL) :
+				      rq_pack_op(RQ_SIGNAL, CALL_ID, si.ssi_signo == SIGINT ? "INT" : "HUP"));
 		}
 		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
@@ -315,17 +289,14 @@ int call_main(const struct cli_options *o, char **envp)
 			return EXIT_REFUSED;
 		}
 		len += (size_t)n;
-		for (size_t i = len - (size_t)n; i < len && ret < 0; i++)
-			if (buf[i] == '\n') {
-				ret = call_event(buf + start, i - start);
-				start = i + 1;
-			}
-		memmove(buf, buf + start, len - start);
-		len -= start;
-		if (len == sizeof(buf)) {
+		while (ret < 0 && (k = lf_next(&frame, buf, len, &start, &line, &n_line)) == LF_LINE)
+			ret = call_event(line, n_line);
+		if (ret < 0 && k == LF_LONG) {
 			log_line("call: an event line is too long");
 			return EXIT_REFUSED;
 		}
+		memmove(buf, buf + start, len - start);
+		len -= start;
 	}
 	close(fd);
 	return ret < 0 ? EXIT_REFUSED : ret;

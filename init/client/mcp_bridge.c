@@ -19,6 +19,7 @@
 #include "events.h"
 #include "exit_codes.h"
 #include "io.h"
+#include "lineframe.h"
 #include "log.h"
 #include "manifest.h"
 #include "mcp.h"
@@ -37,12 +38,13 @@ struct running {
 	bool ended;            /* the bridge cancelled it at its end */
 };
 
-/* A line framer: bytes read from fd, split at '\n'. */
+/* Bytes read from fd, cut into lines by frame (policy/lineframe.h). */
 struct lines {
 	int fd;
 	char *buf;
 	size_t len;
-	bool discarding, eof;
+	struct lf_frame frame;
+	bool eof;
 };
 
 /* Write all of line and a newline to stdout; a client that stopped reading
@@ -68,12 +70,28 @@ static int out_line(char *line)
 	return r;
 }
 
+/* Call fn for each whole line l holds, and fn(ctx, NULL, 0) once for each
+ * line longer than EV_LINE_MAX (dropped); keep the rest. */
+static void lines_take(struct lines *l, void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+{
+	size_t pos = 0, len;
+	const char *line;
+	enum lf_kind k;
+
+	while ((k = lf_next(&l->frame, l->buf, l->len, &pos, &line, &len)) != LF_MORE)
+		if (k == LF_LONG)
+			fn(ctx, NULL, 0);
+		else if (len)
+			fn(ctx, line, len);
+	memmove(l->buf, l->buf + pos, l->len - pos);
+	l->len -= pos;
+}
+
 /* Read what fd has; call fn for each whole line, and fn(ctx, NULL, 0) once
  * for each line longer than EV_LINE_MAX (dropped). At end of file, l->eof. */
 static void lines_read(struct lines *l, void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
 {
 	ssize_t n = read(l->fd, l->buf + l->len, EV_CHUNK);
-	size_t start = 0;
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
@@ -82,27 +100,7 @@ static void lines_read(struct lines *l, void (*fn)(void *ctx, const char *line, 
 		return;
 	}
 	l->len += (size_t)n;
-	for (size_t i = l->len - (size_t)n; i < l->len; i++) {
-		if (l->buf[i] != '\n')
-			continue;
-		if (l->discarding)
-			l->discarding = false;
-		else if (i - start > EV_LINE_MAX)
-			fn(ctx, NULL, 0);
-		else if (i > start)
-			fn(ctx, l->buf + start, i - start);
-		start = i + 1;
-	}
-	memmove(l->buf, l->buf + start, l->len - start);
-	l->len -= start;
-	if (l->len > EV_LINE_MAX) {
-		if (!l->discarding)
-			fn(ctx, NULL, 0);
-		l->discarding = true;
-		l->len = 0;
-	} else if (l->discarding) {
-		l->len = 0;
-	}
+	lines_take(l, fn, ctx);
 }
 
 struct bridge {
@@ -157,11 +155,9 @@ static void from_client(void *ctx, const char *line, size_t len)
 	}
 	if (rq->op == RQ_EXEC) {
 		struct running *r = calloc(1, sizeof(*r));
+		struct rq_exec_args a = { .words = rq->words, .n_words = 1, .timeout_s = rq->timeout_s };
 
-		req = json_pack("{s:s, s:s, s:s}", "op", "exec", "id", rq->id, "command", rq->words[0]);
-		if (req && rq->timeout_s)
-			json_object_set_new(req, "timeout_s", json_integer(rq->timeout_s));
-		if (!r || !req) {
+		if (!r || rq_pack_exec(rq->id, &a, &req) < 0) {
 			free(r);
 			json_decref(req);
 			out_line(mcp_error(b->session, rq->id, "out of memory"));
@@ -174,7 +170,7 @@ static void from_client(void *ctx, const char *line, size_t len)
 		r->next = b->running;
 		b->running = r;
 	} else {
-		req = json_pack("{s:s, s:s}", "op", "cancel", "id", rq->id);
+		req = rq_pack_op(RQ_CANCEL, rq->id, NULL);
 	}
 	if (call_send(b->fd, req) == -E2BIG && rq->op == RQ_EXEC) {
 		running_end(b, rq->id);
@@ -269,16 +265,18 @@ static int bridge_info(struct bridge *b, struct lines *sock)
 {
 	struct ev_event ev = { 0 };
 	struct tn_error err = { 0 };
-	char *nl;
+	size_t pos = 0, len;
+	const char *line;
+	enum lf_kind k;
 	int r = -1;
 
 	/* A refused peer may find the connection closed before its request is
 	 * sent: read on, the server's error event says why. */
-	call_send(b->fd, json_pack("{s:s, s:s}", "op", "info", "id", BRIDGE_INFO_ID));
-	while (!(nl = memchr(sock->buf, '\n', sock->len))) {
+	call_send(b->fd, rq_pack_op(RQ_INFO, BRIDGE_INFO_ID, NULL));
+	while ((k = lf_next(&sock->frame, sock->buf, sock->len, &pos, &line, &len)) != LF_LINE) {
 		ssize_t n;
 
-		if (sock->len >= EV_LINE_MAX) {
+		if (k == LF_LONG) {
 			log_line("mcp: the server's answer to info is too long");
 			return -1;
 		}
@@ -292,7 +290,7 @@ static int bridge_info(struct bridge *b, struct lines *sock)
 		}
 		sock->len += (size_t)n;
 	}
-	if (ev_parse(sock->buf, (size_t)(nl - sock->buf), &ev, &err) < 0) {
+	if (ev_parse(line, len, &ev, &err) < 0) {
 		log_line("mcp: the server's answer to info: %s", err.msg);
 	} else if (ev.kind == EV_ERROR) {
 		log_line("mcp: the server refused info: %s", ev.message);
@@ -305,8 +303,8 @@ static int bridge_info(struct bridge *b, struct lines *sock)
 		r = 0;
 	}
 	ev_clear(&ev);
-	sock->len -= (size_t)(nl + 1 - sock->buf);
-	memmove(sock->buf, nl + 1, sock->len);
+	sock->len -= pos;
+	memmove(sock->buf, sock->buf + pos, sock->len);
 	return r;
 }
 
@@ -346,11 +344,7 @@ static int bridge_open(const struct cli_options *o, struct bridge *b, struct lin
 		return -1;
 	}
 	/* What bridge_info read past its answer. */
-	for (char *nl; (nl = memchr(sock->buf, '\n', sock->len));) {
-		from_server(b, sock->buf, (size_t)(nl - sock->buf));
-		sock->len -= (size_t)(nl + 1 - sock->buf);
-		memmove(sock->buf, nl + 1, sock->len);
-	}
+	lines_take(sock, from_server, b);
 	return 0;
 }
 
@@ -395,7 +389,7 @@ static uint64_t bridge_end(struct bridge *b)
 {
 	for (struct running *r = b->running; r; r = r->next) {
 		r->ended = true;
-		call_send(b->fd, json_pack("{s:s, s:s}", "op", "cancel", "id", r->key));
+		call_send(b->fd, rq_pack_op(RQ_CANCEL, r->key, NULL));
 	}
 	return clock_ms() + BRIDGE_END_MS;
 }
@@ -403,7 +397,8 @@ static uint64_t bridge_end(struct bridge *b)
 int mcp_bridge_main(const struct cli_options *o)
 {
 	static char in_buf[EV_LINE_MAX + 1 + EV_CHUNK], sock_buf[EV_LINE_MAX + 1 + EV_CHUNK];
-	struct lines in = { .fd = 0, .buf = in_buf }, sock = { .buf = sock_buf };
+	struct lines in = { .fd = 0, .buf = in_buf, .frame = { .max = EV_LINE_MAX } },
+		     sock = { .buf = sock_buf, .frame = { .max = EV_LINE_MAX } };
 	struct bridge b = { .fd = -1 };
 	int sfd, ret = EXIT_REFUSED;
 	bool ending = false;      /* stdin ended or a signal came: answer what runs, then go */

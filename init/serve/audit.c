@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auditline.h"
 #include "cleanup.h"
 #include "envfilter.h"
 #include "log.h"
@@ -25,16 +26,23 @@
 #include "signature.h"
 #include "sjson.h"
 
-static int audit_fd = -1;
-static const struct mf_env *audit_env;   /* the filter that names an exec's env_names */
-static bool audit_started;  /* the turn_start line is written */
-static bool audit_broken;   /* a write failed: later execs are refused */
-/* The chain (docs/audit.md, "The chain"): each line's "prev" is the
- * BLAKE2b-256 of the line before it, its exact bytes with the newline;
- * turn_start's is that of its turn id, 32 hex digits. */
-static uint8_t audit_link[AUDIT_HASH_BYTES];  /* the head: the last line's digest */
-static char audit_turn[2 * AUDIT_TURN_BYTES + 1];
-static uint64_t audit_lines;                  /* lines of this turn written */
+/* The log's state, the one of the process: its fd, the filter that names an
+ * exec's env_names, and the chain (docs/audit.md, "The chain"): each line's
+ * "prev" is the BLAKE2b-256 of the line before it, its exact bytes with the
+ * newline; turn_start's is that of its turn id, 32 hex digits
+ * (policy/auditline.h). */
+static struct audit_log {
+	int fd;                             /* -1: no log */
+	const struct mf_env *env;
+	bool started;                       /* the turn_start line is written */
+	bool broken;                        /* a write failed: later execs are refused */
+	uint8_t link[AUDIT_HASH_BYTES];     /* the head: the last line's digest */
+	char turn[2 * AUDIT_TURN_BYTES + 1];
+	uint64_t lines;                     /* lines of this turn written */
+} audit = { .fd = -1 };
+
+_Static_assert(AUDIT_HASH_BYTES == ALINE_HASH_BYTES, "one digest size for the writer and the check");
+_Static_assert(2 * AUDIT_TURN_BYTES == ALINE_TURN_HEX, "one turn id size for the writer and the check");
 
 /* The rules of a log that is a file (a regular file, or a FIFO with a path),
  * however it was handed in: where the kernel says fd is (place_resolve: a
@@ -164,7 +172,7 @@ static int audit_open_or_probe(const char *spec, const struct mf_manifest *m, bo
 	bool created;
 	int fd, r;
 
-	audit_env = &m->env;
+	audit.env = &m->env;
 	if (strncmp(spec, "fd:", 3) == 0) {
 		char *end;
 		long v;
@@ -178,7 +186,7 @@ static int audit_open_or_probe(const char *spec, const struct mf_manifest *m, bo
 		if (r < 0)
 			return r;
 		if (!probe)
-			audit_fd = (int)v;
+			audit.fd = (int)v;
 		return 0;
 	}
 	if (spec[0] != '/')
@@ -205,7 +213,7 @@ static int audit_open_or_probe(const char *spec, const struct mf_manifest *m, bo
 	}
 	/* Regular file: O_NONBLOCK only kept a FIFO from holding the open. */
 	fcntl(fd, F_SETFL, O_APPEND);
-	audit_fd = fd;
+	audit.fd = fd;
 	return 0;
 }
 
@@ -238,65 +246,50 @@ static json_t *rfc3339(uint64_t ms)
 	return json_string(buf);
 }
 
-/* Write one event (steals ev) as one line with one write(2) where the fd takes
- * it whole (a regular file with O_APPEND; a pipe up to PIPE_BUF). A write
- * that fails after part of the line (ENOSPC, EDQUOT, EFBIG) leaves a regular
- * file cut back to its last whole line. Returns 0, -ENOMEM, or -errno of
- * write(2) (-EIO for a write of nothing). */
+/* Write one event (steals ev) as one line (policy/auditline.h) with one
+ * write(2) where the fd takes it whole (a regular file with O_APPEND; a pipe
+ * up to PIPE_BUF). A write that fails after part of the line (ENOSPC, EDQUOT,
+ * EFBIG) leaves a regular file cut back to its last whole line. Returns 0,
+ * -ENOMEM, or -errno of write(2) (-EIO for a write of nothing). */
 static int audit_write(json_t *ev)
 {
 	_cleanup_free_ char *s = NULL;
-	char prev[2 * AUDIT_HASH_BYTES + 1];
-	json_t *line;
 	size_t n, off = 0;
 	struct stat st;
 	off_t before;
+	int r;
 
-	if (audit_fd < 0 || !ev) {
+	if (audit.fd < 0 || !ev) {
 		json_decref(ev);
-		return audit_fd < 0 ? 0 : -ENOMEM;
+		return audit.fd < 0 ? 0 : -ENOMEM;
 	}
-	/* "event" first, "prev" second, then the event's own fields */
-	sodium_bin2hex(prev, sizeof(prev), audit_link, sizeof(audit_link));
-	line = json_pack("{s:O, s:s}", "event", json_object_get(ev, "event"), "prev", prev);
-	if (!line || json_object_update(line, ev) != 0) {
-		json_decref(line);
-		json_decref(ev);
-		return -ENOMEM;
-	}
+	r = aline_encode(ev, audit.link, &s, &n);
 	json_decref(ev);
-	ev = line;
-	/* ASCII only: U+2028, U+2029 and U+0085 in a command end a line for some
-	 * readers (splitlines); escaped, every event stays one line for all. */
-	s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	json_decref(ev);
-	if (!s)
+	if (r < 0)
 		return -ENOMEM;
-	n = strlen(s);
-	s[n++] = '\n';   /* json_dumps' NUL: the line goes out without it */
 	/* A file system that fills up takes part of a line: a regular file is
 	 * cut back to the end of the last whole line. */
-	before = fstat(audit_fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
+	before = fstat(audit.fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
 	while (off < n) {
-		ssize_t w = write(audit_fd, s + off, n - off);
+		ssize_t w = write(audit.fd, s + off, n - off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
 			int e = w < 0 ? errno : EIO;
 
-			if (off > 0 && before >= 0 && ftruncate(audit_fd, before) != 0)
+			if (off > 0 && before >= 0 && ftruncate(audit.fd, before) != 0)
 				log_line("audit log: cutting a partial line: %s", strerror(errno));
-			if (audit_started && !audit_broken)
+			if (audit.started && !audit.broken)
 				log_line("audit log: write failed: %s; further commands are refused",
 					 strerror(e));
-			audit_broken = true;
+			audit.broken = true;
 			return -e;
 		}
 		off += (size_t)w;
 	}
-	crypto_generichash(audit_link, sizeof(audit_link), (const uint8_t *)s, n, NULL, 0);
-	audit_lines++;
+	aline_digest(s, n - 1, true, audit.link);
+	audit.lines++;
 	return 0;
 }
 
@@ -312,7 +305,7 @@ json_t *audit_read_back(int pid, int ppid)
 	long pp = -1;
 	FILE *f;
 
-	if (audit_fd < 0 || pid <= 0)
+	if (audit.fd < 0 || pid <= 0)
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "re");
@@ -356,9 +349,9 @@ int audit_emit(json_t *ev)
 {
 	json_t *line;
 
-	if (audit_fd < 0 || !ev) {
+	if (audit.fd < 0 || !ev) {
 		json_decref(ev);
-		return audit_fd < 0 ? 0 : -ENOMEM;
+		return audit.fd < 0 ? 0 : -ENOMEM;
 	}
 	/* "event", then "time" (audit_write puts "prev" between them) */
 	line = json_pack("{s:O, s:o}", "event", json_object_get(ev, "event"), "time",
@@ -374,14 +367,14 @@ int audit_emit(json_t *ev)
 
 bool audit_on(void)
 {
-	return audit_fd >= 0;
+	return audit.fd >= 0;
 }
 
 bool audit_head(char hex[static AUDIT_HEAD_HEX])
 {
-	if (audit_fd < 0 || !audit_started)
+	if (audit.fd < 0 || !audit.started)
 		return false;
-	sodium_bin2hex(hex, AUDIT_HEAD_HEX, audit_link, sizeof(audit_link));
+	sodium_bin2hex(hex, AUDIT_HEAD_HEX, audit.link, sizeof(audit.link));
 	return true;
 }
 
@@ -392,27 +385,26 @@ int audit_turn_start(const char *mode, const struct load_result *pol, json_t *pr
 	uint8_t id[AUDIT_TURN_BYTES];
 	int r;
 
-	if (audit_fd < 0)
+	if (audit.fd < 0)
 		return 0;
 	/* a fresh turn id; the chain's first link is made from it. getrandom(2)
 	 * rather than randombytes_buf, which links libsodium's stream ciphers */
 	if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id))
 		return err_errno(err, errno, "audit log: no random turn id: getrandom");
-	sodium_bin2hex(audit_turn, sizeof(audit_turn), id, sizeof(id));
-	crypto_generichash(audit_link, sizeof(audit_link), (const uint8_t *)audit_turn,
-			   strlen(audit_turn), NULL, 0);
-	audit_lines = 0;
+	sodium_bin2hex(audit.turn, sizeof(audit.turn), id, sizeof(id));
+	aline_first_link(audit.turn, audit.link);
+	audit.lines = 0;
 	sig_key_id_hex(pol->sig.key_id, kid);
 	sodium_bin2hex(hex, sizeof(hex), pol->manifest_digest, sizeof(pol->manifest_digest));
 	r = audit_write(json_pack("{s:s, s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:O}",
-				  "event", "turn_start", "turn", audit_turn, "time", rfc3339(audit_wall_ms()),
+				  "event", "turn_start", "turn", audit.turn, "time", rfc3339(audit_wall_ms()),
 				  "turninit", TURNINIT_VERSION, "mode", mode,
 				  "manifest", "key_id", kid, "blake2b_256", hex,
 				  "source", pol->source, "trusted_comment",
 				  pol->sig.trusted_comment, "protections", protections));
 	if (r < 0)
 		return err_errno(err, -r, "audit log: cannot write the turn_start line");
-	audit_started = true;
+	audit.started = true;
 	return 0;
 }
 
@@ -435,9 +427,9 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 {
 	json_t *ev, *names, *words;
 
-	if (audit_fd < 0)
+	if (audit.fd < 0)
 		return 0;
-	if (audit_broken)
+	if (audit.broken)
 		return -EIO;
 	/* The names the command gets from the request, not every name the
 	 * caller offered: the log says what reached the command. */
@@ -445,7 +437,7 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 	for (char **e = rq->env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 
-		if (eq && envf_admits(audit_env, *e))
+		if (eq && envf_admits(audit.env, *e))
 			json_array_append_new(names, json_stringn(*e, (size_t)(eq - *e)));
 	}
 	words = command_words(rq);
@@ -481,7 +473,7 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 
 void audit_refused(unsigned stream, const char *id, const char *reason)
 {
-	if (audit_fd >= 0)
+	if (audit.fd >= 0)
 		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "refused",
 				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
 				      "id", id, "reason", reason));
@@ -491,7 +483,7 @@ void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq
 {
 	json_t *ev;
 
-	if (audit_fd < 0)
+	if (audit.fd < 0)
 		return;
 	ev = json_pack("{s:s, s:o, s:I, s:s?, s:s}", "event", "rejected",
 		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
@@ -506,9 +498,9 @@ void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq
 
 int audit_credential(unsigned stream, const char *id, const char *name)
 {
-	if (audit_fd < 0)
+	if (audit.fd < 0)
 		return 0;
-	if (audit_broken)
+	if (audit.broken)
 		return -EIO;
 	return audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "credential",
 				     "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
@@ -517,7 +509,7 @@ int audit_credential(unsigned stream, const char *id, const char *name)
 
 void audit_control(unsigned stream, const char *id, int signo)
 {
-	if (audit_fd < 0)
+	if (audit.fd < 0)
 		return;
 	if (signo == 0)
 		audit_write(json_pack("{s:s, s:o, s:I, s:s}", "event", "cancel",
@@ -538,7 +530,7 @@ void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 	int st = e->wait_status;
 	json_t *code, *sig;
 
-	if (audit_fd < 0)
+	if (audit.fd < 0)
 		return;
 	sodium_bin2hex(oh, sizeof(oh), out_digest, AUDIT_HASH_BYTES);
 	sodium_bin2hex(eh, sizeof(eh), err_digest, AUDIT_HASH_BYTES);
@@ -559,7 +551,7 @@ void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 
 void audit_net(const struct net_record *r)
 {
-	if (audit_fd < 0)
+	if (audit.fd < 0)
 		return;
 	audit_write(ev_net_fields(json_pack("{s:s, s:o, s:o, s:o}", "event", "net", "time",
 					    rfc3339(audit_wall_ms()),
@@ -571,14 +563,14 @@ void audit_turn_end(int exit_code)
 {
 	char head[AUDIT_HEAD_HEX];
 
-	if (audit_fd < 0 || !audit_started)
+	if (audit.fd < 0 || !audit.started)
 		return;
 	if (audit_write(json_pack("{s:s, s:o, s:i, s:I}", "event", "turn_end",
 				  "time", rfc3339(audit_wall_ms()), "exit_code", exit_code,
-				  "lines", (json_int_t)audit_lines + 1)) < 0)
+				  "lines", (json_int_t)audit.lines + 1)) < 0)
 		return;
 	/* the final head, outside the log: the container's log keeps it */
-	sodium_bin2hex(head, sizeof(head), audit_link, sizeof(audit_link));
-	log_line("audit: turn %s ended, %llu lines, head %s", audit_turn,
-		 (unsigned long long)audit_lines, head);
+	sodium_bin2hex(head, sizeof(head), audit.link, sizeof(audit.link));
+	log_line("audit: turn %s ended, %llu lines, head %s", audit.turn,
+		 (unsigned long long)audit.lines, head);
 }

@@ -394,7 +394,8 @@ static int serve_open(struct serve *s)
 	if (ctx->listen_fd < 0) {
 		const struct codec *codec = ctx->mcp ? &codec_mcp : &codec_jsonl;
 
-		s->conns[0] = (struct conn){ .used = true, .codec = codec, .in_fd = 0, .out_fd = 1 };
+		s->conns[0] = (struct conn){ .used = true, .codec = codec, .in_fd = 0, .out_fd = 1,
+					     .frame = { .max = EV_LINE_MAX } };
 		if (codec->open && !(s->conns[0].codec_st = codec->open(ctx->manifest, TURNINIT_VERSION, ctx->caller_env))) {
 			log_line("serve: out of memory");
 			return EXIT_REFUSED;

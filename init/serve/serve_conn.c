@@ -169,47 +169,36 @@ static void conn_too_long(struct conn *c)
  * handled (conn_may_handle: none waits for the answers to the execs before
  * it); the others wait in the buffer, and the loop comes back to them. An
  * error about a line that is too long is an answer too: it waits for the
- * answers before it. */
+ * answers before it. Lines are cut by c->frame (policy/lineframe.h): a line
+ * past EV_LINE_MAX is answered once and dropped up to its newline. */
 void conn_lines(struct serve *s, struct conn *c)
 {
-	char *nl;
+	for (;;) {
+		struct lf_frame next = c->frame;
+		size_t pos = c->off, n;
+		const char *line;
+		enum lf_kind k = lf_next(&next, c->buf, c->len, &pos, &line, &n);
 
-	while (c->off < c->len && (nl = memchr(c->buf + c->off, '\n', c->len - c->off))) {
-		size_t i = (size_t)(nl - c->buf);
-
-		if (!conn_may_handle(c))
+		if (k != LF_MORE && !conn_may_handle(c))
 			return;
-		if (c->discarding) {
-			c->discarding = false;
-		} else if (i - c->off > EV_LINE_MAX) {
-			if (c->n_answers)
-				return;
+		if (k == LF_LONG && c->n_answers)
+			return;
+		c->frame = next;
+		if (k == LF_LONG)
 			conn_too_long(c);
-		} else if (i > c->off) {
-			s->on_request(s, c, c->buf + c->off, i - c->off);
-		}
-		/* a line handled is wiped: a credential request's value stays
-		 * nowhere in turninit (docs/protocol.md, "credential") */
-		sodium_memzero(c->buf + c->off, i - c->off);
-		c->off = i + 1;
+		else if (k == LF_LINE && n)
+			s->on_request(s, c, line, n);
+		/* a line handled (or dropped) is wiped: a credential request's
+		 * value stays nowhere in turninit (docs/protocol.md, "credential") */
+		sodium_memzero(c->buf + c->off, pos - c->off);
+		c->off = pos;
+		if (k == LF_MORE)
+			break;
 	}
 	memmove(c->buf, c->buf + c->off, c->len - c->off);
 	c->len -= c->off;
 	sodium_memzero(c->buf + c->len, c->off);   /* what the move left behind */
 	c->off = 0;
-	if (c->len > EV_LINE_MAX) {
-		if (!c->discarding) {
-			if (c->n_answers)
-				return;
-			conn_too_long(c);
-		}
-		c->discarding = true;
-		sodium_memzero(c->buf, c->len);
-		c->len = 0;
-	} else if (c->discarding) {
-		sodium_memzero(c->buf, c->len);
-		c->len = 0;
-	}
 }
 
 /* Read what c has sent and handle its whole lines (conn_lines). Called only
@@ -293,7 +282,7 @@ void conn_drop_requests(struct conn *c)
 		n += c->buf[i] == '\n';
 	held_free(c);
 	c->off = c->len = 0;
-	c->discarding = false;
+	c->frame.discarding = false;
 	if (n)
 		log_line("serve: a client that reads no more events: %zu request line(s) of it not handled", n);
 }

@@ -20,6 +20,7 @@
 
 #include "codec.h"
 #include "keeper.h"
+#include "lineframe.h"
 #include "request.h"
 #include "serve.h"
 
@@ -76,7 +77,7 @@ struct conn {
 	char *buf;                /* unparsed input, at most EV_LINE_MAX + 1 bytes */
 	size_t len;
 	size_t off;               /* buf[off..len) is not handled yet (conn_lines) */
-	bool discarding;          /* inside a line that was too long */
+	struct lf_frame frame;    /* its lines, bounded by EV_LINE_MAX */
 	bool eof;                 /* no more requests */
 	bool dead;                /* writing failed: events are dropped */
 	unsigned stream;          /* the audit log's name for it: 0 serve, 1.. listen */

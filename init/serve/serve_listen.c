@@ -166,7 +166,7 @@ void conn_accept(struct serve *s)
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
 		if (!s->conns[i].used) {
 			s->conns[i] = (struct conn){ .used = true, .codec = &codec_jsonl, .in_fd = fd, .out_fd = fd,
-						     .stream = ++s->streams };
+						     .frame = { .max = EV_LINE_MAX }, .stream = ++s->streams };
 			return;
 		}
 	{

@@ -304,6 +304,75 @@ static void credential_refusals(void **state)
 	assert_null(r);
 }
 
+/* rq_pack_exec's and rq_pack_op's lines, compact as call_send writes them:
+ * the keys in the order of docs/protocol.md, and each parses back to what
+ * was packed (the clients' requests are the server's). */
+static char *packed(json_t *req)
+{
+	char *s;
+
+	assert_non_null(req);
+	s = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	assert_non_null(s);
+	return s;
+}
+
+static void packed_parses_back(void **state)
+{
+	char *one[] = { "echo RAN", NULL }, *two[] = { "printf", "[%s]", NULL }, *bad[] = { "\xff", NULL };
+	struct rq_exec_args a = { .words = one, .n_words = 1 };
+	char id[RQ_ID_MAX + 1], *s;
+	struct tn_error err = { 0 };
+	struct rq_request *r;
+	json_t *req = NULL;
+
+	(void)state;
+	assert_int_equal(rq_pack_exec("call", &a, &req), 0);
+	s = packed(req);
+	assert_string_equal(s, "{\"op\":\"exec\",\"id\":\"call\",\"command\":\"echo RAN\"}");
+	free(s);
+	a = (struct rq_exec_args){ .words = two, .n_words = 2, .env = json_pack("{s:s}", "TZ", "UTC"),
+				   .timeout_s = 7, .stdin_b64 = "eAo=" };
+	assert_int_equal(rq_pack_exec("c1", &a, &req), 0);
+	json_decref(a.env);
+	s = packed(req);
+	assert_string_equal(s, "{\"op\":\"exec\",\"id\":\"c1\",\"argv\":[\"printf\",\"[%s]\"],"
+			    "\"env\":{\"TZ\":\"UTC\"},\"timeout_s\":7,\"stdin\":\"eAo=\"}");
+	assert_int_equal(rq_parse(s, strlen(s), &r, id, &err), 0);
+	assert_int_equal(r->op, RQ_EXEC);
+	assert_true(r->argv_form);
+	assert_int_equal(r->n_words, 2);
+	assert_string_equal(r->words[1], "[%s]");
+	assert_string_equal(r->env[0], "TZ=UTC");
+	assert_int_equal(r->timeout_s, 7);
+	assert_int_equal(r->stdin_len, 2);
+	rq_free(r);
+	free(s);
+	a = (struct rq_exec_args){ .words = bad, .n_words = 1 };
+	req = NULL;
+	assert_int_equal(rq_pack_exec("c", &a, &req), -EILSEQ);
+	a.words = two;
+	a.n_words = 2;
+	two[1] = "\xff";
+	assert_int_equal(rq_pack_exec("c", &a, &req), -EILSEQ);
+	assert_null(req);
+	s = packed(rq_pack_op(RQ_SIGNAL, "call", "INT"));
+	assert_string_equal(s, "{\"op\":\"signal\",\"id\":\"call\",\"signal\":\"INT\"}");
+	assert_int_equal(rq_parse(s, strlen(s), &r, id, &err), 0);
+	assert_int_equal(r->op, RQ_SIGNAL);
+	assert_int_equal(r->signo, SIGINT);
+	rq_free(r);
+	free(s);
+	s = packed(rq_pack_op(RQ_CANCEL, "call", NULL));
+	assert_string_equal(s, "{\"op\":\"cancel\",\"id\":\"call\"}");
+	free(s);
+	s = packed(rq_pack_op(RQ_INFO, "i", NULL));
+	assert_string_equal(s, "{\"op\":\"info\",\"id\":\"i\"}");
+	free(s);
+	assert_null(rq_pack_op(RQ_EXEC, "c", NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +386,7 @@ int main(void)
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(credential),
 		cmocka_unit_test(credential_refusals),
+		cmocka_unit_test(packed_parses_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
