@@ -12,6 +12,7 @@
 
 #include "caps.h"
 #include "changes.h"
+#include "cleanup.h"
 #include "creds.h"
 #include "commit.h"
 #include "envfilter.h"
@@ -26,7 +27,8 @@
  * one object per syscall, in the order of the filter's rules. */
 static json_t *denied_json(const struct scg_set *set)
 {
-	json_t *list = json_array(), *cur = NULL, *when = NULL;
+	_cleanup_json_decref_ json_t *list = json_array();
+	json_t *cur = NULL, *when = NULL;
 	const char *cur_name = NULL;
 
 	for (size_t i = 0; list && i < set->n; i++) {
@@ -40,7 +42,7 @@ static json_t *denied_json(const struct scg_set *set)
 			when = e->rule.whole ? NULL : json_array();
 			if (!cur || json_array_append_new(list, cur) != 0 ||
 			    (!e->rule.whole && (!when || json_object_set_new(cur, "when", when) != 0)))
-				goto fail;
+				return NULL;
 		}
 		if (when && e->why) {
 			bool seen = false;
@@ -48,13 +50,10 @@ static json_t *denied_json(const struct scg_set *set)
 			for (size_t j = 0; j < json_array_size(when) && !seen; j++)
 				seen = strcmp(json_string_value(json_array_get(when, j)), e->why) == 0;
 			if (!seen && json_array_append_new(when, json_string(e->why)) != 0)
-				goto fail;
+				return NULL;
 		}
 	}
-	return list;
-fail:
-	json_decref(list);
-	return NULL;
+	return steal_ptr(&list);
 }
 
 /* {"abi": N, "status": ..., "signals": ..., "always_writable": [...]};
@@ -87,26 +86,22 @@ static json_t *nonroot_json(void)
 	bool bounding = false;
 	gid_t groups[64];
 	int n = getgroups(64, groups);
-	json_t *list = json_array(), *g = json_array();
+	_cleanup_json_decref_ json_t *list = json_array();
+	_cleanup_json_decref_ json_t *g = json_array();
 
 	for (cap_value_t cap = 0; cap < (cap_value_t)cap_max_bits(); cap++)
 		bounding |= prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1;
 	for (int i = 0; list && g && i < n; i++)
 		if (json_array_append_new(g, json_integer(groups[i])) != 0)
-			goto fail;
+			return NULL;
 	if (!list || !g ||
 	    json_array_append_new(list, json_string("securebits: not locked (needs CAP_SETPCAP); with no capability in any set and no_new_privs there is nothing for them to guard")) != 0 ||
 	    json_array_append_new(list, json_string("uid change: commands run as turninit's own uid and gid")) != 0 ||
 	    json_array_append_new(list, json_pack("{s:s, s:O}", "supplementary groups",
 						  "kept, as the runtime gave them", "groups", g)) != 0 ||
 	    (bounding && json_array_append_new(list, json_string("bounding set: not empty and cannot be dropped; no_new_privs keeps an exec from gaining from it")) != 0))
-		goto fail;
-	json_decref(g);
-	return list;
-fail:
-	json_decref(g);
-	json_decref(list);
-	return NULL;
+		return NULL;
+	return steal_ptr(&list);
 }
 
 /* {"applied": B, "seccomp": [...], "landlock_signal_scope": B}: whether the
@@ -321,26 +316,37 @@ static json_t *creds_json(const struct mf_network *n, const char *dir)
 	return list;
 }
 
+/* verify_print's failures without a message of their own: out of memory. */
+static int verify_nomem(struct tn_error *err)
+{
+	if (err && err->code == 0)
+		err_set(err, ENOMEM, "verify: out of memory");
+	return -ENOMEM;
+}
+
+static void verify_envf_freep(char ***envp) { envf_free(*envp); }
+
 int verify_print(const struct load_result *r, const struct caps_start *start,
 		 const char *refusal, const char *workdir_note, const char *creds_dir,
 		 struct tn_error *err)
 {
-	char kid[17], *mf_text = NULL, *out = NULL, **envp = NULL;
+	char kid[17];
+	_cleanup_free_ char *mf_text = NULL, *out = NULL;
+	__attribute__((cleanup(verify_envf_freep))) char **envp = NULL;
 	struct net_plan net_p = { 0 };
 	struct tn_error net_err = { 0 };
-	json_t *root = NULL, *mf = NULL, *names = NULL, *prot = NULL;
+	_cleanup_json_decref_ json_t *root = NULL, *mf = NULL, *names = NULL, *prot = NULL;
 	bool planned;
-	int ret = -ENOMEM;
 
 	sig_key_id_hex(r->sig.key_id, kid);
 	mf_text = mf_to_json(r->manifest);
 	if (!mf_text || !(mf = json_loads(mf_text, 0, NULL)))
-		goto out;
+		return verify_nomem(err);
 	names = json_array();
 	if (!names)
-		goto out;
+		return verify_nomem(err);
 	if (envf_build(&r->manifest->env, r->manifest->home, r->caller_env, &envp, err) < 0)
-		goto out;
+		return verify_nomem(err);
 	/* with the proxy, its variables replace any of the manifest's or the
 	 * caller's (their port is chosen at start); the plan is handed on to
 	 * verify_protections */
@@ -348,19 +354,17 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	if (planned && net_p.proxy) {
 		net_proxy_env(&net_p, 0, &r->manifest->network);
 		if (envf_override(&envp, net_p.env, err) < 0)
-			goto out;
+			return verify_nomem(err);
 	}
 	for (size_t i = 0; envp[i]; i++) {
 		const char *eq = strchr(envp[i], '=');
 
 		if (json_array_append_new(names, json_stringn(envp[i], (size_t)(eq - envp[i]))) != 0)
-			goto out;
+			return verify_nomem(err);
 	}
 	prot = verify_protections(r, start, NULL, planned ? &net_p : NULL, refusal, workdir_note, err);
-	if (!prot) {
-		ret = -(err->code ? err->code : ENOMEM);
-		goto out;
-	}
+	if (!prot)
+		return err->code ? -err->code : verify_nomem(err);
 	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O}",
 			 "turninit", TURNINIT_VERSION,
 			 "commit", TURNINIT_COMMIT,
@@ -375,29 +379,16 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 					   creds_dir ? creds_dir : CREDS_DEFAULT_DIR);
 
 		if (creds && json_object_set_new(root, "credentials", creds) != 0)
-			goto out;
+			return verify_nomem(err);
 	}
 	/* the protections after the policy, in their own order (one source
 	 * with turn_start's, docs/audit.md) */
 	if (!root || json_object_update(root, prot) != 0)
-		goto out;
+		return verify_nomem(err);
 	out = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2));
 	if (!out)
-		goto out;
-	if (printf("%s\n", out) < 0 || fflush(stdout) != 0) {
-		ret = err_set(err, EIO, "verify: writing stdout: %s", strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (ret == -ENOMEM && err && err->code == 0)
-		err_set(err, ENOMEM, "verify: out of memory");
-	free(out);
-	free(mf_text);
-	envf_free(envp);
-	json_decref(root);
-	json_decref(mf);
-	json_decref(names);
-	json_decref(prot);
-	return ret;
+		return verify_nomem(err);
+	if (printf("%s\n", out) < 0 || fflush(stdout) != 0)
+		return err_set(err, EIO, "verify: writing stdout: %s", strerror(errno));
+	return 0;
 }

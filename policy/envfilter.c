@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "manifest.h"
 
 #define ENVF_NAME_MAX 255   /* bytes */
@@ -259,8 +260,8 @@ int envf_build(const struct mf_env *env, const char *home, char *const *caller, 
 	       struct tn_error *err)
 {
 	size_t n_caller = 0, n_ref = 0, k = 0;
-	struct envf_ref *refs = NULL;
-	bool *keep = NULL;
+	_cleanup_free_ struct envf_ref *refs = NULL;
+	_cleanup_free_ bool *keep = NULL;
 	char **envp;
 
 	if (!env || !ret_envp)
@@ -305,14 +306,10 @@ int envf_build(const struct mf_env *env, const char *home, char *const *caller, 
 	envp[k] = envf_join("HOME", home ? home : "");
 	if (!envp[k])
 		goto oom;
-	free(refs);
-	free(keep);
 	*ret_envp = envp;
 	return 0;
 
-oom:
-	free(refs);
-	free(keep);
+oom:   /* the rollback: the strings made so far */
 	envf_free(envp);
 	return err_set(err, ENOMEM, "environment: out of memory");
 }

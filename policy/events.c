@@ -83,28 +83,24 @@ char *ev_credential(const char *id, const char *name)
 char *ev_info(const char *id, const char *manifest)
 {
 	static const char key[] = ",\"manifest\":";
-	char *head = ev_dump(json_pack("{s:s, s:s}", "event", "info", "id", id));
+	_cleanup_free_ char *head = ev_dump(json_pack("{s:s, s:s}", "event", "info", "id", id));
 	size_t hl, ml;
 	char *line;
 
 	if (!head || !manifest)
-		goto fail;
+		return NULL;
 	/* head is {"event":"info","id":ID}: its closing brace gives way to
 	 * the manifest's key and text */
 	hl = strlen(head) - 1;
 	ml = strlen(manifest);
 	line = malloc(hl + sizeof(key) - 1 + ml + 2);
 	if (!line)
-		goto fail;
+		return NULL;
 	memcpy(line, head, hl);
 	memcpy(line + hl, key, sizeof(key) - 1);
 	memcpy(line + hl + sizeof(key) - 1, manifest, ml);
 	memcpy(line + hl + sizeof(key) - 1 + ml, "}", 2);
-	free(head);
 	return line;
-fail:
-	free(head);
-	return NULL;
 }
 
 void ev_clear(struct ev_event *e)

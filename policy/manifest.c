@@ -30,13 +30,6 @@
 #define MF_SYSCALL_NAME_MAX 64
 #define MF_SHOW ERR_SHOWN_MAX
 
-static void mf_json_decrefp(json_t **p)
-{
-	if (*p)
-		json_decref(*p);
-}
-#define _cleanup_json_ __attribute__((cleanup(mf_json_decrefp)))
-
 static const char *mf_show(const char *s, char buf[static MF_SHOW])
 {
 	return err_shown(s, SIZE_MAX, buf);
@@ -660,7 +653,7 @@ static int mf_parse_seccomp(const json_t *root, struct mf_manifest *m,
 			    mf_syscall_known_fn syscall_known, struct tn_error *err)
 {
 	json_t *seccomp = NULL;
-	json_t *empty _cleanup_json_ = NULL;
+	json_t *empty _cleanup_json_decref_ = NULL;
 	int r;
 
 	r = mf_get_object(root, "seccomp", "seccomp", false, &seccomp, err);
@@ -1205,7 +1198,7 @@ int mf_parse(const uint8_t *buf, size_t len, int64_t now,
 	     mf_syscall_known_fn syscall_known, struct mf_manifest **ret,
 	     struct tn_error *err)
 {
-	json_t *root _cleanup_json_ = NULL;
+	json_t *root _cleanup_json_decref_ = NULL;
 	struct mf_manifest *m = NULL;
 	json_error_t je;
 	int r;
@@ -1232,15 +1225,12 @@ int mf_parse(const uint8_t *buf, size_t len, int64_t now,
 		r = err_set(err, ENOMEM, "out of memory while parsing");
 	if (r < 0) {
 		mf_free(m);
-		goto fail;
+		if (err)
+			err_prefix(err, "manifest");
+		return r;
 	}
 	*ret = m;
 	return 0;
-
-fail:
-	if (err)
-		err_prefix(err, "manifest");
-	return r;
 }
 
 static void mf_free_strv(char **v, size_t n)
@@ -1310,7 +1300,7 @@ static json_t *mf_render_cred(const struct na_cred *c)
 {
 	static const char *const as_names[] = { [NA_BEARER] = "bearer", [NA_BASIC] = "basic",
 						[NA_HEADER] = "header" };
-	json_t *cred _cleanup_json_ = json_object();
+	json_t *cred _cleanup_json_decref_ = json_object();
 
 	if (!cred)
 		return NULL;
@@ -1327,7 +1317,7 @@ static json_t *mf_render_cred(const struct na_cred *c)
 
 static json_t *mf_render_network(const struct mf_network *n)
 {
-	json_t *net _cleanup_json_ = json_object();
+	json_t *net _cleanup_json_decref_ = json_object();
 	json_t *allow;
 
 	if (!net)
@@ -1357,7 +1347,7 @@ static json_t *mf_render_network(const struct mf_network *n)
 
 static json_t *mf_render(const struct mf_manifest *m)
 {
-	json_t *root _cleanup_json_ = json_object();
+	json_t *root _cleanup_json_decref_ = json_object();
 	json_t *user, *env, *set, *limits, *seccomp, *landlock, *callers, *uids, *audit;
 	char expires[SJ_TIME_MAX];
 
@@ -1423,7 +1413,7 @@ static json_t *mf_render(const struct mf_manifest *m)
 
 char *mf_to_json(const struct mf_manifest *m)
 {
-	json_t *root _cleanup_json_ = NULL;
+	json_t *root _cleanup_json_decref_ = NULL;
 
 	if (!m)
 		return NULL;

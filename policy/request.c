@@ -285,16 +285,46 @@ static const struct {
 	{ "credential", RQ_CREDENTIAL, rq_credential },
 };
 
+/* The parsed request req into *r (allocated here, the caller's to free also
+ * when this fails) and its id into ret_id: 0, or -errno with err filled. */
+static int rq_parse_object(json_t *req, struct rq_request **r, char ret_id[RQ_ID_MAX + 1],
+			   struct tn_error *err)
+{
+	char shown[ERR_SHOWN_MAX];
+	const char *op, *id;
+	size_t i;
+
+	if (!json_is_object(req))
+		return err_set(err, EINVAL, "request: not a JSON object");
+	id = json_string_value(json_object_get(req, "id"));
+	if (!id || !rq_valid_id(id))
+		return err_set(err, EINVAL,
+			       "request: id must be a string of 1 to %d characters from [A-Za-z0-9._:-]",
+			       RQ_ID_MAX);
+	strcpy(ret_id, id);
+	op = json_string_value(json_object_get(req, "op"));
+	if (!op)
+		return err_set(err, EINVAL, "request: op must be a string");
+	*r = calloc(1, sizeof(**r));
+	if (!*r)
+		return err_set(err, ENOMEM, "request: out of memory");
+	strcpy((*r)->id, id);
+	for (i = 0; i < N_ELEMENTS(rq_ops) && strcmp(op, rq_ops[i].name) != 0; i++)
+		;
+	if (i == N_ELEMENTS(rq_ops))
+		return err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal, info, credential)",
+			       err_shown(op, strlen(op), shown));
+	(*r)->op = rq_ops[i].op;
+	return rq_ops[i].parse(*r, req, err);
+}
+
 int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err)
 {
 	json_error_t je;
 	json_t *req;
 	struct rq_request *r = NULL;
-	char shown[ERR_SHOWN_MAX];
-	const char *op, *id;
-	size_t i;
-	int rc = 0;
+	int rc;
 
 	ret_id[0] = '\0';
 	/* A failed allocation can make jansson drop a byte of a string, which
@@ -305,43 +335,7 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	 * (a memset of what was allocated) is the parse's own order */
 	sj_guard_wipe();
 	req = sj_load(line, len, false, &je);
-	if (!req) {
-		rc = rq_not_json(line, len, &je, err);
-		goto out;
-	}
-	if (!json_is_object(req)) {
-		rc = err_set(err, EINVAL, "request: not a JSON object");
-		goto out;
-	}
-	id = json_string_value(json_object_get(req, "id"));
-	if (!id || !rq_valid_id(id)) {
-		rc = err_set(err, EINVAL,
-			     "request: id must be a string of 1 to %d characters from [A-Za-z0-9._:-]",
-			     RQ_ID_MAX);
-		goto out;
-	}
-	strcpy(ret_id, id);
-	op = json_string_value(json_object_get(req, "op"));
-	if (!op) {
-		rc = err_set(err, EINVAL, "request: op must be a string");
-		goto out;
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		rc = err_set(err, ENOMEM, "request: out of memory");
-		goto out;
-	}
-	strcpy(r->id, id);
-	for (i = 0; i < N_ELEMENTS(rq_ops) && strcmp(op, rq_ops[i].name) != 0; i++)
-		;
-	if (i < N_ELEMENTS(rq_ops)) {
-		r->op = rq_ops[i].op;
-		rc = rq_ops[i].parse(r, req, err);
-	} else {
-		rc = err_set(err, EINVAL, "request: unknown op %s (exec, cancel, signal, info, credential)",
-			     err_shown(op, strlen(op), shown));
-	}
-out:
+	rc = req ? rq_parse_object(req, &r, ret_id, err) : rq_not_json(line, len, &je, err);
 	json_decref(req);
 	if (sj_guard_end()) {
 		ret_id[0] = '\0';   /* it may not be the id that was sent either */

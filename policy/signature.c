@@ -116,6 +116,17 @@ void sig_key_id_hex(const uint8_t key_id[SIG_KEY_ID_BYTES], char out[17])
 	snprintf(out, 17, "%" PRIX64, v);
 }
 
+/* Decoded key and signature bytes, wiped at every return of the function
+ * that holds them (cleanup attributes, cleanup.h). */
+static void sig_decoded_wipep(uint8_t (*b)[SIG_B64_MAX_DECODED])
+{
+	sodium_memzero(*b, sizeof(*b));
+}
+static void sig_keyring_wipep(struct sig_keyring *k)
+{
+	sodium_memzero(k, sizeof(*k));
+}
+
 /* Decode one public key line: base64 of "Ed" || key_id[8] || pk[32]. */
 static int sig_parse_key_line(const struct sig_line *line, size_t lineno,
 			      struct sig_pubkey *ret, struct tn_error *err)
@@ -143,7 +154,7 @@ static int sig_parse_key_line(const struct sig_line *line, size_t lineno,
 int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
 		      struct tn_error *err)
 {
-	struct sig_keyring tmp;
+	__attribute__((cleanup(sig_keyring_wipep))) struct sig_keyring tmp;
 	struct sig_line line;
 	size_t pos = 0, lineno = 0, comment_lineno = 0, added = 0;
 	int r = 0;
@@ -160,11 +171,9 @@ int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
 		struct sig_pubkey key;
 
 		lineno++;
-		if (comment_lineno && (line.len == 0 || sig_has_prefix(&line, sig_untrusted_prefix))) {
-			r = err_set(err, EINVAL, "public key: line %zu: comment line with no key",
-				    comment_lineno);
-			goto out;
-		}
+		if (comment_lineno && (line.len == 0 || sig_has_prefix(&line, sig_untrusted_prefix)))
+			return err_set(err, EINVAL, "public key: line %zu: comment line with no key",
+				       comment_lineno);
 		if (line.len == 0)
 			continue;
 		if (sig_has_prefix(&line, sig_untrusted_prefix)) {
@@ -173,29 +182,21 @@ int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
 		}
 		r = sig_parse_key_line(&line, lineno, &key, err);
 		if (r < 0)
-			goto out;
-		if (tmp.n >= SIG_MAX_KEYS) {
-			r = err_set(err, E2BIG, "public key: line %zu: more than %d keys",
-				    lineno, SIG_MAX_KEYS);
-			goto out;
-		}
+			return r;
+		if (tmp.n >= SIG_MAX_KEYS)
+			return err_set(err, E2BIG, "public key: line %zu: more than %d keys",
+				       lineno, SIG_MAX_KEYS);
 		tmp.keys[tmp.n++] = key;
 		added++;
 		comment_lineno = 0;
 	}
-	if (comment_lineno) {
-		r = err_set(err, EINVAL, "public key: line %zu: comment line with no key",
-			    comment_lineno);
-		goto out;
-	}
-	if (added == 0) {
-		r = err_set(err, ENOKEY, "public key: no key found");
-		goto out;
-	}
+	if (comment_lineno)
+		return err_set(err, EINVAL, "public key: line %zu: comment line with no key",
+			       comment_lineno);
+	if (added == 0)
+		return err_set(err, ENOKEY, "public key: no key found");
 	*ring = tmp;
-out:
-	sodium_memzero(&tmp, sizeof(tmp));
-	return r;
+	return 0;
 }
 
 /* The length of the UTF-8 sequence at s (at most n bytes) that encodes one
@@ -239,7 +240,7 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 			  struct tn_error *err)
 {
 	struct sig_line lines[4];
-	uint8_t buf[SIG_B64_MAX_DECODED];
+	__attribute__((cleanup(sig_decoded_wipep))) uint8_t buf[SIG_B64_MAX_DECODED];
 	size_t pos = 0, n = 0, i;
 	int r = 0;
 
@@ -268,27 +269,23 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 		r = err_set(err, EBADMSG,
 			    "signature: line 2: unknown algorithm (expected \"ED\" or \"Ed\")");
 	if (r < 0)
-		goto out;
+		return r;
 	memcpy(ret->alg, buf, SIG_ALG_BYTES);
 	memcpy(ret->key_id, buf + SIG_ALG_BYTES, SIG_KEY_ID_BYTES);
 	memcpy(ret->sig, buf + SIG_ALG_BYTES + SIG_KEY_ID_BYTES, SIG_ED25519_BYTES);
 
-	if (!sig_has_prefix(&lines[2], sig_trusted_prefix)) {
-		r = err_set(err, EBADMSG, "signature: line 3: does not start with \"%s\"",
-			    sig_trusted_prefix);
-		goto out;
-	}
+	if (!sig_has_prefix(&lines[2], sig_trusted_prefix))
+		return err_set(err, EBADMSG, "signature: line 3: does not start with \"%s\"",
+			       sig_trusted_prefix);
 	ret->comment = lines[2].p + strlen(sig_trusted_prefix);
 	ret->comment_len = lines[2].len - strlen(sig_trusted_prefix);
-	if (ret->comment_len > SIG_TRUSTED_COMMENT_MAX) {
-		r = err_set(err, EBADMSG,
-			    "signature: line 3: trusted comment is %zu bytes, more than %d",
+	if (ret->comment_len > SIG_TRUSTED_COMMENT_MAX)
+		return err_set(err, EBADMSG,
+			       "signature: line 3: trusted comment is %zu bytes, more than %d",
 			    ret->comment_len, SIG_TRUSTED_COMMENT_MAX);
-		goto out;
-	}
 
 	if ((r = sig_comment_text(ret->comment, ret->comment_len, err)) < 0)
-		goto out;
+		return r;
 
 	if (sig_b64_decode(&lines[3], buf, sizeof(buf), &n) < 0)
 		r = err_set(err, EBADMSG, "signature: line 4: bad base64");
@@ -298,8 +295,6 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 			    n, SIG_ED25519_BYTES);
 	else
 		memcpy(ret->global_sig, buf, SIG_ED25519_BYTES);
-out:
-	sodium_memzero(buf, sizeof(buf));
 	return r;
 }
 

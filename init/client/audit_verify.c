@@ -125,7 +125,7 @@ int audit_verify_main(const struct cli_options *o)
 	}
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	if (!f) {
-		log_line("audit-verify: %s: %s", path, strerror(errno));
+		log_errno(errno, "audit-verify: %s", path);
 		asum_free(s);
 		return 125;
 	}
@@ -133,7 +133,7 @@ int audit_verify_main(const struct cli_options *o)
 	if (f != stdin)
 		fclose(f);
 	if (e) {
-		log_line("audit-verify: %s: reading it: %s", path, strerror(e));
+		log_errno(e, "audit-verify: %s: reading it", path);
 		asum_free(s);
 		return 125;
 	}

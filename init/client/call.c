@@ -88,7 +88,7 @@ int call_check_server(int fd, const struct cli_options *o, const char *who)
 	socklen_t l = sizeof(cr);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) {
-		log_line("%s: the server at %s: SO_PEERCRED: %s", who, o->socket_path, strerror(errno));
+		log_errno(errno, "%s: the server at %s: SO_PEERCRED", who, o->socket_path);
 		return -1;
 	}
 	if (cr.uid != o->server_uid) {
@@ -252,7 +252,7 @@ int call_main(const struct cli_options *o, char **envp)
 	}
 	fd = call_connect(o->socket_path);
 	if (fd < 0) {
-		log_line("call: %s: %s", o->socket_path, strerror(errno));
+		log_errno(errno, "call: %s", o->socket_path);
 		json_decref(req);
 		return EXIT_REFUSED;
 	}

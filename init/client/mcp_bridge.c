@@ -334,7 +334,7 @@ static int bridge_open(const struct cli_options *o, struct bridge *b, struct lin
 		return -1;
 	b->fd = sock->fd = call_connect(o->socket_path);
 	if (b->fd < 0) {
-		log_line("mcp: %s: %s", o->socket_path, strerror(errno));
+		log_errno(errno, "mcp: %s", o->socket_path);
 		return -1;
 	}
 	if (call_check_server(b->fd, o, "mcp") < 0 || bridge_info(b, sock) < 0)

@@ -78,10 +78,8 @@ static int read_full(int fd, void *buf, size_t n)
 	char *p = buf;
 
 	while (n > 0) {
-		ssize_t r = read(fd, p, n);
+		ssize_t r = TEMP_FAILURE_RETRY(read(fd, p, n));
 
-		if (r < 0 && errno == EINTR)
-			continue;
 		if (r <= 0)
 			return -1;
 		p += r;

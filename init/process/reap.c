@@ -77,10 +77,8 @@ static void reap_children(pid_t main_pid, bool *main_done, int *main_status)
 {
 	for (;;) {
 		int st;
-		pid_t p = waitpid(-1, &st, WNOHANG);
+		pid_t p = TEMP_FAILURE_RETRY(waitpid(-1, &st, WNOHANG));
 
-		if (p < 0 && errno == EINTR)
-			continue;
 		if (p <= 0)
 			return;
 		if (p == main_pid) {
@@ -120,7 +118,7 @@ static int reap_signal_tree(pid_t root, int sig, pid_t skip)
 {
 	char path[300];
 	int n = 0;
-	DIR *d;
+	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *e;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)root);
@@ -128,7 +126,7 @@ static int reap_signal_tree(pid_t root, int sig, pid_t skip)
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		FILE *f;
+		_cleanup_fclose_ FILE *f = NULL;
 		pid_t p;
 
 		if (e->d_name[0] == '.')
@@ -142,9 +140,7 @@ static int reap_signal_tree(pid_t root, int sig, pid_t skip)
 				n++;
 			n += reap_signal_tree(p, sig, skip);
 		}
-		fclose(f);
 	}
-	closedir(d);
 	return n;
 }
 
@@ -237,14 +233,13 @@ static size_t reap_children_of(pid_t pid, pid_t *out, size_t max)
 	char path[64];
 	size_t n = 0;
 	pid_t p;
-	FILE *f;
+	_cleanup_fclose_ FILE *f = NULL;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
 	if (!(f = fopen(path, "re")))
 		return 0;
 	while (n < max && (p = reap_next_pid(f)) > 0)
 		out[n++] = p;
-	fclose(f);
 	return n;
 }
 
@@ -350,7 +345,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd)
 		if (deadline && !timed_out && (wait_ms < 0 || deadline - t < (uint64_t)wait_ms))
 			wait_ms = (int)(deadline - t);
 		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR) {
-			log_line("poll: %s", strerror(errno));
+			log_errno(errno, "poll");
 			continue;
 		}
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -363,7 +358,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd)
 				continue;
 			}
 			if (kill(-main_pid, sig) != 0 && errno != ESRCH)
-				log_line("forwarding signal %d: %s", sig, strerror(errno));
+				log_errno(errno, "forwarding signal %d", sig);
 		}
 		held_read(&held_fd);
 		reap_children(main_pid, &main_done, &main_status);

@@ -296,9 +296,7 @@ static void __attribute__((noreturn)) proxy_linger_exit(int fd)
 			continue;
 		if (r <= 0)
 			break;
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = TEMP_FAILURE_RETRY(read(fd, buf, sizeof(buf)));
 		if (n <= 0)
 			break;
 		total += (size_t)n;
@@ -341,9 +339,7 @@ static int proxy_read_head(struct proxy_conn *c, char *buf, size_t *ret_len, cha
 			return err_set(err, ETIMEDOUT, "no complete request head within %d ms", PROXY_HEAD_MS);
 		if (poll(&p, 1, (int)(deadline - now)) <= 0)
 			continue;
-		r = read(c->client, buf + len, PR_HEAD_MAX - len);
-		if (r < 0 && errno == EINTR)
-			continue;
+		r = TEMP_FAILURE_RETRY(read(c->client, buf + len, PR_HEAD_MAX - len));
 		if (r <= 0)
 			return err_set(err, EPIPE, "the connection ended before its request head");
 		len += (size_t)r;
@@ -510,7 +506,7 @@ static void proxy_relay(struct proxy_conn *c)
 		    pipe2(w[i]->pipe, O_CLOEXEC | O_NONBLOCK) != 0 ||
 		    ((void)fcntl(w[i]->pipe[1], F_SETPIPE_SZ, PROXY_BUF),
 		     (size = fcntl(w[i]->pipe[1], F_GETPIPE_SZ)) <= 0)) {
-			log_line("net: a tunnel's pipe: %s", strerror(errno));
+			log_errno(errno, "net: a tunnel's pipe");
 			return;
 		}
 		w[i]->cap = (size_t)size < PROXY_BUF ? (size_t)size : PROXY_BUF;
@@ -918,7 +914,7 @@ static void proxy_accept(const struct mf_network *n, int lfd, int *ctl, int fd, 
 	if (pid > 0)
 		(*live)++;
 	else
-		log_line("net: fork for a connection: %s", strerror(errno));
+		log_errno(errno, "net: fork for a connection");
 	close(cfd);
 }
 
@@ -977,7 +973,7 @@ static int proxy_filter(void)
 		"personality", "chroot", "pivot_root", "memfd_create", "pidfd_getfd", "name_to_handle_at",
 		"setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
 	};
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	_cleanup_seccomp_release_ scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r = ctx ? 0 : -ENOMEM;
 
 	for (size_t i = 0; r == 0 && i < N_ELEMENTS(deny); i++) {
@@ -988,7 +984,6 @@ static int proxy_filter(void)
 	}
 	if (r == 0)
 		r = seccomp_load(ctx);
-	seccomp_release(ctx);
 	return r;
 }
 
@@ -1045,7 +1040,7 @@ int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, 
 		int fr = proxy_fds(listen_fd, records_fd, ctl_fd);
 
 		if (fr < 0) {
-			log_line("network: the proxy's fds: %s", strerror(-fr));
+			log_errno(fr, "network: the proxy's fds");
 			_exit(1);
 		}
 	}
@@ -1053,7 +1048,7 @@ int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, 
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		if (null < 0 || dup2(null, 0) != 0 || dup2(null, 1) != 1) {
-			log_line("network: the proxy's stdin and stdout: %s", strerror(errno));
+			log_errno(errno, "network: the proxy's stdin and stdout");
 			_exit(1);
 		}
 		close(null);

@@ -18,14 +18,13 @@
 
 bool caps_have(cap_value_t cap)
 {
-	cap_t c = cap_get_proc();
+	_cleanup_cap_free_ cap_t c = cap_get_proc();
 	cap_flag_value_t v = CAP_CLEAR;
 
 	if (!c)
 		return false;
 	if (cap_get_flag(c, cap, CAP_EFFECTIVE, &v) != 0)
 		v = CAP_CLEAR;
-	cap_free(c);
 	return v == CAP_SET;
 }
 
@@ -33,8 +32,8 @@ bool caps_have(cap_value_t cap)
  * in words, for the refusal (what, at most size bytes). */
 static void caps_left(char *what, size_t size, bool bounding, bool ambient, bool nnp)
 {
-	cap_t c = cap_get_proc();
-	cap_t empty = cap_init();
+	_cleanup_cap_free_ cap_t c = cap_get_proc();
+	_cleanup_cap_free_ cap_t empty = cap_init();
 
 	what[0] = '\0';
 	if (c && empty) {
@@ -56,8 +55,6 @@ static void caps_left(char *what, size_t size, bool bounding, bool ambient, bool
 			 "%sits bounding set is not empty and no_new_privs is not set", what[0] ? ", " : "");
 	if (!what[0])
 		snprintf(what, size, "its real, effective and saved ids differ");
-	cap_free(c);
-	cap_free(empty);
 }
 
 int caps_start(struct caps_start *ret, struct tn_error *err)
@@ -116,8 +113,7 @@ int caps_start(struct caps_start *ret, struct tn_error *err)
 
 int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err)
 {
-	cap_t c = cap_init();
-	int r = 0;
+	_cleanup_cap_free_ cap_t c = cap_init();
 
 	if (!c)
 		return err_errno(err, errno, "capabilities");
@@ -125,16 +121,12 @@ int caps_keep_only(const cap_value_t *keep, int n, struct tn_error *err)
 		if (!caps_have(keep[i]))
 			continue;
 		if (cap_set_flag(c, CAP_EFFECTIVE, 1, &keep[i], CAP_SET) != 0 ||
-		    cap_set_flag(c, CAP_PERMITTED, 1, &keep[i], CAP_SET) != 0) {
-			r = err_errno(err, errno, "capabilities");
-			goto out;
-		}
+		    cap_set_flag(c, CAP_PERMITTED, 1, &keep[i], CAP_SET) != 0)
+			return err_errno(err, errno, "capabilities");
 	}
 	if (cap_set_proc(c) != 0)
-		r = err_errno(err, errno, "capabilities: dropping");
-out:
-	cap_free(c);
-	return r;
+		return err_errno(err, errno, "capabilities: dropping");
+	return 0;
 }
 
 bool caps_securebits_probe(void)

@@ -212,7 +212,7 @@ static int sc_add_guard(scmp_filter_ctx ctx, const struct sc_arch *a, pid_t guar
 int sc_kill_action(uint32_t *ret, struct tn_error *err)
 {
 	uint32_t action = SECCOMP_RET_KILL_PROCESS;
-	scmp_filter_ctx ctx;
+	_cleanup_seccomp_release_ scmp_filter_ctx ctx = NULL;
 	int r, e;
 
 #ifdef TURNINIT_VALGRIND
@@ -227,7 +227,6 @@ int sc_kill_action(uint32_t *ret, struct tn_error *err)
 	if (!ctx)
 		return err_set(err, ENOMEM, "seccomp: out of memory");
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	seccomp_release(ctx);
 	if (r == 0) {
 		*ret = SCMP_ACT_KILL_PROCESS;
 		return 0;
@@ -289,7 +288,7 @@ int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
 int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t guard,
 		  struct sc_program *ret, struct tn_error *err)
 {
-	scmp_filter_ctx ctx;
+	_cleanup_seccomp_release_ scmp_filter_ctx ctx = NULL;
 	struct scg_set set = { 0 };
 	uint32_t kill = SCMP_ACT_KILL_PROCESS;   /* gcc -flto sees no set on the failure path */
 	int r;
@@ -307,15 +306,11 @@ int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t gu
 	r = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
 	if (r == 0)
 		r = seccomp_arch_add(ctx, a->token);
-	if (r < 0) {
-		err_errno(err, r, "seccomp: the %s architecture", a->name);
-		goto out;
-	}
+	if (r < 0)
+		return err_errno(err, r, "seccomp: the %s architecture", a->name);
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, kill);
-	if (r < 0) {
-		err_errno(err, r, "seccomp: bad-arch action");
-		goto out;
-	}
+	if (r < 0)
+		return err_errno(err, r, "seccomp: bad-arch action");
 	/* A binary tree of syscall numbers (libseccomp's level 2) instead of a
 	 * linear chain: at attach the kernel runs the filter once for every
 	 * syscall number of each architecture to fill its action cache, so a
@@ -323,10 +318,8 @@ int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t gu
 	 * syscall not in that cache walked the whole chain
 	 * (docs/benchmarks.md, "Per-command cost"). */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-	if (r < 0) {
-		err_errno(err, r, "seccomp: optimize");
-		goto out;
-	}
+	if (r < 0)
+		return err_errno(err, r, "seccomp: optimize");
 	r = sc_denied(sc, &set, err);
 	for (size_t i = 0; r >= 0 && i < set.n; i++)
 		r = sc_add_entry(ctx, a, &set.v[i], &set, err);
@@ -334,11 +327,8 @@ int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t gu
 	if (r >= 0 && guard > 0)
 		r = sc_add_guard(ctx, a, guard, err);
 	if (r < 0)
-		goto out;
-	r = sc_export(ctx, kill, ret, err);
-out:
-	seccomp_release(ctx);
-	return r;
+		return r;
+	return sc_export(ctx, kill, ret, err);
 }
 
 int sc_load(const struct sc_program *p)

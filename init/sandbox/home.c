@@ -43,25 +43,20 @@ static int mkdir_parents(const char *path)
 
 static int dir_is_empty(int fd)
 {
-	int dfd = dup(fd);
-	DIR *d;
+	_cleanup_close_ int dfd = dup(fd);
+	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *e;
-	int empty = 1;
 
 	if (dfd < 0)
 		return -errno;
 	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
+	if (!d)
 		return -errno;
-	}
+	dfd = -1;   /* d's now */
 	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-			empty = 0;
-			break;
-		}
-	closedir(d);
-	return empty;
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			return 0;
+	return 1;
 }
 
 /* The mount at path, as /proc/self/mountinfo (proc(5)) lists it: true when the
@@ -70,7 +65,7 @@ static int dir_is_empty(int fd)
  * has that directory as its root: it is not a private tmpfs. */
 static bool home_mount_is_whole_tmpfs(const char *path, dev_t dev)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
 	bool ok = false;
 
@@ -100,7 +95,6 @@ static bool home_mount_is_whole_tmpfs(const char *path, dev_t dev)
 		ok = strcmp(fstype, "tmpfs") == 0 && strcmp(field[3], "/") == 0 &&
 		     makedev(maj, min) == dev;
 	}
-	fclose(f);
 	return ok;
 }
 

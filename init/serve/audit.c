@@ -271,15 +271,13 @@ static int audit_write(json_t *ev)
 	 * cut back to the end of the last whole line. */
 	before = fstat(audit.fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
 	while (off < n) {
-		ssize_t w = write(audit.fd, s + off, n - off);
+		ssize_t w = TEMP_FAILURE_RETRY(write(audit.fd, s + off, n - off));
 
-		if (w < 0 && errno == EINTR)
-			continue;
 		if (w <= 0) {
 			int e = w < 0 ? errno : EIO;
 
 			if (off > 0 && before >= 0 && ftruncate(audit.fd, before) != 0)
-				log_line("audit log: cutting a partial line: %s", strerror(errno));
+				log_errno(errno, "audit log: cutting a partial line");
 			if (audit.started && !audit.broken)
 				log_line("audit log: write failed: %s; further commands are refused",
 					 strerror(e));

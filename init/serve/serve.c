@@ -634,7 +634,7 @@ int serve_run(const struct serve_ctx *ctx)
 		wait_ms = phase_wait_ms(&s, t, next);
 		n = phase_poll_set(&s, pf, slots);
 		if (poll(pf, n, wait_ms) < 0 && errno != EINTR) {
-			log_line("serve: poll: %s", strerror(errno));
+			log_errno(errno, "serve: poll");
 			continue;
 		}
 		for (size_t i = 0; i < n; i++)

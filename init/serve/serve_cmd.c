@@ -459,8 +459,7 @@ const char *queue_answer_id(struct serve *s, const struct conn *c, const char *i
  * EMFILE or ENFILE): the one line that names the limit; -code. */
 static int exec_no_fd(struct tn_error *ret_err, int code)
 {
-	return err_set(ret_err, code, "exec: turninit has no file descriptor to spare (RLIMIT_NOFILE): %s",
-		       strerror(code));
+	return err_errno(ret_err, code, "exec: turninit has no file descriptor to spare (RLIMIT_NOFILE)");
 }
 
 /* The command of slot m given to the slot's keeper, started when it has none

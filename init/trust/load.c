@@ -63,10 +63,8 @@ static int read_bounded(const char *path, size_t max, uint8_t **ret_buf, size_t 
 	if (!buf)
 		return err_set(err, ENOMEM, "%s: out of memory", path);
 	for (;;) {
-		ssize_t r = read(fd, buf + len, max + 1 - len);
+		ssize_t r = TEMP_FAILURE_RETRY(read(fd, buf + len, max + 1 - len));
 
-		if (r < 0 && errno == EINTR)
-			continue;
 		if (r < 0)
 			return err_errno(err, errno, "%s", path);
 		if (r == 0)

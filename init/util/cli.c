@@ -262,6 +262,25 @@ int cli_parse(int argc, char **argv, struct cli_options *ret, struct tn_error *e
 	return 0;
 }
 
+/* The options that go with some modes only, checked once the mode is known:
+ * 0, or -EINVAL with the line that names the pair. */
+static int cli_check_pairs(const struct cli_options *o, struct tn_error *err)
+{
+	if (o->audit_log && o->mode != CLI_SERVE && o->mode != CLI_MCP && o->mode != CLI_LISTEN &&
+	    o->mode != CLI_VERIFY && o->mode != CLI_HELP && o->mode != CLI_VERSION)
+		return err_set(err, EINVAL, "--audit-log goes with serve, mcp or listen");
+	if (o->audit_changes && !o->audit_log && o->mode != CLI_HELP && o->mode != CLI_VERSION)
+		return err_set(err, EINVAL, "--audit-changes goes with --audit-log (the change record is written there)");
+	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
+		return err_set(err, EINVAL, "--timeout and --stdin go with call");
+	if (o->credentials_dir && o->mode == CLI_CALL)
+		return err_set(err, EINVAL, "--credentials goes with the server (one-shot, serve, listen, mcp) or verify: call holds no policy");
+	if (o->mode != CLI_CALL && o->mode != CLI_HELP && o->mode != CLI_VERSION &&
+	    (o->n_env || (o->server_uid_given && o->mode != CLI_MCP)))
+		return err_set(err, EINVAL, "--env and --server-uid go with call");
+	return 0;
+}
+
 /* cli_parse into o, which holds the defaults. o->env may be allocated also
  * when it fails: cli_parse frees it then. */
 static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct tn_error *err)
@@ -272,7 +291,7 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 	if (r < 0)
 		return r;
 	if (r == 2)
-		goto done;
+		return cli_check_pairs(o, err);
 	if (r == 0 && i < argc && strcmp(argv[i], "audit-verify") == 0)
 		return cli_audit_verify(argc, argv, i + 1, o, err);
 	for (size_t k = 0; r == 0 && i < argc && k < N_ELEMENTS(cli_modes); k++) {
@@ -285,7 +304,7 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 		if (r < 0)
 			return r;
 		if (r == 2)
-			goto done;
+			return cli_check_pairs(o, err);
 		if (o->mode != CLI_CALL) {
 			if (r == 1 || i < argc)
 				return err_set(err, EINVAL, "%s takes no command", cli_modes[k].word);
@@ -302,7 +321,7 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 				return err_set(err, EINVAL, "--timeout and --stdin go with call");
 			if (o->mode == CLI_MCP && o->server_uid_given && !o->socket_path)
 				return err_set(err, EINVAL, "--server-uid goes with call or mcp --socket");
-			goto done;
+			return cli_check_pairs(o, err);
 		}
 		if (!o->socket_path)
 			return err_set(err, EINVAL, "call needs --socket PATH");
@@ -314,18 +333,5 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 	o->n_command = argc - i;
 	if (o->n_command == 0)
 		return err_set(err, EINVAL, "no command given (try --help)");
-done:
-	if (o->audit_log && o->mode != CLI_SERVE && o->mode != CLI_MCP && o->mode != CLI_LISTEN &&
-	    o->mode != CLI_VERIFY && o->mode != CLI_HELP && o->mode != CLI_VERSION)
-		return err_set(err, EINVAL, "--audit-log goes with serve, mcp or listen");
-	if (o->audit_changes && !o->audit_log && o->mode != CLI_HELP && o->mode != CLI_VERSION)
-		return err_set(err, EINVAL, "--audit-changes goes with --audit-log (the change record is written there)");
-	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
-		return err_set(err, EINVAL, "--timeout and --stdin go with call");
-	if (o->credentials_dir && o->mode == CLI_CALL)
-		return err_set(err, EINVAL, "--credentials goes with the server (one-shot, serve, listen, mcp) or verify: call holds no policy");
-	if (o->mode != CLI_CALL && o->mode != CLI_HELP && o->mode != CLI_VERSION &&
-	    (o->n_env || (o->server_uid_given && o->mode != CLI_MCP)))
-		return err_set(err, EINVAL, "--env and --server-uid go with call");
-	return 0;
+	return cli_check_pairs(o, err);
 }

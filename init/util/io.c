@@ -7,13 +7,13 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+
 static int put_all(int fd, const char *p, size_t len, bool sock)
 {
 	while (len > 0) {
-		ssize_t w = sock ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
+		ssize_t w = TEMP_FAILURE_RETRY(sock ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len));
 
-		if (w < 0 && errno == EINTR)
-			continue;
 		if (w < 0)
 			return -errno;
 		if (w == 0)

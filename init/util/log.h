@@ -13,4 +13,11 @@ void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * lines go where the proxy's do: notify.c). */
 void log_line_fd(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* log_errno - log_line, then ": " and strerror(errnum) appended, as
+ * err_errno (policy/error.h) fills a tn_error: the one place a log line
+ * renders an errno. errnum's sign is ignored, so both errno and a -errno
+ * return fit: `log_errno(errno, "poll")` gives "turninit: poll: Interrupted
+ * system call". Preserves errno. */
+void log_errno(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
