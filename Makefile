@@ -129,6 +129,11 @@ INIT_SRC   := $(foreach d,$(INIT_DIRS),$(wildcard $(d)/*.c))
 SRC        := $(POLICY_SRC) $(INIT_SRC)
 HDR        := $(wildcard policy/*.h $(addsuffix /*.h,$(INIT_DIRS)))
 
+# One spelling per header, by its folder (docs/HACKING.md): init/'s as their
+# path below init/ ("process/keeper.h"), policy/'s as "policy/NAME.h" from
+# the top; build/gen holds the generated headers (trusted_keys.h, commit.h).
+INCLUDES := -Iinit -I. -I$(BUILD)/gen
+
 # Warnings are errors only when asked (WERROR=1; make check asks): a newer
 # compiler's new warning must not break a packager's build.
 WERROR ?= 0
@@ -136,7 +141,7 @@ WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 $(if $(filter 1,$
 # V=1 shows each command.
 Q := $(if $(filter 1,$(V)),,@)
 COMMON_CFLAGS := -std=gnu11 $(WARN) -fstack-protector-strong \
-                 -DTURNINIT_VERSION='"$(VERSION)"' -Ipolicy $(addprefix -I,$(INIT_DIRS)) -I$(BUILD)/gen
+                 -DTURNINIT_VERSION='"$(VERSION)"' $(INCLUDES)
 
 # The product: static musl, linked against the musl builds of the libraries.
 # -flto saves about 4 KB over section garbage collection alone; the objects are

@@ -5,9 +5,9 @@
 
 #include <jansson.h>
 
-#include "caps.h"
-#include "filter.h"
-#include "load.h"
+#include "sandbox/caps.h"
+#include "sandbox/filter.h"
+#include "sandbox/load.h"
 
 /* verify_print - write the effective policy of r as one JSON object and a
  * newline on stdout: version, manifest source, trust root, signature (algorithm,

@@ -1,6 +1,6 @@
 /* proxy.c - see proxy.h. */
 #define _GNU_SOURCE
-#include "proxy.h"
+#include "proxy/proxy.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,17 +23,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cleanup.h"
-#include "clock.h"
-#include "creds.h"
-#include "gateway.h"
-#include "io.h"
-#include "log.h"
-#include "netallow.h"
-#include "netpeer.h"
-#include "netrec.h"
-#include "proxyreq.h"
+#include "policy/cleanup.h"
+#include "policy/netallow.h"
+#include "policy/netpeer.h"
+#include "policy/netrec.h"
+#include "policy/proxyreq.h"
+#include "proxy/gateway.h"
+#include "sandbox/caps.h"
+#include "sandbox/creds.h"
+#include "util/clock.h"
+#include "util/io.h"
+#include "util/log.h"
 
 /* What one connection asked and what became of it: its log line. */
 struct proxy_conn {

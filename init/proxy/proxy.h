@@ -26,9 +26,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "creds.h"
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "sandbox/creds.h"
 
 #define PROXY_CONNS_MAX 64       /* connections at once; more get a 503 */
 #define PROXY_REFUSED_LOG_MAX 10 /* refusals logged and recorded in a window, */

@@ -1,6 +1,6 @@
 /* filter.c - see filter.h. */
 #define _GNU_SOURCE
-#include "filter.h"
+#include "sandbox/filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,11 +20,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "platform.h"
-#include "seccomp_arch.h"
-#include "seccomp_groups.h"
-#include "target_calls.h"
+#include "policy/cleanup.h"
+#include "policy/platform.h"
+#include "policy/seccomp_arch.h"
+#include "policy/seccomp_groups.h"
+#include "policy/target_calls.h"
 
 #if defined(__x86_64__)
 #define SC_ARCH_NATIVE 0

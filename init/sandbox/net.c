@@ -1,6 +1,6 @@
 /* net.c - see net.h. */
 #define _GNU_SOURCE
-#include "net.h"
+#include "sandbox/net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cleanup.h"
-#include "netrec.h"
-#include "notify.h"
+#include "policy/cleanup.h"
+#include "policy/netrec.h"
+#include "sandbox/caps.h"
+#include "sandbox/notify.h"
 
 /* The first interface of this network namespace that is not lo into other
  * ("" when lo is alone). 0, or -errno of if_nameindex(3). */

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
 
 enum net_mode {
 	NET_RUNTIME,      /* no network key: the runtime's network, not filtered */

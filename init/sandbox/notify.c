@@ -1,6 +1,6 @@
 /* notify.c - see notify.h. */
 #define _GNU_SOURCE
-#include "notify.h"
+#include "sandbox/notify.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,13 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "clock.h"
-#include "filter.h"
-#include "log.h"
-#include "net.h"
-#include "netconnect.h"
-#include "netrec.h"
+#include "policy/cleanup.h"
+#include "policy/netconnect.h"
+#include "policy/netrec.h"
+#include "sandbox/filter.h"
+#include "sandbox/net.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 #define NOTIFY_LOG_MAX 10        /* refusals logged in a window, */
 #define NOTIFY_LOG_MS 10000      /* ... of this long; past that counted */

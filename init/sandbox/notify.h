@@ -26,8 +26,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
 
 #define NOTIFY_LISTENERS_MAX 512   /* commands' listeners held at once; more: refused */
 

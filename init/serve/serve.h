@@ -6,9 +6,9 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "manifest.h"
-#include "plan.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "process/plan.h"
 
 #define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
 

@@ -1,14 +1,14 @@
 /* cli.c - the command line parser (see cli.h). No getopt: the grammar is
  * small, and getopt's GNU permutation must never reorder a COMMAND's words. */
-#include "cli.h"
+#include "util/cli.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "envfilter.h"
+#include "policy/cleanup.h"
+#include "policy/envfilter.h"
 
 const char cli_usage[] =
 	"usage: turninit [OPTIONS] [--] COMMAND...   run one command, exit with its status\n"

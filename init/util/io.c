@@ -1,5 +1,5 @@
 /* io.c - see io.h. */
-#include "io.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -27,16 +27,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cli.h"
-#include "plan.h"
-#include "envfilter.h"
-#include "filter.h"
-#include "home.h"
-#include "landlock.h"
-#include "load.h"
-#include "reap.h"
-#include "spawn.h"
+#include "policy/envfilter.h"
+#include "process/plan.h"
+#include "process/reap.h"
+#include "process/spawn.h"
+#include "sandbox/caps.h"
+#include "sandbox/filter.h"
+#include "sandbox/home.h"
+#include "sandbox/landlock.h"
+#include "sandbox/load.h"
+#include "util/cli.h"
 
 #define ROUNDS 41
 
