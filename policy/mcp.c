@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "policy/cleanup.h"
+#include "policy/codec.h"
 #include "policy/envfilter.h"
 #include "policy/signals.h"
 #include "policy/sjson.h"

@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy/codec.h"
 #include "policy/error.h"
 #include "policy/events.h"
 #include "policy/manifest.h"

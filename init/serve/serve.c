@@ -30,12 +30,9 @@
 #include <unistd.h>
 
 #include "policy/cleanup.h"
-#include "policy/envfilter.h"
 #include "policy/events.h"
 #include "policy/request.h"
 #include "process/keeper.h"
-#include "process/reap.h"
-#include "process/spawn.h"
 #include "serve/audit.h"
 #include "util/clock.h"
 #include "util/exit_codes.h"

@@ -26,15 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "policy/envfilter.h"
 #include "policy/events.h"
-#include "policy/request.h"
-#include "process/keeper.h"
-#include "process/reap.h"
-#include "process/spawn.h"
 #include "serve/audit.h"
 #include "util/clock.h"
-#include "util/exit_codes.h"
 #include "util/log.h"
 
 void serve_close_fd(int *fd)

@@ -23,15 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "policy/envfilter.h"
-#include "policy/request.h"
-#include "process/keeper.h"
 #include "process/reap.h"
-#include "process/spawn.h"
 #include "sandbox/place.h"
-#include "serve/audit.h"
 #include "util/clock.h"
-#include "util/exit_codes.h"
 #include "util/log.h"
 
 #ifndef SO_PEERPIDFD
