@@ -52,7 +52,7 @@
  * (seccomp-notify mode, where any process of the pod reaches its ports): a
  * connection is served only when PID 1 has said on ctl_fd, before it
  * connected, that it makes it for a command (struct net_ctl_peer,
- * net_peer_allow in net.h): from 127.0.0.1, its source port and the port it
+ * notify_peer_allow in notify.c): from 127.0.0.1, its source port and the port it
  * comes to pending (policy/netpeer.h: each taken once, dropped after
  * NP_TTL_MS, at most NP_MAX); any other is closed at once, with a line and
  * a record "refused" (bounded with the other refusals). false: every

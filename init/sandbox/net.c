@@ -319,22 +319,6 @@ int net_cred_give(struct net_plan *p, const struct mf_network *n, const char *na
 	return 0;
 }
 
-int net_peer_allow(struct net_plan *p, uint16_t port, uint16_t to, struct tn_error *err)
-{
-	const struct net_ctl_peer m = { .kind = NET_CTL_PEER, .port = port, .to = to };
-	ssize_t r;
-
-	if (p->ctl_fd < 0)
-		return err_set(err, ENOTCONN, "network: no control socket of the proxy's");
-	/* one send(2) a message: whole on a SOCK_SEQPACKET socket, never mixed
-	 * with another thread's */
-	r = send(p->ctl_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (r != (ssize_t)sizeof(m))
-		return err_errno(err, r < 0 ? errno : EMSGSIZE,
-				 "network: a connection from 127.0.0.1:%u to the proxy's port %u told to the proxy", port, to);
-	return 0;
-}
-
 int net_cmd_close(struct net_plan *p, uint16_t port)
 {
 	struct net_ctl m = { .open = 0, .port = port };
