@@ -91,13 +91,6 @@ void cmd_free(struct cmd *m)
 	m->out_fd = m->err_fd = m->in_fd = m->report_fd = -1;
 }
 
-/* Whether a request line of c may be handled now: none of c's waits for the
- * answers before it, and there is room for one more answer. */
-bool conn_may_handle(const struct conn *c)
-{
-	return !c->held.used && c->n_answers < SERVE_ANSWERS;
-}
-
 /* Whether c has an answer or a request still waiting: it is not closed yet. */
 bool conn_waits(const struct conn *c)
 {

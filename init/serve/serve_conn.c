@@ -147,6 +147,13 @@ bool conn_pending(const struct conn *c)
 			  (c->off < c->len && memchr(c->buf + c->off, '\n', c->len - c->off)));
 }
 
+/* Whether a request line of c may be handled now: none of c's waits for the
+ * answers before it, and there is room for one more answer. */
+bool conn_may_handle(const struct conn *c)
+{
+	return !c->held.used && c->n_answers < SERVE_ANSWERS;
+}
+
 /* A request line past EV_LINE_MAX: not read, answered and logged as
  * rejected (no id: the line is not parsed). */
 static void conn_too_long(struct conn *c)
