@@ -291,10 +291,10 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 
 /*
  * PID 1: the numbered checklist of a turn (docs/design.md, "The steps of PID
- * 1"), one call a step. Kept one function over 80 lines on purpose: the order
- * of the steps is the security, and it reads top to bottom here in one
- * place; what is not a step (the modes that need no policy, the loop of many
- * commands) is a function of its own above.
+ * 1"), one call a step. Long: kept one function over 80 lines on purpose:
+ * the order of the steps is the security, and it reads top to bottom here in
+ * one place; what is not a step (the modes that need no policy, the loop of
+ * many commands) is a function of its own above.
  */
 int main(int argc, char **argv, char **envp)
 {

@@ -1008,6 +1008,9 @@ static int proxy_fds(int listen_fd, int records_fd, int ctl_fd)
 	return syscall(SYS_close_range, 6u, ~0u, 0u) != 0 ? -errno : 0;
 }
 
+/* See proxy.h. Long: the proxy's set-up after fork(2), in the order its
+ * lock-down needs (namespace, fds, capabilities, not dumpable, filter),
+ * reads best as one sequence. */
 int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, int outside_ns, bool peers,
 		int records_fd, int ctl_fd, int log_fd, pid_t *ret_pid, struct tn_error *err)
 {

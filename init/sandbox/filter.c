@@ -402,6 +402,8 @@ static void sc_asm_label(struct sc_asm *a, int l)
 #define SC_JEQ(k, l) sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, (k), (l), -1)
 #define SC_RET(k) sc_asm_op(&a, BPF_RET | BPF_K, (k), -1, -1)
 
+/* See filter.h. Long: one BPF program, written top to bottom in the order
+ * the kernel runs it, its labels and their jumps in one place. */
 int sc_build_notify(pid_t supervisor, struct sc_program *ret, struct tn_error *err)
 {
 	struct sc_asm a = { .n = 0 };
