@@ -27,8 +27,9 @@
 #   make help            this text, and the suites
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
-#   make layout          the include rules of init/'s folders (docs/HACKING.md) and the
-#                        exit codes against docs/exit-codes.md (in check)
+#   make layout          the include rules of init/'s folders, no circle of includes or
+#                        calls, no long function without its reason (docs/HACKING.md),
+#                        and the exit codes against docs/exit-codes.md (in check)
 #   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make pi-latest       the pi suite with pi's newest release under Node.js 22 (not
@@ -122,7 +123,8 @@ INSTALL_PROGRAM ?= $(INSTALL)
 TRUSTED_KEYS ?=
 
 # init/ in folders by role, each allowed to include only what its rule says
-# (docs/HACKING.md; tests/layout/layout.py checks it in make check).
+# (docs/HACKING.md; tests/layout/layout.py checks it in make check). Their
+# sources are found by this list; their headers by their folder (INCLUDES).
 INIT_DIRS  := init init/util init/sandbox init/proxy init/process init/serve init/client
 POLICY_SRC := $(wildcard policy/*.c)
 INIT_SRC   := $(foreach d,$(INIT_DIRS),$(wildcard $(d)/*.c))
@@ -404,8 +406,9 @@ mutants: $(DEPS_STAMP)
 mutants-list:
 	@python3 tests/mutants/run.py --check
 
-# The include rules of init/'s folders (docs/HACKING.md), a self-test that a
-# rule broken on purpose is caught, and the exit codes of init/util/exit_codes.h
+# The include rules of init/'s folders, call circles and long functions
+# (docs/HACKING.md), a self-test that each rule broken on purpose is caught,
+# and the exit codes of init/util/exit_codes.h
 # against docs/exit-codes.md and --help; writes build/test-results/layout.
 layout:
 	@python3 tests/layout/layout.py --check
