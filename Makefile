@@ -27,8 +27,9 @@
 #   make help            this text, and the suites
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
-#   make layout          the include rules of init/'s folders (docs/HACKING.md) and the
-#                        exit codes against docs/exit-codes.md (in check)
+#   make layout          the include rules of init/'s folders, no circle of includes or
+#                        calls, no long function without its reason (docs/HACKING.md),
+#                        and the exit codes against docs/exit-codes.md (in check)
 #   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make pi-latest       the pi suite with pi's newest release under Node.js 22 (not
@@ -122,12 +123,18 @@ INSTALL_PROGRAM ?= $(INSTALL)
 TRUSTED_KEYS ?=
 
 # init/ in folders by role, each allowed to include only what its rule says
-# (docs/HACKING.md; tests/layout/layout.py checks it in make check).
+# (docs/HACKING.md; tests/layout/layout.py checks it in make check). Their
+# sources are found by this list; their headers by their folder (INCLUDES).
 INIT_DIRS  := init init/util init/trust init/sandbox init/proxy init/process init/serve init/client
 POLICY_SRC := $(wildcard policy/*.c)
 INIT_SRC   := $(foreach d,$(INIT_DIRS),$(wildcard $(d)/*.c))
 SRC        := $(POLICY_SRC) $(INIT_SRC)
 HDR        := $(wildcard policy/*.h $(addsuffix /*.h,$(INIT_DIRS)))
+
+# One spelling per header, by its folder (docs/HACKING.md): init/'s as their
+# path below init/ ("process/keeper.h"), policy/'s as "policy/NAME.h" from
+# the top; build/gen holds the generated headers (trusted_keys.h, commit.h).
+INCLUDES := -Iinit -I. -I$(BUILD)/gen
 
 # Warnings are errors only when asked (WERROR=1; make check asks): a newer
 # compiler's new warning must not break a packager's build.
@@ -136,7 +143,7 @@ WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 $(if $(filter 1,$
 # V=1 shows each command.
 Q := $(if $(filter 1,$(V)),,@)
 COMMON_CFLAGS := -std=gnu11 $(WARN) -fstack-protector-strong \
-                 -DTURNINIT_VERSION='"$(VERSION)"' -Ipolicy $(addprefix -I,$(INIT_DIRS)) -I$(BUILD)/gen
+                 -DTURNINIT_VERSION='"$(VERSION)"' $(INCLUDES)
 
 # The product: static musl, linked against the musl builds of the libraries.
 # -flto saves about 4 KB over section garbage collection alone; the objects are
@@ -399,8 +406,9 @@ mutants: $(DEPS_STAMP)
 mutants-list:
 	@python3 tests/mutants/run.py --check
 
-# The include rules of init/'s folders (docs/HACKING.md), a self-test that a
-# rule broken on purpose is caught, and the exit codes of init/util/exit_codes.h
+# The include rules of init/'s folders, call circles and long functions
+# (docs/HACKING.md), a self-test that each rule broken on purpose is caught,
+# and the exit codes of init/util/exit_codes.h
 # against docs/exit-codes.md and --help; writes build/test-results/layout.
 layout:
 	@python3 tests/layout/layout.py --check

@@ -13,24 +13,25 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "audit_verify.h"
-#include "call.h"
-#include "changes.h"
-#include "creds.h"
-#include "caps.h"
-#include "cli.h"
+#include "client/audit_verify.h"
+#include "client/call.h"
+#include "client/mcp_bridge.h"
+#include "client/mcp_bridge.h"
 #include "commit.h"
-#include "envfilter.h"
-#include "exit_codes.h"
-#include "load.h"
-#include "log.h"
-#include "mcp_bridge.h"
-#include "plat.h"
-#include "reap.h"
-#include "serve.h"
-#include "spawn.h"
+#include "policy/envfilter.h"
+#include "process/reap.h"
+#include "process/spawn.h"
+#include "sandbox/caps.h"
+#include "sandbox/creds.h"
+#include "serve/audit.h"
+#include "serve/changes.h"
+#include "serve/serve.h"
+#include "trust/load.h"
 #include "turn.h"
+#include "util/cli.h"
+#include "util/exit_codes.h"
+#include "util/log.h"
+#include "util/plat.h"
 #include "verify.h"
 
 static int refuse(const struct tn_error *err)
@@ -294,10 +295,10 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 
 /*
  * PID 1: the numbered checklist of a turn (docs/design.md, "The steps of PID
- * 1"), one call a step. Kept one function over 80 lines on purpose: the order
- * of the steps is the security, and it reads top to bottom here in one
- * place; what is not a step (the modes that need no policy, the loop of many
- * commands) is a function of its own above.
+ * 1"), one call a step. Long: kept one function over 80 lines on purpose:
+ * the order of the steps is the security, and it reads top to bottom here in
+ * one place; what is not a step (the modes that need no policy, the loop of
+ * many commands) is a function of its own above.
  */
 int main(int argc, char **argv, char **envp)
 {

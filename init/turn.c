@@ -11,15 +11,15 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cleanup.h"
-#include "home.h"
-#include "keeper.h"
-#include "log.h"
-#include "notify.h"
-#include "place.h"
-#include "plat.h"
-#include "proxy.h"
+#include "policy/cleanup.h"
+#include "process/keeper.h"
+#include "proxy/proxy.h"
+#include "sandbox/caps.h"
+#include "sandbox/home.h"
+#include "sandbox/notify.h"
+#include "sandbox/place.h"
+#include "util/log.h"
+#include "util/plat.h"
 
 /* The capabilities turninit keeps once HOME is set up: SETPCAP (securebits and
  * the bounding set, in step lockdown), SETUID and SETGID (each command's uid

@@ -18,13 +18,13 @@
 
 #include <stdbool.h>
 
-#include "creds.h"
-#include "error.h"
-#include "filter.h"
-#include "landlock.h"
-#include "net.h"
-#include "manifest.h"
-#include "spawn.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "process/spawn.h"
+#include "sandbox/creds.h"
+#include "sandbox/filter.h"
+#include "sandbox/landlock.h"
+#include "sandbox/net.h"
 
 struct turn {
 	const struct mf_manifest *m;

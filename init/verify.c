@@ -10,17 +10,17 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "changes.h"
-#include "cleanup.h"
-#include "creds.h"
 #include "commit.h"
-#include "envfilter.h"
-#include "filter.h"
-#include "landlock.h"
-#include "net.h"
-#include "plat.h"
+#include "policy/cleanup.h"
+#include "policy/envfilter.h"
+#include "sandbox/caps.h"
+#include "sandbox/creds.h"
+#include "sandbox/filter.h"
+#include "sandbox/landlock.h"
+#include "sandbox/net.h"
+#include "serve/changes.h"
 #include "turn.h"
+#include "util/plat.h"
 
 /* [{"name": "mount", "action": "EPERM", "whole": true}, {"name": "ioctl",
  *   "action": "EPERM", "whole": false, "when": ["ioctl with request ..."]}]:

@@ -5,10 +5,10 @@
 
 #include <jansson.h>
 
-#include "caps.h"
-#include "filter.h"
-#include "load.h"
-#include "net.h"
+#include "sandbox/caps.h"
+#include "sandbox/filter.h"
+#include "sandbox/net.h"
+#include "trust/load.h"
 
 /* verify_print - write the effective policy of r as one JSON object and a
  * newline on stdout: version, manifest source, trust root, signature (algorithm,

@@ -1,5 +1,5 @@
 /* auditline.c - see auditline.h and docs/audit.md. */
-#include "auditline.h"
+#include "policy/auditline.h"
 
 #include <errno.h>
 #include <sodium.h>

@@ -1,5 +1,5 @@
 /* auditlog.c - see auditlog.h and docs/audit.md. */
-#include "auditlog.h"
+#include "policy/auditlog.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auditline.h"
-#include "cleanup.h"
-#include "error.h"
-#include "sjson.h"
+#include "policy/auditline.h"
+#include "policy/cleanup.h"
+#include "policy/error.h"
+#include "policy/sjson.h"
 
 /* A string of the log in a finding or note: its bytes escaped (err_shown),
  * so that no byte of the log reaches the reader's terminal as it is. */

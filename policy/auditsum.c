@@ -1,6 +1,6 @@
 /* auditsum.c - see auditsum.h. */
 #define _GNU_SOURCE
-#include "auditsum.h"
+#include "policy/auditsum.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sjson.h"
+#include "policy/sjson.h"
 
 /* One line of the summary being built: a command (key: its stream and id,
  * while it is open), a net count (key: verdict, host and port) or a text. */

@@ -16,10 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "events.h"
-#include "manifest.h"
-#include "request.h"
+#include "policy/error.h"
+#include "policy/events.h"
+#include "policy/manifest.h"
+#include "policy/request.h"
 
 struct codec {
 	const char *name;

@@ -1,8 +1,8 @@
 /* codec_jsonl.c - the JSON Lines codec (docs/protocol.md): requests parsed by
  * policy/request.c, events encoded by policy/events.c. It keeps no state. */
-#include "codec.h"
+#include "policy/codec.h"
 
-#include "events.h"
+#include "policy/events.h"
 
 static int jsonl_parse(void *st, const char *line, size_t len, struct rq_request **ret,
 		       char ret_id[RQ_ID_MAX + 1], char **ret_reply, struct tn_error *err)

@@ -6,7 +6,7 @@
  * and PROMPT_COMMAND; the dynamic loader honours every LD_* it knows. Those
  * names are refused here whatever the manifest says.
  */
-#include "envfilter.h"
+#include "policy/envfilter.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "manifest.h"
+#include "policy/cleanup.h"
+#include "policy/manifest.h"
 
 #define ENVF_NAME_MAX 255   /* bytes */
 

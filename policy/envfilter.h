@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 struct mf_env;   /* policy/manifest.h: the manifest's "env" section */
 

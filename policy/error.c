@@ -1,5 +1,5 @@
 /* error.c - the tn_error helpers (see error.h). */
-#include "error.h"
+#include "policy/error.h"
 
 #include <errno.h>
 #include <stdarg.h>

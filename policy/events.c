@@ -1,5 +1,5 @@
 /* events.c - see events.h. */
-#include "events.h"
+#include "policy/events.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cleanup.h"
-#include "sjson.h"
+#include "policy/cleanup.h"
+#include "policy/sjson.h"
 
 /* Steals v. */
 static char *ev_dump(json_t *v)

@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
-#include "error.h"
-#include "netrec.h"
+#include "policy/error.h"
+#include "policy/netrec.h"
 
 #define EV_LINE_MAX 1048576   /* bytes of one request line, newline excluded */
 #define EV_CHUNK 65536        /* raw bytes of output in one output event */

@@ -1,5 +1,5 @@
 /* gwhttp.c - see gwhttp.h. */
-#include "gwhttp.h"
+#include "policy/gwhttp.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cleanup.h"
-#include "http.h"
+#include "policy/cleanup.h"
+#include "policy/http.h"
 
 #define GW_SIZE_LINE_MAX 4096   /* bytes of a chunk size line, its extensions included */
 #define GW_SIZE_DIGITS_MAX 16   /* hex digits of a chunk size: 64 bits */

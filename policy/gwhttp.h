@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 #define GW_HEAD_MAX 16384       /* bytes of a request or response head */
 #define GW_FIELDS_MAX 100       /* field lines of one head */

@@ -1,5 +1,5 @@
 /* http.c - see http.h. */
-#include "http.h"
+#include "policy/http.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* lineframe.c - see lineframe.h. */
-#include "lineframe.h"
+#include "policy/lineframe.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * every level, wrong types, out-of-range values and unnormalised paths. Every
  * message names the field; mf_parse adds the "manifest: " prefix once.
  */
-#include "manifest.h"
+#include "policy/manifest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,12 +18,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cleanup.h"
-#include "envfilter.h"
-#include "http.h"
-#include "netallow.h"
-#include "seccomp_groups.h"
-#include "sjson.h"
+#include "policy/cleanup.h"
+#include "policy/envfilter.h"
+#include "policy/http.h"
+#include "policy/netallow.h"
+#include "policy/seccomp_groups.h"
+#include "policy/sjson.h"
 
 #define MF_UID_MAX 4294967294LL        /* (uid_t)-1 means "no change" to setresuid */
 #define MF_FSIZE_MAX (1LL << 62)

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "netallow.h"
+#include "policy/error.h"
+#include "policy/netallow.h"
 
 #define MF_MAX_BYTES 65536        /* bytes */
 #define MF_VERSION 1

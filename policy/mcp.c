@@ -1,5 +1,5 @@
 /* mcp.c - see mcp.h and docs/mcp.md. */
-#include "mcp.h"
+#include "policy/mcp.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,11 +11,11 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cleanup.h"
-#include "envfilter.h"
-#include "signals.h"
-#include "utf8.h"
-#include "sjson.h"
+#include "policy/codec.h"
+#include "policy/envfilter.h"
+#include "policy/signals.h"
+#include "policy/sjson.h"
+#include "policy/utf8.h"
 
 const char *const mcp_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL,

@@ -13,11 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
-#include "error.h"
-#include "events.h"
-#include "manifest.h"
-#include "request.h"
+#include "policy/error.h"
+#include "policy/events.h"
+#include "policy/manifest.h"
+#include "policy/request.h"
 
 #define MCP_TOOL "bash"             /* the tool's name (clients show mcp__SERVER__bash) */
 #define MCP_PROGRESS_MS 2000        /* milliseconds between progress notifications */

@@ -1,12 +1,12 @@
 /* netallow.c - see netallow.h. */
-#include "netallow.h"
+#include "policy/netallow.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cleanup.h"
+#include "policy/cleanup.h"
 
 /* Why the labels of name (no "*." prefix) do not make a host name, or NULL. */
 static const char *na_name_problem(const char *name, size_t *ret_labels)

@@ -1,5 +1,5 @@
 /* netconnect.c - see netconnect.h. */
-#include "netconnect.h"
+#include "policy/netconnect.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "manifest.h"
+#include "policy/manifest.h"
 
 enum nc_verdict {
 	NC_PROXY,          /* turninit's proxy (127.0.0.1, the shared or the command's port) */

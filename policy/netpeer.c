@@ -1,5 +1,5 @@
 /* netpeer.c - see netpeer.h. */
-#include "netpeer.h"
+#include "policy/netpeer.h"
 
 #include <errno.h>
 

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "request.h"
+#include "policy/request.h"
 
 #define NETREC_HOST_MAX 253
 

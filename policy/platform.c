@@ -1,5 +1,5 @@
 /* platform.c - see platform.h. */
-#include "platform.h"
+#include "policy/platform.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* proxyreq.c - see proxyreq.h. */
-#include "proxyreq.h"
+#include "policy/proxyreq.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cleanup.h"
-#include "http.h"
+#include "policy/cleanup.h"
+#include "policy/http.h"
 
 /* The fields of a request to a proxy not sent on: the hop-by-hop ones (RFC
  * 9110 section 7.6.1), "Connection: close" added in their place, and Host,

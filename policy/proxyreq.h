@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 #define PR_HEAD_MAX 16384    /* bytes of a request head, its empty line included */
 #define PR_FIELDS_MAX 100    /* header field lines of one head */

@@ -1,6 +1,6 @@
 /* request.c - see request.h. */
 #define _GNU_SOURCE
-#include "request.h"
+#include "policy/request.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "signals.h"
-#include "sjson.h"
+#include "policy/cleanup.h"
+#include "policy/signals.h"
+#include "policy/sjson.h"
 
 /* jansson's message quotes keys and input as they are: make it one line. */
 static const char *rq_shown(const json_error_t *je, char buf[ERR_SHOWN_MAX])

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "manifest.h"
-#include "netallow.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "policy/netallow.h"
 
 #define RQ_ID_MAX 128            /* bytes of an id */
 

@@ -1,9 +1,9 @@
 /* seccomp_arch.c - see seccomp_arch.h. */
-#include "seccomp_arch.h"
+#include "policy/seccomp_arch.h"
 
 #include <string.h>
 
-#include "cleanup.h"
+#include "policy/cleanup.h"
 
 #define A64(name, instead, why) { "aarch64", name, instead, why }
 

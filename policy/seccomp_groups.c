@@ -7,7 +7,7 @@
  * and `turninit verify` show which.
  */
 #define _GNU_SOURCE
-#include "seccomp_groups.h"
+#include "policy/seccomp_groups.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -16,7 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "cleanup.h"
+#include "policy/cleanup.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 /* How a rule refuses a call. */
 enum scg_action {

@@ -1,12 +1,12 @@
 /* signals.c - see signals.h. */
-#include "signals.h"
+#include "policy/signals.h"
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "policy/cleanup.h"
 
 static const struct {
 	int signo;

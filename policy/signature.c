@@ -16,7 +16,7 @@
  * and held whole, so "Ed" is as strong here, and the stock CLI verifies both
  * by default. Public keys are "Ed" only, as minisign writes them.
  */
-#include "signature.h"
+#include "policy/signature.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +26,7 @@
 
 #include <sodium.h>
 
-#include "utf8.h"
+#include "policy/utf8.h"
 
 #define SIG_ALG_BYTES 2
 #define SIG_ED25519_BYTES 64

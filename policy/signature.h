@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 #define SIG_KEY_ID_BYTES 8
 #define SIG_PK_BYTES 32

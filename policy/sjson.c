@@ -1,5 +1,5 @@
 /* sjson.c - see sjson.h. */
-#include "sjson.h"
+#include "policy/sjson.h"
 
 #include <errno.h>
 #include <malloc.h>

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 /* sj_load - parse len bytes of buf as one JSON text (any: a scalar too, else
  * an array or object only), strict: a duplicate key, invalid UTF-8 and a NUL

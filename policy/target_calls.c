@@ -2,11 +2,11 @@
  * check of each call (kernel/sys.c, kernel/sched/syscalls.c, block/ioprio.c,
  * mm/, kernel/kcmp.c, kernel/pid.c, kernel/events/core.c, kernel/futex/),
  * security/landlock/task.c (the ptrace and signal hooks). */
-#include "target_calls.h"
+#include "policy/target_calls.h"
 
 #include <string.h>
 
-#include "cleanup.h"
+#include "policy/cleanup.h"
 
 #define G(name, target, write, user, why) { name, TC_GUARDED, target, write, user, why }
 #define C(name, cls, why) { name, cls, -1, -1, -1, why }

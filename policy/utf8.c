@@ -1,5 +1,5 @@
 /* utf8.c - see utf8.h. */
-#include "utf8.h"
+#include "policy/utf8.h"
 
 size_t utf8_decode(const uint8_t *p, size_t n, uint32_t *ret_cp)
 {

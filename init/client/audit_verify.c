@@ -1,6 +1,6 @@
 /* audit_verify.c - see audit_verify.h. */
 #define _GNU_SOURCE
-#include "audit_verify.h"
+#include "client/audit_verify.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auditlog.h"
-#include "auditsum.h"
-#include "lineframe.h"
-#include "log.h"
+#include "policy/auditlog.h"
+#include "policy/auditsum.h"
+#include "policy/lineframe.h"
+#include "util/log.h"
 
 #define READ_CHUNK (1u << 20)   /* bytes read at once past the longest line */
 

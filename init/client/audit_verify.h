@@ -3,7 +3,7 @@
 #ifndef TURNINIT_AUDIT_VERIFY_H
 #define TURNINIT_AUDIT_VERIFY_H
 
-#include "cli.h"
+#include "util/cli.h"
 
 /* audit_verify_main - read o->audit_verify_log ("-": stdin) line by line and
  * check it (alog_line), with each of o->audit_heads (64 hex digits) a head

@@ -1,6 +1,6 @@
 /* call.c - see call.h. */
 #define _GNU_SOURCE
-#include "call.h"
+#include "client/call.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -15,13 +15,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "events.h"
-#include "exit_codes.h"
-#include "io.h"
-#include "lineframe.h"
-#include "log.h"
-#include "plat.h"
-#include "request.h"
+#include "policy/events.h"
+#include "policy/lineframe.h"
+#include "policy/request.h"
+#include "util/exit_codes.h"
+#include "util/io.h"
+#include "util/log.h"
+#include "util/plat.h"
 
 #define CALL_ID "call"
 

@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "cli.h"
+#include "util/cli.h"
 
 /* bytes of --stdin: its base64 (4/3) takes 768 KiB of the 1 MiB request line,
  * leaving the rest for the command and the environment */

@@ -1,6 +1,6 @@
 /* mcp_bridge.c - see mcp_bridge.h and docs/mcp.md, "The sidecar". */
 #define _GNU_SOURCE
-#include "mcp_bridge.h"
+#include "client/mcp_bridge.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -14,15 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "call.h"
-#include "clock.h"
-#include "events.h"
-#include "exit_codes.h"
-#include "io.h"
-#include "lineframe.h"
-#include "log.h"
-#include "manifest.h"
-#include "mcp.h"
+#include "client/call.h"
+#include "policy/events.h"
+#include "policy/lineframe.h"
+#include "policy/manifest.h"
+#include "policy/mcp.h"
+#include "util/clock.h"
+#include "util/exit_codes.h"
+#include "util/io.h"
+#include "util/log.h"
 
 #define BRIDGE_INFO_ID "mcp-info"
 /* milliseconds the calls running at the end may take to be answered: the

@@ -5,7 +5,7 @@
 #ifndef TURNINIT_MCP_BRIDGE_H
 #define TURNINIT_MCP_BRIDGE_H
 
-#include "cli.h"
+#include "util/cli.h"
 
 /* mcp_bridge_main - connect to o->socket_path, check the server's uid as
  * `call` does (o->server_uid, SO_PEERCRED), ask for its manifest (the info

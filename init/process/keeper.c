@@ -1,6 +1,6 @@
 /* keeper.c - see keeper.h. */
 #define _GNU_SOURCE
-#include "keeper.h"
+#include "process/keeper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "clock.h"
-#include "io.h"
-#include "reap.h"
+#include "policy/cleanup.h"
+#include "process/reap.h"
+#include "util/clock.h"
+#include "util/io.h"
 
 /* clone(2)'s flags in spawn_command; prctl(2)'s options in the child. */
 static const uint64_t clone_flags[] = { CLONE_VM | CLONE_VFORK | SIGCHLD, CLONE_VFORK | SIGCHLD };

@@ -21,10 +21,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "reap.h"
-#include "seccomp_groups.h"
-#include "spawn.h"
+#include "policy/error.h"
+#include "policy/seccomp_groups.h"
+#include "process/reap.h"
+#include "process/spawn.h"
 
 /* A keeper does not say that a command started: turninit learns it from the
  * command's exec report (spawn.h), without the keeper having to run. */

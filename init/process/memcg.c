@@ -1,12 +1,12 @@
 /* memcg.c - see memcg.h. */
-#include "memcg.h"
+#include "process/memcg.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "policy/cleanup.h"
 
 /* The counter "oom_kill N" of an open memory.events or memory.oom_control,
  * read again from its start (a cgroup file is generated anew at offset 0):

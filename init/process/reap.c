@@ -1,6 +1,6 @@
 /* reap.c - see reap.h. */
 #define _GNU_SOURCE
-#include "reap.h"
+#include "process/reap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,11 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "clock.h"
-#include "exit_codes.h"
-#include "io.h"
-#include "log.h"
+#include "policy/cleanup.h"
+#include "util/clock.h"
+#include "util/exit_codes.h"
+#include "util/io.h"
+#include "util/log.h"
 
 /* Forwarded to the command's process group (docs/design.md, "Signals"). */
 static const int reap_forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 #define REAP_GRACE_MS 5000   /* milliseconds between SIGTERM and SIGKILL */
 

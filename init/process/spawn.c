@@ -1,6 +1,6 @@
 /* spawn.c - see spawn.h. */
 #define _GNU_SOURCE
-#include "spawn.h"
+#include "process/spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,10 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cleanup.h"
-#include "exit_codes.h"
-#include "notify.h"
+#include "policy/cleanup.h"
+#include "sandbox/caps.h"
+#include "sandbox/notify.h"
+#include "util/exit_codes.h"
 
 #define SPAWN_NSIG 64   /* the kernel's _NSIG on x86_64 */
 

@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "manifest.h"
-#include "filter.h"
-#include "landlock.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "sandbox/filter.h"
+#include "sandbox/landlock.h"
 
 struct spawn_plan {
 	const char *shell;              /* absolute path of bash */

@@ -1,6 +1,6 @@
 /* gateway.c - see gateway.h. */
 #define _GNU_SOURCE
-#include "gateway.h"
+#include "proxy/gateway.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +22,8 @@
 #include <mbedtls/x509_crt.h>
 #include <sodium.h>
 
-#include "cleanup.h"
-#include "io.h"
+#include "policy/cleanup.h"
+#include "util/io.h"
 
 #define GATEWAY_BUF 16384
 

@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "gwhttp.h"
-#include "manifest.h"
-#include "netallow.h"
+#include "policy/error.h"
+#include "policy/gwhttp.h"
+#include "policy/manifest.h"
+#include "policy/netallow.h"
 
 #define GATEWAY_CA_DEFAULT "/etc/ssl/certs/ca-certificates.crt"  /* Debian's bundle */
 #define GATEWAY_HANDSHAKE_MS 10000  /* the TLS handshake, each read and write of it */

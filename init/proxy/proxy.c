@@ -1,6 +1,6 @@
 /* proxy.c - see proxy.h. */
 #define _GNU_SOURCE
-#include "proxy.h"
+#include "proxy/proxy.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,17 +23,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cleanup.h"
-#include "clock.h"
-#include "creds.h"
-#include "gateway.h"
-#include "io.h"
-#include "log.h"
-#include "netallow.h"
-#include "netpeer.h"
-#include "netrec.h"
-#include "proxyreq.h"
+#include "policy/cleanup.h"
+#include "policy/netallow.h"
+#include "policy/netpeer.h"
+#include "policy/netrec.h"
+#include "policy/proxyreq.h"
+#include "proxy/gateway.h"
+#include "sandbox/caps.h"
+#include "sandbox/creds.h"
+#include "util/clock.h"
+#include "util/io.h"
+#include "util/log.h"
 
 /* What one connection asked and what became of it: its log line. */
 struct proxy_conn {
@@ -1003,6 +1003,9 @@ static int proxy_fds(int listen_fd, int records_fd, int ctl_fd)
 	return syscall(SYS_close_range, 6u, ~0u, 0u) != 0 ? -errno : 0;
 }
 
+/* See proxy.h. Long: the proxy's set-up after fork(2), in the order its
+ * lock-down needs (namespace, fds, capabilities, not dumpable, filter),
+ * reads best as one sequence. */
 int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, int outside_ns, bool peers,
 		int records_fd, int ctl_fd, int log_fd, pid_t *ret_pid, struct tn_error *err)
 {

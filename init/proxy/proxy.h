@@ -26,9 +26,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "creds.h"
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "sandbox/creds.h"
 
 #define PROXY_CONNS_MAX 64       /* connections at once; more get a 503 */
 #define PROXY_REFUSED_LOG_MAX 10 /* refusals logged and recorded in a window, */
@@ -52,7 +52,7 @@
  * (seccomp-notify mode, where any process of the pod reaches its ports): a
  * connection is served only when PID 1 has said on ctl_fd, before it
  * connected, that it makes it for a command (struct net_ctl_peer,
- * net_peer_allow in net.h): from 127.0.0.1, its source port and the port it
+ * notify_peer_allow in notify.c): from 127.0.0.1, its source port and the port it
  * comes to pending (policy/netpeer.h: each taken once, dropped after
  * NP_TTL_MS, at most NP_MAX); any other is closed at once, with a line and
  * a record "refused" (bounded with the other refusals). false: every

@@ -1,6 +1,6 @@
 /* caps.c - see caps.h. */
 #define _GNU_SOURCE
-#include "caps.h"
+#include "sandbox/caps.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -13,8 +13,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "plat.h"
+#include "policy/cleanup.h"
+#include "util/plat.h"
 
 bool caps_have(cap_value_t cap)
 {

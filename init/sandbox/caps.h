@@ -8,7 +8,7 @@
 #include <sys/capability.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 /* caps_have - true when cap (CAP_SYS_ADMIN, ...) is in turninit's effective set. */
 bool caps_have(cap_value_t cap);

@@ -1,6 +1,6 @@
 /* creds.c - see creds.h. */
 #define _GNU_SOURCE
-#include "creds.h"
+#include "sandbox/creds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "netallow.h"
+#include "policy/cleanup.h"
+#include "policy/netallow.h"
 
 /* The bytes of fd, a regular file of at most CREDS_FILE_MAX, into buf (at
  * least CREDS_FILE_MAX + 1 bytes); their count, or -errno, -EFBIG when

@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "manifest.h"
-#include "netallow.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "policy/netallow.h"
 
 #define CREDS_DEFAULT_DIR "/run/secrets"   /* podman run --secret's place */
 #define CREDS_DEFAULT_CA "/etc/ssl/certs/ca-certificates.crt"

@@ -1,6 +1,6 @@
 /* filter.c - see filter.h. */
 #define _GNU_SOURCE
-#include "filter.h"
+#include "sandbox/filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,11 +20,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "platform.h"
-#include "seccomp_arch.h"
-#include "seccomp_groups.h"
-#include "target_calls.h"
+#include "policy/cleanup.h"
+#include "policy/platform.h"
+#include "policy/seccomp_arch.h"
+#include "policy/seccomp_groups.h"
+#include "policy/target_calls.h"
 
 #if defined(__x86_64__)
 #define SC_ARCH_NATIVE 0
@@ -392,6 +392,8 @@ static void sc_asm_label(struct sc_asm *a, int l)
 #define SC_JEQ(k, l) sc_asm_op(&a, BPF_JMP | BPF_JEQ | BPF_K, (k), (l), -1)
 #define SC_RET(k) sc_asm_op(&a, BPF_RET | BPF_K, (k), -1, -1)
 
+/* See filter.h. Long: one BPF program, written top to bottom in the order
+ * the kernel runs it, its labels and their jumps in one place. */
 int sc_build_notify(pid_t supervisor, struct sc_program *ret, struct tn_error *err)
 {
 	struct sc_asm a = { .n = 0 };

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "manifest.h"
-#include "seccomp_groups.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "policy/seccomp_groups.h"
 
 /* An architecture turninit builds a filter for. The program admits its
  * syscalls only: a syscall of any other architecture the CPU can run (on

@@ -1,6 +1,6 @@
 /* home.c - see home.h. */
 #define _GNU_SOURCE
-#include "home.h"
+#include "sandbox/home.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -17,8 +17,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cleanup.h"
+#include "policy/cleanup.h"
+#include "sandbox/caps.h"
 
 /* mkdir -p with mode 0755 for the parents and path itself. */
 static int mkdir_parents(const char *path)

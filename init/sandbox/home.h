@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 #define HOME_TMPFS_BYTES (64u << 20)   /* size of the tmpfs turninit mounts itself */
 #define HOME_PODMAN_HINT "--tmpfs %s:rw,mode=0700,size=64m,U"

@@ -1,6 +1,6 @@
 /* landlock.c - see landlock.h. */
 #define _GNU_SOURCE
-#include "landlock.h"
+#include "sandbox/landlock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "plat.h"
+#include "policy/cleanup.h"
+#include "util/plat.h"
 
 /* Rights newer than this system's UAPI header (Debian 12: ABI 2). */
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE

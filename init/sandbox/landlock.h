@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
 
 /* Written by a shell or its tools through paths opened at run time, so always
  * writable: an inherited fd (stdout, a pipe) is never checked by Landlock. */

@@ -1,6 +1,6 @@
 /* net.c - see net.h. */
 #define _GNU_SOURCE
-#include "net.h"
+#include "sandbox/net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cleanup.h"
-#include "netrec.h"
-#include "notify.h"
+#include "policy/cleanup.h"
+#include "policy/netrec.h"
+#include "sandbox/caps.h"
+#include "sandbox/notify.h"
 
 /* The first interface of this network namespace that is not lo into other
  * ("" when lo is alone). 0, or -errno of if_nameindex(3). */
@@ -316,22 +316,6 @@ int net_cred_give(struct net_plan *p, const struct mf_network *n, const char *na
 	for (size_t i = 0; i < n->n_allow; i++)
 		if (n->allow[i].cred && strcmp(n->allow[i].cred->name, name) == 0)
 			p->cred_src[i] = NET_CRED_REQUEST;
-	return 0;
-}
-
-int net_peer_allow(struct net_plan *p, uint16_t port, uint16_t to, struct tn_error *err)
-{
-	const struct net_ctl_peer m = { .kind = NET_CTL_PEER, .port = port, .to = to };
-	ssize_t r;
-
-	if (p->ctl_fd < 0)
-		return err_set(err, ENOTCONN, "network: no control socket of the proxy's");
-	/* one send(2) a message: whole on a SOCK_SEQPACKET socket, never mixed
-	 * with another thread's */
-	r = send(p->ctl_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (r != (ssize_t)sizeof(m))
-		return err_errno(err, r < 0 ? errno : EMSGSIZE,
-				 "network: a connection from 127.0.0.1:%u to the proxy's port %u told to the proxy", port, to);
 	return 0;
 }
 

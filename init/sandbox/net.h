@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
 
 enum net_mode {
 	NET_RUNTIME,      /* no network key: the runtime's network, not filtered */
@@ -121,18 +121,6 @@ void net_proxy_vars(char buf[NET_PROXY_VARS][64], char *env[NET_PROXY_VARS + 1],
  * listen(2) or sendmsg(2) (-EAGAIN: the proxy has not read what came
  * before). */
 int net_cmd_listen(struct net_plan *p, unsigned stream, const char *id, struct tn_error *err);
-
-/* net_peer_allow - the proxy told (struct net_ctl_peer, policy/netrec.h) that
- * the next connection from 127.0.0.1:port to its listening port `to` (the
- * shared one or a command's) is one PID 1 makes for a command
- * (seccomp-notify mode: proxy_start's peers), before PID 1 calls connect(2)
- * on that socket: the proxy takes what waits on its control socket before
- * it decides on a connection, so the message is seen. One send(2) a
- * message, never blocking (MSG_DONTWAIT): safe from a thread of its own
- * while another sends other messages on p->ctl_fd. Errors: -ENOTCONN
- * without the proxy's control socket, -errno of sendmsg(2) (-EAGAIN: the
- * proxy has not read what came before; the connection would be refused). */
-int net_peer_allow(struct net_plan *p, uint16_t port, uint16_t to, struct tn_error *err);
 
 /* net_cmd_close - the proxy told to close the listener of port (from
  * net_cmd_listen) at its command's end; the connections it accepted go on.

@@ -1,6 +1,6 @@
 /* notify.c - see notify.h. */
 #define _GNU_SOURCE
-#include "notify.h"
+#include "sandbox/notify.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,13 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "clock.h"
-#include "filter.h"
-#include "log.h"
-#include "net.h"
-#include "netconnect.h"
-#include "netrec.h"
+#include "policy/cleanup.h"
+#include "policy/netconnect.h"
+#include "policy/netrec.h"
+#include "sandbox/filter.h"
+#include "sandbox/net.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 #define NOTIFY_LOG_MAX 10        /* refusals logged in a window, */
 #define NOTIFY_LOG_MS 10000      /* ... of this long; past that counted */
@@ -560,6 +560,32 @@ static bool notify_sockopt(int sock, int opt)
 	return getsockopt(sock, SOL_SOCKET, opt, &v, &len) != 0 || v != 0;
 }
 
+/* notify_peer_allow - the proxy told (struct net_ctl_peer, policy/netrec.h) that
+ * the next connection from 127.0.0.1:port to its listening port `to` (the
+ * shared one or a command's) is one PID 1 makes for a command
+ * (seccomp-notify mode: proxy_start's peers), before PID 1 calls connect(2)
+ * on that socket: the proxy takes what waits on its control socket before
+ * it decides on a connection, so the message is seen. One send(2) a
+ * message, never blocking (MSG_DONTWAIT): safe from a thread of its own
+ * while another sends other messages on p->ctl_fd. Errors: -ENOTCONN
+ * without the proxy's control socket, -errno of sendmsg(2) (-EAGAIN: the
+ * proxy has not read what came before; the connection would be refused). */
+static int notify_peer_allow(struct net_plan *p, uint16_t port, uint16_t to, struct tn_error *err)
+{
+	const struct net_ctl_peer m = { .kind = NET_CTL_PEER, .port = port, .to = to };
+	ssize_t r;
+
+	if (p->ctl_fd < 0)
+		return err_set(err, ENOTCONN, "network: no control socket of the proxy's");
+	/* one send(2) a message: whole on a SOCK_SEQPACKET socket, never mixed
+	 * with another thread's */
+	r = send(p->ctl_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (r != (ssize_t)sizeof(m))
+		return err_errno(err, r < 0 ? errno : EMSGSIZE,
+				 "network: a connection from 127.0.0.1:%u to the proxy's port %u told to the proxy", port, to);
+	return 0;
+}
+
 /* A connection to the proxy: sock bound to 127.0.0.1 (its port the
  * kernel's) unless bound already, its source port announced to the proxy,
  * then connected. 0 or errno. */
@@ -601,7 +627,7 @@ static int notify_connect_proxy(struct notify_sup *s, size_t i, int sock, const 
 		port = me.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&me)->sin_port) :
 						 ntohs(((struct sockaddr_in6 *)&me)->sin6_port);
 	}
-	if (net_peer_allow(&s->plan, port, d->port, &err) < 0) {
+	if (notify_peer_allow(&s->plan, port, d->port, &err) < 0) {
 		log_line_fd(s->log_fd, "net: a connection to the proxy not announced: %s", err.msg);
 		return ECONNREFUSED;
 	}

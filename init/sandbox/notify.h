@@ -13,7 +13,7 @@
  * answers with connect's result; the kernel never reads the command's
  * address again (no SECCOMP_USER_NOTIF_FLAG_CONTINUE). A connection to
  * turninit's proxy is announced to the proxy first (its source port,
- * net_peer_allow), which serves no other. Refusals are log lines and
+ * notify_peer_allow in notify.c), which serves no other. Refusals are log lines and
  * records (policy/netrec.h), as the proxy's are. PID 1 is an ancestor of
  * every command and, in non-root mode, of their uid: the kernel lets it read
  * their memory and take their fds (ptrace_may_access, PTRACE_MODE_ATTACH).
@@ -26,8 +26,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
 
 #define NOTIFY_LISTENERS_MAX 512   /* commands' listeners held at once; more: refused */
 

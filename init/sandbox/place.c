@@ -1,13 +1,13 @@
 /* place.c - see place.h. */
 #define _GNU_SOURCE
-#include "place.h"
+#include "sandbox/place.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "landlock.h"
+#include "sandbox/landlock.h"
 
 /* path is dir or lies below it (by components: /tmpx is not below /tmp). */
 bool place_path_under(const char *path, const char *dir)

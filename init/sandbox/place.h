@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
 
 /* place_path_under - path is dir or lies below it, by its components ("/"
  * holds every path). Both absolute and normalised (the manifest's paths

@@ -1,6 +1,6 @@
 /* audit.c - see audit.h and docs/audit.md. */
 #define _GNU_SOURCE
-#include "audit.h"
+#include "serve/audit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auditline.h"
-#include "cleanup.h"
-#include "envfilter.h"
-#include "log.h"
-#include "place.h"
-#include "signature.h"
-#include "sjson.h"
+#include "policy/auditline.h"
+#include "policy/cleanup.h"
+#include "policy/envfilter.h"
+#include "policy/signature.h"
+#include "policy/sjson.h"
+#include "sandbox/place.h"
+#include "util/log.h"
 
 /* The log's state, the one of the process: its fd, the filter that names an
  * exec's env_names, and the chain (docs/audit.md, "The chain"): each line's

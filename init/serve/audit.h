@@ -11,12 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "load.h"
-#include "manifest.h"
-#include "events.h"
-#include "netrec.h"
-#include "request.h"
+#include "policy/error.h"
+#include "policy/events.h"
+#include "policy/manifest.h"
+#include "policy/netrec.h"
+#include "policy/request.h"
+#include "trust/load.h"
 
 #define AUDIT_HASH_BYTES 32   /* BLAKE2b-256 */
 #define AUDIT_HEAD_HEX (2 * AUDIT_HASH_BYTES + 1)

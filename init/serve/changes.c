@@ -1,6 +1,6 @@
 /* changes.c - see changes.h and docs/audit.md. */
 #define _GNU_SOURCE
-#include "changes.h"
+#include "serve/changes.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "place.h"
-#include "utf8.h"
+#include "policy/utf8.h"
+#include "sandbox/place.h"
+#include "util/clock.h"
 
 static int base_fd = -1, root_fd = -1;
 static char base_path[PATH_MAX], root_path[PATH_MAX];

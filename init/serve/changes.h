@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "manifest.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
 
 #define CHANGES_MAX_ENTRIES 200000u          /* entries of both trees visited */
 #define CHANGES_MAX_BYTES (1ull << 30)       /* bytes of files hashed */

@@ -8,7 +8,7 @@
  * (serve_int.h).
  */
 #define _GNU_SOURCE
-#include "serve_int.h"
+#include "serve/serve_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,17 +29,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "cleanup.h"
-#include "clock.h"
-#include "envfilter.h"
-#include "events.h"
-#include "exit_codes.h"
-#include "keeper.h"
-#include "log.h"
-#include "reap.h"
-#include "request.h"
-#include "spawn.h"
+#include "policy/cleanup.h"
+#include "policy/events.h"
+#include "policy/request.h"
+#include "process/keeper.h"
+#include "serve/audit.h"
+#include "util/clock.h"
+#include "util/exit_codes.h"
+#include "util/log.h"
 
 /* A credential request (docs/protocol.md, "credential"): taken only before
  * the turn's first exec, logged (the name), handed to the proxy

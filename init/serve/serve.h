@@ -6,10 +6,10 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "manifest.h"
-#include "net.h"
-#include "spawn.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "process/spawn.h"
+#include "sandbox/net.h"
 
 #define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
 

@@ -3,7 +3,7 @@
  * exit event; and the first-in, first-out queue of execs past
  * limits.concurrency (docs/protocol.md, "Concurrency"). */
 #define _GNU_SOURCE
-#include "serve_int.h"
+#include "serve/serve_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,18 +24,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "clock.h"
-#include "envfilter.h"
-#include "events.h"
-#include "exit_codes.h"
-#include "keeper.h"
-#include "log.h"
-#include "memcg.h"
-#include "net.h"
-#include "reap.h"
-#include "request.h"
-#include "spawn.h"
+#include "policy/envfilter.h"
+#include "policy/events.h"
+#include "policy/request.h"
+#include "process/keeper.h"
+#include "process/memcg.h"
+#include "process/reap.h"
+#include "process/spawn.h"
+#include "sandbox/net.h"
+#include "serve/audit.h"
+#include "util/clock.h"
+#include "util/exit_codes.h"
+#include "util/log.h"
 
 size_t cmd_running(const struct serve *s)
 {

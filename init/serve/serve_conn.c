@@ -6,7 +6,7 @@
  * output (their pipes are not polled while its buffer is over
  * SERVE_OUT_HIGH), never another connection, a timeout or SIGTERM. */
 #define _GNU_SOURCE
-#include "serve_int.h"
+#include "serve/serve_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,16 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "clock.h"
-#include "envfilter.h"
-#include "events.h"
-#include "exit_codes.h"
-#include "keeper.h"
-#include "log.h"
-#include "reap.h"
-#include "request.h"
-#include "spawn.h"
+#include "policy/events.h"
+#include "serve/audit.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 void serve_close_fd(int *fd)
 {

@@ -18,11 +18,11 @@
 #include <sodium.h>
 #include <sys/types.h>
 
-#include "codec.h"
-#include "keeper.h"
-#include "lineframe.h"
-#include "request.h"
-#include "serve.h"
+#include "policy/codec.h"
+#include "policy/lineframe.h"
+#include "policy/request.h"
+#include "process/keeper.h"
+#include "serve/serve.h"
 
 #define SERVE_QUEUE_MAX 1024     /* exec requests waiting for a slot, all connections */
 #define SERVE_QUEUE_BYTES (64u << 20)   /* bytes of their request lines together */

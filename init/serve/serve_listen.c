@@ -1,7 +1,7 @@
 /* serve_listen.c - `turninit listen`: the unix socket, and which peers may
  * drive the turn (callers.uids by SO_PEERCRED; never a command of the turn). */
 #define _GNU_SOURCE
-#include "serve_int.h"
+#include "serve/serve_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,16 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "clock.h"
-#include "envfilter.h"
-#include "exit_codes.h"
-#include "keeper.h"
-#include "log.h"
-#include "place.h"
-#include "reap.h"
-#include "request.h"
-#include "spawn.h"
+#include "process/reap.h"
+#include "sandbox/place.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77          /* Linux 6.5; older kernels: ENOPROTOOPT */

@@ -1,6 +1,6 @@
 /* load.c - see load.h. */
 #define _GNU_SOURCE
-#include "load.h"
+#include "trust/load.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "envfilter.h"
+#include "policy/cleanup.h"
+#include "policy/envfilter.h"
 #include "trusted_keys.h"
 
 int load_take_environ(char **envp, char ***ret_copy, struct tn_error *err)

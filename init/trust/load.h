@@ -5,10 +5,10 @@
 #ifndef TURNINIT_LOAD_H
 #define TURNINIT_LOAD_H
 
-#include "cli.h"
-#include "error.h"
-#include "manifest.h"
-#include "signature.h"
+#include "policy/error.h"
+#include "policy/manifest.h"
+#include "policy/signature.h"
+#include "util/cli.h"
 
 #define LOAD_ENV_MANIFEST "TURNINIT_MANIFEST"
 #define LOAD_ENV_SIGNATURE "TURNINIT_MANIFEST_SIG"

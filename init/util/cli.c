@@ -1,14 +1,14 @@
 /* cli.c - the command line parser (see cli.h). No getopt: the grammar is
  * small, and getopt's GNU permutation must never reorder a COMMAND's words. */
-#include "cli.h"
+#include "util/cli.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "envfilter.h"
+#include "policy/cleanup.h"
+#include "policy/envfilter.h"
 
 const char cli_usage[] =
 	"usage: turninit [OPTIONS] [--] COMMAND...   run one command, exit with its status\n"
@@ -104,7 +104,9 @@ static int cli_add_env(struct cli_options *o, const char *spec, int argc, struct
 }
 
 /* Consume options from argv[*i] on. Returns 1 when "--" ended them, 0 at the
- * first non-option word or the end, 2 for --help / --version (o->mode set). */
+ * first non-option word or the end, 2 for --help / --version (o->mode set).
+ * Long: one branch per option, in --help's order, each a few lines; split,
+ * the options would be read in several places. */
 static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *o,
 			     struct tn_error *err)
 {

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "error.h"
+#include "policy/error.h"
 
 #define CLI_DEFAULT_MANIFEST "/etc/turninit/manifest.json"
 #define CLI_DEFAULT_TRUSTED_KEYS "/etc/turninit/trusted.pub"

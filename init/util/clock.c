@@ -1,5 +1,5 @@
 /* clock.c - see clock.h. */
-#include "clock.h"
+#include "util/clock.h"
 
 #include <time.h>
 

@@ -1,5 +1,5 @@
 /* io.c - see io.h. */
-#include "io.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "policy/cleanup.h"
 
 static int put_all(int fd, const char *p, size_t len, bool sock)
 {

@@ -1,5 +1,5 @@
 /* log.c - see log.h. */
-#include "log.h"
+#include "util/log.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* plat.c - see plat.h. */
 #define _GNU_SOURCE
-#include "plat.h"
+#include "util/plat.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "clock.h"
+#include "policy/cleanup.h"
+#include "util/clock.h"
 
 void plat_facts(struct pf_facts *ret, struct utsname *buf)
 {

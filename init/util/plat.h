@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <sys/utsname.h>
 
-#include "error.h"
-#include "platform.h"
+#include "policy/error.h"
+#include "policy/platform.h"
 
 /* plat_facts - the facts of pf_facts as this platform answers them now:
  * uname(2) into *buf (ret's strings point there; NULL if uname failed) and

@@ -61,8 +61,7 @@ BIN=$ROOT/build/turninit
 musl-gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/overlay/bench/bench" "$HERE/bench.c" \
 	|| die "cc bench.c"
 mapfile -t OBJS < <(find "$ROOT/build/musl-obj" -name '*.o' ! -path '*/init/main.o' | sort)
-mapfile -t INC < <(find "$ROOT/init" -type d -printf '-I%p\n' | sort)   # init/ and its folders
-musl-gcc -std=gnu11 -Os -Wall -Wextra -Werror -I"$ROOT/policy" "${INC[@]}" \
+musl-gcc -std=gnu11 -Os -Wall -Wextra -Werror -I"$ROOT/init" -I"$ROOT" \
 	-I"$ROOT/build/gen" -isystem "$MUSL/include" \
 	-o "$WORK/overlay/bench/startup" "$HERE/startup.c" "${OBJS[@]}" -static \
 	-L"$MUSL/lib" -lseccomp -lcap -lsodium -ljansson -lmbedtls -lmbedx509 -lmbedcrypto || die "cc startup.c"

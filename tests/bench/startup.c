@@ -27,16 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cli.h"
-#include "envfilter.h"
-#include "filter.h"
-#include "home.h"
-#include "landlock.h"
-#include "load.h"
-#include "reap.h"
-#include "spawn.h"
+#include "policy/envfilter.h"
+#include "process/reap.h"
+#include "process/spawn.h"
+#include "sandbox/filter.h"
+#include "sandbox/landlock.h"
+#include "trust/load.h"
 #include "turn.h"
+#include "util/cli.h"
 
 #define ROUNDS 41
 

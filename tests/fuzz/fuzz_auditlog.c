@@ -22,7 +22,7 @@
 
 #include <sodium.h>
 
-#include "auditlog.h"
+#include "policy/auditlog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "envfilter.h"
-#include "manifest.h"
+#include "policy/envfilter.h"
+#include "policy/manifest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gwhttp.h"
+#include "policy/gwhttp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

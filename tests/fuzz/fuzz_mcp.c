@@ -36,7 +36,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "mcp.h"
+#include "policy/mcp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "netallow.h"
-#include "proxyreq.h"
+#include "policy/netallow.h"
+#include "policy/proxyreq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "signature.h"
+#include "policy/signature.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

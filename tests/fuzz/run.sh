@@ -35,7 +35,7 @@ LIBS="-lsodium -ljansson -lseccomp"
 # product build; an empty one is made when `make` has not run.
 mkdir -p "$OUT" build/gen build/test-results
 [ -f build/gen/trusted_keys.h ] || printf '#define TURNINIT_COMPILED_KEYS ""\n' > build/gen/trusted_keys.h
-INC="-Ipolicy -Ibuild/gen"
+INC="-I. -Ibuild/gen"   # "policy/NAME.h" (docs/HACKING.md)
 WARN="-Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 -Werror"
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"

@@ -21,9 +21,9 @@
 #include <jansson.h>
 #include <sodium.h>
 
-#include "auditline.h"
-#include "auditlog.h"
-#include "sjson.h"
+#include "policy/auditline.h"
+#include "policy/auditlog.h"
+#include "policy/sjson.h"
 
 static const char turn_id[] = "0123456789abcdef0123456789abcdef";
 

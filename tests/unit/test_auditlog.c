@@ -21,8 +21,8 @@
 
 #include <sodium.h>
 
-#include "auditlog.h"
-#include "error.h"
+#include "policy/auditlog.h"
+#include "policy/error.h"
 
 #define ML_LINES 40    /* lines of one built log */
 #define ML_LINE 512    /* bytes of one built line, its NUL included */

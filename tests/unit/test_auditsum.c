@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auditsum.h"
+#include "policy/auditsum.h"
 
 #define P "\"prev\":\"x\""
 #define T "\"time\":\"2026-12-01T10:00:00.000Z\""

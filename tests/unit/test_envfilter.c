@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "envfilter.h"
-#include "manifest.h"
+#include "policy/envfilter.h"
+#include "policy/manifest.h"
 
 /* ---- names and the never-admitted table ---- */
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "policy/events.h"
 
 static void expect_line(char *got, const char *want)
 {

@@ -36,11 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "filter.h"
-#include "keeper.h"
-#include "seccomp_arch.h"
-#include "seccomp_groups.h"
+#include "policy/cleanup.h"
+#include "policy/seccomp_arch.h"
+#include "policy/seccomp_groups.h"
+#include "process/keeper.h"
+#include "sandbox/filter.h"
 
 /* The probe's table, its names and expectations: the one copy of the rows. */
 int probe_main(int argc, char **argv);

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "gwhttp.h"
+#include "policy/gwhttp.h"
 
 static const struct gw_cred bearer = { "Authorization", "Bearer s3cr3t" };
 static const struct gw_cred token = { "PRIVATE-TOKEN", "glpat-s3cr3t" };

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lineframe.h"
+#include "policy/lineframe.h"
 
 /* in fed in reads of step bytes to a framer of bound max, as the callers
  * feed it (the kept bytes moved to the buffer's start); what it gave, as

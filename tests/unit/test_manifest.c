@@ -17,11 +17,11 @@
 #include <jansson.h>
 
 #include "jansson_fail.h"
-#include "envfilter.h"
-#include "manifest.h"
+#include "policy/envfilter.h"
+#include "policy/manifest.h"
+#include "policy/seccomp_groups.h"
+#include "policy/sjson.h"
 #include "vectors.h"
-#include "seccomp_groups.h"
-#include "sjson.h"
 
 #define NOW 1700000000LL                    /* 2023-11-14T22:13:20Z */
 #define GOOD_EXPIRES 1811808000LL           /* 2027-06-01T00:00:00Z */

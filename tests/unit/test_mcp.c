@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "jansson_fail.h"
-#include "mcp.h"
+#include "policy/mcp.h"
 
 #define NOW 1700000000LL
 #define VERSION "9.9.9-test"

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "netallow.h"
+#include "policy/netallow.h"
 
 static struct na_rule rule(const char *host, uint16_t port)
 {

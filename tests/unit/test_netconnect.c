@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "netconnect.h"
+#include "policy/netconnect.h"
 
 #define PROXY 40000
 #define OWN 40001

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "netpeer.h"
+#include "policy/netpeer.h"
 
 static struct np_table *table(void)
 {

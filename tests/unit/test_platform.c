@@ -9,7 +9,7 @@
 
 #include <errno.h>
 
-#include "platform.h"
+#include "policy/platform.h"
 
 #define GV { "Linux", PF_GVISOR_RELEASE, PF_GVISOR_VERSION, EINVAL }
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "proxyreq.h"
+#include "policy/proxyreq.h"
 
 static int parse(const char *head, struct pr_request *r, char **fwd, struct tn_error *err)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "jansson_fail.h"
-#include "request.h"
+#include "policy/request.h"
 
 static struct rq_request *parse_ok(const char *line)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "seccomp_groups.h"
+#include "policy/seccomp_groups.h"
 
 static void table_is_sorted_and_unique(void **state)
 {

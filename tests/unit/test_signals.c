@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "signals.h"
+#include "policy/signals.h"
 
 static void request_names_round_trip(void **state)
 {

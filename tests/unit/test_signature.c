@@ -20,7 +20,7 @@
 
 #include <sodium.h>
 
-#include "signature.h"
+#include "policy/signature.h"
 #include "vectors.h"
 
 #define MAX_LINE 2048

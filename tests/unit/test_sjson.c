@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "jansson_fail.h"
-#include "sjson.h"
+#include "policy/sjson.h"
 
 /* Written as parsed: every second of the parse tests' range, both forms. */
 static void time_format_round_trips(void **state)

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "spawn.h"
+#include "process/spawn.h"
 
 /* The index of the step named name; fails the test when there is none. */
 static size_t at(const char *name)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target_calls.h"
+#include "policy/target_calls.h"
 
 /* Every x86_64 syscall libseccomp 2.5.4 names, each reviewed: those that take
  * another process as their target are in tc_calls, the rest take none (a
