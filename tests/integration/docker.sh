@@ -416,7 +416,7 @@ results
 # --- the suites under Docker ------------------------------------------------------------------------
 passed=0 failed=0 skipped=0
 for name in engine containerd; do
-	read -r p f k < "$RESULTS/docker-$name"
+	read -r p f k _ < "$RESULTS/docker-$name"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${k:-0}))
 done
 for entry in "${ALL[@]}"; do
@@ -428,7 +428,7 @@ for entry in "${ALL[@]}"; do
 	timeout "$SUITE_TIMEOUT" bash "$HERE/$file.sh"
 	rc=$?
 	if [[ -r $RESULTS/docker-$name ]]; then
-		read -r p f k < "$RESULTS/docker-$name"
+		read -r p f k _ < "$RESULTS/docker-$name"
 	else
 		say "$file.sh wrote no result (status $rc)"
 		p=0 f=1 k=0
