@@ -308,9 +308,9 @@ prun() {
 # ITEST_ONLY (a block that gathers what later tests need runs unconditioned).
 # A row function that begins its NAME may be called inside `if begin NAME`: the
 # second begin of the running test is a no-op. The test gets T_DIR, a fresh directory of its own ($WORK/t/NAME), and a time
-# limit: T_LIMIT seconds, ITEST_LIMIT or 300 (limit SECONDS asks for another).
+# limit: T_LIMIT seconds, ITEST_LIMIT or 600 (limit SECONDS asks for another).
 T_DIR=
-T_LIMIT=${ITEST_LIMIT:-300}
+T_LIMIT=${ITEST_LIMIT:-600}
 begin() {
 	# a row function's own begin NAME inside the test NAME: the same test
 	[[ -n $T_DIR && $1 == "$T_NAME" ]] && return 0
@@ -325,14 +325,14 @@ begin() {
 		rm -rf "$T_DIR" 2>/dev/null || userns rm -rf "$T_DIR"
 	fi
 	mkdir -p "$T_DIR"
-	T_START=${EPOCHREALTIME/[.,]/}
+	T_BEGUN_US=${EPOCHREALTIME/[.,]/}
 	t_watch "$T_LIMIT"
 }
 
 # limit SECONDS: the running test's time limit is SECONDS from its begin, not
 # T_LIMIT (a test that is slow by nature: an image build, a debootstrap).
 limit() {
-	local left=$(($1 - (${EPOCHREALTIME/[.,]/} - T_START) / 1000000))
+	local left=$(($1 - (${EPOCHREALTIME/[.,]/} - T_BEGUN_US) / 1000000))
 	t_watch $((left > 1 ? left : 1))
 	T_TOOK_LIMIT=$1
 }
@@ -460,7 +460,7 @@ expect_refusal() {
 end() {
 	local took expired=
 	t_unwatch
-	took=$((${EPOCHREALTIME/[.,]/} - T_START))
+	took=$((${EPOCHREALTIME/[.,]/} - T_BEGUN_US))
 	took=$(printf '%d.%02d' $((took / 1000000)) $((took % 1000000 / 10000)))
 	if [[ -e $WORK/t/.expired ]]; then
 		t_sweep KILL 0 "$(cat "$WORK/t/.expired")"
