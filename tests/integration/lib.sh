@@ -319,13 +319,15 @@ begin() {
 	T_WHY=()
 	T_DIR=
 	RC=0 OUT='' ERR='' CMD=''
+	# timed even when not selected: a block that always runs (sandbox.sh's
+	# probe runs) calls end all the same
+	T_BEGUN_US=${EPOCHREALTIME/[.,]/}
 	selected "$1" || return 1
 	T_DIR=$WORK/t/${1//[^A-Za-z0-9._-]/_}
 	if [[ -e $T_DIR ]]; then
 		rm -rf "$T_DIR" 2>/dev/null || userns rm -rf "$T_DIR"
 	fi
 	mkdir -p "$T_DIR"
-	T_BEGUN_US=${EPOCHREALTIME/[.,]/}
 	t_watch "$T_LIMIT"
 }
 
@@ -483,7 +485,7 @@ end() {
 	echo "#   status: $RC"
 	printf '%s' "$OUT" | head -n 30 | sed 's/^/#   stdout| /'
 	printf '%s' "$ERR" | head -n 30 | sed 's/^/#   stderr| /'
-	echo "#   directory: ${T_DIR#"$ROOT"/} (kept)"
+	[[ -z $T_DIR ]] || echo "#   directory: ${T_DIR#"$ROOT"/} (kept)"
 	T_DIR=
 }
 
