@@ -30,6 +30,8 @@
 #   make layout          the include rules of init/'s folders, no circle of includes or
 #                        calls, no long function without its reason (docs/HACKING.md),
 #                        and the exit codes against docs/exit-codes.md (in check)
+#   make selftest        the suites' test runner (tests/integration/lib.sh) on itself:
+#                        a test's time limit, directory and TAP line (in check)
 #   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make pi-latest       the pi suite with pi's newest release under Node.js 22 (not
@@ -178,7 +180,7 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
            docker-sandbox docker-serve docker-network docker-doclines
 
 .PHONY: all help deps setup unit helpers image demo audit-demo check check-cross $(SUITES) mcp-latest pi-latest fuzz \
-        fuzz-replay bench size mutants mutants-list layout update-docs install install-check-dirs install-strip \
+        fuzz-replay bench size mutants mutants-list layout selftest update-docs install install-check-dirs install-strip \
         uninstall clean FORCE
 all: $(OUT)/turninit
 
@@ -413,6 +415,12 @@ mutants-list:
 layout:
 	@python3 tests/layout/layout.py --check
 
+# The test runner of the suites (begin, limit, end, results in
+# tests/integration/lib.sh) on itself: no root, no container; writes
+# build/test-results/selftest.
+selftest:
+	@bash tests/integration/selftest.sh
+
 # The probe table of docs/security.md from the last `make sandbox` run, and its
 # table of both architectures from the last `make unit` (build/seccomp-arches.md): the
 # suites write below build/ and never a tracked file.
@@ -432,9 +440,10 @@ check: setup
 	@mkdir -p $(BUILD)/test-results && $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel
 	@$(MAKE) --no-print-directory WERROR=1 all
 	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory layout; \
+	 $(MAKE) --no-print-directory selftest; \
 	 $(MAKE) --no-print-directory WERROR=1 unit; $(MAKE) --no-print-directory check-cross; \
 	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory WERROR=1 $$s; done; \
-	 sh tests/summary.sh mutants-list layout unit fuzz unit-$(CROSS_ARCH) fuzz-$(CROSS_ARCH) $(RESULTS)
+	 sh tests/summary.sh mutants-list layout selftest unit fuzz unit-$(CROSS_ARCH) fuzz-$(CROSS_ARCH) $(RESULTS)
 
 # The other architecture in make check, after the unit tests, so that the
 # suites find build/ARCH/turninit (on x86_64: aarch64): its dependencies

@@ -3,10 +3,11 @@
 # timeout, with cmocka's own TAP output (CMOCKA_MESSAGE_OUTPUT=TAP), as one
 # TAP stream: "ok N - FILE: TEST", "not ok N - FILE: TEST" and cmocka's "# "
 # diagnostics, the plan "1..N", then "unit: N passed, N failed" (tests, not
-# binaries). The counts also go to build/test-results/unit for the summary of
-# `make check`. A binary that exits non-zero with no failed test (a crash, a
-# timeout) counts as one failure; a test cmocka skipped (skip(), after
-# printing why) is "ok N - FILE: TEST # SKIP" and counted apart. UNIT_ONLY=REGEX
+# binaries). The counts and the run's seconds also go to
+# build/test-results/unit for the summary of `make check`. A binary that
+# exits non-zero with no failed test (a crash, a timeout) counts as one
+# failure; a test cmocka skipped (skip(), after printing why) is "ok N -
+# FILE: TEST # SKIP" and counted apart. UNIT_ONLY=REGEX
 # runs only the tests whose name matches (cmocka's test filter is a glob: the
 # regex is applied here).
 # Another architecture's tests (make ARCH=aarch64 unit): UNIT_RUN names the
@@ -17,7 +18,7 @@ run=${UNIT_RUN:-}
 result=${UNIT_RESULT:-unit}
 limit=120
 [ -z "$run" ] || limit=600
-passed=0 failed=0 skipped=0 n=0
+passed=0 failed=0 skipped=0 n=0 t0=$(date +%s)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for t in "$@"; do
@@ -60,7 +61,7 @@ for t in "$@"; do
 	fi
 done
 mkdir -p build/test-results
-echo "$passed $failed$( [ "$skipped" -eq 0 ] || echo " $skipped")" > "build/test-results/$result"
+echo "$passed $failed $skipped $(($(date +%s) - t0))" > "build/test-results/$result"
 echo "1..$n"
 echo "$result: $passed passed, $failed failed$( [ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]

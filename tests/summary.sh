@@ -1,18 +1,21 @@
 #!/bin/sh
 # summary.sh SUITE... - add up build/test-results/SUITE ("passed failed
-# [skipped]") and print the closing lines of `make check`: a line per suite,
-# the kernel it ran on (build/test-results/kernel, from kfeatures --line), the
-# skips counted by reason (build/test-results/SUITE.skips, a reason a line),
-# then the total. A suite that wrote nothing counts as one failure. Exits
-# non-zero when anything failed.
+# [skipped [seconds]]") and print the closing lines of `make check`: a line per
+# suite with its time (the suites of tests/integration/lib.sh write their
+# seconds; a result without them shows none), the kernel it ran on
+# (build/test-results/kernel, from kfeatures --line), the skips counted by
+# reason (build/test-results/SUITE.skips, a reason a line), then the total,
+# with the suites' seconds added up. A suite that wrote nothing counts as one
+# failure. Exits non-zero when anything failed.
 set -u
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 seconds=0
 for s in "$@"; do
 	if [ -r "build/test-results/$s" ]; then
-		k=0
-		read -r p f k < "build/test-results/$s"
+		k=0 t=
+		read -r p f k t < "build/test-results/$s"
 		k=${k:-0}
-		echo "check: $s: $p passed, $f failed$( [ "$k" -eq 0 ] || echo ", $k skipped")"
+		echo "check: $s: $p passed, $f failed$( [ "$k" -eq 0 ] || echo ", $k skipped")$( [ -z "$t" ] || echo " in $t s")"
+		seconds=$((seconds + ${t:-0}))
 	else
 		p=0 f=1 k=0
 		echo "check: $s: no result (the suite did not finish)"
@@ -26,5 +29,5 @@ for s in "$@"; do
 	[ ! -r "build/test-results/$s.skips" ] || sed "s|^|$s\t|" "build/test-results/$s.skips"
 done | awk -F '\t' '{ n[$2]++; if (!(($2, $1) in seen)) { seen[$2, $1] = 1; w[$2] = w[$2] (w[$2] == "" ? "" : ", ") $1 } }
 	END { for (r in n) printf "check: skipped %d: %s (%s)\n", n[r], r, w[r] }' | sort
-echo "$passed passed, $failed failed$( [ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
+echo "$passed passed, $failed failed$( [ "$skipped" -eq 0 ] || echo ", $skipped skipped"), the suites in $seconds s"
 [ "$failed" -eq 0 ]

@@ -16,7 +16,7 @@
 #       gcc -fsanitize=address,undefined with replay.c (no clang needed); every
 #       corpus file is replayed in a child of its own. Prints TAP, a line per
 #       target ("ok N - replay TARGET: K inputs"), then "fuzz-replay: N passed,
-#       N failed" (inputs) and writes "PASS FAIL" to build/test-results/fuzz.
+#       N failed" (inputs) and writes "PASS FAIL 0 SECONDS" to build/test-results/fuzz.
 #       Another architecture (make ARCH=aarch64 fuzz-replay): REPLAY_CC is its
 #       compiler (a static musl-gcc: no sanitizer), REPLAY_RUN the emulator
 #       that runs what it builds (qemu-aarch64-static), REPLAY_RESULT the
@@ -34,6 +34,7 @@ LIBS="-lsodium -ljansson -lseccomp"
 # build/gen/trusted_keys.h is not used by policy/, but -Ibuild/gen matches the
 # product build; an empty one is made when `make` has not run.
 mkdir -p "$OUT" build/gen build/test-results
+t0=$(date +%s)
 [ -f build/gen/trusted_keys.h ] || printf '#define TURNINIT_COMPILED_KEYS ""\n' > build/gen/trusted_keys.h
 INC="-I. -Ibuild/gen"   # "policy/NAME.h" (docs/HACKING.md)
 WARN="-Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 -Werror"
@@ -149,7 +150,7 @@ replay)
 	done
 	echo "1..$n"
 	echo "fuzz-replay${REPLAY_RESULT:+ ($result)}: $pass passed, $fail failed"
-	echo "$pass $fail" > "build/test-results/$result"
+	echo "$pass $fail 0 $(($(date +%s) - t0))" > "build/test-results/$result"
 	[ "$fail" -eq 0 ]
 	;;
 *)

@@ -104,8 +104,7 @@ session() {
 }
 
 # --- the manifest -------------------------------------------------------------------------
-if selected manifest-verifies; then
-	begin manifest-verifies
+if begin manifest-verifies; then
 	prun --tmpfs "$HOME_TMPFS" "$IMG:sealed" verify
 	expect_rc 0
 	printf '%s' "$OUT" > "$WORK/policy.json"
@@ -121,8 +120,7 @@ print(" ".join(p["manifest"]["landlock"]["writable"]), p["landlock"]["abi"] > 0,
 fi
 
 # --- the session: host tree unchanged, the changes as a diff --------------------------------
-if selected session-host-unchanged; then
-	begin session-host-unchanged
+if begin session-host-unchanged; then
 	fresh_tree
 	before=$(tree_hash "$TREE")
 	cat > "$WORK/session1.txt" <<'EOF'
@@ -153,8 +151,7 @@ EOF
 fi
 
 # --- writes outside HOME, /tmp and /work -----------------------------------------------------
-if selected writes-outside-fail; then
-	begin writes-outside-fail
+if begin writes-outside-fail; then
 	fresh_tree
 	# try CMD...: one line "DENIED <CMD> :: <strerror>" or "WROTE <CMD>".
 	cat > "$WORK/session2.txt" <<'EOF'
@@ -183,8 +180,7 @@ EOF
 fi
 
 # --- the log ---------------------------------------------------------------------------
-if selected log-statuses; then
-	begin log-statuses
+if begin log-statuses; then
 	fresh_tree
 	audit_argv
 	run_cmd "$PY" "$CASES" statuses "$LOG" "$KEY_ID" "$DIGEST" -- "${SERVER[@]}"
@@ -197,8 +193,7 @@ fi
 # The chain end to end: a session's log checks whole with the head turninit
 # printed at the end; turn_start's protections are verify's record; each kind
 # of tampering is a finding that names its line (docs/audit.md).
-if selected log-chain-verified; then
-	begin log-chain-verified
+if begin log-chain-verified; then
 	fresh_tree
 	audit_argv
 	printf '%s\n' 'echo one' 'echo two >&2; exit 3' 'printf "%s" three' > "$WORK/chain.txt"
@@ -296,8 +291,7 @@ fi
 # Requests that ran nothing and name no exec line of their own (a duplicate
 # of a running id, a line that is not a valid request or is past 1 MiB): each
 # a rejected line, and the log checks whole.
-if selected log-rejected-requests; then
-	begin log-rejected-requests
+if begin log-rejected-requests; then
 	fresh_tree
 	audit_argv
 	run_cmd "$PY" "$CASES" rejected "$LOG" -- "${SERVER[@]}"
@@ -313,8 +307,7 @@ fi
 # A whole turn forged ahead of the real one: with --head, every turn of the
 # file needs a head given that anchors it, else a finding that names the turn
 # (one head vouched for the file, a note aside, and audit-verify exited 0).
-if selected log-unanchored-turn; then
-	begin log-unanchored-turn
+if begin log-unanchored-turn; then
 	fresh_tree
 	audit_argv
 	printf '%s\n' 'echo real' > "$WORK/real.txt"
@@ -351,8 +344,7 @@ fi
 # event's head covers them. The head verifies the turn up to its line, and
 # the lines after it are a note when they are only those; any other line
 # after a head is a finding. The final head verifies the whole turn.
-if selected log-head-of-last-exit; then
-	begin log-head-of-last-exit
+if begin log-head-of-last-exit; then
 	fresh_tree
 	audit_argv
 	SERVER+=(--audit-changes /audit/base)
@@ -395,8 +387,7 @@ final_head_verifies() {
 	expect_out "$LOG: 6 lines, 1 turns: whole, head $h"$'\n'
 }
 
-if selected log-final-head-serve; then
-	begin log-final-head-serve
+if begin log-final-head-serve; then
 	fresh_tree
 	audit_argv
 	SERVER+=(--audit-changes /audit/base)
@@ -406,8 +397,7 @@ if selected log-final-head-serve; then
 	end
 fi
 
-if selected log-final-head-listen; then
-	begin log-final-head-listen
+if begin log-final-head-listen; then
 	fresh_tree
 	SOCKD=$WORK/t$N/sock
 	mkdir -p "$SOCKD"
@@ -431,8 +421,7 @@ if selected log-final-head-listen; then
 fi
 
 # mcp mode: the tool results carry the head after their exit line (_meta)
-if selected log-mcp-heads; then
-	begin log-mcp-heads
+if begin log-mcp-heads; then
 	fresh_tree
 	audit_argv
 	SERVER[${#SERVER[@]} - 3]=mcp
@@ -445,8 +434,7 @@ if selected log-mcp-heads; then
 	end
 fi
 
-if selected log-out-of-reach; then
-	begin log-out-of-reach
+if begin log-out-of-reach; then
 	fresh_tree
 	audit_argv
 	run_cmd "$PY" "$CASES" tamper "$LOG" -- "${SERVER[@]}"
@@ -455,8 +443,7 @@ if selected log-out-of-reach; then
 	end
 fi
 
-if selected log-fd; then
-	begin log-fd
+if begin log-fd; then
 	fresh_tree
 	cat > "$WORK/session3.txt" <<'EOF'
 echo via fd
@@ -483,8 +470,7 @@ print(" ".join(e["event"] + (":" + str(e.get("code")) if e["event"] == "exit" el
 	end
 fi
 
-if selected log-broken-refuses-execs; then
-	begin log-broken-refuses-execs
+if begin log-broken-refuses-execs; then
 	fresh_tree
 	run_cmd "$PY" "$CASES" broken -- timeout 120 podman run --rm -i --pull never --network none \
 		--label "$LABEL" --preserve-fds 1 --tmpfs /home/agent:rw,mode=0700,size=64m,U \
@@ -494,10 +480,9 @@ if selected log-broken-refuses-execs; then
 	end
 fi
 
-if selected log-listen-streams; then
+if begin log-listen-streams; then
 	# listen: two `turninit call` connections, both using call's fixed id; the
 	# log tells them apart by stream, and SIGTERM ends the turn (143).
-	begin log-listen-streams
 	fresh_tree
 	SOCKD=$WORK/t$N/sock
 	mkdir -p "$SOCKD"
@@ -529,8 +514,7 @@ print(" ".join("%s:%s:%s" % (e["event"], e.get("stream", e.get("mode")), e.get("
 	end
 fi
 
-if selected log-killed-container; then
-	begin log-killed-container
+if begin log-killed-container; then
 	fresh_tree
 	audit_argv --name "turninit-audit-kill-$$"
 	run_cmd "$PY" "$CASES" killed "$LOG" "turninit-audit-kill-$$" -- "${SERVER[@]}"
@@ -561,8 +545,7 @@ run_refused() {
 refuse() {
 	local name=$1 sub=$2 spec=$3
 	shift 3
-	selected "$name" || return 0
-	begin "$name"
+	begin "$name" || return 0
 	run_refused timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
 		--read-only --read-only-tmpfs=false --ipc none \
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U --tmpfs /tmp:rw,mode=1777,size=64m \
@@ -599,8 +582,7 @@ mkdir -p "$OWNED"
 chown 1000:1000 "$OWNED"
 chmod 0700 "$OWNED"
 refuse refuse-log-dir-owned-by-uid "owned by uid 1000" /var/log/owned/audit.jsonl -v "$OWNED:/var/log/owned"
-if selected refuse-log-fd-read-only; then
-	begin refuse-log-fd-read-only
+if begin refuse-log-fd-read-only; then
 	run_refused bash -c 'exec 3<"$0"; exec "$@"' /dev/null \
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
@@ -612,8 +594,7 @@ fi
 # container /proc/self/fd/3 names the host path, which is another file or none
 # there: turninit cannot check it, and refuses. (It used to take any regular
 # file as an fd.)
-if selected refuse-log-fd-host-file-in-work; then
-	begin refuse-log-fd-host-file-in-work
+if begin refuse-log-fd-host-file-in-work; then
 	fresh_tree
 	run_refused bash -c 'exec 3>>"$0"; exec "$@"' "$TREE/audit.jsonl" \
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
@@ -622,8 +603,7 @@ if selected refuse-log-fd-host-file-in-work; then
 	end
 fi
 # /dev/null (or any device) keeps nothing: a log in name only.
-if selected refuse-log-fd-device; then
-	begin refuse-log-fd-device
+if begin refuse-log-fd-device; then
 	run_refused bash -c 'exec 3>"$0"; exec "$@"' /dev/null \
 		timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" --preserve-fds 1 \
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve --audit-log fd:3
@@ -631,7 +611,7 @@ if selected refuse-log-fd-device; then
 	end
 fi
 # A log refused for its directory is not left behind, empty, in that directory.
-if selected refuse-log-dir-world-writable-leaves-nothing; then
+if begin refuse-log-dir-world-writable-leaves-nothing; then
 	fresh_tree
 	chmod 0777 "$LOGDIR"
 	# shellcheck disable=SC2016 # evaluated in refuse
@@ -640,8 +620,7 @@ if selected refuse-log-dir-world-writable-leaves-nothing; then
 		/var/log/turninit/a.jsonl
 	chmod 0700 "$LOGDIR"
 fi
-if selected refuse-log-unwritable; then
-	begin refuse-log-unwritable
+if begin refuse-log-unwritable; then
 	# fd 3: a pipe whose read end no process holds, so every write is EPIPE
 	run_refused "$PY" -c 'import os, sys
 r, w = os.pipe(); os.close(r); os.dup2(w, 3); os.execvp(sys.argv[1], sys.argv[1:])' \
@@ -650,15 +629,13 @@ r, w = os.pipe(); os.close(r); os.dup2(w, 3); os.execvp(sys.argv[1], sys.argv[1:
 	expect_refusal "cannot write the turn_start line: Broken pipe"
 	end
 fi
-if selected refuse-no-log-required; then
-	begin refuse-no-log-required
+if begin refuse-no-log-required; then
 	run_refused timeout 120 podman run --rm -i --pull never --network none --label "$LABEL" \
 		--tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" serve
 	expect_refusal "audit.required: give --audit-log"
 	end
 fi
-if selected refuse-one-shot-log-required; then
-	begin refuse-one-shot-log-required
+if begin refuse-one-shot-log-required; then
 	prun --tmpfs /home/agent:rw,mode=0700,size=64m,U "$IMG:sealed" -- 'echo RAN'
 	expect_refusal "audit.required: one-shot mode keeps no audit log"
 	end
@@ -666,8 +643,7 @@ fi
 # The change record (--audit-changes /audit/base): written by turninit at the
 # end of the turn, one line per path added, removed or changed, with digests;
 # times alone are no change, a path made and removed again is none either.
-if selected log-change-record; then
-	begin log-change-record
+if begin log-change-record; then
 	fresh_tree
 	audit_argv
 	SERVER+=(--audit-changes /audit/base)
@@ -778,8 +754,7 @@ fi
 # record is not complete and names the directory ("." for the workdir
 # itself), audit-verify notes each path, and turn_start's protections say
 # beforehand that a command can do this.
-if selected log-change-record-unsearchable; then
-	begin log-change-record-unsearchable
+if begin log-change-record-unsearchable; then
 	for c in 'echo evil >> docs/keep.txt && echo new > docs/new.txt && chmod 0444 docs:docs' \
 		'echo evil >> src/main.c && echo new > NEW.md && chmod 0444 .:.'; do
 		fresh_tree
@@ -832,8 +807,7 @@ fi
 # what changed; durations and the turn id vary from run to run, and are
 # replaced (N ms, TURN), the rest is compared as it is. A log with a finding
 # still prints its summary, and exits 1.
-if selected log-summary; then
-	begin log-summary
+if begin log-summary; then
 	fresh_tree
 	audit_argv
 	SERVER+=(--audit-changes /audit/base)
@@ -878,8 +852,7 @@ fi
 
 # Two turns on one log file would interleave their chains: the second is
 # refused while the first holds it (flock), and the log stays one turn's.
-if selected refuse-log-held-by-another-turn; then
-	begin refuse-log-held-by-another-turn
+if begin refuse-log-held-by-another-turn; then
 	fresh_tree
 	audit_argv
 	mkfifo "$WORK/hold"
@@ -901,8 +874,7 @@ fi
 # verify --audit-log checks the log as serve would, and writes nothing: a
 # refused place gives serve's own line, exit 125, the policy still printed;
 # a good one exits 0 and leaves no file behind.
-if selected verify-checks-audit-log; then
-	begin verify-checks-audit-log
+if begin verify-checks-audit-log; then
 	fresh_tree
 	vargs=(timeout 120 podman run --rm --pull never --network none --label "$LABEL"
 		--read-only --read-only-tmpfs=false --ipc none
@@ -918,8 +890,7 @@ if selected verify-checks-audit-log; then
 	[[ ! -e $LOGDIR/audit.jsonl ]] || why "verify left $LOGDIR/audit.jsonl"
 	end
 fi
-if selected refuse-log-one-shot; then
-	begin refuse-log-one-shot
+if begin refuse-log-one-shot; then
 	prun --tmpfs /home/agent:rw,mode=0700,size=64m,U -v "$LOGDIR:/var/log/turninit" \
 		"$IMG:sealed" --audit-log /var/log/turninit/a.jsonl -- 'echo RAN'
 	expect_refusal "--audit-log goes with serve, mcp or listen"

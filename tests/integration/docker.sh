@@ -193,11 +193,10 @@ seal_images "$IMG" docker main narrow netlo
 engine_images "$IMG:base" "$IMG:main"
 COMMIT=$(timeout 10 "$BIN" --version | sed -n 's/^turninit version [^ ]* - git\.\([^ ]*\)$/\1/p')
 
-if selected docker-load-keeps-manifest-env; then
+if begin docker-load-keeps-manifest-env; then
 	# oci/seal.sh puts the signed manifest in the image config Env: after
 	# podman save | docker load it must be the same bytes, and turninit must
 	# find it there.
-	begin docker-load-keeps-manifest-env
 	env_mf=$(timeout 60 "$ENGINE" image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMG:main" \
 		| sed -n 's/^TURNINIT_MANIFEST=//p')
 	eq "TURNINIT_MANIFEST, decoded" "$(printf '%s' "$env_mf" | base64 -d 2>&1; echo .)" "$(cat "$WORK/m/main.json"; echo .)"
@@ -207,10 +206,9 @@ if selected docker-load-keeps-manifest-env; then
 		"image config Env (TURNINIT_MANIFEST)"
 	end
 fi
-if selected docker-info-init-version-is-turninit; then
+if begin docker-info-init-version-is-turninit; then
 	# dockerd runs its init-path with --version and takes the commit after
 	# " - git." (tini's form); `docker info` shows it as the init version.
-	begin docker-info-init-version-is-turninit
 	run_cmd timeout 60 "$ENGINE" info --format '{{.InitBinary}} {{.InitCommit.ID}}'
 	expect_rc 0
 	[[ -n $COMMIT ]] || why "$BIN --version does not end in ' - git.COMMIT': $("$BIN" --version)"
@@ -219,30 +217,27 @@ if selected docker-info-init-version-is-turninit; then
 	expect_contains "docker info" "$OUT" " init version: $COMMIT"$'\n'
 	end
 fi
-if selected docker-dockerd-logs-no-init-version-warning; then
+if begin docker-dockerd-logs-no-init-version-warning; then
 	# With a --version it cannot parse, dockerd logs "failed to parse PATH
 	# version: unknown output format" at every docker info (and shows N/A).
-	begin docker-dockerd-logs-no-init-version-warning
 	timeout 60 "$ENGINE" info >/dev/null 2>&1
 	run_cmd grep -F "$BIN version" "$D/dockerd.log"
 	expect_rc 1
 	expect_out ""
 	end
 fi
-if selected docker-init-of-every-init-container; then
+if begin docker-init-of-every-init-container; then
 	# The init-path is the daemon's: every `docker run --init` container of
 	# this dockerd gets turninit as PID 1, also one of an image that holds no
 	# manifest, which turninit then refuses.
-	begin docker-init-of-every-init-container
 	prun --init --entrypoint '' --tmpfs "$HOME_TMPFS" "$IMG:base" 'echo COMMAND-RAN'
 	expect_refusal "manifest"
 	end
 fi
-if selected docker-build-containerfile; then
+if begin docker-build-containerfile; then
 	# docs/packaging.md's recipe with docker build: the context of
 	# build-image.sh --context, oci/Containerfile, then the seal by
 	# oci/Containerfile.seal; a turn runs in the result.
-	begin docker-build-containerfile
 	ctx=$WORK/context
 	run_cmd sh "$ROOT/rootfs/build-image.sh" --trusted-key "$WORK/key.pub" --context "$ctx" "$BIN"
 	expect_rc 0
@@ -294,8 +289,7 @@ fi
 # kept) gives docker-init `/sbin/turninit verify`, which it answers itself:
 # the host's binary (its commit), privileged. Before, verify could not be
 # reached (`--entrypoint '' IMAGE verify` ran a command named verify: 127).
-if selected docker-init-verify; then
-	begin docker-init-verify
+if begin docker-init-verify; then
 	prun --init --tmpfs "$HOME_TMPFS" "$IMG:main" verify
 	expect_rc 0
 	expect_err ""
@@ -303,11 +297,10 @@ if selected docker-init-verify; then
 		"$COMMIT privileged []"
 	end
 fi
-if selected docker-init-entrypoint-not-cleared; then
+if begin docker-init-entrypoint-not-cleared; then
 	# Without --entrypoint '' docker-init runs the image's ENTRYPOINT, a second
 	# turninit, as the command (with the command's environment, which holds no
 	# TURNINIT_MANIFEST): the outer one refuses it, naming the flag.
-	begin docker-init-entrypoint-not-cleared
 	prun --init --tmpfs "$HOME_TMPFS" "$IMG:main" 'echo COMMAND-RAN'
 	expect_refusal "turninit: the command is turninit itself: a runtime's init (docker run --init) runs the image's ENTRYPOINT as its command; clear it (--entrypoint '')"
 	end
@@ -323,8 +316,7 @@ mkdir -p "$RUNC_ROOT" "$FIFO_DIR"
 CTR_RUN=("${CTR[@]}" run --rm --runc-root "$RUNC_ROOT" --fifo-dir "$FIFO_DIR")
 CTR_HOME=type=tmpfs,src=tmpfs,dst=/home/agent,options=rw:nosuid:nodev:mode=0700:uid=1000:gid=1000
 IMPORTED=0
-if selected ctr-image-import; then
-	begin ctr-image-import
+if begin ctr-image-import; then
 	timeout 120 podman save -m -o "$WORK/images.tar" "$IMG:main" "$IMG:narrow" "$IMG:netlo" >/dev/null 2>&1 \
 		|| why "podman save -m -o images.tar $IMG:main $IMG:narrow $IMG:netlo failed"
 	run_cmd "${CTR[@]}" image import "$WORK/images.tar"
@@ -338,8 +330,7 @@ if selected ctr-image-import; then
 fi
 # ctr_test NAME: begin NAME when selected and the image was imported
 ctr_test() {
-	selected "$1" || return 1
-	begin "$1"
+	begin "$1" || return 1
 	[[ $IMPORTED -eq 1 ]] && return 0
 	why "the image was not imported (ctr-image-import)"
 	end
@@ -425,7 +416,7 @@ results
 # --- the suites under Docker ------------------------------------------------------------------------
 passed=0 failed=0 skipped=0
 for name in engine containerd; do
-	read -r p f k < "$RESULTS/docker-$name"
+	read -r p f k _ < "$RESULTS/docker-$name"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${k:-0}))
 done
 for entry in "${ALL[@]}"; do
@@ -437,7 +428,7 @@ for entry in "${ALL[@]}"; do
 	timeout "$SUITE_TIMEOUT" bash "$HERE/$file.sh"
 	rc=$?
 	if [[ -r $RESULTS/docker-$name ]]; then
-		read -r p f k < "$RESULTS/docker-$name"
+		read -r p f k _ < "$RESULTS/docker-$name"
 	else
 		say "$file.sh wrote no result (status $rc)"
 		p=0 f=1 k=0

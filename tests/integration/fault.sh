@@ -119,7 +119,6 @@ if kernel_test f-oom-takes-the-command oom_kill; then
 	# bystander sleeps until the test cancels it, once the hog is gone (it is
 	# there however slow the machine): still running then, and ended by the
 	# cancel's SIGTERM, not by the OOM killer.
-	begin f-oom-takes-the-command
 	auditdir oom
 	fcase oom oom --memory 96m --memory-swap 96m -v "$AUD:/audit" -- --audit-log /audit/turn.jsonl
 	expect_out "oom_score_adj \"1000\\n0\\n\" lowering: \"Permission denied\\n\"
@@ -138,8 +137,7 @@ hog.oom_killed true
 bystander.signal 15"
 	end
 fi
-if selected f-oom-score-adj-one-shot; then
-	begin f-oom-score-adj-one-shot
+if begin f-oom-score-adj-one-shot; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'cat /proc/self/oom_score_adj; echo 0 > /proc/self/oom_score_adj'
 	expect_rc 1
 	expect_out "1000"$'\n'
@@ -148,12 +146,11 @@ if selected f-oom-score-adj-one-shot; then
 fi
 
 # --- 2. a lost keeper fails closed -------------------------------------------------
-if selected f-keeper-lost; then
+if begin f-keeper-lost; then
 	# The keeper of a command with two setsid children is killed from the host:
 	# turninit kills every process of that command (orphaned to it), at once,
 	# says "lost", and leaves the other command alone: it runs on until the
 	# test cancels it at the end (SIGTERM), not lost.
-	begin f-keeper-lost
 	auditdir lost
 	fcase lost keeper_lost -v "$AUD:/audit" -- --audit-log /audit/turn.jsonl
 	expect_out "k code=null signal=9 timed_out=false truncated=false lost=true
@@ -174,8 +171,7 @@ bystander.lost false"
 	end
 fi
 
-if selected f-keeper-stopped; then
-	begin f-keeper-stopped
+if begin f-keeper-stopped; then
 	fcase stopped-keeper keeper_stopped --
 	expect_out "s code=null signal=15 timed_out=true truncated=false within 60 s: yes
 serve status 0
@@ -184,11 +180,10 @@ serve status 0
 fi
 
 # --- 3. the audit log fails ---------------------------------------------------------
-if selected f-audit-log-full; then
+if begin f-audit-log-full; then
 	# The audit log's file system fills up (a host tmpfs of 8 KiB): the exec that
 	# cannot be logged is refused, and so is every one after it; the command
 	# that was running ends as it would; the log holds whole lines only.
-	begin f-audit-log-full
 	auditdir full
 	mount -t tmpfs -o size=8k,mode=0755 turninit-fttest "$AUD" && MOUNTS+=("$AUD")
 	fcase full audit_full -v "$AUD:/audit" -- --audit-log /audit/turn.jsonl
@@ -221,9 +216,8 @@ lines that are not JSON: 0"
 	[[ $OUT == *"chain breaks"* ]] && why "the chain broke where lines were lost: $OUT"
 	end
 fi
-if selected f-audit-fd-closed; then
+if begin f-audit-fd-closed; then
 	# --audit-log fd:3 is a pipe whose reader (a log collector) goes away.
-	begin f-audit-fd-closed
 	fcase fdclosed audit_fd_closed --preserve-fds 1 -- --audit-log fd:3
 	expect_out "one \"one\\n\" code=0 signal=null timed_out=false truncated=false
 refused at once: yes \"exec: the audit log cannot be written\"
@@ -234,7 +228,7 @@ serve status 0
 fi
 
 # --- 4. file descriptors run out ----------------------------------------------------
-if selected f-nofile-many-connections; then
+if begin f-nofile-many-connections; then
 	# turninit's own RLIMIT_NOFILE (64) is reached by 70 connections that each
 	# start a command (four fds a command, one a connection): what does not fit
 	# is answered with an error naming the limit (a connection turninit cannot
@@ -242,7 +236,6 @@ if selected f-nofile-many-connections; then
 	# a listen socket it cannot accept from, and once they are gone a new
 	# connection runs a command. (podman given only a nofile
 	# ulimit sets an RLIMIT_NPROC that crun cannot: nproc is given too.)
-	begin f-nofile-many-connections
 	sockdir
 	sockdir=$SOCKDIR
 	name=turninit-fttest-$$-nofile
@@ -260,9 +253,8 @@ afterwards \"fresh\\n\" code=0 signal=null timed_out=false truncated=false
 	end
 fi
 
-if selected f-nofile-keepers; then
+if begin f-nofile-keepers; then
 	# serve, 64 slots, RLIMIT_NOFILE 40: new keepers run out of fds too
-	begin f-nofile-keepers
 	fcase nofilek nofile_keepers --ulimit nofile=40:40 --ulimit nproc=4096:4096 "${ENV_WIDE[@]}" --
 	expect_out "some ran: yes
 some refused: yes
@@ -275,8 +267,7 @@ serve status 0
 fi
 
 # --- 5. the container killed mid-command --------------------------------------------
-if selected f-podman-kill-mid-command; then
-	begin f-podman-kill-mid-command
+if begin f-podman-kill-mid-command; then
 	auditdir killed
 	fcase killed killed -v "$AUD:/audit" -- --audit-log /audit/turn.jsonl
 	expect_out "client saw \"begun\\n\" exit event: no
@@ -295,8 +286,7 @@ events turn_start exec:k"
 fi
 
 # --- 6. stopped, or deaf to SIGTERM ---------------------------------------------------
-if selected f-stopped-and-term-ignoring; then
-	begin f-stopped-and-term-ignoring
+if begin f-stopped-and-term-ignoring; then
 	fcase stopped stopped --
 	expect_out "timeout stopped \"stopping\\n\" code=null signal=15 timed_out=true truncated=false within 60 s: yes
 cancel stopped \"stopping\\n\" code=null signal=15 timed_out=false truncated=false within 60 s: yes
@@ -309,8 +299,7 @@ serve status 0
 fi
 
 # --- 7. half a line, then gone --------------------------------------------------------
-if selected f-half-line-then-gone; then
-	begin f-half-line-then-gone
+if begin f-half-line-then-gone; then
 	sockdir
 	sockdir=$SOCKDIR
 	name=turninit-fttest-$$-half
@@ -322,10 +311,9 @@ if selected f-half-line-then-gone; then
 "
 	end
 fi
-if selected f-half-line-serve; then
+if begin f-half-line-serve; then
 	# In serve mode the end of stdin inside a line ends the turn: the half line
 	# is not run, and turninit says so.
-	begin f-half-line-serve
 	run_input '{"op":"exec","id":"half","command":"echo RAN' "${PODMAN_RUN[@]}" -i \
 		--tmpfs "$HOME_TMPFS" "$SEALED" serve
 	expect_rc 0
@@ -334,10 +322,9 @@ if selected f-half-line-serve; then
 fi
 
 # --- the table of docs/hostile-input.md, "Faults" -------------------------------------
-if selected f-doc-table; then
-	begin f-doc-table
+if begin f-doc-table; then
 	mapfile -t doc < <(sed -n '/^## Faults/,/^## /p' "$DOC" | grep -o '`f-[a-z0-9-]*`' | tr -d '`' | grep -v '^f-doc-table$' | sort -u)
-	mapfile -t suite < <(grep -oE "^if (selected|kernel_test) f-[a-z0-9-]*" "$0" | sed -E "s/^if (selected|kernel_test) //" | grep -v "^f-doc-table$" | sort -u)
+	mapfile -t suite < <(grep -oE "^if (begin|kernel_test) f-[a-z0-9-]*" "$0" | sed -E "s/^if (begin|kernel_test) //" | grep -v "^f-doc-table$" | sort -u)
 	eq "tests named in docs/hostile-input.md, Faults" "${doc[*]}" "${suite[*]}"
 	end
 fi

@@ -68,8 +68,7 @@ ATTACK=(-e GH_TOKEN=x -e BASH_ENV=/etc/profile -e 'BASH_FUNC_ls%%=() { echo pwne
 	-e SHELLOPTS=xtrace -e LD_PRELOAD=/x.so)
 
 # --- one-shot ----------------------------------------------------------------------
-if selected gv-oneshot-exact-env; then
-	begin gv-oneshot-exact-env
+if begin gv-oneshot-exact-env; then
 	gvrun --tmpfs "$HOME_TMPFS" -e TZ=UTC "${ATTACK[@]}" "$SEALED" env
 	expect_rc 0
 	eq "environment (sorted)" "$(printf '%s' "$OUT" | LC_ALL=C sort)"$'\n' "$ENV_MAIN"
@@ -79,8 +78,7 @@ fi
 
 for c in "7:exit 7" "143:kill -TERM \$\$" "127:no-such-command-here" "0:true"; do
 	name=gv-oneshot-exit-${c%%:*}
-	selected "$name" || continue
-	begin "$name"
+	begin "$name" || continue
 	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" "${c#*:}"
 	expect_rc "${c%%:*}"
 	expect_out ""
@@ -91,8 +89,7 @@ done
 # /proc/self/status under gVisor has no CapAmb and no NoNewPrivs line:
 # prctl(PR_GET_NO_NEW_PRIVS) says the latter (gVisor answers 1 always), and
 # PR_GET_SECUREBITS fails (-1: none).
-if selected gv-status-caps-nnp-seccomp; then
-	begin gv-status-caps-nnp-seccomp
+if begin gv-status-caps-nnp-seccomp; then
 	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
 	expect_rc 0
 	expect_err "$WEAK_LOG"
@@ -111,8 +108,7 @@ no_new_privs 1"
 fi
 
 # The filter's answer to syscalls it denies, and the controls allowed.
-if selected gv-filter-denies-eperm; then
-	begin gv-filter-denies-eperm
+if begin gv-filter-denies-eperm; then
 	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe ptrace mount unshare_newuser setns keyctl ctl_getppid ctl_fork'
 	expect_rc 0
 	expect_out "ptrace blocked EPERM
@@ -128,8 +124,7 @@ fi
 
 # The same probes without turninit, as uid 1000 under runsc: gVisor itself
 # answers them otherwise, so the EPERMs above are the filter's.
-if selected gv-filter-control-without-turninit; then
-	begin gv-filter-control-without-turninit
+if begin gv-filter-control-without-turninit; then
 	gvrun --user 1000:1000 --entrypoint /bin/probe "$SEALED" ptrace mount keyctl
 	expect_rc 0
 	[[ $OUT == *"ptrace allowed "* ]] || why "ptrace is not allowed without turninit"
@@ -141,7 +136,6 @@ fi
 # An x32 syscall: the bad-arch action kills (the thread, which is the probe's
 # only one): 128 + SIGSYS.
 if kernel_test gv-x32-killed x86_64; then
-	begin gv-x32-killed
 	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe x32_getpid'
 	expect_rc 159
 	expect_out ""
@@ -162,8 +156,7 @@ print("securebits", d["securebits"])
 print("landlock", d["landlock"]["abi"], d["landlock"]["status"])
 print("listen", p["listen"].split(" (")[0])' 2>&1
 }
-if selected gv-verify-states-weakened-layers; then
-	begin gv-verify-states-weakened-layers
+if begin gv-verify-states-weakened-layers; then
 	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" verify
 	expect_rc 0
 	expect_err ""
@@ -176,8 +169,7 @@ landlock 0 unavailable: not enforced (landlock.optional)
 listen listen: SO_PEERCRED here does not name the peer"
 	end
 fi
-if selected gv-verify-strict-says-landlock-refuses; then
-	begin gv-verify-strict-says-landlock-refuses
+if begin gv-verify-strict-says-landlock-refuses; then
 	gvrun --tmpfs "$HOME_TMPFS" "${ENV_STRICT[@]}" "$SEALED" verify
 	# the policy is printed, and the start's refusal is verify's too
 	expect_rc 125
@@ -187,8 +179,7 @@ landlock 0 unavailable: a run refuses (landlock.optional is false)"
 	end
 fi
 # The control: podman's default runtime (crun, Linux) weakens nothing.
-if selected gv-verify-linux-weakens-nothing; then
-	begin gv-verify-linux-weakens-nothing
+if begin gv-verify-linux-weakens-nothing; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" verify
 	expect_rc 0
 	eq "verify" "$(printf '%s' "$OUT" | verify_facts | sed '6s/^landlock [0-9]* /landlock N /')" "gvisor False
@@ -202,8 +193,7 @@ listen available"
 fi
 
 # --- serve over podman run -i ----------------------------------------------------------
-if selected gv-serve-two-requests; then
-	begin gv-serve-two-requests
+if begin gv-serve-two-requests; then
 	# the second request once the first has answered; stdin open until both exit
 	serve_session '{"op":"exec","id":"a","command":"echo A; id -u"}' A \
 		'{"op":"exec","id":"b","command":"echo B >&2; exit 3"}' -- "${GV[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" serve
@@ -228,57 +218,49 @@ fi
 # that uid, so a command could write events into turninit's stdout (issue 27).
 # Non-root mode, and a start as the manifest's uid with the four capabilities.
 GV_SAME_UID="gVisor: the commands would share turninit's uid 1000, and gVisor leaves turninit's /proc/1/fd open to that uid (PR_SET_DUMPABLE does not close it there), so a command could write into turninit's stdout: start turninit as root in the container under gVisor"
-if selected gv-nonroot-refused; then
-	begin gv-nonroot-refused
+if begin gv-nonroot-refused; then
 	gvrun -i --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$SEALED" serve
 	expect_refusal "$GV_SAME_UID"
 	gvrun --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges --tmpfs "$HOME_TMPFS" "$SEALED" 'echo RAN'
 	expect_refusal "$GV_SAME_UID"
 	end
 fi
-if selected gv-same-uid-refused; then
-	begin gv-same-uid-refused
+if begin gv-same-uid-refused; then
 	gvrun --user 1000:1000 --cap-drop ALL --cap-add SETPCAP,SETUID,SETGID,KILL --tmpfs "$HOME_TMPFS" "$SEALED" 'echo RAN'
 	expect_refusal "$GV_SAME_UID"
 	end
 fi
-if selected gv-verify-says-nonroot-refused; then
-	begin gv-verify-says-nonroot-refused
+if begin gv-verify-says-nonroot-refused; then
 	gvrun --user 1000:1000 --cap-drop ALL --security-opt no-new-privileges "$SEALED" verify
 	expect_rc 125
 	expect_err "turninit: $GV_SAME_UID"$'\n'
 	eq "verify start" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; s=json.load(sys.stdin)["start"]; print(s["mode"], s["refusal"])' 2>&1)" "refused $GV_SAME_UID"
 	end
 fi
-if selected gv-listen-refused; then
-	begin gv-listen-refused
+if begin gv-listen-refused; then
 	gvrun --tmpfs "$HOME_TMPFS" "$SEALED" listen --socket /run/turninit.sock
 	expect_refusal "listen: SO_PEERCRED here does not name the peer"
 	expect_contains stderr "$ERR" "gVisor: this runsc answers SO_PEERCRED with the caller's own credentials"
 	end
 fi
-if selected gv-call-refused; then
-	begin gv-call-refused
+if begin gv-call-refused; then
 	gvrun --entrypoint /sbin/turninit "$SEALED" call --socket /run/turninit.sock -- 'echo COMMAND-RAN'
 	expect_refusal "call: SO_PEERCRED here does not name the peer"
 	expect_contains stderr "$ERR" "gVisor"
 	end
 fi
-if selected gv-mcp-bridge-refused; then
-	begin gv-mcp-bridge-refused
+if begin gv-mcp-bridge-refused; then
 	gvrun --entrypoint /sbin/turninit "$SEALED" mcp --socket /run/turninit.sock
 	expect_refusal "mcp: SO_PEERCRED here does not name the peer"
 	end
 fi
-if selected gv-landlock-required-refused; then
-	begin gv-landlock-required-refused
+if begin gv-landlock-required-refused; then
 	gvrun --tmpfs "$HOME_TMPFS" "${ENV_STRICT[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "landlock: not available (landlock_create_ruleset: ENOSYS: gVisor implements no Landlock"
 	expect_contains stderr "$ERR" "landlock.optional is false"
 	end
 fi
-if selected gv-home-refusal-one-line; then
-	begin gv-home-refusal-one-line
+if begin gv-home-refusal-one-line; then
 	gvrun "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "--tmpfs"
 	end

@@ -98,8 +98,7 @@ refused() {
 # mrow NAME JSON MESSAGE: the manifest JSON, signed by the trusted key and given
 # as the image config Env pair, is refused with MESSAGE.
 mrow() {
-	selected "$1" || return 0
-	begin "$1"
+	begin "$1" || return 0
 	manifest "$1" "$2"
 	envfile "$1"
 	add_pair "$WORK/m/$1.json"
@@ -110,8 +109,7 @@ mrow() {
 
 # sigrow NAME SIGFILE MESSAGE: good.json with the signature SIGFILE is refused.
 sigrow() {
-	selected "$1" || return 0
-	begin "$1"
+	begin "$1" || return 0
 	envfile "$1"
 	add_pair "$WORK/m/good.json" "$2"
 	turn "$WORK/keys" -- 'echo RAN'
@@ -121,8 +119,7 @@ sigrow() {
 
 # keyrow NAME MESSAGE: good.json, properly signed, with /etc/turninit = $KD.
 keyrow() {
-	selected "$1" || return 0
-	begin "$1"
+	begin "$1" || return 0
 	envfile "$1"
 	add_pair "$WORK/m/good.json"
 	turn "$KD" -- 'echo RAN'
@@ -134,16 +131,14 @@ keyrow() {
 ENV_BASE=$'HOME=/home/agent\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\n_=/usr/bin/env'
 
 # ---- the manifest ---------------------------------------------------------------
-if selected h-manifest-missing; then
-	begin h-manifest-missing
+if begin h-manifest-missing; then
 	envfile none
 	turn "$WORK/keys" -- 'echo RAN'
 	refused "manifest: none: no TURNINIT_MANIFEST in the environment (an image sealed with turninit-seal, oci/seal.sh, carries it) and no /etc/turninit/manifest.json (or --manifest PATH); turninit runs nothing without a signed manifest"
 	end
 fi
 
-if selected h-manifest-empty; then
-	begin h-manifest-empty
+if begin h-manifest-empty; then
 	: >"$WORK/m/empty.json"
 	sign "$WORK/m/empty.json" "$MANIFEST_KEY" || why "minisign -S empty.json"
 	envfile empty-bytes
@@ -159,8 +154,7 @@ pad_to() { # pad_to SIZE SRC DST: SRC then spaces up to SIZE bytes, signed
 	{ cat "$2"; head -c $(($1 - $(stat -c %s "$2"))) /dev/zero | tr '\0' ' '; } >"$3"
 	sign "$3" "$MANIFEST_KEY" || why "minisign -S $3"
 }
-if selected h-manifest-64k-plus-1-file; then
-	begin h-manifest-64k-plus-1-file
+if begin h-manifest-64k-plus-1-file; then
 	keydir big-file
 	cp "$VEC/test-trusted.pub" "$KD/trusted.pub"
 	pad_to 65537 "$WORK/m/good.json" "$KD/manifest.json"
@@ -169,8 +163,7 @@ if selected h-manifest-64k-plus-1-file; then
 	refused "manifest: /etc/turninit/manifest.json: larger than 65536 bytes"
 	end
 fi
-if selected h-manifest-64k-plus-1-env; then
-	begin h-manifest-64k-plus-1-env
+if begin h-manifest-64k-plus-1-env; then
 	pad_to 65537 "$WORK/m/good.json" "$WORK/m/big.json"
 	envfile big-env
 	add_pair "$WORK/m/big.json"
@@ -178,8 +171,7 @@ if selected h-manifest-64k-plus-1-env; then
 	refused "manifest: TURNINIT_MANIFEST: larger than 65536 bytes"
 	end
 fi
-if selected h-manifest-64k-exact-runs; then
-	begin h-manifest-64k-exact-runs
+if begin h-manifest-64k-exact-runs; then
 	pad_to 65536 "$WORK/m/good.json" "$WORK/m/exact.json"
 	envfile exact
 	add_pair "$WORK/m/exact.json"
@@ -265,8 +257,7 @@ mrow h-manifest-network-port-0 "{$HD,\"env\":{$ST},\"network\":{\"allow\":[{\"ho
 	"manifest: network.allow[0].ports[0]: 0 is out of range 1..65535"
 mrow h-manifest-network-isolation "{$HD,\"env\":{$ST},\"network\":{\"isolation\":\"none\"}}" \
 	"manifest: network.isolation: \"none\" is neither \"namespace\" nor \"seccomp-notify\""
-if selected h-manifest-env-bad-base64; then
-	begin h-manifest-env-bad-base64
+if begin h-manifest-env-bad-base64; then
 	envfile mf-b64
 	add 'TURNINIT_MANIFEST=eyJ0dXJuaW5pdCI6MX0!' "TURNINIT_MANIFEST_SIG=$(b64 "$WORK/m/good.json.minisig")"
 	turn "$WORK/keys" -- 'echo RAN'
@@ -297,24 +288,21 @@ o[2:10] = g[2:10]; print(base64.b64encode(o).decode())' "${O[1]}" "${L[1]}")
 TRUSTED_ID=$(sed -n 's/^untrusted comment: minisign public key //p' "$VEC/test-trusted.pub")
 OTHER_ID=$(sed -n 's/^untrusted comment: minisign public key //p' "$VEC/test-other.pub")
 
-if selected h-sig-env-missing; then
-	begin h-sig-env-missing
+if begin h-sig-env-missing; then
 	envfile sig-missing
 	add "TURNINIT_MANIFEST=$(b64 "$WORK/m/good.json")"
 	turn "$WORK/keys" -- 'echo RAN'
 	refused "manifest: TURNINIT_MANIFEST is set but TURNINIT_MANIFEST_SIG is not"
 	end
 fi
-if selected h-sig-env-manifest-missing; then
-	begin h-sig-env-manifest-missing
+if begin h-sig-env-manifest-missing; then
 	envfile mf-missing
 	add "TURNINIT_MANIFEST_SIG=$(b64 "$WORK/m/good.json.minisig")"
 	turn "$WORK/keys" -- 'echo RAN'
 	refused "manifest: TURNINIT_MANIFEST_SIG is set but TURNINIT_MANIFEST is not"
 	end
 fi
-if selected h-sig-file-missing; then
-	begin h-sig-file-missing
+if begin h-sig-file-missing; then
 	keydir sig-file-missing
 	cp "$VEC/test-trusted.pub" "$KD/trusted.pub"
 	cp "$WORK/m/good.json" "$KD/manifest.json"
@@ -323,8 +311,7 @@ if selected h-sig-file-missing; then
 	refused "manifest signature: /etc/turninit/manifest.json.minisig: No such file or directory"
 	end
 fi
-if selected h-sig-empty; then
-	begin h-sig-empty
+if begin h-sig-empty; then
 	envfile sig-empty
 	add "TURNINIT_MANIFEST=$(b64 "$WORK/m/good.json")" "TURNINIT_MANIFEST_SIG="
 	turn "$WORK/keys" -- 'echo RAN'
@@ -342,8 +329,7 @@ sigfile relabelled "${O[0]}" "$RELABEL" "${O[2]}" "${O[3]}"
 sigrow h-sig-another-key-relabelled "$WORK/sig/relabelled" "manifest: signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)"
 sigfile tc "${L[0]}" "${L[1]}" "${L[2]}!" "${L[3]}"
 sigrow h-sig-tampered-trusted-comment "$WORK/sig/tc" "manifest: signature: trusted comment does not verify"
-if selected h-sig-tampered-manifest; then
-	begin h-sig-tampered-manifest
+if begin h-sig-tampered-manifest; then
 	sed 's/"uid":1000/"uid":1001/' "$WORK/m/good.json" >"$WORK/m/tampered.json"
 	envfile tampered
 	add_pair "$WORK/m/tampered.json" "$WORK/m/good.json.minisig"
@@ -359,8 +345,7 @@ sigfile extra "${L[@]}" "extra line"
 sigrow h-sig-extra-lines "$WORK/sig/extra" "manifest: signature: unexpected data after line 4"
 sigfile bad-b64 "${L[0]}" "${L[1]:0:20}!${L[1]:21}" "${L[2]}" "${L[3]}"
 sigrow h-sig-bad-base64 "$WORK/sig/bad-b64" "manifest: signature: line 2: bad base64"
-if selected h-sig-env-bad-base64; then
-	begin h-sig-env-bad-base64
+if begin h-sig-env-bad-base64; then
 	envfile sig-b64
 	add "TURNINIT_MANIFEST=$(b64 "$WORK/m/good.json")" "TURNINIT_MANIFEST_SIG=dW50cnVzdGVk*"
 	turn "$WORK/keys" -- 'echo RAN'
@@ -368,8 +353,7 @@ if selected h-sig-env-bad-base64; then
 	end
 fi
 
-if selected h-sig-env-too-large; then
-	begin h-sig-env-too-large
+if begin h-sig-env-too-large; then
 	{ cat "$WORK/m/good.json.minisig"; head -c 4096 /dev/zero | tr '\0' '\n'; } >"$WORK/sig/too-large"
 	envfile sig-large
 	add_pair "$WORK/m/good.json" "$WORK/sig/too-large"
@@ -408,8 +392,7 @@ keyrow h-keys-several-none-signed "manifest: signature: key id $TRUSTED_ID is no
 keydir seventeen
 for _ in $(seq 17); do cat "$VEC/test-other.pub"; done >"$KD/trusted.pub"
 keyrow h-keys-seventeen "trusted keys /etc/turninit/trusted.pub: public key: line 34: more than 16 keys"
-if selected h-keys-several-rotation-runs; then
-	begin h-keys-several-rotation-runs
+if begin h-keys-several-rotation-runs; then
 	keydir several
 	cat "$VEC/test-other.pub" "$VEC/test-trusted.pub" >"$KD/trusted.pub"
 	envfile several
@@ -423,8 +406,7 @@ fi
 
 # ---- the caller's environment (one-shot: turninit's own) --------------------------------
 # good.json: env.set PATH only, env.allow TZ and LC_*.
-if selected h-env-empty-name; then
-	begin h-env-empty-name
+if begin h-env-empty-name; then
 	envfile empty-name
 	add_pair "$WORK/m/good.json"
 	add "=x" "=" "TZ=UTC"
@@ -434,8 +416,7 @@ if selected h-env-empty-name; then
 	expect_err ""
 	end
 fi
-if selected h-env-odd-bytes-in-names; then
-	begin h-env-odd-bytes-in-names
+if begin h-env-odd-bytes-in-names; then
 	envfile odd
 	add_pair "$WORK/m/good.json"
 	printf 'LC_\001=b\0LC_\377=c\0LC_ ALL=d\0LC_ALL\n=e\0LC_\0NOEQUALS\0LC_ALL=C\0' >>"$EF"
@@ -445,8 +426,7 @@ if selected h-env-odd-bytes-in-names; then
 	expect_err ""
 	end
 fi
-if selected h-env-128k-value; then
-	begin h-env-128k-value
+if begin h-env-128k-value; then
 	# MAX_ARG_STRLEN: 131072 bytes with the NUL, the longest entry execve takes.
 	envfile big-value
 	add_pair "$WORK/m/good.json"
@@ -457,8 +437,7 @@ if selected h-env-128k-value; then
 	expect_err ""
 	end
 fi
-if selected h-env-1mib-value-oneshot; then
-	begin h-env-1mib-value-oneshot
+if begin h-env-1mib-value-oneshot; then
 	# No launcher can hand turninit a 1 MiB entry: the kernel refuses the exec.
 	envfile mib-value
 	add_pair "$WORK/m/good.json"
@@ -469,8 +448,7 @@ if selected h-env-1mib-value-oneshot; then
 	expect_contains stderr "$ERR" "execve $BIN: Argument list too long"
 	end
 fi
-if selected h-env-100000-variables; then
-	begin h-env-100000-variables
+if begin h-env-100000-variables; then
 	envfile many
 	add_pair "$WORK/m/good.json"
 	seq -f 'V%06g=x' 1 50000 | tr '\n' '\0' >>"$EF"
@@ -496,42 +474,41 @@ arow() { # arow NAME ARG...: turninit ARG... with good.json
 	add_pair "$WORK/m/good.json"
 	turn "$WORK/keys" "${@:2}"
 }
-if selected h-argv-empty; then
+if begin h-argv-empty; then
 	arow h-argv-empty
 	refused "no command given (try --help)"
 	end
 fi
-if selected h-argv-dashdash-alone; then
+if begin h-argv-dashdash-alone; then
 	arow h-argv-dashdash-alone --
 	refused "no command given (try --help)"
 	end
 fi
-if selected h-argv-empty-string; then
+if begin h-argv-empty-string; then
 	arow h-argv-empty-string -- ''
 	expect_rc 0
 	expect_out ""
 	expect_err ""
 	end
 fi
-if selected h-argv-empty-program; then
+if begin h-argv-empty-program; then
 	arow h-argv-empty-program -- '' RAN
 	expect_rc 127
 	expect_out ""
 	expect_err $'bash: line 1: exec: : not found\n'
 	end
 fi
-if selected h-argv-unknown-option; then
+if begin h-argv-unknown-option; then
 	arow h-argv-unknown-option --no-such-option 'echo RAN'
 	refused "unknown option --no-such-option (try --help)"
 	end
 fi
-if selected h-argv-manifest-and-env-both; then
+if begin h-argv-manifest-and-env-both; then
 	arow h-argv-manifest-and-env-both --manifest /etc/turninit/manifest.json 'echo RAN'
 	refused "manifest: both --manifest and TURNINIT_MANIFEST are given; give one"
 	end
 fi
-if selected h-argv-manifest-path-control-bytes; then
-	begin h-argv-manifest-path-control-bytes
+if begin h-argv-manifest-path-control-bytes; then
 	envfile none
 	turn "$WORK/keys" --manifest $'/x\ny\e[31m' 'echo RAN'
 	refused "manifest: /x?y?[31m: No such file or directory"
@@ -540,8 +517,7 @@ fi
 # C1 controls, U+0085 (NEL) and U+2028 (line separator) end a line for some
 # readers (terminals, Python's splitlines): every byte outside printable ASCII
 # shows as '?'.
-if selected h-argv-manifest-path-unicode-line-ends; then
-	begin h-argv-manifest-path-unicode-line-ends
+if begin h-argv-manifest-path-unicode-line-ends; then
 	envfile none
 	turn "$WORK/keys" --manifest $'/x\xc2\x85INJECTED\xe2\x80\xa8turninit: fake\x9b2J' 'echo RAN'
 	refused "manifest: /x??INJECTED???turninit: fake?2J: No such file or directory"
@@ -549,8 +525,7 @@ if selected h-argv-manifest-path-unicode-line-ends; then
 fi
 # Without CAP_KILL turninit could not end a command of another uid (timeout,
 # cancel, end of turn): refused at start (--cap-drop KILL in podman).
-if selected h-caps-without-kill; then
-	begin h-caps-without-kill
+if begin h-caps-without-kill; then
 	envfile kill
 	add_pair "$WORK/m/good.json"
 	run_cmd timeout -k 5 30 unshare --pid --fork --kill-child --mount-proc \
@@ -559,7 +534,7 @@ if selected h-caps-without-kill; then
 	refused "capabilities: running without CAP_KILL, turninit cannot lock a command down or end it (securebits, bounding set, uid change, signals): keep them in the container's capabilities (Kubernetes: add SETPCAP, SETUID, SETGID, KILL)"
 	end
 fi
-if selected h-argv-option-without-value; then
+if begin h-argv-option-without-value; then
 	arow h-argv-option-without-value --manifest
 	refused "--manifest needs a value"
 	end
@@ -588,21 +563,21 @@ sexpect() {
 }
 EXIT0='"code":0,"signal":null,"timed_out":false,"truncated":false,"duration_ms":0}'
 
-selected h-proto-invalid-json && { srow h-proto-invalid-json invalid-json
+begin h-proto-invalid-json && { srow h-proto-invalid-json invalid-json
 	sexpect '{"event":"error","id":null,"message":"request: not a JSON object: '\''}'\'' expected near end of file"}'; }
-selected h-proto-line-2mib && { srow h-proto-line-2mib line-2mib
+begin h-proto-line-2mib && { srow h-proto-line-2mib line-2mib
 	sexpect '{"event":"error","id":null,"message":"request: line longer than 1048576 bytes"}'; }
-selected h-proto-unknown-op && { srow h-proto-unknown-op unknown-op
+begin h-proto-unknown-op && { srow h-proto-unknown-op unknown-op
 	sexpect '{"event":"error","id":"u1","message":"request: unknown op run (exec, cancel, signal, info, credential)"}'; }
-selected h-proto-missing-id && { srow h-proto-missing-id missing-id
+begin h-proto-missing-id && { srow h-proto-missing-id missing-id
 	sexpect '{"event":"error","id":null,"message":"request: id must be a string of 1 to 128 characters from [A-Za-z0-9._:-]"}'; }
-selected h-proto-duplicate-running-id && { srow h-proto-duplicate-running-id duplicate-running-id
+begin h-proto-duplicate-running-id && { srow h-proto-duplicate-running-id duplicate-running-id
 	sexpect '{"event":"started","id":"d1","pid":0}
 {"event":"error","id":"d1","message":"exec: id d1 is already running or waiting"}
 {"event":"exit","id":"d1","code":null,"signal":15,"timed_out":false,"truncated":false,"duration_ms":0}'; }
 # An error message cut at its 512-byte bound inside a UTF-8 character (a cwd
 # of 300 two- and three-byte characters): the exec is still answered.
-selected h-proto-error-cut-in-utf8 && { srow h-proto-error-cut-in-utf8 cwd-utf8-long
+begin h-proto-error-cut-in-utf8 && { srow h-proto-error-cut-in-utf8 cwd-utf8-long
 	exp=$("$PY" -c 'import json
 m = "exec: cwd /a" + "\u00e9" * 300
 b = m.encode()[:511]
@@ -612,9 +587,8 @@ print(json.dumps({"event": "error", "id": "w1", "message": b.decode("utf-8", "ig
 # listen: a peer that stops reading (small receive buffer, 3 MB of output
 # queued, its write side shut) holds neither another connection nor a new one,
 # and SIGTERM still ends the server within its 5 s drain bound.
-if selected h-listen-peer-never-reads; then
+if begin h-listen-peer-never-reads; then
 	CALLDUP=("the listen server did not start")
-	begin h-listen-peer-never-reads
 	# Writable: HOME only, so that the socket's directory (in the clone's
 	# build/, which may lie below /tmp) is outside the writable set.
 	manifest listen "{$HD,\"env\":{$ST,\"allow\":[\"TZ\"]},\"landlock\":{\"writable\":[\"/home/agent\"]},\"callers\":{\"uids\":[0]}}"
@@ -658,45 +632,45 @@ if selected h-listen-peer-never-reads; then
 	CMD="rawenv TZ=first TZ=second turninit call --socket listen.sock --env TZ -- 'echo \"\$TZ\"'"
 	end
 fi
-selected h-proto-cancel-unknown-id && { srow h-proto-cancel-unknown-id cancel-unknown-id
+begin h-proto-cancel-unknown-id && { srow h-proto-cancel-unknown-id cancel-unknown-id
 	sexpect '{"event":"error","id":"nope","message":"cancel: no running command nope"}'; }
-selected h-proto-bad-base64 && { srow h-proto-bad-base64 bad-base64
+begin h-proto-bad-base64 && { srow h-proto-bad-base64 bad-base64
 	sexpect '{"event":"error","id":"b1","message":"exec: stdin is not valid base64"}'; }
-selected h-proto-timeout-negative && { srow h-proto-timeout-negative timeout-negative
+begin h-proto-timeout-negative && { srow h-proto-timeout-negative timeout-negative
 	sexpect '{"event":"error","id":"t1","message":"exec: timeout_s must be an integer of at least 1"}'; }
-selected h-proto-timeout-zero && { srow h-proto-timeout-zero timeout-zero
+begin h-proto-timeout-zero && { srow h-proto-timeout-zero timeout-zero
 	sexpect '{"event":"error","id":"t0","message":"exec: timeout_s must be an integer of at least 1"}'; }
-selected h-proto-timeout-beyond-int64 && { srow h-proto-timeout-beyond-int64 timeout-beyond-int64
+begin h-proto-timeout-beyond-int64 && { srow h-proto-timeout-beyond-int64 timeout-beyond-int64
 	sexpect '{"event":"error","id":null,"message":"request: not a JSON object: too big integer near '\''99999999999999999999'\''"}'; }
-selected h-proto-timeout-huge-capped && { srow h-proto-timeout-huge-capped timeout-huge serve
+begin h-proto-timeout-huge-capped && { srow h-proto-timeout-huge-capped timeout-huge serve
 	sexpect '{"event":"started","id":"t3","pid":0}
 {"event":"exit","id":"t3","code":null,"signal":15,"timed_out":true,"truncated":false,"duration_ms":0}'; }
-selected h-proto-argv-empty && { srow h-proto-argv-empty argv-empty
+begin h-proto-argv-empty && { srow h-proto-argv-empty argv-empty
 	sexpect '{"event":"error","id":"a1","message":"exec: argv must be a non-empty array of strings"}'; }
-selected h-proto-argv-empty-string && { srow h-proto-argv-empty-string argv-empty-string
+begin h-proto-argv-empty-string && { srow h-proto-argv-empty-string argv-empty-string
 	sexpect '{"event":"started","id":"a2","pid":0}
 {"event":"output","id":"a2","stream":"stderr","text":"bash: line 1: exec: : not found\n"}
 {"event":"exit","id":"a2","code":127,"signal":null,"timed_out":false,"truncated":false,"duration_ms":0}'; }
-selected h-proto-argv-one-word-not-parsed && { srow h-proto-argv-one-word-not-parsed argv-one-word
+begin h-proto-argv-one-word-not-parsed && { srow h-proto-argv-one-word-not-parsed argv-one-word
 	sexpect '{"event":"started","id":"a4","pid":0}
 {"event":"output","id":"a4","stream":"stderr","text":"bash: line 1: exec: echo RAN; echo $HOME: not found\n"}
 {"event":"exit","id":"a4","code":127,"signal":null,"timed_out":false,"truncated":false,"duration_ms":0}'; }
-selected h-proto-command-empty-string && { srow h-proto-command-empty-string command-empty-string
+begin h-proto-command-empty-string && { srow h-proto-command-empty-string command-empty-string
 	sexpect '{"event":"started","id":"a3","pid":0}
 {"event":"exit","id":"a3",'"$EXIT0"; }
-selected h-proto-env-empty-name && { srow h-proto-env-empty-name env-empty-name
+begin h-proto-env-empty-name && { srow h-proto-env-empty-name env-empty-name
 	sexpect '{"event":"started","id":"e1","pid":0}
 {"event":"output","id":"e1","stream":"stdout","text":"HOME=/home/agent\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\nTZ=UTC\n_=/usr/bin/env\n"}
 {"event":"exit","id":"e1",'"$EXIT0"; }
-selected h-proto-env-odd-names && { srow h-proto-env-odd-names env-odd-names
+begin h-proto-env-odd-names && { srow h-proto-env-odd-names env-odd-names
 	sexpect '{"event":"started","id":"e1","pid":0}
 {"event":"output","id":"e1","stream":"stdout","text":"HOME=/home/agent\nLC_ALL=C\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\n_=/usr/bin/env\n"}
 {"event":"exit","id":"e1",'"$EXIT0"; }
-selected h-proto-env-nul-in-name && { srow h-proto-env-nul-in-name env-nul-in-name
+begin h-proto-env-nul-in-name && { srow h-proto-env-nul-in-name env-nul-in-name
 	sexpect '{"event":"error","id":null,"message":"request: not a JSON object: NUL byte in object key not supported near '\''\\x22TZ\\x5cu0000X\\x22'\''"}'; }
-selected h-proto-env-1mib-value && { srow h-proto-env-1mib-value env-1mib-value
+begin h-proto-env-1mib-value && { srow h-proto-env-1mib-value env-1mib-value
 	sexpect '{"event":"error","id":"v1","message":"exec: exec /bin/bash: Argument list too long"}'; }
-selected h-proto-env-100000-variables && { srow h-proto-env-100000-variables env-100000-variables
+begin h-proto-env-100000-variables && { srow h-proto-env-100000-variables env-100000-variables
 	sexpect '{"event":"started","id":"e1","pid":0}
 {"event":"output","id":"e1","stream":"stdout","text":"HOME=/home/agent\nPATH=/usr/bin:/bin\nPWD=/tmp\nSHLVL=1\nTZ=UTC\n_=/usr/bin/env\n"}
 {"event":"exit","id":"e1",'"$EXIT0"; }
@@ -706,8 +680,7 @@ selected h-proto-env-100000-variables && { srow h-proto-env-100000-variables env
 # turn ends. It used to hang: the connection was closed with the command, and
 # nothing ended the turn. The manifest good: no timeout meets the command
 # while eof_race.py holds it.
-if selected h-serve-eof-with-the-last-exit; then
-	begin h-serve-eof-with-the-last-exit
+if begin h-serve-eof-with-the-last-exit; then
 	envfile serve
 	add_pair "$WORK/m/good.json"
 	run_cmd timeout -k 5 200 "$PY" "$ROOT/tests/hostile/eof_race.py" -- \
@@ -720,8 +693,7 @@ serve status 0
 	end
 fi
 
-if selected h-serve-bad-manifest-refused; then
-	begin h-serve-bad-manifest-refused
+if begin h-serve-bad-manifest-refused; then
 	manifest serve-expired "{${HD/2099-01-01/2020-01-01},\"env\":{$ST}}"
 	envfile serve-expired
 	add_pair "$WORK/m/serve-expired.json"
@@ -763,8 +735,7 @@ print(" ".join(json.loads(l)["event"] for l in open(sys.argv[1])))' "$1" 2>&1
 # FD_WRAP (an array, empty unless set): a command withfd.py runs under.
 FD_WRAP=()
 frow() {
-	selected "$1" || return 0
-	begin "$1"
+	begin "$1" || return 0
 	local msg=$2
 	shift 2
 	place_argv serve --audit-log fd:3
@@ -818,8 +789,7 @@ run_session() {
 # faccept NAME OUT KIND ARG...: the same, accepted: the exec runs, and OUT (the
 # log, or what a reader child copied from fd 3) gets every line of the turn.
 faccept() {
-	selected "$1" || return 0
-	begin "$1"
+	begin "$1" || return 0
 	local out=$2
 	shift 2
 	rm -f "$out"
@@ -839,8 +809,7 @@ mkfifo -m 0600 "$P/logd/fifo"
 faccept h-audit-fd-fifo-accepted "$WORK/fifo.out" fifo "$P/logd/fifo" "$WORK/fifo.out"
 
 # The exec line names what the filter admitted (TZ), not what the request offered.
-if selected h-audit-env-names-filtered; then
-	begin h-audit-env-names-filtered
+if begin h-audit-env-names-filtered; then
 	rm -f "$P/logd/names.jsonl"
 	place_argv serve --audit-log "$P/logd/names.jsonl"
 	run_session '{"op":"exec","id":"n","command":"true","env":{"GH_TOKEN":"x","TZ":"UTC","LD_PRELOAD":"/x.so","PATH":"/evil","HOME":"/root","LC_ALL":"C"}}'$'\n' \
@@ -857,8 +826,7 @@ fi
 # makes no socket; verify --socket SOCKET says the same line, exit 125, the
 # policy printed, and makes nothing either.
 lrow() {
-	selected "$1" || return 0
-	begin "$1"
+	begin "$1" || return 0
 	rm -f "$2"
 	place_argv listen --socket "$2"
 	run_cmd "${PA[@]}"
@@ -923,8 +891,7 @@ listen_stop() {
 	wait "$LBG"
 }
 # The socket is made mode 0666 by bind(2) under a umask (and in a good place, taken).
-if selected h-listen-socket-mode-0666; then
-	begin h-listen-socket-mode-0666
+if begin h-listen-socket-mode-0666; then
 	listen_start "$P/logd/mode.sock"
 	CMD="turninit listen --socket $P/logd/mode.sock; stat"
 	if wait_for 60 test -S "$P/logd/mode.sock"; then
@@ -939,8 +906,7 @@ fi
 # (strace holds the syscall after bind for 5 s: time enough to swap on a loaded
 # machine) is not followed. It used to be chmod(path, 0666), which as root
 # made the link's target mode 0666.
-if selected h-listen-socket-no-chmod-through-symlink; then
-	begin h-listen-socket-no-chmod-through-symlink
+if begin h-listen-socket-no-chmod-through-symlink; then
 	printf 'keep\n' >"$P/logd/target"
 	chmod 0600 "$P/logd/target"
 	listen_start "$P/logd/race.sock" strace -f -qq -o /dev/null \
@@ -973,8 +939,7 @@ fi
 # connects first, three times and holds them, must neither pass the check nor
 # hang it (it waited in waitpid while its child blocked on the full backlog).
 # strace delays every clone 3 s so that the jammer's connections come first.
-if selected h-listen-peercred-check-jammed; then
-	begin h-listen-peercred-check-jammed
+if begin h-listen-peercred-check-jammed; then
 	"$PY" -c 'import socket, sys, time
 end = time.monotonic() + 60
 held = []
@@ -1032,8 +997,7 @@ print(json.dumps(r["env"]) if "env" in r else "absent")' "$FO" 2>&1
 # (environment TZ=UTC), the server's uid UID, is refused with MESSAGE, and sends
 # nothing (checked when the server got a connection at all).
 crow() {
-	selected "$1" || return 0
-	begin "$1"
+	begin "$1" || return 0
 	local name=$1 uid=$2 msg=$3
 	shift 3
 	fake_start "$name" "$uid"
@@ -1055,8 +1019,7 @@ crow h-call-env-name-too-long "" "--env: \"${A300:0:64}\" is not a variable name
 crow h-call-env-given-twice "" "--env TZ: given twice" --env TZ --env TZ=x
 crow h-call-env-not-utf8 "" "call: --env TZ: the value is not valid UTF-8" --env $'TZ=\xff'
 crow h-call-server-uid-bad-value "" "--server-uid takes a uid from 0 to 4294967294" --server-uid -1
-if selected h-call-server-uid-named-accepted; then
-	begin h-call-server-uid-named-accepted
+if begin h-call-server-uid-named-accepted; then
 	fake_start call-named 1000
 	envfile call
 	run_cmd timeout -k 5 20 "$RAWENV" "$EF" "$BIN" call --socket "$FS" --server-uid 1000 -- 'echo RAN'
@@ -1069,8 +1032,7 @@ if selected h-call-server-uid-named-accepted; then
 fi
 # Only the names asked for are sent: the value of --env NAME from call's
 # environment, --env NAME=VALUE as given; a name not set is left out.
-if selected h-call-sends-only-named-env; then
-	begin h-call-sends-only-named-env
+if begin h-call-sends-only-named-env; then
 	fake_start call-env
 	envfile call-env
 	add TZ=UTC GH_TOKEN=secret-value LC_ALL=C
@@ -1082,8 +1044,7 @@ if selected h-call-sends-only-named-env; then
 	grep -q secret-value "$FO" && why "the request holds GH_TOKEN's value"
 	end
 fi
-if selected h-call-sends-no-env-unless-named; then
-	begin h-call-sends-no-env-unless-named
+if begin h-call-sends-no-env-unless-named; then
 	fake_start call-noenv
 	envfile call-noenv
 	add TZ=UTC GH_TOKEN=secret-value
@@ -1093,28 +1054,28 @@ if selected h-call-sends-no-env-unless-named; then
 	eq "the request's env" "$(req_env)" absent
 	end
 fi
-if selected h-call-options-without-call; then
+if begin h-call-options-without-call; then
 	arow h-call-options-without-call --env TZ -- 'echo RAN'
 	refused "--env and --server-uid go with call"
 	end
 fi
 # mcp's options: the bridge (--socket) holds no policy; serve takes no socket.
-if selected h-mcp-bridge-with-policy; then
+if begin h-mcp-bridge-with-policy; then
 	arow h-mcp-bridge-with-policy mcp --socket /run/x.sock --audit-log /tmp/a.log
 	refused "mcp --socket holds no policy: --manifest, --audit-log and --credentials go with the listen server"
 	end
 fi
-if selected h-mcp-call-options; then
+if begin h-mcp-call-options; then
 	arow h-mcp-call-options mcp --timeout 5
 	refused "--timeout and --stdin go with call"
 	end
 fi
-if selected h-mcp-server-uid-without-socket; then
+if begin h-mcp-server-uid-without-socket; then
 	arow h-mcp-server-uid-without-socket mcp --server-uid 0
 	refused "--server-uid goes with call or mcp --socket"
 	end
 fi
-if selected h-serve-socket; then
+if begin h-serve-socket; then
 	arow h-serve-socket serve --socket /run/x.sock
 	refused "--socket goes with listen, call or mcp"
 	end
@@ -1128,18 +1089,17 @@ doc_check() {
 	local doc=$1 names n
 	names=$(grep -E '^\| `' "$doc" | cut -d'|' -f2 | grep -oE '`[A-Za-z0-9_.-]+`' | tr -d '`' | sort -u)
 	for n in $names; do
-		grep -qE "(^|[[:space:]{])(begin|tls_begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow|listen_test) $n( |;|\$)|cmocka_unit_test\\($n\\)" \
+		grep -qE "(^|[[:space:]{])(begin|kernel_test|podman_test|tls_begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow|listen_test) $n( |;|\$)|cmocka_unit_test\\($n\\)" \
 			"$ROOT"/tests/integration/*.sh "$ROOT"/tests/unit/*.c \
 			|| echo "row names $n: no such test"
 	done
 	# shellcheck disable=SC2013 # test names are words
-	for n in $(grep -oE '(^|[[:space:]{])(begin|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
+	for n in $(grep -oE '(^|[[:space:]{])(begin|kernel_test|podman_test|arow|srow|mrow|sigrow|keyrow|frow|faccept|lrow|crow) h-[a-z0-9-]+' "$HERE/hostile.sh" \
 		| awk '{print $2}' | sort -u); do
 		grep -qx "$n" <<<"$names" || echo "test $n: no row"
 	done
 }
-if selected h-doc-table-matches-tests; then
-	begin h-doc-table-matches-tests
+if begin h-doc-table-matches-tests; then
 	# shellcheck disable=SC2034 # shown by end
 	CMD="doc_check docs/hostile-input.md"
 	if [[ ! -r $DOC ]]; then

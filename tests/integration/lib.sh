@@ -2,12 +2,17 @@
 # lib.sh - helpers of the integration suites (sourced by each suite; bash): podman,
 # or Docker under ITEST_ENGINE=docker.
 #
-# A test is  begin NAME; <run something>; <expect ...>...; end
-# Each run_* sets RC, OUT and ERR (stdout and stderr byte-exact, trailing newlines
-# kept) and CMD (the command, quoted). The output is TAP (the Test Anything
-# Protocol): end prints "ok N - NAME", or "not ok N - NAME" and, as "# "
-# lines, every unmet expectation and the evidence: the last command, its
-# status, stdout and stderr. results prints the plan "1..N" last, then the
+# A test is written once, in one form, its name once:
+#
+#     if begin NAME; then <set up>; <run something>; <expect ...>...; end; fi
+#
+# begin is the runner: it gives the test a fresh directory (T_DIR) and a time
+# limit (limit SECONDS asks for another), and end reports it. Each run_* sets
+# RC, OUT and ERR (stdout and stderr byte-exact, trailing newlines kept) and
+# CMD (the command, quoted). The output is TAP (the Test Anything Protocol):
+# end prints "ok N - NAME # time=1.42s", or "not ok N - NAME # time=1.42s" and,
+# as "# " lines, every unmet expectation and the evidence: the last command,
+# its status, stdout and stderr. results prints the plan "1..N" last, then the
 # closing line "N passed, N failed" that make check adds up.
 
 PASS=0
@@ -30,11 +35,17 @@ tap_not_ok() {
 # SUITE: the name under which a suite's counts go to build/test-results/ (for
 # the closing line of make check); each suite sets it before it runs anything.
 
-# results: write "PASS FAIL" to build/test-results/$SUITE, print the closing
-# line "N passed, N failed", and return non-zero if anything failed.
+# SUITE_T0: when the suite started (lib.sh sourced), in microseconds.
+SUITE_T0=${EPOCHREALTIME/[.,]/}
+
+# results: write "PASS FAIL SKIPPED SECONDS" (SECONDS: the suite's wall time,
+# whole seconds) to build/test-results/$SUITE, print the closing line "N
+# passed, N failed", and return non-zero if anything failed.
 results() {
+	t_unwatch
 	mkdir -p "$ROOT/build/test-results"
-	echo "$PASS $FAIL $SKIPPED" > "$ROOT/build/test-results/$SUITE"
+	echo "$PASS $FAIL $SKIPPED $(((${EPOCHREALTIME/[.,]/} - SUITE_T0 + 500000) / 1000000))" \
+		> "$ROOT/build/test-results/$SUITE"
 	((${#SKIP_WHY[@]} == 0)) || printf '%s\n' "${SKIP_WHY[@]}" > "$ROOT/build/test-results/$SUITE.skips"
 	echo "1..$TAP_N"
 	echo "$PASS passed, $FAIL failed$( ((SKIPPED == 0)) || echo ", $SKIPPED skipped")"
@@ -43,6 +54,7 @@ results() {
 
 # abort WHY: a suite that cannot run counts one failure and stops.
 abort() {
+	t_unwatch
 	tap_not_ok "setup # $*"
 	results
 	exit 1
@@ -80,8 +92,15 @@ export ITEST_ENGINE_BIN=$ENGINE
 # skip NAME WHY: the test NAME is not made in this setup: a TAP skip line that
 # says why, counted apart from passes and failures; results writes each WHY
 # to build/test-results/SUITE.skips, for the closing lines of make check.
+# Nothing when ITEST_ONLY does not select NAME.
 SKIP_WHY=()
 skip() {
+	selected "$1" || return 0
+	if [[ -n $T_DIR && $1 == "$T_NAME" ]]; then   # a test begun, then skipped
+		t_unwatch
+		rm -rf "$T_DIR" 2>/dev/null || userns rm -rf "$T_DIR"
+		T_DIR=
+	fi
 	TAP_N=$((TAP_N + 1))
 	SKIPPED=$((SKIPPED + 1))
 	SKIP_WHY+=("$2")
@@ -119,23 +138,28 @@ kernel_lacks() {
 	return 1
 }
 
-# kernel_test NAME FEATURE [MIN]: like selected NAME, for a test that relies on
-# the kernel feature FEATURE (at least MIN, for landlock's ABI): where the
-# kernel lacks it the test is skipped with the kernel's reason, and false.
+# kernel_test NAME FEATURE [MIN]: begin NAME, for a test that relies on the
+# kernel feature FEATURE (at least MIN, for landlock's ABI): where the kernel
+# lacks it the test is skipped with the kernel's reason, and false. Written
+# `if kernel_test NAME FEATURE; then ... end; fi`, as begin is.
 kernel_test() {
 	selected "$1" || return 1
-	kernel_lacks "$2" "${3:-}" || return 0
-	skip "$1" "$KERNEL_WHY"
-	return 1
+	if kernel_lacks "$2" "${3:-}"; then
+		skip "$1" "$KERNEL_WHY"
+		return 1
+	fi
+	begin "$1"
 }
 
-# podman_test NAME WHY: like selected NAME, for a test of what only podman has:
-# under Docker it is skipped (skip NAME WHY) and false.
+# podman_test NAME WHY: begin NAME, for a test of what only podman has: under
+# Docker it is skipped (skip NAME WHY) and false.
 podman_test() {
 	selected "$1" || return 1
-	docker_engine || return 0
-	skip "$1" "$2"
-	return 1
+	if docker_engine; then
+		skip "$1" "$2"
+		return 1
+	fi
+	begin "$1"
 }
 
 # userns CMD...: CMD as root of rootless podman's user namespace (podman
@@ -282,11 +306,121 @@ prun() {
 # Returns 1, and starts nothing, when ITEST_ONLY does not select NAME: a test
 # is written `if begin NAME; then ... end; fi`, so that every suite honours
 # ITEST_ONLY (a block that gathers what later tests need runs unconditioned).
+# A row function that begins its NAME may be called inside `if begin NAME`: the
+# second begin of the running test is a no-op. The test gets T_DIR, a fresh directory of its own ($WORK/t/NAME), and a time
+# limit: T_LIMIT seconds, ITEST_LIMIT or 600 (limit SECONDS asks for another).
+T_DIR=
+T_LIMIT=${ITEST_LIMIT:-600}
 begin() {
+	# a row function's own begin NAME inside the test NAME: the same test
+	[[ -n $T_DIR && $1 == "$T_NAME" ]] && return 0
+	t_unwatch
 	T_NAME=$1
 	T_WHY=()
+	T_DIR=
 	RC=0 OUT='' ERR='' CMD=''
-	selected "$1"
+	# timed even when not selected: a block that always runs (sandbox.sh's
+	# probe runs) calls end all the same
+	T_BEGUN_US=${EPOCHREALTIME/[.,]/}
+	selected "$1" || return 1
+	T_DIR=$WORK/t/${1//[^A-Za-z0-9._-]/_}
+	if [[ -e $T_DIR ]]; then
+		rm -rf "$T_DIR" 2>/dev/null || userns rm -rf "$T_DIR"
+	fi
+	mkdir -p "$T_DIR"
+	t_watch "$T_LIMIT"
+}
+
+# limit SECONDS: the running test's time limit is SECONDS from its begin, not
+# T_LIMIT (a test that is slow by nature: an image build, a debootstrap).
+limit() {
+	local left=$(($1 - (${EPOCHREALTIME/[.,]/} - T_BEGUN_US) / 1000000))
+	t_watch $((left > 1 ? left : 1))
+	T_TOOK_LIMIT=$1
+}
+
+# t_procs ROOT SKIP SINCE: the pids of the processes below ROOT (children,
+# theirs, ...) that started at SINCE or later (clock ticks since boot, field
+# 22 of /proc/PID/stat), but not SKIP or below it; one a line.
+t_procs() {
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" -v skip="$2" -v since="$3" '
+		{
+			pid = $1
+			sub(/^.*\) /, "")   # the comm field may hold spaces and parentheses
+			parent[pid] = $2
+			start[pid] = $20
+		}
+		END {
+			for (p in parent) {
+				if (start[p] + 0 < since + 0)
+					continue
+				q = p
+				while (q != root && q != skip && (q in parent) && q > 1)
+					q = parent[q]
+				if (q == root && p != root)
+					print p
+			}
+		}'
+}
+
+# t_sweep SIGNAL SKIP SINCE: send SIGNAL, in one kill, to what t_procs $$ SKIP
+# SINCE names.
+t_sweep() {
+	local pids
+	pids=$(t_procs $$ "$2" "$3")
+	# shellcheck disable=SC2086 # one pid a word
+	[[ -z $pids ]] || kill -"$1" $pids 2>/dev/null
+	return 0
+}
+
+# t_watch SECONDS: (re)start the test's watchdog. It waits SECONDS on a timer;
+# then it marks the test out of time ($WORK/t/.expired, which holds when the
+# watchdog started) and kills every process below the suite's shell that
+# started since the watchdog did (in the same clock tick or later), TERM first
+# and KILL from 2 s on, again every 0.2 s until end stops it, so that the
+# test's remaining lines run through to end; end sends the last KILL. The
+# suite's shell, what it started before the test, and the watchdog itself are
+# never signalled. A process that left the tree (a daemon that forked twice; a
+# container, whose conmon podman reparents) is not the watchdog's: the suite's
+# EXIT cleanup has it.
+T_WATCH=
+T_TOOK_LIMIT=
+t_watch() {
+	local limit=$1
+	t_unwatch
+	T_TOOK_LIMIT=$T_LIMIT
+	rm -f "$WORK/t/.expired"
+	(
+		me=$BASHPID sp=
+		trap '[[ -z $sp ]] || kill "$sp" 2>/dev/null; exit 0' TERM
+		sleep "$limit" &
+		sp=$!
+		wait "$sp"
+		kill -0 $$ 2>/dev/null || exit 0
+		stat=$(cat /proc/$me/stat)
+		# shellcheck disable=SC2086 # the fields after the comm
+		set -- ${stat##*) }
+		since=${20}
+		echo "$since" > "$WORK/t/.expired"
+		sig=TERM rounds=0
+		while kill -0 $$ 2>/dev/null; do
+			t_sweep "$sig" "$me" "$since"
+			rounds=$((rounds + 1))
+			((rounds < 10)) || sig=KILL
+			sleep 0.2 &
+			sp=$!
+			wait "$sp"
+		done
+	) </dev/null >/dev/null 2>&1 &
+	T_WATCH=$!
+}
+
+# t_unwatch: stop the watchdog, if one runs, and wait until it has gone.
+t_unwatch() {
+	[[ -n $T_WATCH ]] || return 0
+	kill "$T_WATCH" 2>/dev/null
+	wait "$T_WATCH" 2>/dev/null
+	T_WATCH=
 }
 
 why() {
@@ -320,13 +454,30 @@ expect_refusal() {
 	[[ ${ERR,,} == *"${1,,}"* ]] || why "stderr does not mention $(printf '%q' "$1")"
 }
 
+# end: the test's TAP line, its duration as node-tap's time directive
+# ("# time=1.42s", which tap-parser reads as the test's time and other TAP
+# parsers keep as a comment), and on a failure the evidence. A test that ran
+# out of time fails with the line "ran out of time" first. T_DIR is removed
+# when the test passed, kept (and named) when it failed.
 end() {
-	if [[ ${#T_WHY[@]} -eq 0 ]]; then
-		tap_ok "$T_NAME"
+	local took expired=
+	t_unwatch
+	took=$((${EPOCHREALTIME/[.,]/} - T_BEGUN_US))
+	took=$(printf '%d.%02d' $((took / 1000000)) $((took % 1000000 / 10000)))
+	if [[ -e $WORK/t/.expired ]]; then
+		t_sweep KILL 0 "$(cat "$WORK/t/.expired")"
+		expired="ran out of time: its limit is ${T_TOOK_LIMIT:-$T_LIMIT} s; the processes it started were killed"
+		rm -f "$WORK/t/.expired"
+	fi
+	if [[ ${#T_WHY[@]} -eq 0 && -z $expired ]]; then
+		tap_ok "$T_NAME # time=${took}s"
+		rm -rf "$T_DIR" 2>/dev/null || userns rm -rf "$T_DIR"
+		T_DIR=
 		return
 	fi
-	tap_not_ok "$T_NAME"
+	tap_not_ok "$T_NAME # time=${took}s"
 	local w
+	[[ -z $expired ]] || echo "#   $T_NAME $expired"
 	for w in "${T_WHY[@]}"; do
 		echo "#   - $w"
 	done
@@ -334,6 +485,8 @@ end() {
 	echo "#   status: $RC"
 	printf '%s' "$OUT" | head -n 30 | sed 's/^/#   stdout| /'
 	printf '%s' "$ERR" | head -n 30 | sed 's/^/#   stderr| /'
+	[[ -z $T_DIR ]] || echo "#   directory: ${T_DIR#"$ROOT"/} (kept)"
+	T_DIR=
 }
 
 # b64 FILE: base64 of FILE's bytes, one line.

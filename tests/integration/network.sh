@@ -595,7 +595,7 @@ rootless && TLS_SKIP="the Debian image of these tests is made by debootstrap, as
 # tls_begin NAME: begin, or the skip line under rootless
 tls_begin() {
 	if [[ -n $TLS_SKIP ]]; then
-		selected "$1" && skip "$1" "$TLS_SKIP"
+		skip "$1" "$TLS_SKIP"
 		return 1
 	fi
 	begin "$1"
@@ -723,7 +723,7 @@ fi
 # two tags by the suite's own. Then that image sealed with tlsenv's manifest,
 # and a turn: Debian's npm, and Node.js 22's fetch through the proxy.
 if docker_engine; then
-	selected net-own-image && skip net-own-image "the recipe's lines are podman's (podman build, oci/seal.sh): the podman run has it"
+	skip net-own-image "the recipe's lines are podman's (podman build, oci/seal.sh): the podman run has it"
 elif tls_begin net-own-image; then
 	block=$(python3 - "$ROOT" <<'PY'
 import sys
@@ -1852,7 +1852,7 @@ if docker_engine; then
 		end
 	fi
 else
-	selected net-notify-docker-profile-refused && skip net-notify-docker-profile-refused "Docker's default seccomp profile: podman's allows pidfd_getfd (the Docker run has it)"
+	skip net-notify-docker-profile-refused "Docker's default seccomp profile: podman's allows pidfd_getfd (the Docker run has it)"
 fi
 
 # --- the attacks -------------------------------------------------------------------------
@@ -2114,7 +2114,6 @@ fi
 # proxy, and not directly. HOME's emptyDir at its parent, as
 # oci/k8s/job-restricted.yaml has it (the image without /home/agent).
 if podman_test net-notify-kube-restricted "podman kube play is podman's: the podman run has it"; then
-	begin net-notify-kube-restricted
 	pod=turninit-ntest-$$-kube
 	ctr=$(timeout 60 buildah from --pull-never --quiet "$IMG:base") || why "buildah from"
 	if ! timeout 60 buildah run "$ctr" -- /bin/rmdir /home/agent ||

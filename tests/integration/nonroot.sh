@@ -335,7 +335,6 @@ end; fi
 # Landlock's signal scope (ABI 6): a command cannot signal another command's
 # processes either, though they share its uid.
 if kernel_test n-serve-sibling-signal-scoped landlock 6; then
-	if begin n-serve-sibling-signal-scoped; then
 	SIBLING='for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = sleep ] && sig kill ${d#/proc/} 15; done; echo sibling done; : > /tmp/sib-done'
 	serve_session "$(long_request sib-done)" \
 		'long started' "$(python3 -c 'import json,sys; print(json.dumps({"op":"exec","id":"sib","command":sys.argv[1]}))' "$SIBLING")" \
@@ -348,7 +347,7 @@ sib exit 0 None
 sib stdout kill: EPERM
 sib stdout sibling done
 "
-	end; fi
+	end
 fi
 
 # --- HOME ---------------------------------------------------------------------------------

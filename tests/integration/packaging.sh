@@ -318,7 +318,7 @@ else
 fi
 a64_begin() { # a64_begin NAME: begin NAME, or skip it saying A64_WHY
 	if [[ -n $A64_WHY ]]; then
-		! selected "$1" || skip "$1" "$A64_WHY"
+		skip "$1" "$A64_WHY"
 		return 1
 	fi
 	begin "$1"

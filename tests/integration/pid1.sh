@@ -183,8 +183,7 @@ done
 for M in $MODES; do
 	echo "# mode $M"
 
-	if selected "$M-exit-codes"; then
-		begin "$M-exit-codes-0-255"
+	if begin "$M-exit-codes-0-255"; then
 		bad=() t=$(now_ms)
 		for n in $(seq 0 255); do
 			run "$M" "exit $n"
@@ -197,8 +196,7 @@ for M in $MODES; do
 	fi
 
 	for s in HUP INT QUIT KILL SEGV TERM; do
-		selected "$M-kill-self-$s" || continue
-		begin "$M-kill-self-$s"
+		begin "$M-kill-self-$s" || continue
 		n=$(kill -l "$s")
 		# bash ignores a SIGQUIT sent to itself, with or without turninit: for QUIT
 		# the command is a dash that bash execs in its place.
@@ -212,8 +210,7 @@ for M in $MODES; do
 		end
 	done
 
-	if selected "$M-missing-program"; then
-		begin "$M-missing-program"
+	if begin "$M-missing-program"; then
 		run "$M" "no-such-program-turninit-test"
 		expect_rc 127
 		expect_out ""
@@ -226,8 +223,7 @@ for M in $MODES; do
 		end
 	fi
 
-	if selected "$M-forwarded-signals"; then
-		begin "$M-forwarded-signals"
+	if begin "$M-forwarded-signals"; then
 		TMO=120 start "$M" 'for s in TERM INT HUP USR1 USR2; do trap "echo got-$s" $s; done
 trap "echo got-USR2; exit 5" USR2
 echo ready
@@ -254,8 +250,7 @@ while :; do sleep 0.05; done 2>/dev/null'
 	# side); its command must not outlive it (the parent-death signal).
 	# (named in full: the hostile suite's doc_check finds a test by its
 	# literal name, and only the subreaper mode has this one)
-	if [[ $M == subreaper ]] && selected subreaper-sigkill-ends-command; then
-		begin subreaper-sigkill-ends-command
+	if [[ $M == subreaper ]] && begin subreaper-sigkill-ends-command; then
 		# the namespace's shell waits up to 30 s for the command to end
 		# before it exits (which would kill it anyway), and says what runs
 		rm -f "$LEFT.alive"
@@ -273,8 +268,7 @@ while :; do sleep 0.05; done 2>/dev/null'
 		end
 	fi
 
-	if selected "$M-sigterm-ends-sleep"; then
-		begin "$M-sigterm-ends-sleep"
+	if begin "$M-sigterm-ends-sleep"; then
 		TMO=120 start "$M" 'sleep 1000; echo after'
 		if find_ti 60 && wait_for 60 descendant_named "$TPID" sleep >/dev/null; then
 			t=$(now_ms)
@@ -294,8 +288,7 @@ while :; do sleep 0.05; done 2>/dev/null'
 		end
 	fi
 
-	if selected "$M-trap-cleans-up"; then
-		begin "$M-trap-cleans-up-1s-exit-7"
+	if begin "$M-trap-cleans-up-1s-exit-7"; then
 		TMO=120 start "$M" 'trap "sleep 1; echo cleaned; exit 7" TERM; echo ready; while :; do sleep 0.05; done'
 		if find_ti 60 && wait_for 60 out_has ready; then
 			t=$(now_ms)
@@ -317,8 +310,7 @@ while :; do sleep 0.05; done 2>/dev/null'
 		end
 	fi
 
-	if selected "$M-background-left"; then
-		begin "$M-background-sleep-exit-3"
+	if begin "$M-background-sleep-exit-3"; then
 		# The sleep ends only when killed: turninit kills it at the end of the turn
 		# (waiting for it, the run would reach its hard timeout, status 124).
 		TMO=90 run "$M" 'sleep 1000 & exit 3'
@@ -329,8 +321,7 @@ while :; do sleep 0.05; done 2>/dev/null'
 		end
 	fi
 
-	if selected "$M-setsid-child"; then
-		begin "$M-setsid-child-ended"
+	if begin "$M-setsid-child-ended"; then
 		# The child leaves the session and process group and says where it is; the
 		# main process then checks that it is still alive and exits 4.
 		# The child's sleep ends only when killed (turninit's sweep at the end).
@@ -347,8 +338,7 @@ exit 4'
 		end
 	fi
 
-	if selected "$M-orphans"; then
-		begin "$M-100-orphans-reaped"
+	if begin "$M-100-orphans-reaped"; then
 		# 100 grandchildren orphaned at once (each subshell exits at once), all
 		# reparented to turninit. They sleep until the command has counted them
 		# (polling until each has exec'd sleep; bounded) and then kills them all
@@ -368,8 +358,7 @@ echo zombies=$z'
 		end
 	fi
 
-	if selected "$M-sigchld-coalescing"; then
-		begin "$M-sigchld-coalescing-200-runs"
+	if begin "$M-sigchld-coalescing-200-runs"; then
 		bad=() t=$(now_ms)
 		for i in $(seq 200); do
 			run "$M" "bash -c 'sleep 0.01 & kill -9 \$BASHPID'; sleep 0.0087"
@@ -381,8 +370,7 @@ echo zombies=$z'
 		end
 	fi
 
-	if selected "$M-hostile-caller"; then
-		begin "$M-hostile-caller-signals"
+	if begin "$M-hostile-caller-signals"; then
 		# Sanity: the launcher does leave everything blocked and ignored.
 		run_cmd "$LAUNCHER" sh -c 'grep -E "^Sig(Blk|Ign):" /proc/$$/status'
 		[[ $OUT == *fffffffff* ]] || why "the launcher did not block and ignore: $OUT"
@@ -410,8 +398,7 @@ echo zombies=$z'
 		end
 	fi
 
-	if selected "$M-leaked-fds"; then
-		begin "$M-leaked-fds-5-7"
+	if begin "$M-leaked-fds-5-7"; then
 		# Tested by stat, not by listing /proc/$$/fd (the listing has an fd of its own).
 		ti "$M" 'for n in $(seq 0 30) 255; do [ -e /proc/$$/fd/$n ] && printf "%s " $n; done; echo'
 		CMD="[$M] fds 5 and 7 open in the caller"
@@ -421,8 +408,7 @@ echo zombies=$z'
 		end
 	fi
 
-	if selected "$M-cwd"; then
-		begin "$M-turninit-cwd"
+	if begin "$M-turninit-cwd"; then
 		# The caller's cwd is a directory of the suite; turninit's must be /.
 		cd "$WORK" || abort "cd $WORK"
 		# The sleep ends only when turninit's SIGTERM ends it.
@@ -440,8 +426,7 @@ echo zombies=$z'
 		end
 	fi
 
-	if selected "$M-stdin"; then
-		begin "$M-stdin-piped"
+	if begin "$M-stdin-piped"; then
 		ti "$M" 'tac'
 		run_input $'one\ntwo\nthree\n' "${TI[@]}"
 		expect_rc 0
@@ -467,12 +452,11 @@ echo zombies=$z'
 		end
 	fi
 
-	if selected "$M-serve-stdin-closed-refused"; then
+	if begin "$M-serve-stdin-closed-refused"; then
 		# serve and mcp with stdin closed: no request can come (podman and
 		# Docker give /dev/null without -i: serve.sh's
 		# s-stdin-devnull-refused). Refused at start, naming the fix; no
 		# fd of turninit's takes number 0 meanwhile.
-		begin "$M-serve-stdin-closed-refused"
 		for mode in serve mcp; do
 			ti "$M" 'echo COMMAND-RAN'
 			TI=("${TI[@]:0:${#TI[@]}-2}" "$mode")
@@ -486,8 +470,7 @@ echo zombies=$z'
 		end
 	fi
 
-	if selected "$M-early-sigterm"; then
-		begin "$M-early-sigterm-100"
+	if begin "$M-early-sigterm-100"; then
 		declare -A seen=()
 		bad=() t=$(now_ms) before=0 refound=0
 		for i in $(seq 100); do

@@ -208,8 +208,7 @@ docker_image_problems() {
 	root_problems "$2"
 }
 for tag in base dotfiles filemf sealed legacy; do
-	selected "g-image-has-no-passwd-$tag" || continue
-	begin "g-image-has-no-passwd-$tag"
+	begin "g-image-has-no-passwd-$tag" || continue
 	if docker_engine; then
 		run_cmd docker_image_problems "$IMG:$tag" "$WORK/export-$tag"
 	else
@@ -222,8 +221,7 @@ for tag in base dotfiles filemf sealed legacy; do
 	end
 done
 
-if selected g-turn-sees-no-passwd; then
-	begin g-turn-sees-no-passwd
+if begin g-turn-sees-no-passwd; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
 		'for f in /etc/passwd /etc/group /etc/nsswitch.conf; do test -e $f && echo "$f exists"; done; echo checked'
 	expect_rc 0
@@ -237,9 +235,8 @@ fi
 # HOME (tmpcopyup is its default); turninit wants an empty HOME, so: notmpcopyup
 # (NOCOPYUP; Docker never copies).
 DOT_TMPFS=$HOME_TMPFS$NOCOPYUP
-if selected a-control-login-shell-runs-them; then
+if begin a-control-login-shell-runs-them; then
 	# Control: the fixture works; `bash -lc` in the same image prints and exports.
-	begin a-control-login-shell-runs-them
 	prun -e HOME=/home/agent --entrypoint /bin/bash "$DOT" -lc 'echo "PATH=$PATH"'
 	expect_rc 0
 	for s in '/etc/profile ran' '/etc/profile.d/x.sh ran' '~/.bash_profile ran' 'PATH=/dotfile-bin-BASH_PROFILE_VAR:/dotfile-bin-PROFILED_VAR:/dotfile-bin-PROFILE_VAR:'; do
@@ -247,32 +244,28 @@ if selected a-control-login-shell-runs-them; then
 	done
 	end
 fi
-if selected a-echo-hi-exact; then
-	begin a-echo-hi-exact
+if begin a-echo-hi-exact; then
 	prun --tmpfs "$DOT_TMPFS" "$DOT" 'echo hi'
 	expect_rc 0
 	expect_out $'hi\n'
 	expect_err ""
 	end
 fi
-if selected a-true-prints-nothing; then
-	begin a-true-prints-nothing
+if begin a-true-prints-nothing; then
 	prun --tmpfs "$DOT_TMPFS" "$DOT" true
 	expect_rc 0
 	expect_out ""
 	expect_err ""
 	end
 fi
-if selected a-no-startup-variables-or-path; then
-	begin a-no-startup-variables-or-path
+if begin a-no-startup-variables-or-path; then
 	prun --tmpfs "$DOT_TMPFS" "$DOT" env
 	expect_rc 0
 	eq "env (sorted)" "$(printf '%s' "$OUT" | sorted; echo .)" "${ENV_MAIN}."
 	expect_err ""
 	end
 fi
-if selected a-nested-bash-runs-no-startup-file; then
-	begin a-nested-bash-runs-no-startup-file
+if begin a-nested-bash-runs-no-startup-file; then
 	prun --tmpfs "$DOT_TMPFS" "$DOT" 'bash -c "echo \$PATH; echo \${PROFILE_VAR-unset}"'
 	expect_rc 0
 	expect_out $'/usr/local/bin:/usr/bin:/bin\nunset\n'
@@ -281,16 +274,14 @@ if selected a-nested-bash-runs-no-startup-file; then
 fi
 if podman_test a-tmpcopyup-refused-naming-notmpcopyup "Docker's --tmpfs never copies the image's files in; the a- tests above run the image with a home skeleton under a plain --tmpfs"; then
 	# Without notmpcopyup podman copies the skeleton into the tmpfs: HOME is not empty.
-	begin a-tmpcopyup-refused-naming-notmpcopyup
 	prun --tmpfs "$HOME_TMPFS" "$DOT" 'echo COMMAND-RAN'
 	expect_refusal notmpcopyup
 	end
 fi
 
 # --- b. hostile caller environment ------------------------------------------------
-if selected b-control-attack-works-without-turninit; then
+if begin b-control-attack-works-without-turninit; then
 	# Control: the same -e options hit a plain bash (uid 1000, where bash imports PS4).
-	begin b-control-attack-works-without-turninit
 	prun --user 1000:1000 "${ATTACK[@]}" --entrypoint /bin/bash "$DOT" \
 		-c 'ls -d /; test -e /tmp/pwn && echo PWN-MARKER; true'
 	for s in STARTUP-RAN pwned PWN-MARKER; do
@@ -298,16 +289,14 @@ if selected b-control-attack-works-without-turninit; then
 	done
 	end
 fi
-if selected b-env-is-exactly-the-manifest; then
-	begin b-env-is-exactly-the-manifest
+if begin b-env-is-exactly-the-manifest; then
 	prun --tmpfs "$DOT_TMPFS" "${ATTACK[@]}" "$DOT" env
 	expect_rc 0
 	eq "env (sorted)" "$(printf '%s' "$OUT" | sorted; echo .)" "${ENV_MAIN}."
 	expect_err ""
 	end
 fi
-if selected b-no-startup-file-function-or-ps4; then
-	begin b-no-startup-file-function-or-ps4
+if begin b-no-startup-file-function-or-ps4; then
 	prun --tmpfs "$DOT_TMPFS" "${ATTACK[@]}" "$DOT" \
 		'ls -d /; bash -c "ls -d /"; test -e /tmp/startup-ran && echo STARTUP-MARKER; test -e /tmp/pwn && echo PWN-MARKER; echo end'
 	expect_rc 0
@@ -316,14 +305,13 @@ if selected b-no-startup-file-function-or-ps4; then
 	end
 fi
 
-if selected b-pid1-environ-wiped-seen-from-host; then
+if begin b-pid1-environ-wiped-seen-from-host; then
 	# What turninit promises itself, read from the host where no uid check
 	# hides it: PID 1's /proc/PID/environ during a turn started with a secret
 	# in its environment holds the same number of bytes, every one NUL. Read
 	# once the command runs (turninit wipes before it forks), as root of the
 	# container's user namespace (userns: the non-dumpable PID 1 is readable
 	# only with CAP_SYS_PTRACE there).
-	begin b-pid1-environ-wiped-seen-from-host
 	secret=turninit-test-secret-$$-$RANDOM
 	name=turninit-itest-$$-environ
 	# The sleep ends only when the container is removed (engine_rm).
@@ -351,22 +339,19 @@ if selected b-pid1-environ-wiped-seen-from-host; then
 fi
 
 # --- c. trusted signatures only ----------------------------------------------------
-if selected c-tz-passes; then
-	begin c-tz-passes
+if begin c-tz-passes; then
 	prun --tmpfs "$HOME_TMPFS" -e TZ=UTC -e LC_ALL=C -e GH_TOKEN=x "$SEALED" env
 	expect_rc 0
 	eq "env (sorted)" "$(printf '%s' "$OUT" | sorted; echo .)" "$(printf '%sTZ=UTC\n' "$ENV_MAIN" | sorted; echo .)"
 	expect_err ""
 	end
 fi
-if selected c-one-byte-changed-refused; then
-	begin c-one-byte-changed-refused
+if begin c-one-byte-changed-refused; then
 	prun --tmpfs "$HOME_TMPFS" "${ENV_TAMPERED[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal signature
 	end
 fi
-if selected c-one-byte-changed-in-image-config-refused; then
-	begin c-one-byte-changed-in-image-config-refused
+if begin c-one-byte-changed-in-image-config-refused; then
 	prun --tmpfs "$HOME_TMPFS" "$IMG:tampered" 'echo COMMAND-RAN'
 	expect_refusal signature
 	end
@@ -374,7 +359,6 @@ fi
 if podman_test c-seal-refuses-what-turninit-refuses "oci/seal.sh makes podman images whatever the engine: make integration runs it"; then
 	# Sealing runs the image's own turninit over the signed manifest: what a
 	# turn would refuse is refused now, with turninit's line, and no image made.
-	begin c-seal-refuses-what-turninit-refuses
 	manifest seal-expired "{${HEAD/2099-01-01/2020-01-01},\"env\":{$SET}}"
 	manifest seal-unknown-key "{$HEAD,\"env\":{$SET},\"colour\":\"blue\"}"
 	for m in seal-expired:"manifest: expired at 2020-01-01T00:00:00Z" seal-unknown-key:"manifest: colour: unknown key" \
@@ -391,7 +375,6 @@ fi
 if podman_test c-seal-expires "oci/seal.sh makes podman images whatever the engine: make integration runs it"; then
 	# The example manifests carry no expiry: --expires sets it in the copy
 	# signed (Nd from now, or a time); without it turninit's check refuses.
-	begin c-seal-expires
 	run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:expires" \
 		--manifest "$ROOT/oci/manifest.example.json" --expires 30d --key "$MANIFEST_KEY"
 	expect_rc 0
@@ -428,7 +411,6 @@ fi
 if podman_test c-seal-refuses-unprintable-trusted-comment "oci/seal.sh makes podman images whatever the engine: make integration runs it"; then
 	# turninit refuses such a signature at run time; oci/seal.sh refuses to
 	# make the image at all, and says why.
-	begin c-seal-refuses-unprintable-trusted-comment
 	run_cmd sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:badcomment" --manifest "$M/main.json" \
 		--key "$MANIFEST_KEY" --trusted-comment "$(printf 'turn\033[2Jinit')"
 	[[ $RC -ne 0 ]] || why "seal.sh exited 0"
@@ -436,46 +418,39 @@ if podman_test c-seal-refuses-unprintable-trusted-comment "oci/seal.sh makes pod
 	timeout 60 podman image exists "$IMG:badcomment" && why "the image $IMG:badcomment was made"
 	end
 fi
-if selected c-untrusted-key-refused; then
-	begin c-untrusted-key-refused
+if begin c-untrusted-key-refused; then
 	prun --tmpfs "$HOME_TMPFS" "${ENV_OTHER[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "not trusted"
 	end
 fi
-if selected c-ld-preload-allowed-refused; then
-	begin c-ld-preload-allowed-refused
+if begin c-ld-preload-allowed-refused; then
 	prun --tmpfs "$HOME_TMPFS" "${ENV_ALLOW_LD[@]}" -e LD_PRELOAD=/x.so "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal LD_PRELOAD
 	end
 fi
-if selected c-ld-preload-set-refused; then
-	begin c-ld-preload-set-refused
+if begin c-ld-preload-set-refused; then
 	prun --tmpfs "$HOME_TMPFS" "${ENV_SET_LD[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal LD_PRELOAD
 	end
 fi
-if selected c-expired-refused; then
-	begin c-expired-refused
+if begin c-expired-refused; then
 	prun --tmpfs "$HOME_TMPFS" "${ENV_EXPIRED[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal expire
 	end
 fi
-if selected c-no-manifest-refused; then
-	begin c-no-manifest-refused
+if begin c-no-manifest-refused; then
 	prun --tmpfs "$HOME_TMPFS" "$IMG:base" 'echo COMMAND-RAN'
 	expect_refusal "manifest: none: no TURNINIT_MANIFEST in the environment (an image sealed with turninit-seal"
 	end
 fi
-if selected c-legacy-signature-accepted; then
-	begin c-legacy-signature-accepted
+if begin c-legacy-signature-accepted; then
 	prun --tmpfs "$HOME_TMPFS" "$IMG:legacy" 'echo hi'
 	expect_rc 0
 	expect_out $'hi\n'
 	expect_err ""
 	end
 fi
-if selected c-manifest-file-accepted; then
-	begin c-manifest-file-accepted
+if begin c-manifest-file-accepted; then
 	prun --tmpfs "$HOME_TMPFS" "$IMG:filemf" 'echo "$FROM"'
 	expect_rc 0
 	expect_out $'file\n'
@@ -484,8 +459,7 @@ if selected c-manifest-file-accepted; then
 fi
 
 # --- d. the sandbox of a command ----------------------------------------------------
-if selected d-home-is-private-tmpfs; then
-	begin d-home-is-private-tmpfs
+if begin d-home-is-private-tmpfs; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
 		'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"; ls -A "$HOME" | wc -l'
 	expect_rc 0
@@ -493,8 +467,7 @@ if selected d-home-is-private-tmpfs; then
 	expect_err ""
 	end
 fi
-if selected d-no-caps-nnp-seccomp; then
-	begin d-no-caps-nnp-seccomp
+if begin d-no-caps-nnp-seccomp; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
 		'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):" /proc/self/status'
 	expect_rc 0
@@ -502,8 +475,7 @@ if selected d-no-caps-nnp-seccomp; then
 	expect_err ""
 	end
 fi
-if selected d-ids-numeric-no-groups; then
-	begin d-ids-numeric-no-groups
+if begin d-ids-numeric-no-groups; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'id -u; id -g; id -G'
 	expect_rc 0
 	expect_out $'1000\n1000\n1000\n'
@@ -512,26 +484,23 @@ if selected d-ids-numeric-no-groups; then
 fi
 
 # --- e. HOME without a runtime tmpfs --------------------------------------------------
-if selected e-no-tmpfs-refused-naming-flag; then
-	begin e-no-tmpfs-refused-naming-flag
+if begin e-no-tmpfs-refused-naming-flag; then
 	prun "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "--tmpfs /home/agent"
 	end
 fi
-if selected e-home-missing-refused-naming-flags; then
+if begin e-home-missing-refused-naming-flags; then
 	# A HOME the image does not have at all: the refusal names the flags of
 	# both engines for that path.
-	begin e-home-missing-refused-naming-flags
 	prun "${ENV_HOME_MISSING[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "HOME /home/missing: No such file or directory"
 	expect_contains stderr "$ERR" "add --tmpfs /home/missing:rw,mode=0700,size=64m,U to podman run, --tmpfs /home/missing:exec,mode=0700,uid=1000,gid=1000 to docker run"
 	end
 fi
-if selected "e-refusal-names-working-$ENGINE_NAME-flag"; then
+if begin "e-refusal-names-working-$ENGINE_NAME-flag"; then
 	# What a user of this engine reads without a HOME tmpfs: the one line
 	# names the flag of podman run and of docker run (init/sandbox/home.h); this
 	# engine's, added as written, gives a turn.
-	begin "e-refusal-names-working-$ENGINE_NAME-flag"
 	prun "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "to $ENGINE_NAME run"
 	expect_err "turninit: HOME /home/agent is not a private tmpfs mount and turninit lacks CAP_SYS_ADMIN to mount one: add --tmpfs /home/agent:rw,mode=0700,size=64m,U to podman run, --tmpfs /home/agent:exec,mode=0700,uid=1000,gid=1000 to docker run (Kubernetes: an emptyDir with medium: Memory)"$'\n'
@@ -547,8 +516,7 @@ if selected "e-refusal-names-working-$ENGINE_NAME-flag"; then
 	fi
 	end
 fi
-if selected e-sys-admin-mounts-home-itself; then
-	begin e-sys-admin-mounts-home-itself
+if begin e-sys-admin-mounts-home-itself; then
 	prun --cap-add SYS_ADMIN "$SEALED" \
 		'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"; ls -A "$HOME" | wc -l; grep -E "^Cap(Eff|Bnd):" /proc/self/status'
 	expect_rc 0
@@ -558,12 +526,11 @@ if selected e-sys-admin-mounts-home-itself; then
 fi
 
 # --- hardening found by review: HOME that is not private, launcher-chosen inputs ----
-if selected e-home-owned-by-another-uid-refused; then
+if begin e-home-owned-by-another-uid-refused; then
 	# An empty tmpfs of the container's own (a podman tmpfs volume: --tmpfs
 	# takes no uid=; Docker's --tmpfs does), but owned by uid 4242, neither
 	# root nor turninit nor the manifest's uid: refused, not given to the
 	# manifest's uid.
-	begin e-home-owned-by-another-uid-refused
 	vol=itest-$$-home4242
 	if docker_engine; then
 		prun --tmpfs /home/agent:mode=0700,uid=4242,gid=4242 "$SEALED" 'echo COMMAND-RAN'
@@ -578,10 +545,9 @@ if selected e-home-owned-by-another-uid-refused; then
 	fi
 	end
 fi
-if selected e-bind-of-host-tmpfs-dir-refused; then
+if begin e-bind-of-host-tmpfs-dir-refused; then
 	# A directory inside a host tmpfs, bind-mounted at HOME: empty and a tmpfs, but
 	# not a private one. Refused, and the host directory keeps its owner.
-	begin e-bind-of-host-tmpfs-dir-refused
 	shared=$(mktemp -d /dev/shm/turninit-itest.XXXXXX)
 	chmod 0700 "$shared"
 	prun -v "$shared:/home/agent" "$SEALED" 'echo COMMAND-RAN'
@@ -590,11 +556,10 @@ if selected e-bind-of-host-tmpfs-dir-refused; then
 	rmdir "$shared"
 	end
 fi
-if selected e-memory-emptydir-home-taken; then
+if begin e-memory-emptydir-home-taken; then
 	# What a kubelet mounts for an emptyDir with medium: Memory: a root-owned
 	# tmpfs of mode 1777 (exec: Docker's --tmpfs is noexec without it, and
 	# turninit would say so). turninit takes it for the manifest's uid.
-	begin e-memory-emptydir-home-taken
 	prun --tmpfs "/home/agent:rw,exec,mode=1777,size=64m$NOCOPYUP" "$SEALED" 'stat -c "%a %u %g" "$HOME"'
 	expect_rc 0
 	expect_out $'700 1000 1000\n'
@@ -602,27 +567,23 @@ if selected e-memory-emptydir-home-taken; then
 	end
 fi
 # turninit that cannot lock a command down refuses before it sets anything up.
-if selected e-no-setpcap-refused; then
-	begin e-no-setpcap-refused
+if begin e-no-setpcap-refused; then
 	prun --cap-drop SETPCAP --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "running without CAP_SETPCAP, turninit cannot"
 	end
 fi
-if selected e-user-1000-refused; then
-	begin e-user-1000-refused
+if begin e-user-1000-refused; then
 	prun --user 1000:1000 --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "running as uid 1000 without CAP_SETPCAP, CAP_SETUID, CAP_SETGID"
 	end
 fi
-if selected c-no-trusted-keys-option; then
+if begin c-no-trusted-keys-option; then
 	# Trust roots are never chosen by whoever launches the container.
-	begin c-no-trusted-keys-option
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" --trusted-keys /etc/hostname 'echo COMMAND-RAN'
 	expect_refusal "unknown option --trusted-keys"
 	end
 fi
-if selected c-manifest-not-a-regular-file; then
-	begin c-manifest-not-a-regular-file
+if begin c-manifest-not-a-regular-file; then
 	t0=$(now_ms)
 	# /dev/stdin is /dev/null here; a pipe (podman run -i) is refused the same way,
 	# but podman's -i attach can lose the stderr of a container this quick.
@@ -637,14 +598,12 @@ if selected c-manifest-not-a-regular-file; then
 	echo "# c-manifest-not-a-regular-file: refused in $ms ms"
 	end
 fi
-if selected c-refusal-stays-one-line; then
-	begin c-refusal-stays-one-line
+if begin c-refusal-stays-one-line; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" $'--bogus\nturninit: forged line' 'echo COMMAND-RAN'
 	expect_refusal "unknown option --bogus?turninit: forged line"
 	end
 fi
-if selected f-command-starting-with-dash; then
-	begin f-command-starting-with-dash
+if begin f-command-starting-with-dash; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" -- '-x'
 	expect_rc 127
 	expect_out ""
@@ -654,47 +613,41 @@ fi
 
 # --- f. exit statuses, signals, stdin, argv -----------------------------------------
 for n in 0 1 7 255; do
-	selected "f-exit-$n" || continue
-	begin "f-exit-$n"
+	begin "f-exit-$n" || continue
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" "exit $n"
 	expect_rc "$n"
 	expect_out ""
 	expect_err ""
 	end
 done
-if selected f-killed-by-sigterm-143; then
-	begin f-killed-by-sigterm-143
+if begin f-killed-by-sigterm-143; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'kill -TERM $$'
 	expect_rc 143
 	expect_out ""
 	end
 fi
-if selected f-missing-program-127; then
-	begin f-missing-program-127
+if begin f-missing-program-127; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'no-such-program-xyz'
 	expect_rc 127
 	expect_out ""
 	expect_contains stderr "$ERR" "no-such-program-xyz"
 	end
 fi
-if selected f-shell-not-executable-126; then
-	begin f-shell-not-executable-126
+if begin f-shell-not-executable-126; then
 	prun --tmpfs "$HOME_TMPFS" "${ENV_SHELL_NOEXEC[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_rc 126
 	expect_out ""
 	expect_contains stderr "$ERR" /etc/turninit/trusted.pub
 	end
 fi
-if selected f-shell-missing-127; then
-	begin f-shell-missing-127
+if begin f-shell-missing-127; then
 	prun --tmpfs "$HOME_TMPFS" "${ENV_SHELL_MISSING[@]}" "$SEALED" 'echo COMMAND-RAN'
 	expect_rc 127
 	expect_out ""
 	expect_contains stderr "$ERR" /bin/no-such-shell
 	end
 fi
-if selected f-timeout-124; then
-	begin f-timeout-124
+if begin f-timeout-124; then
 	t0=$(now_ms)
 	# The sleep ends only by the timeout. The bound tells turninit's 124 from
 	# that of the engine's hard timeout (60 s), whatever the machine's load.
@@ -706,9 +659,8 @@ if selected f-timeout-124; then
 	echo "# f-timeout-124: the turn took $ms ms with limits.timeout_s 1"
 	end
 fi
-if selected l-landlock-writes-outside-fail; then
+if begin l-landlock-writes-outside-fail; then
 	# /work and /tmp are world-writable in the image: only Landlock stops these.
-	begin l-landlock-writes-outside-fail
 	prun --tmpfs "$HOME_TMPFS" "${ENV_LL_NARROW[@]}" "$SEALED" \
 		'for p in /work/x /tmp/x "$HOME/x"; do touch "$p" 2>/dev/null && echo "$p ok" || echo "$p denied"; done
 		 mkdir /tmp/d 2>&1 | sed "s/.*: //"; : > /dev/null && echo devnull ok'
@@ -716,18 +668,16 @@ if selected l-landlock-writes-outside-fail; then
 	expect_out $'/work/x denied\n/tmp/x denied\n/home/agent/x ok\nPermission denied\ndevnull ok\n'
 	end
 fi
-if selected l-landlock-default-writable; then
-	begin l-landlock-default-writable
+if begin l-landlock-default-writable; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
 		'touch /work/x /tmp/x "$HOME/x" && echo ok; ln -s /tmp/x /tmp/y && echo link ok'
 	expect_rc 0
 	expect_out $'ok\nlink ok\n'
 	end
 fi
-if selected l-landlock-shm-false; then
+if begin l-landlock-shm-false; then
 	# landlock.shm false: /dev/shm (the pod's IPC namespace) is not writable;
 	# by default it is. verify lists the paths always writable.
-	begin l-landlock-shm-false
 	prun --tmpfs "$HOME_TMPFS" "${ENV_LL_NO_SHM[@]}" "$SEALED" \
 		'touch /dev/shm/x 2>&1 | sed "s/.*: //"; touch /tmp/x && echo tmp ok'
 	expect_rc 0
@@ -739,30 +689,26 @@ if selected l-landlock-shm-false; then
 	eq "verify: always_writable" "$aw" "/dev/null /dev/zero /dev/full /dev/tty /dev/ptmx /dev/pts"
 	end
 fi
-if selected l-landlock-shm-false-link-refused; then
+if begin l-landlock-shm-false-link-refused; then
 	# A writable path that leads to /dev/shm through a symbolic link is
 	# refused at start: the manifest's names alone cannot tell.
-	begin l-landlock-shm-false-link-refused
 	prun --tmpfs "$HOME_TMPFS$NOCOPYUP" "${ENV_LL_SHM_LINK[@]}" "$IMG:dotfiles" 'echo COMMAND-RAN'
 	expect_refusal "landlock.writable: /shmlink leads to /dev/shm, which makes /dev/shm writable, and landlock.shm is false"
 	end
 fi
-if selected l-landlock-proc-link-refused; then
+if begin l-landlock-proc-link-refused; then
 	# /proc writable would let a command lower its oom_score_adj: the
 	# manifest refuses the name, and turninit a path that leads there.
-	begin l-landlock-proc-link-refused
 	prun --tmpfs "$HOME_TMPFS$NOCOPYUP" "${ENV_LL_PROC_LINK[@]}" "$IMG:dotfiles" 'echo COMMAND-RAN'
 	expect_refusal "landlock.writable: /proclink leads into /proc, which commands may not write"
 	end
 fi
-if selected l-landlock-unavailable-refused; then
-	begin l-landlock-unavailable-refused
+if begin l-landlock-unavailable-refused; then
 	prun --security-opt seccomp="$NO_LANDLOCK" --tmpfs "$HOME_TMPFS" "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "landlock.optional is false"
 	end
 fi
-if selected l-landlock-unavailable-optional; then
-	begin l-landlock-unavailable-optional
+if begin l-landlock-unavailable-optional; then
 	prun --security-opt seccomp="$NO_LANDLOCK" --tmpfs "$HOME_TMPFS" "${ENV_LL_OPTIONAL[@]}" \
 		"$SEALED" 'echo COMMAND-RAN'
 	expect_rc 0
@@ -771,8 +717,7 @@ if selected l-landlock-unavailable-optional; then
 		|| why "stderr is not the one landlock line"
 	end
 fi
-if selected l-verify-reports-abi; then
-	begin l-verify-reports-abi
+if begin l-verify-reports-abi; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" verify
 	expect_rc 0
 	abi=$(printf '%s' "$OUT" | python3 -c 'import json,sys; l=json.load(sys.stdin)["landlock"]; print(l["abi"], l["status"])' 2>&1)
@@ -780,14 +725,13 @@ if selected l-verify-reports-abi; then
 	eq "landlock abi and status" "$abi" "$want enforced"
 	end
 fi
-if selected f-timeout-terms-setsid-child; then
+if begin f-timeout-terms-setsid-child; then
 	# The timeout ends what left the process group too, with SIGTERM at once
 	# (the terminate engine, as in serve mode): the setsid'd child's TERM trap
 	# runs, and the shell, which traps TERM, waits for it; the turn ends at
 	# its timeout (10 s: the traps are set by then on a loaded machine), not
 	# after the 5 s grace, whose SIGKILL would leave no "child got TERM" and
 	# no "main done". The sleep ends only when killed.
-	begin f-timeout-terms-setsid-child
 	t0=$(now_ms)
 	prun --tmpfs "$HOME_TMPFS" "${ENV_TIMEOUT10[@]}" "$SEALED" \
 		'trap : TERM; busybox setsid bash -c '\''trap "echo child got TERM; exit 3" TERM; echo ready; sleep 1000 & wait'\'' & c=$!; while kill -0 $c 2>/dev/null; do wait $c; done; echo main done'
@@ -798,11 +742,10 @@ if selected f-timeout-terms-setsid-child; then
 	echo "# f-timeout-terms-setsid-child: the turn took $ms ms with limits.timeout_s 10"
 	end
 fi
-if selected f-orphans-reaped; then
+if begin f-orphans-reaped; then
 	# Orphans are reparented to PID 1, which must reap them: no zombie stays.
 	# Five orphans sleep until the command kills them, which then waits
 	# (bounded) until all five are gone from /proc, and counts the zombies.
-	begin f-orphans-reaped
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" \
 		'for i in 1 2 3 4 5; do p="$p $(sleep 1000 >/dev/null 2>&1 & echo $!)"; done; kill $p
 		for t in $(seq 300); do n=0; for q in $p; do [ -e /proc/$q ] && n=$((n+1)); done; [ $n = 0 ] && break; sleep 0.1; done
@@ -812,35 +755,31 @@ if selected f-orphans-reaped; then
 	expect_err ""
 	end
 fi
-if selected f-argv-not-reparsed; then
-	begin f-argv-not-reparsed
+if begin f-argv-not-reparsed; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" printf '[%s]' 'a b' '$HOME' ';id'
 	expect_rc 0
 	expect_out '[a b][$HOME][;id]'
 	expect_err ""
 	end
 fi
-if selected f-argv-env-exact; then
-	begin f-argv-env-exact
+if begin f-argv-env-exact; then
 	prun --tmpfs "$HOME_TMPFS" -e TZ=UTC "$SEALED" env -u TZ
 	expect_rc 0
 	eq "env (sorted)" "$(printf '%s' "$OUT" | sorted; echo .)" "${ENV_MAIN_ARGV}."
 	expect_err ""
 	end
 fi
-if selected f-stdin-passes-through; then
-	begin f-stdin-passes-through
+if begin f-stdin-passes-through; then
 	run_input $'x\ny\n' "${ENGINE_RUN[@]}" -i --tmpfs "$HOME_TMPFS" "$SEALED" cat
 	expect_rc 0
 	expect_out $'x\ny\n'
 	expect_err ""
 	end
 fi
-if selected "f-$ENGINE_NAME-stop-143-before-the-kill"; then
+if begin "f-$ENGINE_NAME-stop-143-before-the-kill"; then
 	# The stop's SIGTERM ends the turn: status 143, before the engine's SIGKILL
 	# at the end of -t (that would be 137); the time is reported, not bounded
 	# by the machine's speed. The sleep ends only by the stop.
-	begin "f-$ENGINE_NAME-stop-143-before-the-kill"
 	name=turninit-itest-$$-stop
 	run_cmd timeout 60 "$ENGINE" run -d --pull never --network none --label "$LABEL" \
 		--name "$name" --tmpfs "$HOME_TMPFS" "$SEALED" 'sleep 1000'
@@ -866,12 +805,11 @@ if selected "f-$ENGINE_NAME-stop-143-before-the-kill"; then
 fi
 
 # --- h. turninit as the engine's init: podman's --init-path, dockerd's ---------------------
-if selected h-init-path; then
+if begin h-init-path; then
 	# podman runs /run/podman-init -- CMD...; the image's own ENTRYPOINT is
 	# cleared. Docker runs /sbin/docker-init -- CMD..., the binary of the
 	# daemon's --init-path, which tests/integration/docker.sh sets to $BIN
 	# (it checks that docker info shows turninit's commit).
-	begin h-init-path
 	if docker_engine; then
 		init=(--init --entrypoint '')
 	else
@@ -886,8 +824,7 @@ if selected h-init-path; then
 fi
 
 # --- verify, --version, --help ---------------------------------------------------------
-if selected v-verify-prints-policy-json; then
-	begin v-verify-prints-policy-json
+if begin v-verify-prints-policy-json; then
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" verify
 	expect_rc 0
 	expect_err ""
@@ -901,20 +838,18 @@ print(d["turninit"], d["commit"], "|", d["source"], "|", m["user"]["uid"], m["us
 	eq "parsed policy" "$got" "$VERSION $commit | image config Env (TURNINIT_MANIFEST) | 1000 1000 /home/agent /work /usr/local/bin:/usr/bin:/bin ['TZ']"
 	end
 fi
-if selected e-home-runs-scripts; then
+if begin e-home-runs-scripts; then
 	# HOME's flag, as the docs give it for this engine, lets a command run a
 	# script it wrote there (Docker mounts a --tmpfs noexec unless told exec:
 	# its line once left exec out, and such a script failed with 126).
-	begin e-home-runs-scripts
 	prun --tmpfs "$HOME_TMPFS" "$SEALED" 'printf "#!/bin/sh\necho script ran\n" > ~/s.sh && chmod +x ~/s.sh && ~/s.sh'
 	expect_rc 0
 	expect_out $'script ran\n'
 	end
 fi
-if selected e-home-noexec-warned; then
+if begin e-home-noexec-warned; then
 	# A HOME mounted noexec (Docker's --tmpfs without exec; podman's with
 	# noexec): one line at the start and in verify, not only a 126 later.
-	begin e-home-noexec-warned
 	if docker_engine; then
 		noexec=/home/agent:mode=0700,uid=1000,gid=1000
 	else
@@ -931,11 +866,10 @@ if selected e-home-noexec-warned; then
 	expect_err ""
 	end
 fi
-if selected v-verify-refuses-as-a-run-would; then
+if begin v-verify-refuses-as-a-run-would; then
 	# verify answers for the flags it is given: without the HOME tmpfs a turn
 	# refuses, and verify says so with the turn's own line, exit 125, the
 	# policy still printed (before: exit 0 and "privileged").
-	begin v-verify-refuses-as-a-run-would
 	prun "$SEALED" 'echo COMMAND-RAN'
 	expect_refusal "HOME /home/agent is not a private tmpfs mount"
 	run_line=$ERR
@@ -946,10 +880,9 @@ if selected v-verify-refuses-as-a-run-would; then
 	eq "verify start" "$got" "refused ${run_line#turninit: }not checked: the start is refused"
 	end
 fi
-if selected v-workdir-not-writable-warned; then
+if begin v-workdir-not-writable-warned; then
 	# A workdir the commands cannot write: one line at the start (and in
 	# verify), not only bash's "Permission denied" later.
-	begin v-workdir-not-writable-warned
 	wd=$(mktemp -d "${TMPDIR:-/tmp}/turninit-itest-wd.XXXXXX")
 	chmod 0755 "$wd"
 	warn="turninit: workdir /work (owner 0:0, mode 0755) is not writable by the commands' 1000:1000: they cannot write there (give them the folder, for example -v DIR:/work with DIR theirs, or set the manifest's \"workdir\")"
@@ -972,14 +905,12 @@ if selected v-workdir-not-writable-warned; then
 	rmdir "$wd"
 	end
 fi
-if selected v-verify-refuses-forgery; then
-	begin v-verify-refuses-forgery
+if begin v-verify-refuses-forgery; then
 	prun --tmpfs "$HOME_TMPFS" "${ENV_TAMPERED[@]}" "$SEALED" verify
 	expect_refusal signature
 	end
 fi
-if selected v-version; then
-	begin v-version
+if begin v-version; then
 	prun "$SEALED" --version
 	expect_rc 0
 	[[ $OUT == turninit* && $OUT == *$'\n' && $(printf '%s' "$OUT" | wc -l) -eq 1 ]] \
@@ -991,8 +922,7 @@ if selected v-version; then
 		|| why "stdout is not 'turninit version V - git.COMMIT' (tini's form, which Docker parses)"
 	end
 fi
-if selected v-help; then
-	begin v-help
+if begin v-help; then
 	prun "$SEALED" --help
 	expect_rc 0
 	expect_contains stdout "$OUT" "verify"
@@ -1004,7 +934,6 @@ if podman_test k-job-pod-template "podman kube play: Docker runs no Kubernetes Y
 	# podman kube play has no Job kind: the Job's pod template becomes a Pod of
 	# this run's name, with this suite's image and a tmpfs volume for the HOME
 	# emptyDir (podman ignores medium: Memory; see oci/k8s/job.yaml).
-	begin k-job-pod-template
 	job_pod "$ROOT/oci/k8s/job.yaml" "$SEALED" "turninit-itest-$$-job"
 	kube_job "turninit-itest-$$-job" $'hello from uid 1000 in /work, HOME /home/agent\n' ""
 	end

@@ -192,7 +192,7 @@ check_table UNCONF
 end
 # The rows the kernel cannot hold here: a skip each, with its reason.
 for name in "${!ROW_SKIP[@]}"; do
-	selected "probes-row-$name" && skip "probes-row-$name" "${ROW_SKIP[$name]}"
+	skip "probes-row-$name" "${ROW_SKIP[$name]}"
 done
 
 # Plain podman (or docker): no verdict is asserted but the controls'.
@@ -427,7 +427,6 @@ end; fi
 # root (proc(5)). The command itself is dumpable (execve resets the flag), so
 # the owner is PID 1's flag, not a property of every process here.
 if podman_test status-pid1-not-dumpable-same-uid "docker run --user 1000:1000 --cap-add gives no ambient capabilities: turninit as uid 1000 holds none and refuses (e-user-1000-refused)"; then
-	if begin status-pid1-not-dumpable-same-uid; then
 	prun --user 1000:1000 --cap-add SETPCAP,SETUID,SETGID,KILL --tmpfs "$HOME_TMPFS" "$SEALED" \
 		'grep "^Uid:" /proc/1/status; exec /bin/probe status'
 	expect_rc 0
@@ -446,7 +445,7 @@ if podman_test status-pid1-not-dumpable-same-uid "docker run --user 1000:1000 --
 	expect_out "a exit 0 None
 a stdout 0 0 
 "
-	end; fi
+	end
 fi
 
 # Supplementary groups the runtime gives PID 1 are not the command's: with
@@ -495,20 +494,18 @@ end; fi
 with_fds() { "$@" 3</dev/null 4</dev/null; }
 NO_PRESERVE="docker run has no --preserve-fds: Docker hands a container no fd but 0, 1 and 2 (status-fds-0-1-2)"
 if podman_test fds-control-podman-passes-preserved "$NO_PRESERVE"; then
-	if begin fds-control-podman-passes-preserved; then
 	run_cmd with_fds "${PODMAN_RUN[@]}" --preserve-fds 2 "${PLAIN[@]}" status
 	expect_rc 0
 	expect_stat fds "0 1 2 3 4"
-	end; fi
+	end
 fi
 
 if podman_test fds-preserved-not-inherited-under-turninit "$NO_PRESERVE"; then
-	if begin fds-preserved-not-inherited-under-turninit; then
 	run_cmd with_fds "${PODMAN_RUN[@]}" --preserve-fds 2 --tmpfs "$HOME_TMPFS" "$SEALED" 'exec /bin/probe status'
 	expect_rc 0
 	expect_err ""
 	expect_stat fds "0 1 2"
-	end; fi
+	end
 fi
 
 # --- a bare syscall name denies the whole syscall --------------------------------------
@@ -551,7 +548,7 @@ end; fi
 # reaching the kernel for "yes"). Anything else fails here: a guard that
 # answered "no" for another reason would skip the rows on a guess.
 # Off x86_64 there is no int 0x80 to ask about (kfeatures says so).
-if kernel_test kernel-guard-int80-is-the-bare-probe x86_64 && begin kernel-guard-int80-is-the-bare-probe; then
+if kernel_test kernel-guard-int80-is-the-bare-probe x86_64; then
 kernel_ask int80
 run_cmd "$PROBE" int80_getpid
 case $KERNEL_ANSWER in
@@ -565,32 +562,30 @@ esac
 echo "# kernel guard: int80 $KERNEL_ANSWER ($KERNEL_WHY); the bare probe: status $RC, ${OUT%$'\n'}"
 end; fi
 
-# row_test NAME PROBE: selected NAME, and where PROBE relies on a kernel
+# row_test NAME PROBE: begin NAME, and where PROBE relies on a kernel
 # feature (ROW_FEATURE), skipped with the kernel's reason when it lacks it.
 row_test() {
 	if [[ -n ${ROW_FEATURE[$2]-} ]]; then
 		kernel_test "$1" "${ROW_FEATURE[$2]}"
 	else
-		selected "$1"
+		begin "$1"
 	fi
 }
 for p in int80_getpid x32_getpid; do
 	# exec: the probe is the command; turninit reports its death as 128+SIGSYS.
 	if row_test "arch-$p-exit-159" "$p"; then
-		if begin "arch-$p-exit-159"; then
 		prun --tmpfs "$HOME_TMPFS" "$SEALED" "exec /bin/probe $p"
 		expect_rc 159
 		expect_out ""
 		expect_err ""
-		end; fi
+		end
 	fi
 	# The shell that ran it lives on and sees the probe killed by SIGSYS.
 	if row_test "arch-$p-kills-only-the-probe" "$p"; then
-		if begin "arch-$p-kills-only-the-probe"; then
 		prun --tmpfs "$HOME_TMPFS" "$SEALED" "/bin/probe $p; echo \"status \$?\""
 		expect_rc 0
 		expect_out $'status 159\n'
-		end; fi
+		end
 	fi
 done
 

@@ -132,8 +132,7 @@ EXIT_TERM='code=null signal=15 timed_out=false truncated=false'
 EXIT_KILL='code=null signal=9 timed_out=false truncated=false'
 
 # --- serve: the basics ---------------------------------------------------------------
-if selected s-basics; then
-	begin s-basics
+if begin s-basics; then
 	serve_case basics basics
 	env_want='["HOME=/home/agent", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "PWD=/work", "SHLVL=0", "TERM=dumb", "TZ=UTC", "_=/bin/env"]'
 	expect_out "kinds started output output exit
@@ -156,11 +155,10 @@ reused id \"again 2\\n\" $EXIT_OK
 fi
 
 # --- serve: timeout, setsid, process control ---------------------------------------------
-if selected s-setsid-spammer-timeout; then
+if begin s-setsid-spammer-timeout; then
 	# The spammer leaves the command's process group and session with setsid; the
 	# 1 s timeout must still end it (SIGTERM, 5 s grace, SIGKILL), and the exit
 	# event comes only after it is gone.
-	begin s-setsid-spammer-timeout
 	serve_case setsid setsid_timeout
 	expect_out "exit code=null signal=15 timed_out=true truncated=false
 exit event within 60 s: yes
@@ -171,10 +169,9 @@ no output after the exit event: yes
 "
 	end
 fi
-if selected s-setsid-child-gets-term; then
+if begin s-setsid-child-gets-term; then
 	# Timeout and cancel send SIGTERM to what left the process group too, at
 	# once: a setsid'd child's TERM trap runs (tests/serve/cases.py).
-	begin s-setsid-child-gets-term
 	serve_case trapterm setsid_trap_term
 	expect_out "timeout \"ready\\nsetsid child got TERM\\nmain done\\n\" code=0 signal=null timed_out=true truncated=false
 timeout exit event within 60 s: yes
@@ -183,8 +180,7 @@ cancel exit event within 60 s: yes
 "
 	end
 fi
-if selected s-left-running-ends-with-the-command; then
-	begin s-left-running-ends-with-the-command
+if begin s-left-running-ends-with-the-command; then
 	serve_case leftrunning left_running
 	expect_out "left running \"bye\\n\" $EXIT_OK
 exit event within 60 s: yes
@@ -192,10 +188,9 @@ sleeps left \"\"
 "
 	end
 fi
-if selected s-keeper-pool; then
+if begin s-keeper-pool; then
 	# The keepers of a turn: one per slot, reused; a late cancel; an idle one
 	# killed from outside.
-	begin s-keeper-pool
 	serve_case pool pool "${ENV_ONE[@]}"
 	expect_out "one keeper for three commands: yes
 a request's env stays with its command: yes
@@ -211,8 +206,7 @@ fi
 # PID 1 never waits on a keeper (issue 27, finding 1): a command that loops
 # kill(-1, SIGSTOP) beside 15 others; where Landlock scopes signals (ABI 6)
 # it stops nothing, and below it every command still gets an answer.
-if selected s-stopper-beside-15; then
-	begin s-stopper-beside-15
+if begin s-stopper-beside-15; then
 	serve_case stopper stopper
 	kernel_ask landlock
 	if [[ $KERNEL_ANSWER =~ ^[0-9]+$ ]] && ((KERNEL_ANSWER >= 6)); then
@@ -229,7 +223,6 @@ the turn ended at the end of stdin: 0
 fi
 # In privileged mode too, a command cannot signal another's processes.
 if kernel_test s-sibling-stop-refused landlock 6; then
-	begin s-sibling-stop-refused
 	serve_case sibling sibling_stop
 	expect_contains stdout "$OUT" "kill -STOP of another command's process: \"rc=1\\n\" \"bash: line 1: kill: ("
 	expect_contains stdout "$OUT" ") - Operation not permitted\\n\""
@@ -246,8 +239,7 @@ host_strace() {
 	skip "$1" "rootless: strace from the host cannot attach to a keeper in podman's user namespace"
 	return 1
 }
-if selected s-held-start-bounded && host_strace s-held-start-bounded; then
-	begin s-held-start-bounded
+if host_strace s-held-start-bounded && begin s-held-start-bounded; then
 	serve_case held held_start
 	expect_out "one keeper: 1
 held: error \"exec: the command did not start within 10000 ms (its process was held before its exec): killed\"
@@ -259,8 +251,7 @@ after: after $EXIT_OK a new keeper: yes
 fi
 # A start held 3 s before its exec (strace delays the keeper's clone): the
 # command's timeout (1 s) counts from its exec, not from the hand-off.
-if selected s-held-start-keeps-timeout && host_strace s-held-start-keeps-timeout; then
-	begin s-held-start-keeps-timeout
+if host_strace s-held-start-keeps-timeout && begin s-held-start-keeps-timeout; then
 	serve_case heldtmo held_start_timeout
 	expect_out "one keeper: 1
 held: \"ran\\n\" $EXIT_OK
@@ -270,8 +261,7 @@ its duration_ms holds the held start: yes
 fi
 # A cancel, then the command's timeout inside the cancel's grace: the exit
 # is the cancel's (SIGKILL after the grace), not a timeout.
-if selected s-cancel-then-timeout; then
-	begin s-cancel-then-timeout
+if begin s-cancel-then-timeout; then
 	serve_case canceltmo cancel_then_timeout
 	expect_out "cancelled: code=null signal=9 timed_out=false truncated=false
 "
@@ -280,8 +270,7 @@ fi
 # A keeper whose clone(2) of a command fails (strace injects EAGAIN once from
 # the host): an error event at once, and the exec report handed over for it is
 # closed, so the next command on that keeper takes its own (the started pid).
-if selected s-clone-failure-report-closed && host_strace s-clone-failure-report-closed; then
-	begin s-clone-failure-report-closed
+if host_strace s-clone-failure-report-closed && begin s-clone-failure-report-closed; then
 	serve_case clonefail clone_fails
 	expect_out "one keeper: 1
 failed: error \"exec: clone: Resource temporarily unavailable\" at once: yes
@@ -291,8 +280,7 @@ after: $EXIT_OK started pid is \$\$: yes the same keeper: yes
 fi
 # Execs start without waiting for the answer to the one before; the answers,
 # and what a later request does, keep their order.
-if selected s-answers-keep-order && host_strace s-answers-keep-order; then
-	begin s-answers-keep-order
+if host_strace s-answers-keep-order && begin s-answers-keep-order; then
 	serve_case order answers_in_order
 	expect_out "one keeper: 1
 order: held:error b:started fds:started nope:error
@@ -305,8 +293,7 @@ fds of a command: 0 1 2 3 $EXIT_OK
 fi
 # Ids in one write: an id freed by a failed start is taken again; a running
 # one is refused, and the audit log of it all verifies whole.
-if selected s-burst-ids; then
-	begin s-burst-ids
+if begin s-burst-ids; then
 	mkdir -m 0700 "$WORK/burst-log"
 	SERVE_EXTRA=(--audit-log /var/log/turninit/a.jsonl)
 	serve_case burst burst_ids --tmpfs /locked:rw,mode=0700 -v "$WORK/burst-log:/var/log/turninit"
@@ -323,9 +310,8 @@ d exit $EXIT_TERM
 	expect_rc 0
 	end
 fi
-if selected s-filter-per-command; then
+if begin s-filter-per-command; then
 	# A filter that refuses a keeper's call is loaded in each command.
-	begin s-filter-per-command
 	serve_case noppid filter_per_command "${ENV_NOPPID[@]}"
 	expect_out "command \"ran\\n\" $EXIT_OK
 seccomp: keeper turninit+0, command turninit+1
@@ -341,15 +327,13 @@ seccomp: keeper turninit+0, command turninit+1
 	grep -q '"event":"exec"' "$WORK/noppid-log/a.jsonl" || why "no exec line in the log"
 	end
 fi
-if selected s-timeout-capped-by-manifest; then
-	begin s-timeout-capped-by-manifest
+if begin s-timeout-capped-by-manifest; then
 	serve_case capped timeout_capped "${ENV_SMALL[@]}"
 	expect_out "exit code=null signal=15 timed_out=true truncated=false capped at 2 s: yes
 "
 	end
 fi
-if selected s-cancel-and-signal; then
-	begin s-cancel-and-signal
+if begin s-cancel-and-signal; then
 	serve_case cancel cancel
 	expect_out "cancel sleep $EXIT_TERM within 60 s: yes
 cancel TERM-proof $EXIT_KILL after the 5 s grace: yes
@@ -360,10 +344,9 @@ signal USR1 \"ready\\ngot USR1\\ndone\\n\" $EXIT_OK
 	end
 fi
 
-if selected s-hardening; then
+if begin s-hardening; then
 	# Found by review: a command handing its stdout to another must not hold
 	# its exit event; cancel reaches a stopped command; argv words are words.
-	begin s-hardening
 	serve_case hardening hardening
 	expect_out "fd handed on $EXIT_OK A-done within 60 s: yes
 cancel stopped $EXIT_TERM within 60 s: yes
@@ -373,8 +356,7 @@ argv dash code=127 signal=null timed_out=false truncated=false \"\"
 fi
 
 # --- serve: stdin ----------------------------------------------------------------------
-if selected s-stdin; then
-	begin s-stdin
+if begin s-stdin; then
 	serve_case stdin stdin
 	expect_out "cat without stdin $EXIT_OK stdout \"\" at once: yes
 stdin is /dev/null [\"0\"]
@@ -386,8 +368,7 @@ empty stdin $EXIT_OK \"\"
 fi
 
 # --- serve: output ----------------------------------------------------------------------
-if selected s-8-concurrent-1mib; then
-	begin s-8-concurrent-1mib
+if begin s-8-concurrent-1mib; then
 	serve_case parallel parallel
 	want="all 8 ran at once: yes"$'\n'
 	for i in 0 1 2 3 4 5 6 7; do
@@ -396,8 +377,7 @@ if selected s-8-concurrent-1mib; then
 	expect_out "$want"
 	end
 fi
-if selected s-output-truncated; then
-	begin s-output-truncated
+if begin s-output-truncated; then
 	serve_case truncated truncated "${ENV_SMALL[@]}"
 	expect_out "exit code=3 signal=null timed_out=false truncated=true
 delivered 1048576 at most 1 MiB: yes
@@ -410,8 +390,7 @@ next \"still works\\n\" $EXIT_OK
 fi
 
 # --- serve: bad requests --------------------------------------------------------------------
-if selected s-bad-lines; then
-	begin s-bad-lines
+if begin s-bad-lines; then
 	serve_case bad badlines
 	want=
 	for n in "invalid JSON" "not an object" "unknown op" "no op" "unknown field" \
@@ -438,8 +417,7 @@ nothing else arrived
 fi
 
 # --- serve: concurrency and the end of the turn ------------------------------------------------
-if selected s-concurrency-limit; then
-	begin s-concurrency-limit
+if begin s-concurrency-limit; then
 	serve_case conc concurrency
 	expect_out "signal to a waiting exec: error null \"signal: k9 has not started: it waits for a slot\"
 a duplicate of a waiting exec: error null \"exec: id k9 is already running or waiting\"
@@ -452,10 +430,9 @@ a waiting exec at the end: \"exec: the turn ended before it started\"
 "
 	end
 fi
-if selected s-queued-exec-times-out; then
+if begin s-queued-exec-times-out; then
 	# An exec that waited for a slot keeps its own timeout from its start:
 	# nothing else wakes the loop here (found by a fresh-user review).
-	begin s-queued-exec-times-out
 	serve_case queuedtimeout queued_timeout "${ENV_ONE[@]}"
 	expect_out "A code=null signal=15 timed_out=true truncated=false
 B code=null signal=15 timed_out=true truncated=false
@@ -463,8 +440,7 @@ B ended at its own timeout, from its start: yes
 "
 	end
 fi
-if selected s-queue-200-at-once-in-order; then
-	begin s-queue-200-at-once-in-order
+if begin s-queue-200-at-once-in-order; then
 	serve_case queue queue
 	expect_out "200 at once: exit 0: 200 errors: 0
 started in arrival order: yes
@@ -474,8 +450,7 @@ at the end, the 1024 waiting: [\"exec: the turn ended before it started\"] serve
 "
 	end
 fi
-if selected s-end-of-stdin; then
-	begin s-end-of-stdin
+if begin s-end-of-stdin; then
 	serve_case eof end_of_stdin
 	expect_out "events after EOF exit:e1 exit:e2
 e1 $EXIT_TERM
@@ -509,16 +484,14 @@ fi
 # serve and mcp without -i: stdin is /dev/null, and they would read its end at
 # once and exit 0 with nothing run (an MCP client shows only "failed to
 # connect"): refused, naming -i.
-if selected s-stdin-devnull-refused; then
-	begin s-stdin-devnull-refused
+if begin s-stdin-devnull-refused; then
 	run_cmd "${ENGINE_RUN[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" serve
 	expect_refusal "serve: stdin is /dev/null (podman run or docker run without -i): no request can reach it; add -i"
 	run_cmd "${ENGINE_RUN[@]}" --tmpfs "$HOME_TMPFS" "$SEALED" mcp
 	expect_refusal "mcp: stdin is /dev/null"
 	end
 fi
-if selected s-sigterm-143; then
-	begin s-sigterm-143
+if begin s-sigterm-143; then
 	serve_case term sigterm
 	expect_out "events after SIGTERM exit:t1
 t1 $EXIT_TERM
@@ -526,16 +499,14 @@ status 143
 "
 	end
 fi
-if selected s-sigkill-client-ends-turn; then
-	begin s-sigkill-client-ends-turn
+if begin s-sigkill-client-ends-turn; then
 	serve_case kill sigkill_client
 	expect_out "turninit ended within 60 s: yes
 $ENGINE_NAME ps lists it: no
 "
 	end
 fi
-if selected s-1000-true-no-leak; then
-	begin s-1000-true-no-leak
+if begin s-1000-true-no-leak; then
 	serve_case many many
 	expect_out "1000 true, failures 0
 fds equal: yes
@@ -545,8 +516,7 @@ children of turninit after: 1 idle keeper(s): 1
 "
 	end
 fi
-if selected s-shell-missing-error-event; then
-	begin s-shell-missing-error-event
+if begin s-shell-missing-error-event; then
 	serve_case noshell shell_missing "${ENV_SHELL_MISSING[@]}"
 	expect_out "events error message names the shell: yes
 then nothing
@@ -564,10 +534,9 @@ SCHEMA_PY=
 for p in "$PY" python3; do
 	"$p" -c 'import jsonschema' 2>/dev/null && { SCHEMA_PY=$p; break; }
 done
-if selected p-schema-matches-session && [[ -z $SCHEMA_PY ]]; then
-	echo "# p-schema-matches-session skipped: no python3 with jsonschema"
-elif selected p-schema-matches-session; then
-	begin p-schema-matches-session
+if [[ -z $SCHEMA_PY ]]; then
+	! selected p-schema-matches-session || echo "# p-schema-matches-session skipped: no python3 with jsonschema"
+elif begin p-schema-matches-session; then
 	serve_case transcript transcript
 	printf '%s' "$OUT" > "$WORK/session.txt"
 	cat > "$WORK/validate.py" <<'PYEOF'
@@ -630,8 +599,7 @@ call() {
 	run_cmd "${CALL[@]}" --user 1000:1000 "$IMG:base" call --socket "$SOCK_IN" "$@"
 }
 listen_test() { # listen_test NAME: begin NAME when selected and the listener is up
-	selected "$1" || return 1
-	begin "$1"
+	begin "$1" || return 1
 	if [[ $LISTEN_UP -ne 1 ]]; then
 		why "the listen container is not up"
 		end
@@ -709,7 +677,7 @@ if ! rootless && listen_test l-held-exec-holds-no-neighbour; then
 held: error \"exec: the command did not start within 10000 ms (its process was held before its exec): killed\"
 "
 	end
-elif rootless && selected l-held-exec-holds-no-neighbour; then
+elif rootless; then
 	skip l-held-exec-holds-no-neighbour "rootless: strace from the host cannot attach to a keeper in podman's user namespace"
 fi
 if listen_test l-two-connections-independent; then
@@ -809,8 +777,7 @@ fi
 engine_rm "$LNAME"
 
 # --- listen: the socket path --------------------------------------------------------------
-if selected l-stale-socket-replaced; then
-	begin l-stale-socket-replaced
+if begin l-stale-socket-replaced; then
 	sockdir
 	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$SOCKDIR/turninit.sock"
 	name=turninit-svtest-$$-stale
@@ -830,8 +797,7 @@ if selected l-stale-socket-replaced; then
 	engine_rm "$name"
 	end
 fi
-if selected l-other-file-refused; then
-	begin l-other-file-refused
+if begin l-other-file-refused; then
 	sockdir
 	echo keep > "$SOCKDIR/turninit.sock"
 	prun --tmpfs "$HOME_TMPFS" -v "$SOCKDIR:/run/turninit" "$SEALED" listen --socket "$SOCK_IN"
@@ -841,13 +807,12 @@ if selected l-other-file-refused; then
 fi
 
 # --- the Kubernetes sidecar example under podman kube play ----------------------------------
-if selected k-kubelet-memory-emptydir-home; then
+if begin k-kubelet-memory-emptydir-home; then
 	# HOME as a kubelet mounts an emptyDir with medium: Memory: a whole tmpfs
 	# with no mode option, so its root is root-owned and mode 1777 (kubelet's
 	# setupTmpfs mounts it after setupDir; podman kube play cannot show this: it
 	# chmods a volume to the image directory's mode; exec: Docker mounts a
 	# --tmpfs noexec without it, and turninit would say so). turninit must take it.
-	begin k-kubelet-memory-emptydir-home
 	prun --tmpfs "/home/agent:rw,exec,mode=1777$NOCOPYUP" "$SEALED" \
 		'stat -f -c %T "$HOME"; stat -c "%a %u %g" "$HOME"'
 	expect_rc 0
@@ -856,7 +821,6 @@ if selected k-kubelet-memory-emptydir-home; then
 	end
 fi
 if podman_test k-sidecar-kube-play "podman kube play: Docker runs no Kubernetes YAML; listen and call between two docker containers are the l- and c- tests"; then
-	begin k-sidecar-kube-play
 	# The example as written, with this run's images, pod and volume names.
 	sh "$ROOT/oci/seal.sh" --image "$IMG:base" --tag "$IMG:sidecar" --manifest "$M/main.json" \
 		--key "$KEY_SEC" --trusted-comment "turninit serve test: sidecar" >"$WORK/seal-sidecar.log" 2>&1 \

@@ -1,0 +1,124 @@
+#!/bin/bash
+# selftest.sh - the test runner of lib.sh (begin, limit, end, results) tested
+# on itself: small suites written here run as child shells, and their TAP is
+# checked. No root, no container, no network: make selftest (and make check).
+#
+# A test that overruns its limit fails with the one "ran out of time" line,
+# what it started (in the foreground and in the background) is killed, and
+# what the suite started before it, and the suite's shell, live on; a test
+# that passes carries its time and leaves no directory; one that fails keeps
+# it; a test ITEST_ONLY leaves out prints nothing; results writes the suite's
+# seconds. Prints TAP; writes build/test-results/selftest.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/integration/lib.sh
+. "$HERE/lib.sh"
+SUITE=selftest
+WORK=$ROOT/build/selftest
+rm -rf "$WORK"
+mkdir -p "$WORK"
+command -v ps >/dev/null || abort "ps not found: run make setup (procps)"
+
+# inner NAME BODY: a suite of its own, BODY between lib.sh and results, run
+# with ITEST_ONLY and ITEST_LIMIT unset; its TAP in OUT, status in RC.
+inner() {
+	mkdir -p "$WORK/$1"
+	cat > "$WORK/$1/suite.sh" <<INNER
+. "$HERE/lib.sh"
+ROOT=$WORK/$1 SUITE=inner WORK=$WORK/$1/work
+mkdir -p "\$WORK"
+$2
+results
+INNER
+	run_cmd env -u ITEST_ONLY -u ITEST_LIMIT timeout 120 bash "$WORK/$1/suite.sh"
+}
+
+# gone PIDFILE...: every process whose pid a PIDFILE holds has ended.
+gone() {
+	local f
+	for f in "$@"; do
+		[[ -s $f ]] || return 1
+		! kill -0 "$(cat "$f")" 2>/dev/null || return 1
+	done
+}
+
+TIME='# time=(0|[1-9][0-9]*)\.[0-9][0-9]s'
+
+if begin runner-overrun-fails-and-kills-what-it-started; then
+	D=$WORK/overrun
+	# before: a process of the suite's own, started before the test; the test
+	# starts one in the background and waits on one in the foreground, each
+	# for ever; its limit is 2 s.
+	inner overrun "
+bash -c 'echo \$\$ > $D/before.pid; exec sleep 1000' &
+BEFORE=\$!
+if begin overrun; then
+	limit 2
+	bash -c 'echo \$\$ > $D/bg.pid; exec sleep 1000' &
+	bash -c 'echo \$\$ > $D/fg.pid; exec sleep 1000'
+	echo '# the test went on to its end'
+	end
+fi
+kill -0 \$BEFORE && echo '# before lives on'
+kill \$BEFORE"
+	eq "status" "$RC" 1
+	lines=$(printf '%s' "$OUT" | grep -E '^(not )?ok ' || true)
+	[[ $lines =~ ^"not ok 1 - overrun "$TIME$ ]] || why "TAP line: $lines"
+	expect_contains stdout "$OUT" $'\n#   overrun ran out of time: its limit is 2 s; the processes it started were killed\n'
+	expect_contains stdout $'\n'"$OUT" $'\n# the test went on to its end\n'
+	expect_contains stdout "$OUT" $'\n# before lives on\n'
+	expect_contains stdout "$OUT" $'\n0 passed, 1 failed\n'
+	wait_for 30 gone "$D/bg.pid" "$D/fg.pid" || why "a process the test started is still there"
+	took=$(printf '%s' "$lines" | sed -E 's/.*time=([0-9]+)\..*/\1/')
+	((took >= 2 && took < 30)) || why "the test took $took s, its limit 2 s"
+	end
+fi
+
+if begin runner-pass-carries-its-time; then
+	inner pass '
+if begin quick; then
+	: > "$T_DIR/made"
+	echo "$T_DIR" > "$WORK/../t_dir"
+	end
+fi
+if begin left-out-by-itest-only; then why no; end; fi'
+	expect_rc 1
+	inner pass2 '
+ITEST_ONLY=^quick$
+if begin quick; then
+	: > "$T_DIR/made"
+	echo "$T_DIR" > "$WORK/../t_dir"
+	end
+fi
+if begin left-out-by-itest-only; then why no; end; fi'
+	expect_rc 0
+	lines=$(printf '%s' "$OUT" | grep -E '^(not )?ok ' || true)
+	[[ $lines =~ ^"ok 1 - quick "$TIME$ ]] || why "TAP lines: $lines"
+	dir=$(cat "$WORK/pass2/t_dir")
+	eq "the test's directory" "$dir" "$WORK/pass2/work/t/quick"
+	[[ ! -e $dir ]] || why "the passed test's directory $dir is left"
+	[[ ! -e $WORK/pass2/work/t/left-out-by-itest-only ]] || why "a test ITEST_ONLY left out has a directory"
+	read -r p f k s < "$WORK/pass2/build/test-results/inner"
+	eq "build/test-results/inner" "$p $f $k" "1 0 0"
+	[[ $s =~ ^[0-9]+$ ]] || why "the suite's seconds: $(printf '%q' "$s")"
+	end
+fi
+
+if begin runner-failure-keeps-its-directory; then
+	inner fail '
+if begin broken; then
+	: > "$T_DIR/evidence"
+	why "it broke"
+	end
+fi'
+	expect_rc 1
+	lines=$(printf '%s' "$OUT" | grep -E '^(not )?ok ' || true)
+	[[ $lines =~ ^"not ok 1 - broken "$TIME$ ]] || why "TAP line: $lines"
+	expect_contains stdout "$OUT" $'\n#   - it broke\n'
+	expect_contains stdout "$OUT" "#   directory: work/t/broken (kept)"
+	[[ -e $WORK/fail/work/t/broken/evidence ]] || why "the failed test's directory is gone"
+	end
+fi
+
+results
