@@ -436,7 +436,7 @@ check: setup
 	@rm -rf $(BUILD)/test-results
 	@$(MAKE) --no-print-directory WERROR=1 $(BUILD)/helpers/kfeatures
 	@mkdir -p $(BUILD)/test-results && $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel
-	@$(MAKE) --no-print-directory WERROR=1 all
+	@$(MAKE) --no-print-directory -j$$(nproc) WERROR=1 all $(HELPERS)
 	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory layout; \
 	 $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 unit; $(MAKE) --no-print-directory check-cross; \
 	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory WERROR=1 $$s; done; \
