@@ -53,6 +53,15 @@ SUITE_TIMEOUT = 1800   # seconds, one suite run
 FIELDS = ("guarantee", "file", "from", "to")
 
 
+def build_argv(targets):
+    """make's argv for the scratch tree's builds of TARGETS. -flto=auto: the
+    link's LTRANS jobs in parallel, not one after the other (the same bytes;
+    the link is most of a mutation's build: 27 s of 29 on a loaded 2-core
+    machine); CFLAGS from the environment are kept."""
+    cflags = (os.environ.get("CFLAGS", "") + " -flto=auto").strip()
+    return ["make", "--no-print-directory", "CFLAGS=" + cflags] + targets
+
+
 class ListError(Exception):
     pass
 
@@ -430,7 +439,7 @@ def prepare(muts, logdir):
     # when a catch runs that suite (the unit tests are built by make unit).
     t0 = time.monotonic()
     targets = ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
-    rc, out, secs = sh(["make", "--no-print-directory"] + targets, TREE, log=os.path.join(logdir, "pristine.log"))
+    rc, out, secs = sh(build_argv(targets), TREE, log=os.path.join(logdir, "pristine.log"))
     if rc != 0:
         print(out[-3000:])
         print("mutants: the unmutated tree does not build")
@@ -455,7 +464,7 @@ def run_mutation(m, logdir, base):
             f.write(mutated)
         suites = {s for s, _ in m["catch"]}
         targets = ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
-        rc, out, built = sh(["make", "--no-print-directory"] + targets, TREE, log=log)
+        rc, out, built = sh(build_argv(targets), TREE, log=log)
         total = built
         if rc != 0:
             return "error: the mutant does not build (see %s)" % os.path.relpath(log, ROOT), "", total, built
