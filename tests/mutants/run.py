@@ -169,9 +169,13 @@ def sync_tree():
     kept from the last run: a file copied new keeps its mtime, a file whose
     bytes changed (or that a cut-off run left mutated) is written with the
     time of now, so that make rebuilds what it feeds and nothing else; files
-    git no longer knows of are removed (build/ is the tree's own). The number
-    of files written."""
+    git no longer knows of are removed (build/ is the tree's own). A changed
+    Makefile empties build/ first: no object depends on it, and it may change
+    how each one is made. The number of files written."""
     known = set(tree_files())
+    mk = os.path.join(TREE, "Makefile")
+    if os.path.exists(mk) and not same_file(os.path.join(ROOT, "Makefile"), mk):
+        shutil.rmtree(os.path.join(TREE, "build"), ignore_errors=True)
     written = 0
     for rel in sorted(known):
         src, dst = os.path.join(ROOT, rel), os.path.join(TREE, rel)
