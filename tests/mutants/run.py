@@ -15,8 +15,8 @@ The scratch copy is build/mutants/tree: the files git knows of (tracked, and
 untracked ones that are not ignored), and build/musl linked from the tree
 itself (the musl dependencies, made by `make deps`). It is kept from run to
 run with its build outputs: each run syncs it (a file whose bytes changed is
-written with the time of now) and builds it unmutated, so that make rebuilds
-only what changed. A mutation writes its file, make rebuilds the objects that
+written with the time of now; a changed Makefile empties build/) and builds
+it unmutated, so that make rebuilds only what changed. A mutation writes its file, make rebuilds the objects that
 file feeds and relinks, its catches run (unit tests first), and the file is
 put back with the time of now, so that the next build rebuilds that file's
 outputs again and nothing else.
