@@ -414,7 +414,7 @@ size: $(OUT)/turninit
 	@python3 tests/bench/size.py $(OUT)/turninit.map $(OUT)/turninit
 
 # Mutation testing (tests/mutants/): every security step held by a test that
-# fails without it. Not part of check (about 20 minutes); check runs
+# fails without it. Not part of check (its closing line gives its time); check runs
 # mutants-list, which only checks that every mutation still applies.
 MUTANTS ?=
 mutants: $(DEPS_STAMP)

@@ -12,22 +12,29 @@ reports a failed test, survived when they all pass.
     REGEX          run only the mutations whose name matches (re.search)
 
 The scratch copy is build/mutants/tree: the files git knows of (tracked, and
-untracked ones that are not ignored), with their mtimes, and build/musl linked
-from the tree itself (the musl dependencies, made by `make deps`). It is built
-once unmutated; before each mutation the build outputs are put back as they
-were, so that make rebuilds only what the mutated file feeds.
+untracked ones that are not ignored), and build/musl linked from the tree
+itself (the musl dependencies, made by `make deps`). It is kept from run to
+run with its build outputs: each run syncs it (a file whose bytes changed is
+written with the time of now; a changed Makefile empties build/) and builds
+it unmutated, so that make rebuilds only what changed. A mutation writes its file, make rebuilds the objects that
+file feeds and relinks, its catches run (unit tests first), and the file is
+put back with the time of now, so that the next build rebuilds that file's
+outputs again and nothing else.
 
 A suite run counts only when it ran tests: an abort ("not ok N - setup"), a
 missing closing line or a catch regex that selects no test is an error, and so
 is a "from" text that does not occur exactly once, or a build that fails.
-A mutation is killed only by tests that passed without it: the first time a
-catch (a suite and its regex) fails under a mutation, it is run once on the
-unmutated tree too (and remembered); a catch that fails there is an error
-naming the tests that failed, never a kill (a kernel without a feature, a
-busy machine or a broken test would otherwise "kill" every mutation it
-catches). --check also runs the self-test of that judgement (judge_selftest). The
-report (a Markdown table) goes to stdout and build/mutants/report.md. Exit
-status: 0 when every mutation was killed, 1 otherwise.
+A mutation is killed only by tests that passed without it: before any
+mutation, every catch (a suite and its regex) is run once on the unmutated
+tree, one run per suite with an ITEST_ONLY that joins the regexes of its
+catches; a catch that failed there is an error naming the tests that failed,
+never a kill (a kernel without a feature, a busy machine or a broken test
+would otherwise "kill" every mutation it catches), and a failure that no
+catch's regex selects counts against every catch of its suite. --check also
+runs the self-test of that judgement (judge_selftest). The report (a Markdown
+table) goes to stdout and build/mutants/report.md; its last line counts the
+verdicts and gives the run's time. Exit status: 0 when every mutation was
+killed, 1 otherwise.
 """
 import os
 import re
@@ -40,13 +47,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LIST = os.path.join(ROOT, "tests", "mutants", "mutants.txt")
 WORK = os.path.join(ROOT, "build", "mutants")
 TREE = os.path.join(WORK, "tree")
-PRISTINE = os.path.join(WORK, "pristine")
-# What the build writes below build/ (restored before each mutation).
-OUTPUTS = ("musl-obj", "gen", "turninit", "turninit.unstripped", "turninit.map", "host", "vg", "helpers")
 SUITES = ("unit", "integration", "sandbox", "network", "workload", "serve", "pid1", "hostile", "fault",
           "valgrind", "audit", "pi", "mcp", "nonroot", "gvisor", "fuzz-replay", "packaging")
 SUITE_TIMEOUT = 1800   # seconds, one suite run
 FIELDS = ("guarantee", "file", "from", "to")
+
+
+def build_argv(targets):
+    """make's argv for the scratch tree's builds of TARGETS. -flto=auto: the
+    link's LTRANS jobs in parallel, not one after the other (the same bytes;
+    the link is most of a mutation's build: 27 s of 29 on a loaded 2-core
+    machine); CFLAGS from the environment are kept."""
+    cflags = (os.environ.get("CFLAGS", "") + " -flto=auto").strip()
+    return ["make", "--no-print-directory", "CFLAGS=" + cflags] + targets
 
 
 class ListError(Exception):
@@ -132,50 +145,74 @@ def sh(argv, cwd, env=None, timeout=SUITE_TIMEOUT, log=None):
     return rc, out, time.monotonic() - t0
 
 
-def copy_tree():
-    """build/mutants/tree: the files git knows of, mtimes kept."""
-    if os.path.isdir(TREE):
-        shutil.rmtree(TREE)
+def tree_files():
+    """The files git knows of in the work tree (tracked, and untracked ones
+    that are not ignored), relative paths, those deleted but not yet in git
+    left out."""
     files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                            cwd=ROOT, stdout=subprocess.PIPE, check=True).stdout.split(b"\0")
-    for rel in files:
-        if not rel:
+    return [f.decode() for f in files if f and os.path.lexists(os.path.join(ROOT, f.decode()))]
+
+
+def same_file(a, b):
+    """True when a and b hold the same bytes (or are the same symlink)."""
+    if os.path.islink(a) or os.path.islink(b):
+        return os.path.islink(a) and os.path.islink(b) and os.readlink(a) == os.readlink(b)
+    if not os.path.isfile(b) or os.path.getsize(a) != os.path.getsize(b):
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def sync_tree():
+    """build/mutants/tree made the work tree's files again, its build outputs
+    kept from the last run: a file copied new keeps its mtime, a file whose
+    bytes changed (or that a cut-off run left mutated) is written with the
+    time of now, so that make rebuilds what it feeds and nothing else; files
+    git no longer knows of are removed (build/ is the tree's own). A changed
+    Makefile empties build/ first: no object depends on it, and it may change
+    how each one is made. The number of files written."""
+    known = set(tree_files())
+    mk = os.path.join(TREE, "Makefile")
+    if os.path.exists(mk) and not same_file(os.path.join(ROOT, "Makefile"), mk):
+        shutil.rmtree(os.path.join(TREE, "build"), ignore_errors=True)
+    written = 0
+    for rel in sorted(known):
+        src, dst = os.path.join(ROOT, rel), os.path.join(TREE, rel)
+        if os.path.lexists(dst) and same_file(src, dst):
             continue
-        rel = rel.decode()
-        src = os.path.join(ROOT, rel)
-        if not os.path.lexists(src):
-            continue   # deleted in the work tree, not yet in git
-        dst = os.path.join(TREE, rel)
+        fresh = not os.path.lexists(dst)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.copy2(src, dst, follow_symlinks=False)
-    os.makedirs(os.path.join(TREE, "build"), exist_ok=True)
-    os.symlink(os.path.join(ROOT, "build", "musl"), os.path.join(TREE, "build", "musl"))
-
-
-def save_outputs():
-    if os.path.isdir(PRISTINE):
-        shutil.rmtree(PRISTINE)
-    os.makedirs(PRISTINE)
-    for o in OUTPUTS:
-        src = os.path.join(TREE, "build", o)
-        if os.path.isdir(src):
-            shutil.copytree(src, os.path.join(PRISTINE, o), symlinks=True)
-        elif os.path.exists(src):
-            shutil.copy2(src, os.path.join(PRISTINE, o))
-
-
-def restore_outputs():
-    for o in OUTPUTS:
-        dst = os.path.join(TREE, "build", o)
-        if os.path.isdir(dst):
-            shutil.rmtree(dst)
-        elif os.path.lexists(dst):
+        if os.path.lexists(dst) and (os.path.islink(dst) or os.path.islink(src)):
             os.unlink(dst)
-        src = os.path.join(PRISTINE, o)
-        if os.path.isdir(src):
-            shutil.copytree(src, dst, symlinks=True)
-        elif os.path.exists(src):
-            shutil.copy2(src, dst)
+        shutil.copy2(src, dst, follow_symlinks=False)
+        if not fresh and not os.path.islink(dst):
+            os.utime(dst)
+        written += 1
+    for top, dirs, names in os.walk(TREE):
+        rel_top = os.path.relpath(top, TREE)
+        if rel_top == "build":
+            dirs[:] = []
+            continue
+        for n in names:
+            rel = os.path.normpath(os.path.join(rel_top, n))
+            if rel not in known:
+                os.unlink(os.path.join(top, n))
+    musl = os.path.join(TREE, "build", "musl")
+    os.makedirs(os.path.dirname(musl), exist_ok=True)
+    if not os.path.lexists(musl):
+        os.symlink(os.path.join(ROOT, "build", "musl"), musl)
+    return written
+
+
+def put_back(path, text):
+    """PATH holds TEXT again, with the time of now: newer than anything built
+    from the mutated text, so that make rebuilds what that fed (and only that)
+    the next time it is asked for."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    now = time.time_ns()
+    os.utime(path, ns=(now, now))
 
 
 def counts(out, suite):
@@ -223,31 +260,86 @@ def judge(suite, regex, rc, out, where, baseline=None):
     return "killed"
 
 
-BASELINE = {}   # (suite, regex): (rc, out) on the unmutated tree
-
-
-def run_catch(suite, regex, log, pristine_log, unmutate):
-    """'killed', 'survived' or 'error: WHY', and the seconds it took. When the
-    mutated run fails and this catch has no baseline yet, unmutate() puts the
-    tree back as it was (source and build outputs) and the catch runs there
-    once; the tree then stays unmutated (the verdict is decided)."""
+def catch_env(regex):
+    """The environment of a suite run: ITEST_ONLY=REGEX, or none for the
+    whole suite."""
     env = dict(os.environ)
     env.pop("ITEST_ONLY", None)
     if regex:
         env["ITEST_ONLY"] = regex
-    rc, out, secs = sh(["make", "--no-print-directory", suite], TREE, env=env, log=log)
-    spent = [secs]
+    return env
 
-    def baseline():
-        key = (suite, regex)
-        if key not in BASELINE:
-            unmutate()
-            b_rc, b_out, b_secs = sh(["make", "--no-print-directory", suite], TREE, env=env, log=pristine_log)
-            spent[0] += b_secs
-            BASELINE[key] = (b_rc, b_out)
-        return BASELINE[key]
 
-    return judge(suite, regex, rc, out, os.path.relpath(log, ROOT), baseline=baseline), spent[0]
+def tap_tests(out):
+    """[(name, failed)] of a TAP output's test lines, the name without its
+    "# SKIP ..." or "# ..." tail."""
+    return [(name.split(" # ")[0], bool(neg))
+            for neg, name in re.findall(r"^(not )?ok \d+ - (.*)$", out, re.M)]
+
+
+def catch_baseline(out, suite, regex, regexes):
+    """The TAP output of the catch (suite, regex) on the unmutated tree, cut
+    from OUT, the run of all the catches REGEXES of that suite at once: the
+    tests the catch's regex selects, and every failed test that no catch's
+    regex selects (a failure that cannot be put on one catch counts against
+    them all: the error side, never a kill), then its own closing line. An
+    output that aborted or has no closing line is given whole."""
+    if counts(out, suite) is None or re.search(r"^not ok \d+ - setup", out, re.M):
+        return out
+    lines, passed, failed = [], 0, 0
+    for name, bad in tap_tests(out):
+        mine = regex is None or re.search(regex, name)
+        nobody = not any(r is None or re.search(r, name) for r in regexes)
+        if mine or (bad and nobody):
+            passed, failed = passed + (not bad), failed + bad
+            lines.append("%s %d - %s" % ("not ok" if bad else "ok", len(lines) + 1, name))
+    return "\n".join(lines + ["1..%d" % len(lines), "%d passed, %d failed" % (passed, failed)]) + "\n"
+
+
+def join_regexes(regexes):
+    """One ITEST_ONLY (bash's =~, POSIX ERE) selecting what each of REGEXES
+    selects; None (the whole suite) when one of them is None."""
+    if any(r is None for r in regexes):
+        return None
+    return "|".join("(%s)" % r for r in regexes)
+
+
+def run_baselines(muts, log):
+    """Each catch of MUTS run once on the unmutated tree, before any
+    mutation: one run per suite, its ITEST_ONLY joining the regexes of all its
+    catches, the whole suite when one catch names no regex. A dict (suite,
+    regex): (rc, out), out cut to that catch (catch_baseline)."""
+    by_suite = {}
+    for m in muts:
+        for suite, regex in m["catch"]:
+            by_suite.setdefault(suite, [])
+            if regex not in by_suite[suite]:
+                by_suite[suite].append(regex)
+    base = {}
+    for suite in sorted(by_suite, key=suite_rank):
+        regexes = by_suite[suite]
+        rc, out, secs = sh(["make", "--no-print-directory", suite], TREE,
+                           env=catch_env(join_regexes(regexes)), log=log)
+        c = counts(out, suite)
+        print("mutants: unmutated %-12s %3d catches %5.0f s  %s" % (
+            suite, len(regexes), secs, "%d passed, %d failed" % c if c else "no closing line"), flush=True)
+        for regex in regexes:
+            base[(suite, regex)] = (rc, catch_baseline(out, suite, regex, regexes))
+    return base
+
+
+def suite_rank(suite):
+    """The order catches are tried in: the unit tests first (no image to
+    build), then the suites as the list names them (a stable sort)."""
+    return suite != "unit"
+
+
+def run_catch(suite, regex, log, baseline):
+    """'killed', 'survived' or 'error: WHY', and the seconds it took.
+    baseline: (rc, out) of the same catch on the unmutated tree (run_baselines),
+    asked only when the mutated run failed."""
+    rc, out, secs = sh(["make", "--no-print-directory", suite], TREE, env=catch_env(regex), log=log)
+    return judge(suite, regex, rc, out, os.path.relpath(log, ROOT), baseline=lambda: baseline), secs
 
 
 def judge_selftest():
@@ -277,6 +369,22 @@ def judge_selftest():
             return "judge: got %r, want %r" % (got, want)
     if len(asked) != 2:
         return "judge: the unmutated tree was asked %d times, want 2 (only when the mutant failed)" % len(asked)
+    # One run of a suite's catches at once, cut per catch: a failure is put
+    # on the catches that select it, one that none selects on them all.
+    both = "ok 1 - a-x\nnot ok 2 - b-y # why\nok 3 - c # SKIP no\n1..3\n1 passed, 1 failed, 1 skipped\n"
+    stray = "ok 1 - a-x\nnot ok 2 - z\n1..2\n1 passed, 1 failed\n"
+    cut = [
+        (catch_baseline(both, "serve", "^a-", ["^a-", "^b-"]), "ok 1 - a-x\n1..1\n1 passed, 0 failed\n"),
+        (catch_baseline(both, "serve", "^b-", ["^a-", "^b-"]), "not ok 1 - b-y\n1..1\n0 passed, 1 failed\n"),
+        (catch_baseline(stray, "serve", "^a-", ["^a-", "^b-"]),
+         "ok 1 - a-x\nnot ok 2 - z\n1..2\n1 passed, 1 failed\n"),
+        (catch_baseline("not ok 1 - setup # x\n", "serve", "^a-", ["^a-"]), "not ok 1 - setup # x\n"),
+        (join_regexes(["^a-", "^b$"]), "(^a-)|(^b$)"),
+        (join_regexes(["^a-", None]), None),
+    ]
+    for got, want in cut:
+        if got != want:
+            return "catch_baseline: got %r, want %r" % (got, want)
     return None
 
 
@@ -317,65 +425,83 @@ def main(argv):
         print("mutants: no mutation matches %r" % only)
         return 1
 
+    return run_all(muts)
+
+
+def prepare(muts, logdir):
+    """The scratch tree synced and built unmutated, and every catch of MUTS
+    run there once (run_baselines): the baselines, or None when the
+    unmutated tree does not build (said)."""
+    rc, out, _ = sh(["make", "--no-print-directory", "deps"], ROOT)
+    if rc != 0:
+        print(out[-3000:])
+        print("mutants: make deps failed")
+        return None
+    written = sync_tree()
+    suites = {s for m in muts for s, _ in m["catch"]}
+    # The unmutated build: the binary, the helpers, and the valgrind build
+    # when a catch runs that suite (the unit tests are built by make unit).
+    t0 = time.monotonic()
+    targets = ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
+    rc, out, secs = sh(build_argv(targets), TREE, log=os.path.join(logdir, "pristine.log"))
+    if rc != 0:
+        print(out[-3000:])
+        print("mutants: the unmutated tree does not build")
+        return None
+    print("mutants: %d mutations; scratch tree synced (%d files written) and built in %.0f s" % (
+        len(muts), written, time.monotonic() - t0), flush=True)
+    return run_baselines(muts, os.path.join(logdir, "baseline.log"))
+
+
+def run_mutation(m, logdir, base):
+    """(verdict, caught by, seconds, of them the build's) of one mutation:
+    its edit written into the scratch tree, make rebuilding what the file
+    feeds, its catches tried unit first until one decides; the file then put
+    back (put_back), so that the next build rebuilds that file's outputs and
+    nothing else."""
+    log = os.path.join(logdir, m["name"] + ".log")
+    path = os.path.join(TREE, m["file"])
+    orig, mutated = applies(m, TREE)
+    verdict, by, total, built = "survived", "", 0.0, 0.0
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(mutated)
+        suites = {s for s, _ in m["catch"]}
+        targets = ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
+        rc, out, built = sh(build_argv(targets), TREE, log=log)
+        total = built
+        if rc != 0:
+            return "error: the mutant does not build (see %s)" % os.path.relpath(log, ROOT), "", total, built
+        for suite, regex in sorted(m["catch"], key=lambda c: suite_rank(c[0])):
+            v, secs = run_catch(suite, regex, log, base[(suite, regex)])
+            total += secs
+            if v != "survived":
+                verdict, by = v, suite + (" " + regex if regex else "")
+                break
+    finally:
+        put_back(path, orig)
+    return verdict, by, total, built
+
+
+def run_all(muts):
+    """Every mutation of MUTS run (run_mutation), the report written; the
+    exit status: 0 when each was killed."""
     os.makedirs(WORK, exist_ok=True)
     logdir = os.path.join(WORK, "logs")
     shutil.rmtree(logdir, ignore_errors=True)
     os.makedirs(logdir)
     t_start = time.monotonic()
-    rc, out, _ = sh(["make", "--no-print-directory", "deps"], ROOT)
-    if rc != 0:
-        print(out[-3000:])
-        print("mutants: make deps failed")
+    base = prepare(muts, logdir)
+    if base is None:
         return 1
-    copy_tree()
-    suites = sorted({s for m in muts for s, _ in m["catch"]})
-    # The unmutated build, once: the binary, and the host builds the chosen
-    # suites use (unit tests, the valgrind build).
-    targets = ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
-    rc, out, secs = sh(["make", "--no-print-directory"] + targets, TREE, log=os.path.join(logdir, "pristine.log"))
-    if rc != 0:
-        print(out[-3000:])
-        print("mutants: the unmutated tree does not build")
-        return 1
-    if "unit" in suites:
-        sh(["make", "--no-print-directory", "unit"], TREE, log=os.path.join(logdir, "pristine.log"))
-    save_outputs()
-    print("mutants: %d mutations; scratch tree built in %.0f s" % (len(muts), time.monotonic() - t_start),
+    print("mutants: unmutated build and every catch's baseline in %.0f s" % (time.monotonic() - t_start),
           flush=True)
-
     rows = []
     for m in muts:
-        log = os.path.join(logdir, m["name"] + ".log")
-        path = os.path.join(TREE, m["file"])
-        st = os.stat(path)
-        orig, mutated = applies(m, TREE)
-        restore_outputs()
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(mutated)
-        verdict, by, total = "survived", "", 0.0
-
-        def unmutate():
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(orig)
-            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-            restore_outputs()
-        try:
-            for suite, regex in m["catch"]:
-                v, secs = run_catch(suite, regex, log, os.path.join(logdir, "baseline.log"), unmutate)
-                total += secs
-                label = suite + (" " + regex if regex else "")
-                if v != "survived":
-                    verdict, by = v, label
-                    break
-        finally:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(orig)
-            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        verdict, by, total, built = run_mutation(m, logdir, base)
         rows.append((m, verdict, by, total))
-        print("mutants: %-40s %-9s %5.0f s  %s" % (m["name"], verdict.split(":")[0], total,
-                                                   by if verdict == "killed" else verdict), flush=True)
-    restore_outputs()
-
+        print("mutants: %-40s %-9s %5.0f s (build %3.0f s)  %s" % (
+            m["name"], verdict.split(":")[0], total, built, by if verdict == "killed" else verdict), flush=True)
     killed = sum(1 for r in rows if r[1] == "killed")
     lines = ["| mutation | file | guarantee | verdict | caught by | s |", "|---|---|---|---|---|---|"]
     for m, verdict, by, secs in rows:
@@ -391,7 +517,6 @@ def main(argv):
         f.write(report)
     print(report, end="")
     return 0 if killed == len(rows) else 1
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
