@@ -35,7 +35,10 @@
 #define NO_RULES NULL, 0, NULL
 
 /* (arg & mask) == value, refused with EPERM */
+/* clang-format 14 reads a macro body that starts with '{' as a block: kept as written */
+/* clang-format off */
 #define ARG(sc, a, m, v) { (sc), SCG_EPERM, false, { (a), (m), (v) } }
+/* clang-format on */
 /* the low 32 bits of arg a equal v: what the kernel reads as an int */
 #define ARG32(sc, a, v) ARG(sc, a, 0xffffffffu, (v))
 /* namespace flag f set in argument 0 (clone(2) on x86_64, unshare(2)) */

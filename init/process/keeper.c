@@ -27,7 +27,10 @@
 static const uint64_t clone_flags[] = { CLONE_VM | CLONE_VFORK | SIGCHLD, CLONE_VFORK | SIGCHLD };
 static const uint64_t prctl_options[] = { PR_SET_DUMPABLE, PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS,
 					  PR_CAP_AMBIENT };
+/* clang-format 14 reads a macro body that starts with '{' as a block: kept as written */
+/* clang-format off */
 #define ANY(name) { name, -1, NULL, 0 }
+/* clang-format on */
 /* The calls musl makes for open(2), poll(2) and dup2(2): aarch64 has only
  * their newer forms (policy/seccomp_arch.c). */
 #if defined(__aarch64__)
