@@ -27,8 +27,9 @@
 #   make help            this text, and the suites
 #   make NAME            one suite (fuzz-replay for the fuzz corpora); ITEST_ONLY=REGEX
 #                        runs only the tests whose name matches (docs/testing.md)
-#   make layout          the include rules of init/'s folders (docs/HACKING.md) and the
-#                        exit codes against docs/exit-codes.md (in check)
+#   make layout          the include rules of init/'s folders (docs/HACKING.md), the
+#                        exit codes against docs/exit-codes.md and the C files against
+#                        .clang-format (tests/layout/format.py; in check)
 #   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make pi-latest       the pi suite with pi's newest release under Node.js 22 (not
@@ -400,8 +401,10 @@ mutants-list:
 	@python3 tests/mutants/run.py --check
 
 # The include rules of init/'s folders (docs/HACKING.md), a self-test that a
-# rule broken on purpose is caught, and the exit codes of init/util/exit_codes.h
-# against docs/exit-codes.md and --help; writes build/test-results/layout.
+# rule broken on purpose is caught, the exit codes of init/util/exit_codes.h
+# against docs/exit-codes.md and --help, and every tracked C file as
+# .clang-format lays it out (tests/layout/format.py --check; skipped without
+# clang-format); writes build/test-results/layout.
 layout:
 	@python3 tests/layout/layout.py --check
 
