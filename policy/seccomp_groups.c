@@ -55,6 +55,8 @@
 #define PER_CLR(b) ARG("personality", 0, 0x80000000u | (1u << (b)), 0x80000000u)
 #define PER_BOTH(b) PER_SET(b), PER_CLR(b)
 
+/* clang-format 14 would pack the name, help and members of an entry onto one line: kept as written */
+/* clang-format off */
 const struct scg_group scg_groups[] = {
 	{ "@aio-uring", "io_uring: a large kernel attack surface, bypasses syscall filtering",
 	  MEMBERS("io_uring_enter", "io_uring_register", "io_uring_setup"), NO_RULES },
@@ -107,6 +109,7 @@ const struct scg_group scg_groups[] = {
 	  RULES(ARG32("socket", 0, AF_ALG), ARG32("socket", 0, AF_VSOCK)),
 	  "socket with family AF_ALG or AF_VSOCK (low 32 bits of argument 0)" },
 };
+/* clang-format on */
 
 const size_t scg_n_groups = N_ELEMENTS(scg_groups);
 
