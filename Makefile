@@ -29,7 +29,8 @@
 #                        runs only the tests whose name matches (docs/testing.md)
 #   make layout          the include rules of init/'s folders, no circle of includes or
 #                        calls, no long function without its reason (docs/HACKING.md),
-#                        and the exit codes against docs/exit-codes.md (in check)
+#                        the exit codes against docs/exit-codes.md and the C files
+#                        against .clang-format (tests/layout/format.py; in check)
 #   make selftest        the suites' test runner (tests/integration/lib.sh) on itself:
 #                        a test's time limit, directory and TAP line (in check)
 #   make mcp-latest      the mcp suite's agent tests with the newest Claude Code, Codex
@@ -424,8 +425,10 @@ mutants-list:
 
 # The include rules of init/'s folders, call circles and long functions
 # (docs/HACKING.md), a self-test that each rule broken on purpose is caught,
-# and the exit codes of init/util/exit_codes.h
-# against docs/exit-codes.md and --help; writes build/test-results/layout.
+# the exit codes of init/util/exit_codes.h against docs/exit-codes.md and
+# --help, and every tracked C file as .clang-format lays it out
+# (tests/layout/format.py --check; skipped without clang-format); writes
+# build/test-results/layout.
 layout:
 	@python3 tests/layout/layout.py --check
 

@@ -39,7 +39,8 @@ die() { echo "setup: FAILED: $*" >&2; exit 1; }
 #   openssl and git, with which the network suite makes its test CA, certificate
 #   and repository (tests/network/fixtures.py); slirp4netns, with which rootless
 #   podman 4.3 joins a network the user made (the network suite, rootless); jq, with
-#   which the audit suite runs docs/audit.md's b2sum-and-jq check of the chain.
+#   which the audit suite runs docs/audit.md's b2sum-and-jq check of the chain;
+#   clang-format (14), with which make layout checks the C files' layout.
 # on x86_64, aarch64: its cross compiler and kernel headers for `make
 #   ARCH=aarch64`, cmake for the cmocka of its unit tests, qemu-user-static and
 #   binfmt-support to run what it builds (section 5). On aarch64 nothing more:
@@ -60,7 +61,7 @@ PACKAGES="build-essential musl-tools dpkg-dev autoconf automake libtool gperf
 	bash-static busybox-static minisign util-linux procps coreutils python3
 	debootstrap debian-archive-keyring clang libclang-rt-14-dev valgrind
 	python3-jsonschema strace go-md2man man-db docker.io containerd runc
-	openssl git slirp4netns jq $CROSS_PACKAGES"
+	openssl git slirp4netns jq clang-format $CROSS_PACKAGES"
 
 # --- 1b. docker.io and containerd: installed, never started ------------------------
 # Their maintainer scripts start the system services: docker.io's postinst runs

@@ -64,6 +64,8 @@ static inline void cleanup_cap_freep(void *p)
 /* N_ELEMENTS(a) - the number of elements of the array a (not a pointer). */
 #define N_ELEMENTS(a) (sizeof(a) / sizeof((a)[0]))
 
+/* clang-format 14 spreads a statement expression over lines: these stay on one */
+/* clang-format off */
 /* TEMP_FAILURE_RETRY(expr) - expr again while it fails with EINTR (glibc's and
  * musl's, under _GNU_SOURCE; defined here when a libc lacks it). */
 #ifndef TEMP_FAILURE_RETRY
@@ -73,5 +75,6 @@ static inline void cleanup_cap_freep(void *p)
 
 #define steal_ptr(pp) ({ __typeof__(*(pp)) _p = *(pp); *(pp) = NULL; _p; })
 #define steal_fd(fdp) ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
+/* clang-format on */
 
 #endif

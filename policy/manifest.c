@@ -857,11 +857,14 @@ static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn
  * (RFC 9110 section 7.6.1, and Keep-Alive and Proxy-Connection, which clients
  * still send), those that frame or route the request, Cookie, and
  * Authorization, which "bearer" and "basic" write. */
+/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+/* clang-format off */
 static const char *const mf_cred_fields_refused[] = {
 	"Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Transfer-Encoding",
 	"Upgrade", "Proxy-Authenticate", "Proxy-Authorization", "Host", "Content-Length",
 	"Cookie", "Authorization", NULL,
 };
+/* clang-format on */
 
 /* A credential's name: 1 to NA_CRED_NAME_MAX bytes of [A-Za-z0-9_.-], the
  * first a letter or a digit. It is a file name under --credentials DIR, so

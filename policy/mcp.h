@@ -22,8 +22,11 @@
 #define MCP_PROGRESS_MS 2000        /* milliseconds between progress notifications */
 #define MCP_NET_NOTES 4             /* refused connections told in one result */
 #define MCP_CALLS_MAX 2048          /* tools/call requests not yet answered */
+/* clang-format 14 breaks a #define whose comment runs on over lines: kept as written */
+/* clang-format off */
 #define MCP_COMMAND_MAX 131071      /* bytes of a command: one execve(2) argument is at
 				       most MAX_ARG_STRLEN (131072) with its NUL */
+/* clang-format on */
 
 /* The protocol versions turninit speaks, newest first; initialize answers with
  * the client's when it is one of them, else with the first. */

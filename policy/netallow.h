@@ -22,8 +22,11 @@ enum na_kind {
 	NA_IPV6,     /* "fd00::5", without brackets */
 };
 
+/* clang-format 14 breaks a #define whose comment runs on over lines: kept as written */
+/* clang-format off */
 #define NA_CRED_NAME_MAX 64     /* bytes of a credential's name: [A-Za-z0-9_.-], first a
 				   letter or a digit (a file name under --credentials) */
+/* clang-format on */
 #define NA_CRED_USER_MAX 128    /* bytes of a Basic user name: printable ASCII but ':' */
 #define NA_CRED_FIELD_MAX 64    /* bytes of a named header: an RFC 9110 token */
 #define NA_CRED_VALUE_MAX 4095  /* bytes of a credential's value */

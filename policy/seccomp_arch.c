@@ -5,7 +5,10 @@
 
 #include "policy/cleanup.h"
 
+/* clang-format 14 reads a macro body that starts with '{' as a block: kept as written */
+/* clang-format off */
 #define A64(name, instead, why) { "aarch64", name, instead, why }
+/* clang-format on */
 
 const struct scg_absent scg_absent[] = {
 	A64("_sysctl", NULL, "removed from Linux in 5.5; /proc/sys is the interface"),

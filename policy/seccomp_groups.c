@@ -35,7 +35,10 @@
 #define NO_RULES NULL, 0, NULL
 
 /* (arg & mask) == value, refused with EPERM */
+/* clang-format 14 reads a macro body that starts with '{' as a block: kept as written */
+/* clang-format off */
 #define ARG(sc, a, m, v) { (sc), SCG_EPERM, false, { (a), (m), (v) } }
+/* clang-format on */
 /* the low 32 bits of arg a equal v: what the kernel reads as an int */
 #define ARG32(sc, a, v) ARG(sc, a, 0xffffffffu, (v))
 /* namespace flag f set in argument 0 (clone(2) on x86_64, unshare(2)) */
@@ -52,6 +55,8 @@
 #define PER_CLR(b) ARG("personality", 0, 0x80000000u | (1u << (b)), 0x80000000u)
 #define PER_BOTH(b) PER_SET(b), PER_CLR(b)
 
+/* clang-format 14 would pack the name, help and members of an entry onto one line: kept as written */
+/* clang-format off */
 const struct scg_group scg_groups[] = {
 	{ "@aio-uring", "io_uring: a large kernel attack surface, bypasses syscall filtering",
 	  MEMBERS("io_uring_enter", "io_uring_register", "io_uring_setup"), NO_RULES },
@@ -104,6 +109,7 @@ const struct scg_group scg_groups[] = {
 	  RULES(ARG32("socket", 0, AF_ALG), ARG32("socket", 0, AF_VSOCK)),
 	  "socket with family AF_ALG or AF_VSOCK (low 32 bits of argument 0)" },
 };
+/* clang-format on */
 
 const size_t scg_n_groups = N_ELEMENTS(scg_groups);
 

@@ -8,8 +8,11 @@
 
 #include "policy/cleanup.h"
 
+/* clang-format 14 reads a macro body that starts with '{' as a block: kept as written */
+/* clang-format off */
 #define G(name, target, write, user, why) { name, TC_GUARDED, target, write, user, why }
 #define C(name, cls, why) { name, cls, -1, -1, -1, why }
+/* clang-format on */
 
 const struct tc_call tc_calls[] = {
 	C("capget", TC_READ, "reads another process's capability sets"),

@@ -27,7 +27,10 @@
 static const uint64_t clone_flags[] = { CLONE_VM | CLONE_VFORK | SIGCHLD, CLONE_VFORK | SIGCHLD };
 static const uint64_t prctl_options[] = { PR_SET_DUMPABLE, PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS,
 					  PR_CAP_AMBIENT };
+/* clang-format 14 reads a macro body that starts with '{' as a block: kept as written */
+/* clang-format off */
 #define ANY(name) { name, -1, NULL, 0 }
+/* clang-format on */
 /* The calls musl makes for open(2), poll(2) and dup2(2): aarch64 has only
  * their newer forms (policy/seccomp_arch.c). */
 #if defined(__aarch64__)
@@ -36,6 +39,8 @@ static const uint64_t prctl_options[] = { PR_SET_DUMPABLE, PR_SET_PDEATHSIG, PR_
 #define KEEPER_ARCH_CALLS ANY("open"), ANY("openat"), ANY("poll"), ANY("dup2")
 #endif
 
+/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+/* clang-format off */
 const struct scg_use keeper_calls[] = {
 	/* the keeper: its socket and pipe, malloc, the command's start and end,
 	 * the sweep of /proc (reap.c) */
@@ -51,6 +56,7 @@ const struct scg_use keeper_calls[] = {
 	/* seccomp-notify: the connections' filter, over the keeper's (notify.h) */
 	ANY("seccomp"),
 };
+/* clang-format on */
 const size_t keeper_n_calls = N_ELEMENTS(keeper_calls);
 
 /* What turninit sends a keeper: a header, then (KEEPER_JOB) len bytes: the

@@ -965,6 +965,8 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
  * kill it (libseccomp's default). Returns 0 or -errno. */
 static int proxy_filter(void)
 {
+	/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+	/* clang-format off */
 	static const char *const deny[] = {
 		"execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev", "mount",
 		"umount2", "setns", "unshare", "bpf", "io_uring_setup", "io_uring_enter",
@@ -973,6 +975,7 @@ static int proxy_filter(void)
 		"personality", "chroot", "pivot_root", "memfd_create", "pidfd_getfd", "name_to_handle_at",
 		"setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
 	};
+	/* clang-format on */
 	_cleanup_seccomp_release_ scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r = ctx ? 0 : -ENOMEM;
 

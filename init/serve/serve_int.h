@@ -33,11 +33,14 @@
 #define SERVE_LOST_MS 2000           /* milliseconds a lost keeper's processes may take to end */
 #define SERVE_REFUSED_LOG_MAX 10      /* refused-peer lines a window ... */
 #define SERVE_REFUSED_LOG_MS 10000    /* ... of this many milliseconds */
+/* clang-format 14 breaks a #define whose comment runs on over lines: kept as written */
+/* clang-format off */
 #define SERVE_START_MS 5000          /* milliseconds a start may take to be reported, twice:
 					the command's stopped process is continued after the
 					first, it and the keeper are killed after the second */
 #define SERVE_ANSWERS 64             /* execs of a connection whose started or error answer
 					may wait for an earlier exec's (struct answer) */
+/* clang-format on */
 
 /* The started or error answer to an exec of a connection, in the order its
  * execs were handled: an exec is given to its keeper without waiting for the

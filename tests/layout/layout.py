@@ -421,11 +421,24 @@ def exit_codes():
     return problems
 
 
+def format_result():
+    """(name, problems) of the formatter's check (tests/layout/format.py
+    --check): every tracked C file as .clang-format lays it out. Skipped,
+    with its reason, when clang-format is missing."""
+    p = subprocess.run([sys.executable, os.path.join(HERE, "format.py"), "--check"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, check=False)
+    lines = p.stdout.strip().split("\n")
+    if p.returncode == 2:
+        return ("layout-format # SKIP " + lines[-1].replace("format: ", "", 1), [])
+    return ("layout-format", lines if p.returncode else [])
+
+
 def main(argv):
     if argv[:1] == ["--check"]:
         results = [("layout-rules", check(ROOT))]
         results += [("layout-check-finds-" + name, [w] if w else []) for name, w in selftest()]
         results += [("layout-exit-codes-match-docs-and-help", exit_codes())]
+        results += [format_result()]
         print("1..%d" % len(results))
         for i, (name, problems) in enumerate(results, 1):
             print("%s %d - %s" % ("not ok" if problems else "ok", i, name))

@@ -503,6 +503,8 @@ static long pr_ctl_unshare_none(void)
 #define A PR_ALLOWED
 #define B PR_BLOCKED
 #define K PR_KILLED
+/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+/* clang-format off */
 static const struct pr_probe pr_probes[] = {
 	{ "add_key", B, EPERM, 0, "add_key(\"user\", \"probe\", NULL, 0x7fffffff): EINVAL", pr_add_key,
 	  { "add_key", PR_NATIVE, 0, 0 } },
@@ -629,6 +631,7 @@ static const struct pr_probe pr_probes[] = {
 	{ "x32_getpid", K, SIGSYS, 0, "x32 getpid (39 | 0x40000000 through syscall): success, or ENOSYS without CONFIG_X86_X32_ABI", pr_x32_getpid,
 	  { "getpid", PR_X32, 0, 0 } },
 };
+/* clang-format on */
 #undef A
 #undef B
 #undef K
@@ -638,6 +641,8 @@ static const struct pr_probe pr_probes[] = {
 
 static const char *pr_errno_name(int e)
 {
+	/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+	/* clang-format off */
 	static const struct { int e; const char *name; } names[] = {
 		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" }, { EINTR, "EINTR" },
 		{ EIO, "EIO" }, { ENXIO, "ENXIO" }, { E2BIG, "E2BIG" }, { ENOEXEC, "ENOEXEC" },
@@ -651,6 +656,7 @@ static const char *pr_errno_name(int e)
 		{ ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" }, { EKEYREJECTED, "EKEYREJECTED" },
 		{ EUSERS, "EUSERS" }, { ELOOP, "ELOOP" }, { ENAMETOOLONG, "ENAMETOOLONG" },
 	};
+	/* clang-format on */
 	static char buf[16];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

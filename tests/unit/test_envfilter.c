@@ -62,12 +62,15 @@ static void test_never_table(void **state)
 
 static void test_never_admitted(void **state)
 {
+	/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+	/* clang-format off */
 	static const char *const never[] = {
 		"BASH_ENV", "ENV", "BASH_FUNC_ls%%", "BASH_FUNC_", "BASH_FUNC_x", "SHELLOPTS",
 		"BASHOPTS", "PS4", "PROMPT_COMMAND", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT",
 		"LD_", "TURNINIT_MANIFEST", "TURNINIT_MANIFEST_SIG", "TURNINIT_", "GCONV_PATH",
 		"GLIBC_TUNABLES",
 	};
+	/* clang-format on */
 	static const char *const fine[] = {
 		"LD", "LDX", "ENVX", "ENV_", "BASH_ENVX", "BASH_FUNC", "PS3", "PS1", "PATH",
 		"HOME", "TURNINIT", "ld_preload", "LANG",
@@ -117,12 +120,15 @@ static void test_check_pattern(void **state)
 		"TZ", "LC_*", "GIT_*", "B*", "L*", "LD*", "BASH_FUNC*", "BASH_ENV*", "T*",
 		"TURNINIT*", "E*", "_*", "HOMEBREW_*", "H*",
 	};
+	/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+	/* clang-format off */
 	static const char *const bad[] = {
 		"", "*", "**", "*A", "A*B", "A**", "1*", "A-*", "A B", "LD_*", "LD_PRE*",
 		"LD_PRELOAD", "BASH_FUNC_*", "BASH_FUNC_ls*", "BASH_FUNC_ls%%", "TURNINIT_*",
 		"TURNINIT_MANIFEST", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4",
 		"PROMPT_COMMAND", "HOME",
 	};
+	/* clang-format on */
 	struct tn_error err = { 0 };
 
 	(void)state;
@@ -338,6 +344,8 @@ static void test_build_nothing_allowed(void **state)
 static void test_admits_agrees_with_build(void **state)
 {
 	struct mf_manifest m = test_manifest();
+	/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+	/* clang-format off */
 	const char *const in[] = {
 		"GIT_AUTHOR_NAME=A. Agent", "TZ=UTC", "EMPTY=", "LC_CTYPE=C",
 		"BASHOPTS_X=1", "BFOO=1", "LANG=C", "HX=1=2",   /* H*: the name HX, value "1=2" */
@@ -347,6 +355,7 @@ static void test_admits_agrees_with_build(void **state)
 		"BASH_FUNC_ls%%=() { :; }", "SHELLOPTS=xtrace", "TURNINIT_MANIFEST=x",
 		"GH_TOKEN=secret", "TZ", "=x", "T Z=1",
 	};
+	/* clang-format on */
 	char *one[2] = { NULL, NULL };
 	char **envp = NULL;
 

@@ -182,6 +182,8 @@ static void turn_end_event(void **state)
 
 static void decoder_refuses(void **state)
 {
+	/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+	/* clang-format off */
 	static const struct { const char *line; const char *msg; } bad[] = {
 		{ "not json", "not a JSON object" },
 		{ "[1]", "not a JSON object" },
@@ -204,6 +206,7 @@ static void decoder_refuses(void **state)
 		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":null,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}", "exit_code is not 0..255" },
 		{ "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":256,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}", "exit_code is not 0..255" },
 	};
+	/* clang-format on */
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

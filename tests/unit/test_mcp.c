@@ -904,6 +904,8 @@ struct end_case {
 static void exit_results(void **state)
 {
 	struct fx *f = *state;
+	/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
+	/* clang-format off */
 	static const struct end_case cases[] = {
 		{ "exit 0", "{\"command\":\"x\"}", "hello\n", { .wait_status = 0 }, "hello\n", false },
 		{ "exit 0, no newline", "{\"command\":\"x\"}", "hel|lo", { .wait_status = 0 }, "hello", false },
@@ -952,6 +954,7 @@ static void exit_results(void **state)
 		  "[output past 1048576 bytes was not kept (limits.output_bytes)]\n"
 		  "[timed out after 9 s: the command was stopped (SIGTERM, then SIGKILL)]\n", true },
 	};
+	/* clang-format on */
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct rq_request *rq = call(f->s, "42", cases[i].args);
