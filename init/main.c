@@ -85,12 +85,15 @@ static void log_weakened(const struct turn *sb, const struct caps_start *start)
 		log_line("non-root mode: running as %u:%u with no capability; commands share these ids (no securebits, bounding set, group or uid change: docs/security.md)",
 			 (unsigned)start->uid, (unsigned)start->gid);
 	if (sb->landlock.abi == 0)
-		log_line("landlock: not available; running without it, as the manifest allows (landlock.optional)");
+		log_line(
+			"landlock: not available; running without it, as the manifest allows (landlock.optional)");
 	/* what this platform weakens (verify lists the same under "platform") */
 	if (sb->filter.kill_action != SCMP_ACT_KILL_PROCESS)
-		log_line("seccomp: a syscall of another architecture kills the calling thread, not the whole process (SECCOMP_RET_KILL_THREAD): the platform refuses SECCOMP_RET_KILL_PROCESS (SECCOMP_GET_ACTION_AVAIL: EINVAL)");
+		log_line(
+			"seccomp: a syscall of another architecture kills the calling thread, not the whole process (SECCOMP_RET_KILL_THREAD): the platform refuses SECCOMP_RET_KILL_PROCESS (SECCOMP_GET_ACTION_AVAIL: EINVAL)");
 	if (sb->no_securebits)
-		log_line("securebits: not available on this platform (gVisor: PR_SET_SECUREBITS is EINVAL); commands run without them, with every capability set empty and no_new_privs");
+		log_line(
+			"securebits: not available on this platform (gVisor: PR_SET_SECUREBITS is EINVAL); commands run without them, with every capability set empty and no_new_privs");
 }
 
 /* The modes of the command line that end before any policy is loaded:
@@ -121,8 +124,8 @@ static int policy_free_mode(struct cli_options *opt, char **envp, int *ret_statu
 	    strcmp(opt->command[1], "verify") == 0)
 		opt->mode = CLI_VERIFY;
 	if (opt->mode == CLI_RUN && opt->n_command > 1 && is_self(opt->command[0])) {
-		*ret_status = refuse(&(struct tn_error){ .msg =
-			"the command is turninit itself: a runtime's init (docker run --init) runs the image's ENTRYPOINT as its command; clear it (--entrypoint '')" });
+		*ret_status = refuse(&(struct tn_error){
+			.msg = "the command is turninit itself: a runtime's init (docker run --init) runs the image's ENTRYPOINT as its command; clear it (--entrypoint '')" });
 		return 1;
 	}
 	if (opt->mode == CLI_CALL) {
@@ -155,10 +158,14 @@ static int stdin_can_carry(const char *mode, bool closed, struct tn_error *err)
 	struct stat st;
 
 	if (closed)
-		return err_set(err, EBADF, "%s: stdin is closed: no request can reach it; give it the client's pipe (podman run -i, docker run -i; stdin: true in Kubernetes)", mode);
+		return err_set(err, EBADF,
+			       "%s: stdin is closed: no request can reach it; give it the client's pipe (podman run -i, docker run -i; stdin: true in Kubernetes)",
+			       mode);
 	if (fstat(0, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3)
-		return err_set(err, ENOTTY, "%s: stdin is /dev/null (podman run or docker run without -i): "
-			       "no request can reach it; add -i (stdin: true in Kubernetes)", mode);
+		return err_set(err, ENOTTY,
+			       "%s: stdin is /dev/null (podman run or docker run without -i): "
+			       "no request can reach it; add -i (stdin: true in Kubernetes)",
+			       mode);
 	return 0;
 }
 
@@ -189,15 +196,15 @@ static int verify(const struct cli_options *opt, const struct load_result *pol,
 		/* the values as a start reads them, and dropped at once */
 		struct creds c = { 0 };
 
-		if (creds_load(&pol->manifest->network, opt->credentials_dir ? opt->credentials_dir :
-			       CREDS_DEFAULT_DIR, &c, refusal) < 0)
+		if (creds_load(&pol->manifest->network,
+			       opt->credentials_dir ? opt->credentials_dir : CREDS_DEFAULT_DIR, &c,
+			       refusal) < 0)
 			refused = true;
 		creds_wipe(&c);
 	}
 	if (!refused && opt->socket_path && serve_listen_probe(opt->socket_path, pol->manifest, refusal) < 0)
 		refused = true;
-	if (!refused && turn_home_note(pol->manifest, start->mode == CAPS_NONROOT, note,
-				       sizeof(note)))
+	if (!refused && turn_home_note(pol->manifest, start->mode == CAPS_NONROOT, note, sizeof(note)))
 		log_line("%s", note);
 	note[0] = '\0';
 	if (!refused && turn_workdir_note(pol->manifest, ll_abi(), note, sizeof(note)))
@@ -226,11 +233,13 @@ static bool turn_ends(int exit_code, char ret_head[static 65])
 
 /* Step 7 of serve, mcp and listen: the loop of many commands, under the
  * turn prepared once; its exit status. */
-static int many_commands(const struct cli_options *opt, const struct load_result *pol,
-			 struct turn *sb, const struct caps_start *start, int sfd)
+static int many_commands(const struct cli_options *opt, const struct load_result *pol, struct turn *sb,
+			 const struct caps_start *start, int sfd)
 {
 	static const char *const names[] = {
-		[CLI_SERVE] = "serve", [CLI_MCP] = "mcp", [CLI_LISTEN] = "listen",
+		[CLI_SERVE] = "serve",
+		[CLI_MCP] = "mcp",
+		[CLI_LISTEN] = "listen",
 	};
 	struct serve_ctx ctx = {
 		.manifest = pol->manifest,
@@ -261,7 +270,9 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 		char note[512];
 		json_t *prot = verify_protections(pol, start, &sb->filter, &sb->net, NULL,
 						  turn_workdir_note(sb->m, sb->landlock.abi, note,
-								    sizeof(note)) ? note : NULL,
+								    sizeof(note)) ?
+							  note :
+							  NULL,
 						  &err);
 
 		if (!prot || audit_turn_start(names[opt->mode], pol, prot, &err) < 0) {
@@ -285,7 +296,8 @@ static int many_commands(const struct cli_options *opt, const struct load_result
 		log_line("seccomp: the filter is loaded in each command: it refuses %s, which a keeper calls",
 			 sb->keeper_refused);
 	if (sb->no_subreaper)
-		log_line("subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends");
+		log_line(
+			"subreaper: not available on this platform (PR_SET_CHILD_SUBREAPER fails): what a command leaves running is not ended with it, and lives until the turn ends");
 	ctx.at_end = turn_ends;
 	status = serve_run(&ctx);
 	/* a loop that could not start ends its turn here */
@@ -310,12 +322,12 @@ int main(int argc, char **argv, char **envp)
 	static struct turn sb;
 	static struct caps_start start;
 	static char **caller_env, **cmd_env, **cmd_argv;
-	int net_lines[2] = { -1, -1 };   /* one-shot: the proxy's lines (reap_run_one) */
+	int net_lines[2] = { -1, -1 }; /* one-shot: the proxy's lines (reap_run_one) */
 	struct tn_error err = { 0 }, refusal = { 0 };
 	struct spawn_plan plan;
 	pid_t pid;
 	bool exec_failed;
-	int sfd = -1, status = 0;   /* gcc -flto sees no set on the failure path */
+	int sfd = -1, status = 0; /* gcc -flto sees no set on the failure path */
 
 	/* 1. Signals first: from here on none is lost, none kills us. */
 	reap_block_signals();
@@ -324,8 +336,7 @@ int main(int argc, char **argv, char **envp)
 	/* A closed stdin gets /dev/null, before turninit opens anything: no fd
 	 * of its own (a signalfd, a pipe) may take number 0, where serve would
 	 * read requests and a command would find it. serve and mcp refuse it. */
-	stdin_closed = fcntl(0, F_GETFD) < 0 && errno == EBADF &&
-		       open("/dev/null", O_RDONLY) == 0;
+	stdin_closed = fcntl(0, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDONLY) == 0;
 
 	/* 3. Command line; the modes that need no policy end here. */
 	if (cli_parse(argc, argv, &opt, &err) < 0)
@@ -357,9 +368,9 @@ int main(int argc, char **argv, char **envp)
 	/* The audit log, while turninit may still open any file, and before it
 	 * opens one of its own, so fd:N can only name an inherited fd. */
 	if (pol.manifest->audit_required && !opt.audit_log) {
-		err_set(&err, EPERM, "manifest: audit.required: %s", opt.mode == CLI_RUN ?
-			"one-shot mode keeps no audit log; use serve --audit-log" :
-			"give --audit-log PATH|fd:N");
+		err_set(&err, EPERM, "manifest: audit.required: %s",
+			opt.mode == CLI_RUN ? "one-shot mode keeps no audit log; use serve --audit-log" :
+					      "give --audit-log PATH|fd:N");
 		return refuse(&err);
 	}
 	if (opt.audit_log && audit_open(opt.audit_log, pol.manifest, &err) < 0)

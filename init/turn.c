@@ -1,5 +1,5 @@
 /* turn.c - see turn.h. */
-#define _GNU_SOURCE   /* ST_NOEXEC (glibc: a GNU extension) */
+#define _GNU_SOURCE /* ST_NOEXEC (glibc: a GNU extension) */
 #include "turn.h"
 
 #include <errno.h>
@@ -220,8 +220,7 @@ const struct turn_step turn_steps[] = {
 	{ NULL, NULL, NULL, false },
 };
 
-int turn_prepare(struct turn *ret, const struct mf_manifest *m, bool nonroot,
-		 struct tn_error *err)
+int turn_prepare(struct turn *ret, const struct mf_manifest *m, bool nonroot, struct tn_error *err)
 {
 	ret->m = m;
 	ret->nonroot = nonroot;
@@ -265,17 +264,21 @@ int turn_workdir_note(const struct mf_manifest *m, int landlock, char *note, siz
 		return 0;
 	found = stat(w, &st) == 0 ? 0 : errno;
 	if (found || !S_ISDIR(st.st_mode)) {
-		snprintf(note, n, "workdir %s: %s: a command given no workdir of its own is refused (the manifest's \"workdir\")",
+		snprintf(note, n,
+			 "workdir %s: %s: a command given no workdir of its own is refused (the manifest's \"workdir\")",
 			 w, found ? strerror(found) : "not a directory");
 		return 1;
 	}
 	if (statvfs(w, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
-		snprintf(note, n, "workdir %s is on a read-only mount: commands cannot write there (mount it read-write, or set the manifest's \"workdir\" to a folder they can)", w);
+		snprintf(note, n,
+			 "workdir %s is on a read-only mount: commands cannot write there (mount it read-write, or set the manifest's \"workdir\" to a folder they can)",
+			 w);
 		return 1;
 	}
 	bit = st.st_uid == m->uid ? S_IWUSR : st.st_gid == m->gid ? S_IWGRP : S_IWOTH;
 	if (!(st.st_mode & bit)) {
-		snprintf(note, n, "workdir %s (owner %u:%u, mode %04o) is not writable by the commands' %u:%u: they cannot write there (give them the folder, for example -v DIR:%s with DIR theirs, or set the manifest's \"workdir\")",
+		snprintf(note, n,
+			 "workdir %s (owner %u:%u, mode %04o) is not writable by the commands' %u:%u: they cannot write there (give them the folder, for example -v DIR:%s with DIR theirs, or set the manifest's \"workdir\")",
 			 w, (unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777),
 			 (unsigned)m->uid, (unsigned)m->gid, w);
 		return 1;
@@ -283,7 +286,9 @@ int turn_workdir_note(const struct mf_manifest *m, int landlock, char *note, siz
 	for (size_t i = 0; landlock > 0 && !under && i < m->landlock.n_writable; i++)
 		under = place_path_under(w, m->landlock.writable[i]);
 	if (landlock > 0 && !under) {
-		snprintf(note, n, "workdir %s is outside landlock.writable: Landlock keeps commands from writing there (add it to landlock.writable)", w);
+		snprintf(note, n,
+			 "workdir %s is outside landlock.writable: Landlock keeps commands from writing there (add it to landlock.writable)",
+			 w);
 		return 1;
 	}
 	return 0;
@@ -294,18 +299,22 @@ int turn_home_note(const struct mf_manifest *m, bool nonroot, char *note, size_t
 	struct statvfs vfs;
 
 	/* the tmpfs turninit mounts itself is exec (home.c) */
-	if (home_how_here(nonroot) == HOME_MOUNT || statvfs(m->home, &vfs) != 0 ||
-	    !(vfs.f_flag & ST_NOEXEC))
+	if (home_how_here(nonroot) == HOME_MOUNT || statvfs(m->home, &vfs) != 0 || !(vfs.f_flag & ST_NOEXEC))
 		return 0;
-	snprintf(note, n, "HOME %s is mounted noexec: a script or program the commands put there fails with 126 (Docker mounts a --tmpfs noexec unless its options say exec: " HOME_DOCKER_HINT ")",
+	snprintf(note, n,
+		 "HOME %s is mounted noexec: a script or program the commands put there fails with 126 (Docker mounts a --tmpfs noexec unless its options say exec: " HOME_DOCKER_HINT
+		 ")",
 		 m->home, m->home, (unsigned)m->uid, (unsigned)m->gid);
 	return 1;
 }
 
 struct spawn_base turn_base(const struct turn *t)
 {
-	struct spawn_base b = { .m = t->m, .nonroot = t->nonroot, .landlock = &t->landlock,
-				.filter = &t->filter, .notify_sock = t->net.notify_wr,
+	struct spawn_base b = { .m = t->m,
+				.nonroot = t->nonroot,
+				.landlock = &t->landlock,
+				.filter = &t->filter,
+				.notify_sock = t->net.notify_wr,
 				.filter_in_keeper = t->filter_in_keeper };
 
 	if (t->net.mode == NET_NOTIFY)

@@ -28,47 +28,47 @@
 
 struct turn {
 	const struct mf_manifest *m;
-	bool nonroot;                  /* non-root mode (caps.h): set before the steps */
-	bool keep_read_search;         /* keep a capability to read any file in turninit
-					  (--audit-changes, turn.c step_caps): set before the steps */
-	pid_t guard;                   /* turninit's pid when the commands share its uid
-					  (the signal guard, filter.h), else 0; step "filter" */
-	struct sc_program filter;      /* step "filter" */
-	struct net_plan net;           /* step "network" */
-	struct sc_program notify_filter;   /* step "network", NET_NOTIFY: the commands'
-					      second filter (sc_build_notify) */
-	pid_t proxy_pid;               /* step "network": the proxy (proxy.h), or 0 */
-	const char *creds_dir;         /* --credentials DIR, set before the steps (NULL:
-					  CREDS_DEFAULT_DIR) */
-	struct creds creds;            /* step "network": read, handed to the proxy, then
-					  wiped in PID 1 (empty after the step) */
-	int proxy_log_fd;              /* the proxy's stderr, set before the steps: the
-					  write end of one-shot mode's pipe of its lines
-					  (reap_run_one holds them), or 0: turninit's */
-	struct ll_ruleset landlock;    /* step "landlock"; fd -1 without Landlock */
-	bool no_securebits;            /* step "platform": the platform has none (gVisor) */
-	bool no_subreaper;             /* step "platform": PR_SET_CHILD_SUBREAPER fails
-					  (Debian's runsc): keepers are no subreapers */
-	bool filter_in_keeper;         /* step "filter": the filter refuses no call of a
-					  keeper (keeper.h), which then loads it once */
-	const char *keeper_refused;    /* else the first such call it refuses */
-	struct spawn_base base;        /* turn_prepare, last: turn_base of this turn */
+	bool nonroot;                    /* non-root mode (caps.h): set before the steps */
+	bool keep_read_search;           /* keep a capability to read any file in turninit
+					    (--audit-changes, turn.c step_caps): set before the steps */
+	pid_t guard;                     /* turninit's pid when the commands share its uid
+					    (the signal guard, filter.h), else 0; step "filter" */
+	struct sc_program filter;        /* step "filter" */
+	struct net_plan net;             /* step "network" */
+	struct sc_program notify_filter; /* step "network", NET_NOTIFY: the commands'
+					    second filter (sc_build_notify) */
+	pid_t proxy_pid;                 /* step "network": the proxy (proxy.h), or 0 */
+	const char *creds_dir;           /* --credentials DIR, set before the steps (NULL:
+					    CREDS_DEFAULT_DIR) */
+	struct creds creds;              /* step "network": read, handed to the proxy, then
+					    wiped in PID 1 (empty after the step) */
+	int proxy_log_fd;                /* the proxy's stderr, set before the steps: the
+					    write end of one-shot mode's pipe of its lines
+					    (reap_run_one holds them), or 0: turninit's */
+	struct ll_ruleset landlock;      /* step "landlock"; fd -1 without Landlock */
+	bool no_securebits;              /* step "platform": the platform has none (gVisor) */
+	bool no_subreaper;               /* step "platform": PR_SET_CHILD_SUBREAPER fails
+					    (Debian's runsc): keepers are no subreapers */
+	bool filter_in_keeper;           /* step "filter": the filter refuses no call of a
+					    keeper (keeper.h), which then loads it once */
+	const char *keeper_refused;      /* else the first such call it refuses */
+	struct spawn_base base;          /* turn_prepare, last: turn_base of this turn */
 };
 
 struct turn_step {
-	const char *name;                                   /* "platform", "filter", "home", "network", "landlock", "caps", "lockdown" */
-	int (*run)(struct turn *sb, struct tn_error *err);     /* -errno, err filled */
+	const char *name; /* "platform", "filter", "home", "network", "landlock", "caps", "lockdown" */
+	int (*run)(struct turn *sb, struct tn_error *err); /* -errno, err filled */
 	void (*undo)(struct turn *sb);                     /* frees what run made (NULL: nothing) */
 	bool once;                                         /* cannot run twice in one process */
 };
 
-extern const struct turn_step turn_steps[];   /* in order; ends with a NULL name */
+extern const struct turn_step turn_steps[]; /* in order; ends with a NULL name */
 
 /* turn_prepare - every step of turn_steps for manifest m, in order, in
- * the mode caps_start found (nonroot), then ret->base (turn_base). ret->m and ret->nonroot are set first; on an error the steps done so far are not undone (the
- * caller refuses and exits). Errors: the failing step's. */
-int turn_prepare(struct turn *ret, const struct mf_manifest *m, bool nonroot,
-		 struct tn_error *err);
+ * the mode caps_start found (nonroot), then ret->base (turn_base). ret->m and ret->nonroot are set first; on
+ * an error the steps done so far are not undone (the caller refuses and exits). Errors: the failing step's.
+ */
+int turn_prepare(struct turn *ret, const struct mf_manifest *m, bool nonroot, struct tn_error *err);
 
 /* turn_guard - the pid the seccomp filter keeps the commands from
  * signalling (sc_build's guard): turninit's own when its euid is the

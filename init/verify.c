@@ -37,8 +37,8 @@ static json_t *denied_json(const struct scg_set *set)
 
 		if (!cur_name || strcmp(cur_name, e->rule.syscall) != 0) {
 			cur_name = e->rule.syscall;
-			cur = json_pack("{s:s, s:s, s:b}", "name", cur_name, "action", action,
-					"whole", e->rule.whole);
+			cur = json_pack("{s:s, s:s, s:b}", "name", cur_name, "action", action, "whole",
+					e->rule.whole);
 			when = e->rule.whole ? NULL : json_array();
 			if (!cur || json_array_append_new(list, cur) != 0 ||
 			    (!e->rule.whole && (!when || json_object_set_new(cur, "when", when) != 0)))
@@ -63,9 +63,9 @@ static json_t *landlock_json(const struct mf_manifest *m)
 {
 	static const char *const devices[] = LL_DEVICE_PATHS;
 	int abi = ll_abi();
-	const char *status = abi > 0 ? "enforced" :
-		m->landlock.optional ? "unavailable: not enforced (landlock.optional)" :
-		"unavailable: a run refuses (landlock.optional is false)";
+	const char *status = abi > 0              ? "enforced" :
+			     m->landlock.optional ? "unavailable: not enforced (landlock.optional)" :
+						    "unavailable: a run refuses (landlock.optional is false)";
 	json_t *dev = json_array();
 
 	for (const char *const *d = devices; dev && *d; d++)
@@ -75,8 +75,9 @@ static json_t *landlock_json(const struct mf_manifest *m)
 			return NULL;
 		}
 	return json_pack("{s:i, s:s, s:s, s:o*}", "abi", abi, "status", status, "signals",
-			 abi >= 6 ? "scoped: a command signals only its own processes" :
-			 "not scoped (needs Landlock ABI 6): commands of one uid may signal each other's processes",
+			 abi >= 6 ?
+				 "scoped: a command signals only its own processes" :
+				 "not scoped (needs Landlock ABI 6): commands of one uid may signal each other's processes",
 			 "always_writable", dev);
 }
 
@@ -95,11 +96,20 @@ static json_t *nonroot_json(void)
 		if (json_array_append_new(g, json_integer(groups[i])) != 0)
 			return NULL;
 	if (!list || !g ||
-	    json_array_append_new(list, json_string("securebits: not locked (needs CAP_SETPCAP); with no capability in any set and no_new_privs there is nothing for them to guard")) != 0 ||
-	    json_array_append_new(list, json_string("uid change: commands run as turninit's own uid and gid")) != 0 ||
+	    json_array_append_new(list,
+				  json_string(
+					  "securebits: not locked (needs CAP_SETPCAP); with no capability in any set and no_new_privs there is nothing for them to guard")) !=
+		    0 ||
+	    json_array_append_new(list,
+				  json_string("uid change: commands run as turninit's own uid and gid")) !=
+		    0 ||
 	    json_array_append_new(list, json_pack("{s:s, s:O}", "supplementary groups",
 						  "kept, as the runtime gave them", "groups", g)) != 0 ||
-	    (bounding && json_array_append_new(list, json_string("bounding set: not empty and cannot be dropped; no_new_privs keeps an exec from gaining from it")) != 0))
+	    (bounding &&
+	     json_array_append_new(list,
+				   json_string(
+					   "bounding set: not empty and cannot be dropped; no_new_privs keeps an exec from gaining from it")) !=
+		     0))
 		return NULL;
 	return steal_ptr(&list);
 }
@@ -118,9 +128,8 @@ static json_t *guard_json(const struct caps_start *start, const struct mf_manife
 		return json_pack("{s:b}", "applied", false);
 	return json_pack("{s:b, s:[s, s, s, s, s, s], s:b}", "applied", true, "seccomp",
 			 "kill of turninit's pid, of -1 and of its process group: EPERM",
-			 "tkill and tgkill of turninit's pid: EPERM",
-			 "rt_sigqueueinfo: EPERM", "rt_tgsigqueueinfo: EPERM",
-			 "pidfd_send_signal: EPERM", "fcntl F_SETSIG: EPERM",
+			 "tkill and tgkill of turninit's pid: EPERM", "rt_sigqueueinfo: EPERM",
+			 "rt_tgsigqueueinfo: EPERM", "pidfd_send_signal: EPERM", "fcntl F_SETSIG: EPERM",
 			 "landlock_signal_scope", ll_abi() >= 6);
 }
 
@@ -131,9 +140,9 @@ static json_t *start_json(const struct caps_start *start, const char *refusal)
 	if (start->mode == CAPS_PRIVILEGED)
 		return json_pack("{s:s, s:I, s:I}", "mode", "privileged", "uid", (json_int_t)start->uid,
 				 "gid", (json_int_t)start->gid);
-	return json_pack("{s:s, s:I, s:I, s:b, s:o*}", "mode", "non-root", "uid",
-			 (json_int_t)start->uid, "gid", (json_int_t)start->gid, "no_new_privs_at_start",
-			 start->nnp, "not_applied", nonroot_json());
+	return json_pack("{s:s, s:I, s:I, s:b, s:o*}", "mode", "non-root", "uid", (json_int_t)start->uid,
+			 "gid", (json_int_t)start->gid, "no_new_privs_at_start", start->nnp, "not_applied",
+			 nonroot_json());
 }
 
 /* {"gvisor": B, "weakened": [...], "listen": "..."}: what this platform
@@ -162,8 +171,8 @@ static json_t *platform_json(const struct mf_manifest *m, uint32_t kill, bool no
 		json_decref(weak);
 		return NULL;
 	}
-	return json_pack("{s:b, s:o, s:s}", "gvisor", plat_is_gvisor(), "weakened", weak,
-			 "listen", listen_ok ? "available" : perr.msg);
+	return json_pack("{s:b, s:o, s:s}", "gvisor", plat_is_gvisor(), "weakened", weak, "listen",
+			 listen_ok ? "available" : perr.msg);
 }
 
 /* With --audit-changes (changes_given): what the walk at the end of the
@@ -206,8 +215,8 @@ static const char *network_of(const struct load_result *r, const struct caps_sta
 }
 
 json_t *verify_protections(const struct load_result *r, const struct caps_start *start,
-			   const struct sc_program *prog, const struct net_plan *planned,
-			   const char *refusal, const char *workdir_note, struct tn_error *err)
+			   const struct sc_program *prog, const struct net_plan *planned, const char *refusal,
+			   const char *workdir_note, struct tn_error *err)
 {
 	char net[640], digest[SC_DIGEST_HEX] = "";
 	const char *isolation;
@@ -235,8 +244,7 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 	/* the program a start loads: the one given, or built as a start builds
 	 * it (turn.c, step_filter) */
 	if (!prog && !refusal &&
-	    sc_build(&r->manifest->seccomp, turn_guard(r->manifest), &built,
-		     &build_err) == 0)
+	    sc_build(&r->manifest->seccomp, turn_guard(r->manifest), &built, &build_err) == 0)
 		prog = &built;
 	if (prog) {
 		sc_program_digest(prog, digest);
@@ -244,34 +252,38 @@ json_t *verify_protections(const struct load_result *r, const struct caps_start 
 	}
 	sc_program_free(&built);
 	root = json_pack("{s:{s:s, s:s, s:s, s:s, s:o, s:s*, s:o*}, s:o*, s:s, s:s, s:s, s:o*, s:o*, s:o*, s:s*}",
-			 "seccomp", "architecture", sc_arch_native()->name,
-			 "killed_architectures", sc_arch_native()->killed,
-			 "other_architectures", kill == SCMP_ACT_KILL_PROCESS ? "killed" :
-			 "the calling thread killed, not the process (the platform refuses SECCOMP_RET_KILL_PROCESS)",
-			 "bad_arch_action", kill == SCMP_ACT_KILL_PROCESS ? "SECCOMP_RET_KILL_PROCESS" :
-			 "SECCOMP_RET_KILL_THREAD",
-			 "denied", denied,
-			 "program_blake2b_256", digest[0] ? digest : NULL,
-			 "program_length", prog_len ? json_integer(prog_len) : NULL,
-			 "landlock", landlock_json(r->manifest),
-			 "network", net,
-			 "workdir", refusal ? "not checked: the start is refused" :
-			 workdir_note ? workdir_note : "writable by the commands",
-			 "securebits", !refusal && start->mode == CAPS_NONROOT ?
-			 "not locked: non-root mode (needs CAP_SETPCAP; see start.not_applied)" :
-			 no_securebits ? "not available on this platform (gVisor): commands run without them" :
-			 "locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED)",
-			 "platform", platform_json(r->manifest, kill, no_securebits),
-			 "start", start_json(start, refusal),
-			 "signal_guard", guard_json(refusal ? NULL : start, r->manifest),
-			 "changes", refusal ? NULL : changes_reader());
+			 "seccomp", "architecture", sc_arch_native()->name, "killed_architectures",
+			 sc_arch_native()->killed, "other_architectures",
+			 kill == SCMP_ACT_KILL_PROCESS ?
+				 "killed" :
+				 "the calling thread killed, not the process (the platform refuses SECCOMP_RET_KILL_PROCESS)",
+			 "bad_arch_action",
+			 kill == SCMP_ACT_KILL_PROCESS ? "SECCOMP_RET_KILL_PROCESS" :
+							 "SECCOMP_RET_KILL_THREAD",
+			 "denied", denied, "program_blake2b_256", digest[0] ? digest : NULL, "program_length",
+			 prog_len ? json_integer(prog_len) : NULL, "landlock", landlock_json(r->manifest),
+			 "network", net, "workdir",
+			 refusal      ? "not checked: the start is refused" :
+			 workdir_note ? workdir_note :
+					"writable by the commands",
+			 "securebits",
+			 !refusal && start->mode == CAPS_NONROOT ?
+				 "not locked: non-root mode (needs CAP_SETPCAP; see start.not_applied)" :
+			 no_securebits ?
+				 "not available on this platform (gVisor): commands run without them" :
+				 "locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, each LOCKED)",
+			 "platform", platform_json(r->manifest, kill, no_securebits), "start",
+			 start_json(start, refusal), "signal_guard",
+			 guard_json(refusal ? NULL : start, r->manifest), "changes",
+			 refusal ? NULL : changes_reader());
 	/* which isolation holds the network, and what seccomp-notify relies on
 	 * (each tried by net_plan's probe: notify_probe) */
 	if (root && isolation &&
 	    (json_object_set_new(root, "network_isolation", json_string(isolation)) < 0 ||
 	     (net_p.mode == NET_NOTIFY &&
 	      json_object_set_new(root, "network_isolation_relies_on",
-				  json_pack("[s,s,s,s]", "seccomp user notification (SECCOMP_FILTER_FLAG_NEW_LISTENER)",
+				  json_pack("[s,s,s,s]",
+					    "seccomp user notification (SECCOMP_FILTER_FLAG_NEW_LISTENER)",
 					    "pidfd_open", "pidfd_getfd", "process_vm_readv")) < 0))) {
 		json_decref(root);
 		root = NULL;
@@ -304,11 +316,11 @@ static json_t *creds_json(const struct mf_network *n, const char *dir)
 		else
 			snprintf(how, sizeof(how), "%s:", c->field);
 		snprintf(file, sizeof(file), "%s/%s", dir, c->name);
-		if (json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
-							  "name", c->name, "to", to, "presented", how,
-							  "file", file, "ca", c->ca ? c->ca : CREDS_DEFAULT_CA,
-							  "value", creds_given(dir, c->name) ?
-							  "given" : "not given")) != 0) {
+		if (json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", c->name,
+							  "to", to, "presented", how, "file", file, "ca",
+							  c->ca ? c->ca : CREDS_DEFAULT_CA, "value",
+							  creds_given(dir, c->name) ? "given" :
+										      "not given")) != 0) {
 			json_decref(list);
 			return NULL;
 		}
@@ -324,11 +336,13 @@ static int verify_nomem(struct tn_error *err)
 	return -ENOMEM;
 }
 
-static void verify_envf_freep(char ***envp) { envf_free(*envp); }
+static void verify_envf_freep(char ***envp)
+{
+	envf_free(*envp);
+}
 
-int verify_print(const struct load_result *r, const struct caps_start *start,
-		 const char *refusal, const char *workdir_note, const char *creds_dir,
-		 struct tn_error *err)
+int verify_print(const struct load_result *r, const struct caps_start *start, const char *refusal,
+		 const char *workdir_note, const char *creds_dir, struct tn_error *err)
 {
 	char kid[17];
 	_cleanup_free_ char *mf_text = NULL, *out = NULL;
@@ -365,18 +379,12 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
 	prot = verify_protections(r, start, NULL, planned ? &net_p : NULL, refusal, workdir_note, err);
 	if (!prot)
 		return err->code ? -err->code : verify_nomem(err);
-	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O}",
-			 "turninit", TURNINIT_VERSION,
-			 "commit", TURNINIT_COMMIT,
-			 "source", r->source,
-			 "trust", r->trust,
-			 "signature", "algorithm", r->sig.alg, "key_id", kid,
-			 "trusted_comment", r->sig.trusted_comment,
-			 "manifest", mf,
-			 "environment", names);
+	root = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:O, s:O}", "turninit", TURNINIT_VERSION,
+			 "commit", TURNINIT_COMMIT, "source", r->source, "trust", r->trust, "signature",
+			 "algorithm", r->sig.alg, "key_id", kid, "trusted_comment", r->sig.trusted_comment,
+			 "manifest", mf, "environment", names);
 	if (root && r->manifest->network.n_allow) {
-		json_t *creds = creds_json(&r->manifest->network,
-					   creds_dir ? creds_dir : CREDS_DEFAULT_DIR);
+		json_t *creds = creds_json(&r->manifest->network, creds_dir ? creds_dir : CREDS_DEFAULT_DIR);
 
 		if (creds && json_object_set_new(root, "credentials", creds) != 0)
 			return verify_nomem(err);

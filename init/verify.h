@@ -31,9 +31,8 @@
  * refusal is that of caps_start, of turn_probe or of creds_load: the
  * caller exits 125 after printing (main.c, verify).
  * Errors: -ENOMEM, -EIO (stdout), with err set. */
-int verify_print(const struct load_result *r, const struct caps_start *start,
-		 const char *refusal, const char *workdir_note, const char *creds_dir,
-		 struct tn_error *err);
+int verify_print(const struct load_result *r, const struct caps_start *start, const char *refusal,
+		 const char *workdir_note, const char *creds_dir, struct tn_error *err);
 
 /* verify_protections - the protections in force, the one record verify
  * prints and turn_start logs (docs/audit.md): {"seccomp": {architecture
@@ -51,7 +50,7 @@ int verify_print(const struct load_result *r, const struct caps_start *start,
  * object, or NULL with err set (-ENOMEM; sc_kill_action's and sc_denied's
  * errors). */
 json_t *verify_protections(const struct load_result *r, const struct caps_start *start,
-			   const struct sc_program *prog, const struct net_plan *planned,
-			   const char *refusal, const char *workdir_note, struct tn_error *err);
+			   const struct sc_program *prog, const struct net_plan *planned, const char *refusal,
+			   const char *workdir_note, struct tn_error *err);
 
 #endif

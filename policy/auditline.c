@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int aline_encode(const json_t *ev, const uint8_t prev[ALINE_HASH_BYTES], char **ret_line,
-		 size_t *ret_len)
+int aline_encode(const json_t *ev, const uint8_t prev[ALINE_HASH_BYTES], char **ret_line, size_t *ret_len)
 {
 	char hex[2 * ALINE_HASH_BYTES + 1];
 	json_t *event = json_object_get(ev, "event");
@@ -68,6 +67,6 @@ bool aline_in_order(const char *line, size_t len, const char *event)
 	if (!event)
 		return false;
 	el = strlen(event);
-	return len > hl + el + ml && memcmp(line, head, hl) == 0 &&
-	       memcmp(line + hl, event, el) == 0 && memcmp(line + hl + el, mid, ml) == 0;
+	return len > hl + el + ml && memcmp(line, head, hl) == 0 && memcmp(line + hl, event, el) == 0 &&
+	       memcmp(line + hl + el, mid, ml) == 0;
 }

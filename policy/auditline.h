@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ALINE_HASH_BYTES 32   /* BLAKE2b-256: a line's digest, a chain link */
-#define ALINE_TURN_HEX 32     /* a turn id: 128 bits as lowercase hex digits */
+#define ALINE_HASH_BYTES 32 /* BLAKE2b-256: a line's digest, a chain link */
+#define ALINE_TURN_HEX 32   /* a turn id: 128 bits as lowercase hex digits */
 
 /* aline_encode - ev as one line of the log: {"event":E,"prev":P,...}, E ev's
  * "event", P prev as 64 lowercase hex digits, then ev's other keys in their
@@ -23,8 +23,7 @@
  * newline) holds *ret_len bytes, the newline included: the bytes to write
  * and to hash (aline_digest). Errors: -EINVAL (no "event" string, or a
  * "prev"), -ENOMEM. */
-int aline_encode(const json_t *ev, const uint8_t prev[ALINE_HASH_BYTES], char **ret_line,
-		 size_t *ret_len);
+int aline_encode(const json_t *ev, const uint8_t prev[ALINE_HASH_BYTES], char **ret_line, size_t *ret_len);
 
 /* aline_digest - the digest that links the next line to this one: the
  * BLAKE2b-256 of len bytes at line, then of a newline when newline is true

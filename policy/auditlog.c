@@ -28,9 +28,9 @@ _Static_assert(ALOG_HASH_BYTES == ALINE_HASH_BYTES, "one digest size for the wri
 
 struct alog_turn {
 	char id[33];
-	uint64_t line;                /* its turn_start */
-	uint64_t end;                 /* its last line (turn_end, or where it was cut) */
-	uint64_t work;                /* its last line not of the change record or turn_end */
+	uint64_t line; /* its turn_start */
+	uint64_t end;  /* its last line (turn_end, or where it was cut) */
+	uint64_t work; /* its last line not of the change record or turn_end */
 };
 
 static void say(struct alog_check *c, uint64_t line, bool note, const char *fmt, ...)
@@ -103,7 +103,8 @@ static void pending_close(struct alog_check *c, bool ended)
 		struct alog_pending *p = &c->pending[i];
 
 		if (ended)
-			say(c, p->line, false, "exec %lld/%s has no exit or refused before its turn's turn_end",
+			say(c, p->line, false,
+			    "exec %lld/%s has no exit or refused before its turn's turn_end",
 			    (long long)p->stream, SHOWN(p->id, b));
 		else
 			say(c, p->line, true, "exec %lld/%s has no exit or refused: its turn has no turn_end",
@@ -168,7 +169,8 @@ static void turn_cut(struct alog_check *c, uint64_t last)
 
 	if (turn_now(c))
 		turn_now(c)->end = last;
-	say(c, last, true, "turn %s (line %llu on) has no turn_end: it ends at line %llu (cut short: killed, or still running)",
+	say(c, last, true,
+	    "turn %s (line %llu on) has no turn_end: it ends at line %llu (cut short: killed, or still running)",
 	    SHOWN(c->turn, b), (unsigned long long)c->turn_first, (unsigned long long)last);
 	pending_close(c, false);
 	c->in_turn = false;
@@ -238,14 +240,15 @@ static void unreadable_notes(struct alog_check *c, uint64_t n, json_t *paths, js
 		free(q);
 	}
 	if (json_is_integer(more) && json_integer_value(more) > 0)
-		say(c, n, true, "the change record is not complete: %lld more path(s) that could not be read, not named (the record names the first %zu)",
+		say(c, n, true,
+		    "the change record is not complete: %lld more path(s) that could not be read, not named (the record names the first %zu)",
 		    (long long)json_integer_value(more), json_array_size(paths));
 }
 
 /* An exec, its end (exit, refused) and its requests (cancel, signal) are
  * paired by "stream" and "id"; their lines must carry both. */
-static bool stream_id(struct alog_check *c, json_t *ev, const char *event, uint64_t n,
-		      json_int_t *ret_stream, const char **ret_id)
+static bool stream_id(struct alog_check *c, json_t *ev, const char *event, uint64_t n, json_int_t *ret_stream,
+		      const char **ret_id)
 {
 	const char *id = json_string_value(json_object_get(ev, "id"));
 	json_t *stream = json_object_get(ev, "stream");
@@ -268,7 +271,8 @@ static void check_exec(struct alog_check *c, json_t *ev, const char *event, uint
 	if (!stream_id(c, ev, event, n, &stream, &id))
 		return;
 	if (pending_find(c, stream, id))
-		say(c, n, false, "exec of %lld/%s while one of that stream and id is open (turninit refuses a running id)",
+		say(c, n, false,
+		    "exec of %lld/%s while one of that stream and id is open (turninit refuses a running id)",
 		    (long long)stream, SHOWN(id, b));
 	else
 		pending_add(c, stream, id, n);
@@ -305,15 +309,16 @@ static void check_rejected(struct alog_check *c, json_t *ev, const char *event, 
 	if (!json_is_integer(json_object_get(ev, "stream")) ||
 	    !(json_is_string(json_object_get(ev, "id")) || json_is_null(json_object_get(ev, "id"))) ||
 	    !json_is_string(json_object_get(ev, "reason")))
-		say(c, n, false, "rejected: no \"stream\" number, \"id\" string or null, or \"reason\" string");
+		say(c, n, false,
+		    "rejected: no \"stream\" number, \"id\" string or null, or \"reason\" string");
 }
 
 /* a value given by request: its name only, paired with nothing */
 static void check_credential(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
 {
 	(void)event;
-	if (!json_is_integer(json_object_get(ev, "stream")) ||
-	    !json_is_string(json_object_get(ev, "id")) || !json_is_string(json_object_get(ev, "name")))
+	if (!json_is_integer(json_object_get(ev, "stream")) || !json_is_string(json_object_get(ev, "id")) ||
+	    !json_is_string(json_object_get(ev, "name")))
 		say(c, n, false, "credential: no \"stream\" number, \"id\" string or \"name\" string");
 }
 
@@ -327,7 +332,8 @@ static void check_changes(struct alog_check *c, json_t *ev, const char *event, u
 	(void)event;
 	if (!json_is_true(done))
 		say(c, n, true, "the change record is not complete%s%s: changes past it may be missing",
-		    why ? ": " : "", why ? SHOWN(why, b) : " (entries unread, not compared or skipped: see this line)");
+		    why ? ": " : "",
+		    why ? SHOWN(why, b) : " (entries unread, not compared or skipped: see this line)");
 	unreadable_notes(c, n, json_object_get(ev, "unreadable_paths"),
 			 json_object_get(ev, "unreadable_paths_more"));
 }
@@ -424,7 +430,8 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		return;
 	}
 	if (!in_order) {
-		say(c, n, false, "%s: not written by turninit: a line starts with \"event\" and then \"prev\"", event);
+		say(c, n, false,
+		    "%s: not written by turninit: a line starts with \"event\" and then \"prev\"", event);
 		return;
 	}
 	sodium_hex2bin(got, sizeof(got), prev, strlen(prev), NULL, NULL, NULL);
@@ -436,7 +443,9 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		/* the first of a run of such lines is named; the rest counted */
 		if (c->outside++ == 0) {
 			if (c->turn_ended)
-				say(c, n, false, "%s after turn_end: a line after a turn's end must be a turn_start", event);
+				say(c, n, false,
+				    "%s after turn_end: a line after a turn's end must be a turn_start",
+				    event);
 			else
 				say(c, n, false, "%s before any turn_start", event);
 		}
@@ -446,7 +455,8 @@ static void alog_event(struct alog_check *c, json_t *ev, uint64_t n, bool in_ord
 		turn_now(c)->work = n;
 	if (sodium_memcmp(c->last, got, sizeof(got)) != 0) {
 		hex_of(c->last, wh);
-		say(c, n, false, "the chain breaks here: \"prev\" is %.16s..., line %llu hashes to %.16s... (a line was removed, reordered, edited or put in before this one)",
+		say(c, n, false,
+		    "the chain breaks here: \"prev\" is %.16s..., line %llu hashes to %.16s... (a line was removed, reordered, edited or put in before this one)",
 		    prev, (unsigned long long)(n - 1), wh);
 	}
 	if (k->check)
@@ -466,7 +476,8 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 		return;
 	n = ++c->lines;
 	if (len > ALOG_LINE_MAX) {
-		say(c, n, false, "longer than %u bytes: no audit line is; the rest is not read", ALOG_LINE_MAX);
+		say(c, n, false, "longer than %u bytes: no audit line is; the rest is not read",
+		    ALOG_LINE_MAX);
 		c->stopped = true;
 		return;
 	}
@@ -491,8 +502,8 @@ void alog_line(struct alog_check *c, const char *line, size_t len, bool newline)
 		say(c, n, false, "not a JSON object");
 	} else {
 		/* turninit writes "event" first and "prev" second, compact */
-		alog_event(c, ev, n, aline_in_order(line, len,
-						    json_string_value(json_object_get(ev, "event"))));
+		alog_event(c, ev, n,
+			   aline_in_order(line, len, json_string_value(json_object_get(ev, "event"))));
 	}
 	json_decref(ev);
 	memcpy(c->last, d, sizeof(d));
@@ -533,16 +544,20 @@ static void heads_check(struct alog_check *c)
 
 		hex_of(h->digest, hh);
 		if (!h->line)
-			say(c, 0, false, "the head given (%.16s...) is no line's digest: this is not the log it came from, or its last lines changed",
+			say(c, 0, false,
+			    "the head given (%.16s...) is no line's digest: this is not the log it came from, or its last lines changed",
 			    hh);
 		else if (!t || h->line > t->end)
-			say(c, h->line, false, "the head given (%.16s...) is this line's, which is in no turn", hh);
+			say(c, h->line, false,
+			    "the head given (%.16s...) is this line's, which is in no turn", hh);
 		else if (h->line < t->end && h->line >= t->work)
-			say(c, h->line, true, "the head given (%.16s...) is this line's: the %llu lines of its turn after it are its change record and turn_end, unanchored (written after the last exit; the turn's final head anchors them)",
+			say(c, h->line, true,
+			    "the head given (%.16s...) is this line's: the %llu lines of its turn after it are its change record and turn_end, unanchored (written after the last exit; the turn's final head anchors them)",
 			    hh, (unsigned long long)(t->end - h->line));
 		else if (h->line < t->end)
-			say(c, h->line, false, "the head given (%.16s...) is this line's: %llu lines of its turn follow it",
-			    hh, (unsigned long long)(t->end - h->line));
+			say(c, h->line, false,
+			    "the head given (%.16s...) is this line's: %llu lines of its turn follow it", hh,
+			    (unsigned long long)(t->end - h->line));
 		if (t && h->line <= t->end)
 			anchored[t - c->seen] = true;
 	}
@@ -550,8 +565,10 @@ static void heads_check(struct alog_check *c)
 	 * make, put in beside the turn the heads are of */
 	for (size_t i = 0; i < c->n_seen; i++)
 		if (!anchored[i])
-			say(c, c->seen[i].line, false, "turn %s (lines %llu to %llu): no head given anchors it (each turn's head is its own: give one --head per turn)",
-			    SHOWN(c->seen[i].id, b), (unsigned long long)c->seen[i].line, (unsigned long long)c->seen[i].end);
+			say(c, c->seen[i].line, false,
+			    "turn %s (lines %llu to %llu): no head given anchors it (each turn's head is its own: give one --head per turn)",
+			    SHOWN(c->seen[i].id, b), (unsigned long long)c->seen[i].line,
+			    (unsigned long long)c->seen[i].end);
 	free(anchored);
 }
 

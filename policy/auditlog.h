@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ALOG_HASH_BYTES 32               /* BLAKE2b-256 */
-#define ALOG_LINE_MAX (16u << 20)        /* bytes of one log line, newline excluded */
-#define ALOG_HEADS_MAX 256               /* distinct heads one check takes (--head) */
+#define ALOG_HASH_BYTES 32        /* BLAKE2b-256 */
+#define ALOG_LINE_MAX (16u << 20) /* bytes of one log line, newline excluded */
+#define ALOG_HEADS_MAX 256        /* distinct heads one check takes (--head) */
 
 /* report(ctx, line, text): one finding (line > 0: the line it names; 0: the
  * log as a whole), or one note when note is true (said, not a failure). */
@@ -26,27 +26,27 @@ struct alog_turn;
 /* A head held outside the log: the digest of the line it anchors. */
 struct alog_head {
 	uint8_t digest[ALOG_HASH_BYTES];
-	uint64_t line;                        /* the last line whose digest it is, 0: none */
+	uint64_t line; /* the last line whose digest it is, 0: none */
 };
 
 struct alog_check {
 	alog_report_fn report;
 	void *ctx;
-	uint64_t lines;                       /* lines read */
-	uint64_t turns;                       /* turn_start lines */
+	uint64_t lines; /* lines read */
+	uint64_t turns; /* turn_start lines */
 	uint64_t findings;
-	bool in_turn;                         /* a turn_start seen, its turn_end not */
-	bool turn_ended;                      /* the last turn's turn_end seen */
-	uint64_t turn_first;                  /* the line of the last turn_start */
-	char turn[33];                        /* its id */
-	uint8_t last[ALOG_HASH_BYTES];        /* the digest of the last line read */
-	struct alog_pending *pending;         /* execs without their end, in order */
+	bool in_turn;                  /* a turn_start seen, its turn_end not */
+	bool turn_ended;               /* the last turn's turn_end seen */
+	uint64_t turn_first;           /* the line of the last turn_start */
+	char turn[33];                 /* its id */
+	uint8_t last[ALOG_HASH_BYTES]; /* the digest of the last line read */
+	struct alog_pending *pending;  /* execs without their end, in order */
 	size_t n_pending, cap_pending;
-	bool stopped;                         /* a line past ALOG_LINE_MAX: no more is read */
-	uint64_t outside;                     /* lines of the run outside any turn at hand */
-	struct alog_turn *seen;               /* every turn, in order: its id, first and last line */
+	bool stopped;           /* a line past ALOG_LINE_MAX: no more is read */
+	uint64_t outside;       /* lines of the run outside any turn at hand */
+	struct alog_turn *seen; /* every turn, in order: its id, first and last line */
 	size_t n_seen, cap_seen;
-	struct alog_head heads[ALOG_HEADS_MAX];   /* the heads given, distinct */
+	struct alog_head heads[ALOG_HEADS_MAX]; /* the heads given, distinct */
 	size_t n_heads;
 };
 

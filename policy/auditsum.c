@@ -16,17 +16,17 @@
  * while it is open), a net count (key: verdict, host and port) or a text. */
 struct asum_item {
 	char *key;
-	bool open;                 /* a command without its end yet */
+	bool open; /* a command without its end yet */
 	char *text;
-	uint64_t count;            /* net: the decisions */
-	int kind;                  /* ITEM_* */
+	uint64_t count; /* net: the decisions */
+	int kind;       /* ITEM_* */
 };
 
 enum { ITEM_CMD, ITEM_NET, ITEM_TEXT };
 
 struct asum_turn {
-	char *head;                /* "turn ID (MODE)" */
-	char *end;                 /* "ended with exit C", NULL: no turn_end */
+	char *head; /* "turn ID (MODE)" */
+	char *end;  /* "ended with exit C", NULL: no turn_end */
 	uint64_t cmds, rejected;
 	struct asum_item *it;
 	size_t n, cap;
@@ -96,8 +96,7 @@ static int64_t time_ms(const json_t *v)
 	char whole[21];
 	int64_t sec;
 
-	if (!s || strlen(s) != 24 || s[19] != '.' || s[23] != 'Z' ||
-	    strspn(s + 20, "0123456789") != 3)
+	if (!s || strlen(s) != 24 || s[19] != '.' || s[23] != 'Z' || strspn(s + 20, "0123456789") != 3)
 		return -1;
 	memcpy(whole, s, 19);
 	whole[19] = 'Z';
@@ -141,8 +140,11 @@ static int add_item(struct asum_turn *t, int kind, char *key, char *text)
 		t->it = nit;
 		t->cap = cap;
 	}
-	t->it[t->n++] = (struct asum_item){ .key = key, .text = text, .count = 1, .kind = kind,
-				   .open = kind == ITEM_CMD };
+	t->it[t->n++] = (struct asum_item){ .key = key,
+					    .text = text,
+					    .count = 1,
+					    .kind = kind,
+					    .open = kind == ITEM_CMD };
 	return 0;
 }
 
@@ -252,7 +254,7 @@ static int event_text(struct asum_turn *t, const char *event, const json_t *ev, 
 		put_val(f, json_object_get(ev, "verdict"));
 		fputc(' ', f);
 		if (json_is_string(h) && strchr(json_string_value(h), ':'))
-			fputc('[', f), put_val(f, h), fputc(']', f);   /* an IPv6 address */
+			fputc('[', f), put_val(f, h), fputc(']', f); /* an IPv6 address */
 		else
 			put_val(f, h);
 		fputc(':', f);
@@ -261,7 +263,8 @@ static int event_text(struct asum_turn *t, const char *event, const json_t *ev, 
 		fputs("  ", f);
 		put_change(f, ev);
 	} else if (strcmp(event, "changes") == 0) {
-		fprintf(f, "  changes: %" JSON_INTEGER_FORMAT " added, %" JSON_INTEGER_FORMAT
+		fprintf(f,
+			"  changes: %" JSON_INTEGER_FORMAT " added, %" JSON_INTEGER_FORMAT
 			" removed, %" JSON_INTEGER_FORMAT " changed%s",
 			json_integer_value(json_object_get(ev, "added")),
 			json_integer_value(json_object_get(ev, "removed")),
@@ -316,7 +319,9 @@ static int take_event(struct asum_turn *t, const char *event, const json_t *ev)
 	if (strcmp(event, "turn_end") == 0) {
 		free(t->end);
 		return asprintf(&t->end, "ended with exit %" JSON_INTEGER_FORMAT,
-				json_integer_value(json_object_get(ev, "exit_code"))) < 0 ? -ENOMEM : 0;
+				json_integer_value(json_object_get(ev, "exit_code"))) < 0 ?
+			       -ENOMEM :
+			       0;
 	}
 	if (strcmp(event, "exec") == 0) {
 		t->cmds++;
@@ -337,7 +342,7 @@ static int take_event(struct asum_turn *t, const char *event, const json_t *ev)
 		it = find(t, ITEM_CMD, key);
 		free(key);
 		if (!it)
-			return free(text), 0;   /* no exec of it: audit-verify says so */
+			return free(text), 0; /* no exec of it: audit-verify says so */
 		free(it->text);
 		it->text = text;
 		it->open = false;
@@ -347,7 +352,7 @@ static int take_event(struct asum_turn *t, const char *event, const json_t *ev)
 		const char *v = json_string_value(json_object_get(ev, "verdict"));
 
 		if (!v || (strcmp(v, "allowed") != 0 && strcmp(v, "refused") != 0))
-			return free(text), 0;   /* a tunnel's end: no decision */
+			return free(text), 0; /* a tunnel's end: no decision */
 		if ((it = find(t, ITEM_NET, text))) {
 			it->count++;
 			return free(text), 0;

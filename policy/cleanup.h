@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static inline void cleanup_freep(void *p) { free(*(void **)p); }
+static inline void cleanup_freep(void *p)
+{
+	free(*(void **)p);
+}
 static inline void cleanup_closep(int *fd)
 {
 	if (*fd >= 0) {
@@ -34,7 +37,10 @@ static inline void cleanup_closedirp(DIR **d)
 		closedir(*d);
 }
 
-static inline void cleanup_json_decrefp(json_t **j) { json_decref(*j); }
+static inline void cleanup_json_decrefp(json_t **j)
+{
+	json_decref(*j);
+}
 
 /* libseccomp's context (scmp_filter_ctx is a void *) and libcap's cap_t, whose
  * releases take a void *: declared here as seccomp.h and sys/capability.h do,

@@ -45,7 +45,7 @@ struct codec {
 	uint64_t progress_ms;
 };
 
-extern const struct codec codec_jsonl;   /* docs/protocol.md */
-extern const struct codec codec_mcp;     /* docs/mcp.md */
+extern const struct codec codec_jsonl; /* docs/protocol.md */
+extern const struct codec codec_mcp;   /* docs/mcp.md */
 
 #endif

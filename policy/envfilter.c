@@ -17,22 +17,22 @@
 #include "policy/cleanup.h"
 #include "policy/manifest.h"
 
-#define ENVF_NAME_MAX 255   /* bytes */
+#define ENVF_NAME_MAX 255 /* bytes */
 
 /* Exact names, or prefixes ending in '*'. docs/manifest.md has the same table
  * with the reason for each entry; tests/unit/test_envfilter.c checks both. */
 const char *const envf_never_table[] = {
-	"BASH_ENV",        /* sourced by every non-interactive bash */
-	"ENV",             /* sourced by bash in POSIX mode and by sh */
-	"BASH_FUNC_*",     /* exported functions, imported by bash (Shellshock's path) */
-	"SHELLOPTS",       /* turns on shell options (xtrace, ...) at startup */
-	"BASHOPTS",        /* turns on shopt options at startup */
-	"PS4",             /* expanded, with command substitution, under xtrace */
-	"PROMPT_COMMAND",  /* run before each prompt */
-	"LD_*",            /* the dynamic loader: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, ... */
-	"TURNINIT_*",      /* turninit's own: the manifest and its signature */
-	"GCONV_PATH",      /* glibc iconv loads shared objects from it, like LD_PRELOAD */
-	"GLIBC_TUNABLES",  /* parsed by ld.so before main (CVE-2023-4911) */
+	"BASH_ENV",       /* sourced by every non-interactive bash */
+	"ENV",            /* sourced by bash in POSIX mode and by sh */
+	"BASH_FUNC_*",    /* exported functions, imported by bash (Shellshock's path) */
+	"SHELLOPTS",      /* turns on shell options (xtrace, ...) at startup */
+	"BASHOPTS",       /* turns on shopt options at startup */
+	"PS4",            /* expanded, with command substitution, under xtrace */
+	"PROMPT_COMMAND", /* run before each prompt */
+	"LD_*",           /* the dynamic loader: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, ... */
+	"TURNINIT_*",     /* turninit's own: the manifest and its signature */
+	"GCONV_PATH",     /* glibc iconv loads shared objects from it, like LD_PRELOAD */
+	"GLIBC_TUNABLES", /* parsed by ld.so before main (CVE-2023-4911) */
 	NULL,
 };
 
@@ -85,8 +85,7 @@ static bool envf_valid_namen(const char *s, size_t n)
 	for (size_t i = 1; i < n; i++) {
 		char c = s[i];
 
-		if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		      (c >= '0' && c <= '9')))
+		if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
 			return false;
 	}
 	return true;
@@ -114,8 +113,7 @@ int envf_check_pattern(const char *pattern, struct tn_error *err)
 				       "\"%s\" is not a valid pattern (a name, or a name prefix and a single trailing '*')",
 				       envf_show(pattern, show));
 		if (envf_prefix_only_never(pattern, p))
-			return err_set(err, EINVAL, "\"%s\" matches only never-admitted names",
-				       pattern);
+			return err_set(err, EINVAL, "\"%s\" matches only never-admitted names", pattern);
 		return 0;
 	}
 	if (!envf_valid_namen(pattern, n))
@@ -237,7 +235,7 @@ static char *envf_join(const char *name, const char *value)
 
 /* An admitted caller entry, for finding repeated names by sorting. */
 struct envf_ref {
-	size_t idx;       /* position in the caller's list */
+	size_t idx; /* position in the caller's list */
 	size_t name_len;
 	const char *s;
 };
@@ -294,7 +292,7 @@ int envf_build(const struct mf_env *env, const char *home, char *const *caller, 
 	qsort(refs, n_ref, sizeof(*refs), envf_ref_cmp);
 	for (size_t i = 0; i < n_ref; i++)
 		keep[refs[i].idx] = i == 0 || refs[i - 1].name_len != refs[i].name_len ||
-			memcmp(refs[i - 1].s, refs[i].s, refs[i].name_len) != 0;
+				    memcmp(refs[i - 1].s, refs[i].s, refs[i].name_len) != 0;
 	for (size_t i = 0; i < n_caller; i++) {
 		if (!keep[i])
 			continue;
@@ -309,7 +307,7 @@ int envf_build(const struct mf_env *env, const char *home, char *const *caller, 
 	*ret_envp = envp;
 	return 0;
 
-oom:   /* the rollback: the strings made so far */
+oom: /* the rollback: the strings made so far */
 	envf_free(envp);
 	return err_set(err, ENOMEM, "environment: out of memory");
 }

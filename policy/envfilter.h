@@ -12,7 +12,7 @@
 
 #include "policy/error.h"
 
-struct mf_env;   /* policy/manifest.h: the manifest's "env" section */
+struct mf_env; /* policy/manifest.h: the manifest's "env" section */
 
 /* envf_never_admitted - true for names no manifest may admit: BASH_ENV, ENV,
  * BASH_FUNC_*, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_*, TURNINIT_*,

@@ -67,7 +67,7 @@ int err_prefix(struct tn_error *err, const char *fmt, ...)
 	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
 	if (snprintf(err->msg, sizeof(err->msg), "%s: %s", ctx, old) >= (int)sizeof(err->msg))
-		err->msg[sizeof(err->msg) - 1] = '\0';   /* truncated, still one line */
+		err->msg[sizeof(err->msg) - 1] = '\0'; /* truncated, still one line */
 	errno = saved;
 	return -err->code;
 }

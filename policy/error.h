@@ -19,28 +19,25 @@
 #define TN_ERROR_MSG_MAX 512
 
 struct tn_error {
-	int code;                      /* positive errno value, 0 when unset */
-	char msg[TN_ERROR_MSG_MAX];    /* one line, no trailing newline */
+	int code;                   /* positive errno value, 0 when unset */
+	char msg[TN_ERROR_MSG_MAX]; /* one line, no trailing newline */
 };
 
 /* err_set - record an error.
  * code: a positive errno value (EINVAL, EBADMSG, ...); the sign is ignored.
  * Returns -code, so callers can write `return err_set(err, EINVAL, ...)`.
  * err may be NULL (the message is dropped). Preserves errno. */
-int err_set(struct tn_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int err_set(struct tn_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* err_errno - err_set, then ": " and strerror(code) appended: the one place
  * that renders an errno, so call sites never format it by hand.
  * `return err_errno(err, errno, "open %s", path)` gives
  * "open /x: No such file or directory" and returns -ENOENT. */
-int err_errno(struct tn_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int err_errno(struct tn_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* err_prefix - prepend "CONTEXT: " to the recorded message, keeping its code.
  * Returns -err->code (or -EINVAL when no error was recorded). Preserves errno. */
-int err_prefix(struct tn_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int err_prefix(struct tn_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* err_shown - a string from untrusted input made safe for a one-line message:
  * printable ASCII is kept, '\\', '"' and every other byte become \xNN, at most

@@ -42,9 +42,9 @@ char *ev_exit(const char *id, const struct ev_end *e)
 	int st = e->wait_status;
 	json_t *code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
 	json_t *sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
-	json_t *v = json_pack("{s:s, s:s, s:o, s:o, s:b, s:b, s:I}", "event", "exit", "id", id,
-			      "code", code, "signal", sig, "timed_out", e->timed_out,
-			      "truncated", e->truncated, "duration_ms", (json_int_t)e->duration_ms);
+	json_t *v = json_pack("{s:s, s:s, s:o, s:o, s:b, s:b, s:I}", "event", "exit", "id", id, "code", code,
+			      "signal", sig, "timed_out", e->timed_out, "truncated", e->truncated,
+			      "duration_ms", (json_int_t)e->duration_ms);
 
 	/* present only when true: the lines of every other end stay as they were */
 	if (v && e->lost && json_object_set_new(v, "lost", json_true()) != 0)
@@ -203,22 +203,20 @@ static json_t *ev_str_or_null(const char *s)
 
 json_t *ev_net_fields(json_t *obj, const struct net_record *r)
 {
-	json_t *f = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
-			      "verdict", r->verdict, "request", ev_str_or_null(r->request),
-			      "host", ev_str_or_null(r->host),
-			      "port", r->port ? json_integer(r->port) : json_null(),
-			      "address", ev_str_or_null(r->addr),
-			      "rule", r->rule >= 0 ? json_integer(r->rule) : json_null(),
-			      "reason", ev_str_or_null(r->reason),
-			      "bytes_out", (json_int_t)r->bytes_out, "bytes_in", (json_int_t)r->bytes_in,
-			      "duration_ms", (json_int_t)r->duration_ms);
+	json_t *f = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}", "verdict", r->verdict,
+			      "request", ev_str_or_null(r->request), "host", ev_str_or_null(r->host), "port",
+			      r->port ? json_integer(r->port) : json_null(), "address",
+			      ev_str_or_null(r->addr), "rule",
+			      r->rule >= 0 ? json_integer(r->rule) : json_null(), "reason",
+			      ev_str_or_null(r->reason), "bytes_out", (json_int_t)r->bytes_out, "bytes_in",
+			      (json_int_t)r->bytes_in, "duration_ms", (json_int_t)r->duration_ms);
 
 	/* a request of the credential gateway: what it was and what became of
 	 * it, the credential by name (its value is never in a record) */
 	if (f && strcmp(r->request, "GATEWAY") == 0 &&
-	    json_object_update_new(f, json_pack("{s:s, s:s, s:o, s:s, s:b, s:I}", "method", r->method,
-						"path", r->path,
-						"status", r->status > 0 ? json_integer(r->status) : json_null(),
+	    json_object_update_new(f, json_pack("{s:s, s:s, s:o, s:s, s:b, s:I}", "method", r->method, "path",
+						r->path, "status",
+						r->status > 0 ? json_integer(r->status) : json_null(),
 						"credential", r->credential, "credential_added",
 						r->credential_added != 0, "redactions",
 						(json_int_t)r->redactions)) != 0) {
@@ -235,7 +233,8 @@ json_t *ev_net_fields(json_t *obj, const struct net_record *r)
 
 char *ev_net(const struct net_record *r)
 {
-	return ev_dump(ev_net_fields(json_pack("{s:s, s:o}", "event", "net", "id", ev_str_or_null(r->id)), r));
+	return ev_dump(
+		ev_net_fields(json_pack("{s:s, s:o}", "event", "net", "id", ev_str_or_null(r->id)), r));
 }
 
 static int parse_net(struct ev_event *e, json_t *v, struct tn_error *err)
@@ -252,15 +251,16 @@ static int parse_net(struct ev_event *e, json_t *v, struct tn_error *err)
 		return ev_bad(e, err, "net: host, reason and port must be there, or null");
 	e->host = json_string_value(host);
 	e->reason = json_string_value(reason);
-	e->port = json_is_integer(port) && json_integer_value(port) > 0 &&
-		  json_integer_value(port) <= 65535 ? (int)json_integer_value(port) : 0;
+	e->port = json_is_integer(port) && json_integer_value(port) > 0 && json_integer_value(port) <= 65535 ?
+			  (int)json_integer_value(port) :
+			  0;
 	return 0;
 }
 
 char *ev_turn_end(int exit_code, const char *audit_head)
 {
-	return ev_dump(json_pack("{s:s, s:n, s:i, s:s}", "event", "turn_end", "id",
-				 "exit_code", exit_code, "audit_head", audit_head));
+	return ev_dump(json_pack("{s:s, s:n, s:i, s:s}", "event", "turn_end", "id", "exit_code", exit_code,
+				 "audit_head", audit_head));
 }
 
 static int parse_turn_end(struct ev_event *e, json_t *v, struct tn_error *err)
@@ -315,9 +315,9 @@ int ev_parse(const char *line, size_t len, struct ev_event *ret, struct tn_error
 	id = json_object_get(v, "id");
 	if (!kind)
 		return ev_bad(&e, err, "no event name");
-	if (!json_is_string(id) && !(json_is_null(id) && (strcmp(kind, "error") == 0 ||
-							  strcmp(kind, "net") == 0 ||
-							  strcmp(kind, "turn_end") == 0)))
+	if (!json_is_string(id) &&
+	    !(json_is_null(id) &&
+	      (strcmp(kind, "error") == 0 || strcmp(kind, "net") == 0 || strcmp(kind, "turn_end") == 0)))
 		return ev_bad(&e, err, "no id");
 	e.id = json_string_value(id);
 	for (i = 0; i < N_ELEMENTS(ev_kinds) && strcmp(kind, ev_kinds[i].name) != 0; i++)

@@ -15,8 +15,8 @@
 #include "policy/error.h"
 #include "policy/netrec.h"
 
-#define EV_LINE_MAX 1048576   /* bytes of one request line, newline excluded */
-#define EV_CHUNK 65536        /* raw bytes of output in one output event */
+#define EV_LINE_MAX 1048576 /* bytes of one request line, newline excluded */
+#define EV_CHUNK 65536      /* raw bytes of output in one output event */
 
 /* Each encoder returns one event as compact JSON, malloc'd, without the
  * newline (the caller frames it), or NULL when out of memory. An id of NULL is
@@ -31,23 +31,23 @@ char *ev_output(const char *id, bool err_stream, const uint8_t *data, size_t len
 
 /* How a command ended: what an exit event says. */
 struct ev_end {
-	int wait_status;       /* waitpid(2)'s; SIGKILL when lost */
+	int wait_status; /* waitpid(2)'s; SIGKILL when lost */
 	bool timed_out, truncated;
-	bool lost;             /* its keeper ended without reporting the end: turninit
-				  killed every process of the command itself */
-	bool oom_killed;       /* SIGKILL while the memory cgroup counted an OOM kill */
-	bool ended;            /* cancelled by the end of the turn (MCP results say so;
-				  the exit event does not) */
+	bool lost;       /* its keeper ended without reporting the end: turninit
+			    killed every process of the command itself */
+	bool oom_killed; /* SIGKILL while the memory cgroup counted an OOM kill */
+	bool ended;      /* cancelled by the end of the turn (MCP results say so;
+			    the exit event does not) */
 	uint64_t duration_ms;
-	const char *audit_head;  /* the audit log's head after this command's exit
-				    line (64 hex digits, docs/audit.md), or NULL:
-				    no log */
+	const char *audit_head; /* the audit log's head after this command's exit
+				   line (64 hex digits, docs/audit.md), or NULL:
+				   no log */
 };
 
 /* {"event":"exit","id":ID,"code":N|null,"signal":N|null,"timed_out":B,
  *  "truncated":B,"duration_ms":N}, then "lost":true and "oom_killed":true
- * only when they are true, and "audit_head":HEX when e->audit_head is set; code and signal from e->wait_status (waitpid(2)):
- * one of them is null. */
+ * only when they are true, and "audit_head":HEX when e->audit_head is set; code and signal from
+ * e->wait_status (waitpid(2)): one of them is null. */
 char *ev_exit(const char *id, const struct ev_end *e);
 
 /* {"event":"error","id":ID|null,"message":MSG}. msg is cut to valid UTF-8 when
@@ -93,21 +93,21 @@ enum ev_kind { EV_STARTED = 1, EV_OUTPUT, EV_EXIT, EV_ERROR, EV_INFO, EV_NET, EV
  * ev_clear. */
 struct ev_event {
 	enum ev_kind kind;
-	const char *id;            /* NULL for an error with id null */
-	int pid;                   /* started */
-	bool err_stream;           /* output: stderr */
-	uint8_t *data;             /* output: decoded bytes, malloc'd */
+	const char *id;  /* NULL for an error with id null */
+	int pid;         /* started */
+	bool err_stream; /* output: stderr */
+	uint8_t *data;   /* output: decoded bytes, malloc'd */
 	size_t len;
 	bool has_code, has_signal; /* exit */
 	int code, signal;
-	bool timed_out, truncated, lost, oom_killed;   /* the last two: false when absent */
-	const char *message;       /* error */
-	char *manifest;            /* info: the manifest object as compact JSON, malloc'd */
-	const char *verdict, *host, *reason;   /* net; host and reason NULL when null */
-	int port;                  /* net: 0 when null */
-	const char *audit_head;    /* turn_end: the log's final head (64 hex digits) */
-	int exit_code;             /* turn_end: turninit's exit status, 0..255 */
-	void *json;                /* the parsed value */
+	bool timed_out, truncated, lost, oom_killed; /* the last two: false when absent */
+	const char *message;                         /* error */
+	char *manifest;                              /* info: the manifest object as compact JSON, malloc'd */
+	const char *verdict, *host, *reason;         /* net; host and reason NULL when null */
+	int port;                                    /* net: 0 when null */
+	const char *audit_head;                      /* turn_end: the log's final head (64 hex digits) */
+	int exit_code;                               /* turn_end: turninit's exit status, 0..255 */
+	void *json;                                  /* the parsed value */
 };
 
 /* ev_parse - decode one event line (without its newline). Errors: -EBADMSG

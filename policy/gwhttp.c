@@ -10,8 +10,8 @@
 #include "policy/cleanup.h"
 #include "policy/http.h"
 
-#define GW_SIZE_LINE_MAX 4096   /* bytes of a chunk size line, its extensions included */
-#define GW_SIZE_DIGITS_MAX 16   /* hex digits of a chunk size: 64 bits */
+#define GW_SIZE_LINE_MAX 4096 /* bytes of a chunk size line, its extensions included */
+#define GW_SIZE_DIGITS_MAX 16 /* hex digits of a chunk size: 64 bits */
 
 /* A control character of a field value or a reason phrase (RFC 9110
  * section 5.5: HTAB, SP, VCHAR and obs-text only). */
@@ -53,8 +53,8 @@ static bool gw_hop_by_hop(const char *name, size_t n)
 static bool gw_request_dropped(const char *name, size_t n, const struct gw_cred *cred)
 {
 	static const char *const drop[] = {
-		"host", "expect", "authorization", "proxy-authorization", "accept-encoding", "range",
-		"if-range",
+		"host",  "expect",   "authorization", "proxy-authorization", "accept-encoding",
+		"range", "if-range",
 	};
 
 	if (gw_hop_by_hop(name, n) || gw_is(name, n, cred->field))
@@ -70,8 +70,7 @@ static bool gw_request_dropped(const char *name, size_t n, const struct gw_cred 
  * -EINVAL, -E2BIG. A bare LF, a bare CR or a NUL is refused as soon as it
  * comes, complete or not: a head of LF line ends would otherwise wait for a
  * CRLF CRLF that never comes. */
-static int gw_head_find(const char *buf, size_t len, const char *what, size_t *ret_len,
-			struct tn_error *err)
+static int gw_head_find(const char *buf, size_t len, const char *what, size_t *ret_len, struct tn_error *err)
 {
 	size_t scan = len < GW_HEAD_MAX - 1 ? len : GW_HEAD_MAX - 1, end = 0;
 
@@ -112,7 +111,7 @@ static const char *gw_next_line(const char **at, size_t *n)
 
 struct gw_field {
 	const char *name, *value;
-	size_t name_len, value_len;   /* the value without its leading and trailing OWS */
+	size_t name_len, value_len; /* the value without its leading and trailing OWS */
 };
 
 /* One field line (n > 0 bytes at line, no CRLF): NAME ":" OWS VALUE OWS
@@ -147,8 +146,8 @@ static int gw_field_line(const char *line, size_t n, size_t nfields, struct gw_f
 struct gw_framing {
 	unsigned n_length, n_te, n_host;
 	uint64_t length;
-	bool chunked;    /* every Transfer-Encoding said "chunked" alone */
-	bool repeat;     /* this field is a second Content-Length of the same value */
+	bool chunked; /* every Transfer-Encoding said "chunked" alone */
+	bool repeat;  /* this field is a second Content-Length of the same value */
 };
 
 /* f updated with the field fl; a response (response true) may repeat a
@@ -177,7 +176,8 @@ static int gw_framing_field(struct gw_framing *f, const struct gw_field *fl, boo
 			v = v * 10 + d;
 		}
 		if (f->n_length++ && (!response || v != f->length))
-			return err_set(err, EPERM, "two Content-Length fields%s", response ? " that differ" : "");
+			return err_set(err, EPERM, "two Content-Length fields%s",
+				       response ? " that differ" : "");
 		f->repeat = f->n_length > 1;
 		f->length = v;
 	}
@@ -221,7 +221,7 @@ static void gw_puts(struct gw_out *o, const char *s)
 /* Where the parts of a request line are. */
 struct gw_line {
 	const char *method, *target, *version, *path;
-	size_t method_len, target_len, path_len;   /* path: to the URI's end, query included */
+	size_t method_len, target_len, path_len; /* path: to the URI's end, query included */
 };
 
 /* The request line (n bytes at line, no CRLF): METHOD SP http://AUTHORITY
@@ -340,7 +340,7 @@ static int gw_fields(const char *at, const char *head_end, const struct gw_cred 
 			return err_set(err, EPERM, "a second Host field");
 		if (cred ? gw_request_dropped(fl.name, fl.name_len, cred) :
 			   gw_hop_by_hop(fl.name, fl.name_len) || f->repeat ||
-			   gw_is(fl.name, fl.name_len, "transfer-encoding"))
+				    gw_is(fl.name, fl.name_len, "transfer-encoding"))
 			continue;
 		gw_put(o, line, n);
 		gw_put(o, "\r\n", 2);
@@ -452,11 +452,11 @@ int gw_response(const char *buf, size_t len, bool head_request, char **ret_head,
 
 /* Where a chunked body's reader is (struct gw_body's state). */
 enum {
-	CH_SIZE,         /* the size's hex digits */
-	CH_EXT,          /* the size line's extensions, after ';' */
-	CH_SIZE_LF,      /* the LF of the size line */
-	CH_DATA,         /* left bytes of data */
-	CH_DATA_CR,      /* the CRLF after the data */
+	CH_SIZE,    /* the size's hex digits */
+	CH_EXT,     /* the size line's extensions, after ';' */
+	CH_SIZE_LF, /* the LF of the size line */
+	CH_DATA,    /* left bytes of data */
+	CH_DATA_CR, /* the CRLF after the data */
 	CH_DATA_LF,
 	CH_TRAILER,      /* the start of a trailer line, or of the empty line */
 	CH_TRAILER_LINE, /* within a trailer field line */
@@ -486,7 +486,8 @@ static int gw_chunk_size_byte(struct gw_body *b, char c, struct tn_error *err)
 	if (b->state == CH_SIZE) {
 		if (gw_hex(c) >= 0) {
 			if (b->line > GW_SIZE_DIGITS_MAX)
-				return err_set(err, EINVAL, "a chunk size over %d hex digits", GW_SIZE_DIGITS_MAX);
+				return err_set(err, EINVAL, "a chunk size over %d hex digits",
+					       GW_SIZE_DIGITS_MAX);
 			b->left = b->left << 4 | (uint64_t)gw_hex(c);
 		} else if ((c == '\r' && b->line > 0) || (c == ';' && b->line > 1)) {
 			b->state = c == ';' ? CH_EXT : CH_SIZE_LF;
@@ -511,8 +512,7 @@ static int gw_chunk_byte(struct gw_body *b, char c, bool pass, struct tn_error *
 		return err_set(err, EINVAL, "a trailer section of %d bytes or more", GW_HEAD_MAX);
 	switch (b->state) {
 	case CH_SIZE:
-	case CH_EXT:
-		return gw_chunk_size_byte(b, c, err);
+	case CH_EXT: return gw_chunk_size_byte(b, c, err);
 	case CH_SIZE_LF:
 	case CH_DATA_LF:
 	case CH_TRAILER_LF:
@@ -535,11 +535,11 @@ static int gw_chunk_byte(struct gw_body *b, char c, bool pass, struct tn_error *
 			return err_set(err, EINVAL, "a chunk's data not followed by CRLF");
 		b->state = CH_DATA_LF;
 		return 0;
-	default:
-		break;
+	default: break;
 	}
 	if (c == '\0' || c == '\n')
-		return err_set(err, EINVAL, "a %s in a chunked body's trailer section", c ? "bare LF" : "NUL");
+		return err_set(err, EINVAL, "a %s in a chunked body's trailer section",
+			       c ? "bare LF" : "NUL");
 	if (b->state == CH_TRAILER && c == '\r') {
 		b->state = CH_END_LF;
 	} else if (b->state == CH_TRAILER) {
@@ -582,25 +582,20 @@ static int gw_chunked_feed(struct gw_body *b, bool decode, const char *in, size_
 	return 0;
 }
 
-int gw_body_feed(struct gw_body *b, bool decode, const char *in, size_t len, char *out,
-		 size_t *ret_used, size_t *ret_out, struct tn_error *err)
+int gw_body_feed(struct gw_body *b, bool decode, const char *in, size_t len, char *out, size_t *ret_used,
+		 size_t *ret_out, struct tn_error *err)
 {
 	size_t n = 0;
 
 	switch (b->kind) {
-	case GW_BODY_CHUNKED:
-		return gw_chunked_feed(b, decode, in, len, out, ret_used, ret_out, err);
+	case GW_BODY_CHUNKED: return gw_chunked_feed(b, decode, in, len, out, ret_used, ret_out, err);
 	case GW_BODY_LENGTH:
 		n = len < b->left ? len : (size_t)b->left;
 		b->left -= n;
 		b->done = b->left == 0;
 		break;
-	case GW_BODY_CLOSE:
-		n = len;
-		break;
-	case GW_BODY_NONE:
-		b->done = true;
-		break;
+	case GW_BODY_CLOSE: n = len; break;
+	case GW_BODY_NONE: b->done = true; break;
 	}
 	if (n)
 		memcpy(out, in, n);
@@ -646,8 +641,7 @@ static void gw_redact_add(struct gw_redact *r, const char *s, size_t n)
 		r->longest = n;
 }
 
-int gw_redact_init(struct gw_redact *r, const char *value, size_t len, const char *user,
-		   struct tn_error *err)
+int gw_redact_init(struct gw_redact *r, const char *value, size_t len, const char *user, struct tn_error *err)
 {
 	_cleanup_free_ char *pair = NULL;
 	char b64[GW_PATTERN_MAX];
@@ -669,7 +663,8 @@ int gw_redact_init(struct gw_redact *r, const char *value, size_t len, const cha
 	pair[ulen] = ':';
 	memcpy(pair + ulen + 1, value, len);
 	if (!(n = gw_base64((const unsigned char *)pair, ulen + 1 + len, b64, sizeof(b64))))
-		return err_set(err, EINVAL, "a Basic credential whose base64 is over %d bytes", GW_PATTERN_MAX);
+		return err_set(err, EINVAL, "a Basic credential whose base64 is over %d bytes",
+			       GW_PATTERN_MAX);
 	gw_redact_add(r, b64, n);
 	return 0;
 }
@@ -696,8 +691,7 @@ static int gw_redact_at(const char *a, size_t na, const char *b, size_t nb, cons
  * that begins inside another is hidden whole too. A position waits (with
  * what follows it, less than the longest form) while a form could still
  * begin there, so that where the stream is cut does not change the output. */
-void gw_redact_feed(struct gw_redact *r, const char *in, size_t len, bool last, char *out,
-		    size_t *ret_out)
+void gw_redact_feed(struct gw_redact *r, const char *in, size_t len, bool last, char *out, size_t *ret_out)
 {
 	size_t total = r->n_held + len, i = 0, o = 0, mask_end = r->n_masked;
 	/* the last longest - 1 bytes wait, whatever they are: how much goes

@@ -17,32 +17,33 @@
 
 #include "policy/error.h"
 
-#define GW_HEAD_MAX 16384       /* bytes of a request or response head */
-#define GW_FIELDS_MAX 100       /* field lines of one head */
-#define GW_PATTERNS_MAX 4       /* forms of a value the redactor looks for */
-#define GW_PATTERN_MAX 8192     /* bytes of one form: the base64 of a Basic user (128 bytes), ":" and a value of 4095 fit */
+#define GW_HEAD_MAX 16384 /* bytes of a request or response head */
+#define GW_FIELDS_MAX 100 /* field lines of one head */
+#define GW_PATTERNS_MAX 4 /* forms of a value the redactor looks for */
+#define GW_PATTERN_MAX \
+	8192 /* bytes of one form: the base64 of a Basic user (128 bytes), ":" and a value of 4095 fit */
 
 /* What the gateway writes into the request: the credential's one field. */
 struct gw_cred {
-	const char *field;       /* "Authorization", or the manifest's named field */
-	const char *value;       /* "Bearer V", "Basic B64", or V: NUL-free, no CR/LF */
+	const char *field; /* "Authorization", or the manifest's named field */
+	const char *value; /* "Bearer V", "Basic B64", or V: NUL-free, no CR/LF */
 };
 
 enum gw_body_kind {
-	GW_BODY_NONE,            /* no body: ends with the head */
-	GW_BODY_LENGTH,          /* Content-Length bytes */
-	GW_BODY_CHUNKED,         /* Transfer-Encoding: chunked, to its last chunk */
-	GW_BODY_CLOSE,           /* a response's body, to the end of the connection */
+	GW_BODY_NONE,    /* no body: ends with the head */
+	GW_BODY_LENGTH,  /* Content-Length bytes */
+	GW_BODY_CHUNKED, /* Transfer-Encoding: chunked, to its last chunk */
+	GW_BODY_CLOSE,   /* a response's body, to the end of the connection */
 };
 
 /* A body's framing, and how far a reader has come through it. */
 struct gw_body {
 	enum gw_body_kind kind;
-	uint64_t left;           /* GW_BODY_LENGTH: bytes still to come;
-				    GW_BODY_CHUNKED: of the current chunk's data */
-	int state;               /* GW_BODY_CHUNKED: where in the framing (private) */
-	size_t line;             /* GW_BODY_CHUNKED: bytes of the size line so far (private) */
-	bool done;               /* the body has ended */
+	uint64_t left; /* GW_BODY_LENGTH: bytes still to come;
+			  GW_BODY_CHUNKED: of the current chunk's data */
+	int state;     /* GW_BODY_CHUNKED: where in the framing (private) */
+	size_t line;   /* GW_BODY_CHUNKED: bytes of the size line so far (private) */
+	bool done;     /* the body has ended */
 };
 
 /* gw_request - the request head at the start of buf[0..len) (absolute form,
@@ -88,8 +89,8 @@ int gw_request(const char *buf, size_t len, const char *host_field, const struct
  * bytes or more; -EPERM for a trailer field with decode false (a request's
  * body: the host would read fields the gateway never checked, the command's
  * own Authorization among them); err saying why. */
-int gw_body_feed(struct gw_body *b, bool decode, const char *in, size_t len, char *out,
-		 size_t *ret_used, size_t *ret_out, struct tn_error *err);
+int gw_body_feed(struct gw_body *b, bool decode, const char *in, size_t len, char *out, size_t *ret_used,
+		 size_t *ret_out, struct tn_error *err);
 
 /* gw_response - the response head at the start of buf[0..len). Returns 0
  * with *ret_head (malloc'd, NUL-ended, *ret_head_len bytes): the status line
@@ -119,12 +120,12 @@ struct gw_redact {
 	size_t pat_len[GW_PATTERNS_MAX];
 	size_t n_pat;
 	size_t longest;
-	bool first[256];             /* a form begins with this byte (private) */
-	char held[GW_PATTERN_MAX];   /* the stream's last bytes, not sent on yet */
+	bool first[256];           /* a form begins with this byte (private) */
+	char held[GW_PATTERN_MAX]; /* the stream's last bytes, not sent on yet */
 	size_t n_held;
-	size_t n_masked;             /* of held, the first bytes a form already
-					covers: written as '*' (private) */
-	uint64_t count;              /* forms replaced so far */
+	size_t n_masked; /* of held, the first bytes a form already
+			    covers: written as '*' (private) */
+	uint64_t count;  /* forms replaced so far */
 };
 
 /* gw_redact_init - a redactor for value (1..GW_PATTERN_MAX - 1 bytes): it
@@ -145,7 +146,6 @@ int gw_redact_init(struct gw_redact *r, const char *value, size_t len, const cha
  * back the command's own bytes would otherwise tell it the value a byte at
  * a time). last: the stream ends with in: everything held is written
  * (redacted). r->count: the forms found so far, overlapping ones each. */
-void gw_redact_feed(struct gw_redact *r, const char *in, size_t len, bool last, char *out,
-		    size_t *ret_out);
+void gw_redact_feed(struct gw_redact *r, const char *in, size_t len, bool last, char *out, size_t *ret_out);
 
 #endif

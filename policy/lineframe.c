@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-enum lf_kind lf_next(struct lf_frame *f, const char *buf, size_t len, size_t *pos,
-		     const char **ret_at, size_t *ret_len)
+enum lf_kind lf_next(struct lf_frame *f, const char *buf, size_t len, size_t *pos, const char **ret_at,
+		     size_t *ret_len)
 {
 	while (*pos < len) {
 		const char *at = buf + *pos, *nl = memchr(at, '\n', len - *pos);

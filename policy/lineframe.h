@@ -10,14 +10,14 @@
 #include <stddef.h>
 
 struct lf_frame {
-	size_t max;          /* bytes of a line, its newline excluded */
-	bool discarding;     /* the rest of a line past max is dropped up to its newline */
+	size_t max;      /* bytes of a line, its newline excluded */
+	bool discarding; /* the rest of a line past max is dropped up to its newline */
 };
 
 enum lf_kind {
-	LF_MORE,             /* no whole line: read more (buf[*pos, len) kept, or dropped) */
-	LF_LINE,             /* a line of at most max bytes (0 too), newline excluded */
-	LF_LONG,             /* a line past max: said once, its rest dropped */
+	LF_MORE, /* no whole line: read more (buf[*pos, len) kept, or dropped) */
+	LF_LINE, /* a line of at most max bytes (0 too), newline excluded */
+	LF_LONG, /* a line past max: said once, its rest dropped */
 };
 
 /* lf_next - the next frame of buf[*pos, len): LF_LINE, *ret_at and *ret_len
@@ -28,7 +28,7 @@ enum lf_kind {
  * bytes to keep (len when they are the dropped rest of a long line). Lines
  * are never joined or split: the caller moves buf[*pos, len) to its start and
  * reads on. To look ahead, call it on a copy of f and of *pos. */
-enum lf_kind lf_next(struct lf_frame *f, const char *buf, size_t len, size_t *pos,
-		     const char **ret_at, size_t *ret_len);
+enum lf_kind lf_next(struct lf_frame *f, const char *buf, size_t len, size_t *pos, const char **ret_at,
+		     size_t *ret_len);
 
 #endif

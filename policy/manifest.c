@@ -25,7 +25,7 @@
 #include "policy/seccomp_groups.h"
 #include "policy/sjson.h"
 
-#define MF_UID_MAX 4294967294LL        /* (uid_t)-1 means "no change" to setresuid */
+#define MF_UID_MAX 4294967294LL /* (uid_t)-1 means "no change" to setresuid */
 #define MF_FSIZE_MAX (1LL << 62)
 #define MF_SYSCALL_NAME_MAX 64
 #define MF_SHOW ERR_SHOWN_MAX
@@ -52,8 +52,7 @@ static const char *mf_type_name(const json_t *v)
 
 /* ---- field helpers; messages are "FIELD: reason" ---- */
 
-static int mf_check_keys(const json_t *obj, const char *path, const char *const *keys,
-			 struct tn_error *err)
+static int mf_check_keys(const json_t *obj, const char *path, const char *const *keys, struct tn_error *err)
 {
 	const char *key;
 	json_t *v;
@@ -72,8 +71,8 @@ static int mf_check_keys(const json_t *obj, const char *path, const char *const 
 }
 
 /* parent[key] as an object; *ret NULL when absent and optional. */
-static int mf_get_object(const json_t *parent, const char *key, const char *path, bool required,
-			 json_t **ret, struct tn_error *err)
+static int mf_get_object(const json_t *parent, const char *key, const char *path, bool required, json_t **ret,
+			 struct tn_error *err)
 {
 	json_t *v = json_object_get(parent, key);
 
@@ -101,16 +100,16 @@ static int mf_get_array(const json_t *parent, const char *key, const char *path,
 	if (!json_is_array(v))
 		return err_set(err, EINVAL, "%s: expected an array, got %s", path, mf_type_name(v));
 	if (json_array_size(v) > MF_MAX_LIST)
-		return err_set(err, EINVAL, "%s: %zu entries, at most %d allowed", path,
-			       json_array_size(v), MF_MAX_LIST);
+		return err_set(err, EINVAL, "%s: %zu entries, at most %d allowed", path, json_array_size(v),
+			       MF_MAX_LIST);
 	*ret = v;
 	return 0;
 }
 
 /* An integer in min..max. JSON reals (1.0, 1e3), strings and booleans are
  * refused: a signed policy says exactly what it means. */
-static int mf_int(const json_t *v, const char *path, json_int_t min, json_int_t max,
-		  json_int_t *ret, struct tn_error *err)
+static int mf_int(const json_t *v, const char *path, json_int_t min, json_int_t max, json_int_t *ret,
+		  struct tn_error *err)
 {
 	json_int_t x = 0;
 
@@ -119,8 +118,8 @@ static int mf_int(const json_t *v, const char *path, json_int_t min, json_int_t 
 			       (long long)min, (long long)max, mf_type_name(v));
 	x = json_integer_value(v);
 	if (x < min || x > max)
-		return err_set(err, EINVAL, "%s: %lld is out of range %lld..%lld", path,
-			       (long long)x, (long long)min, (long long)max);
+		return err_set(err, EINVAL, "%s: %lld is out of range %lld..%lld", path, (long long)x,
+			       (long long)min, (long long)max);
 	*ret = x;
 	return 0;
 }
@@ -163,7 +162,7 @@ static const char *mf_path_problem(const char *s, bool allow_root)
 		return allow_root ? NULL : "may not be \"/\"";
 	if (s[n - 1] == '/')
 		return "ends in '/'";
-	for (const char *c = s; *c; ) {
+	for (const char *c = s; *c;) {
 		const char *next = strchr(c + 1, '/');
 		size_t len = next ? (size_t)(next - c - 1) : strlen(c + 1);
 
@@ -179,8 +178,7 @@ static const char *mf_path_problem(const char *s, bool allow_root)
 	return NULL;
 }
 
-static int mf_path(const json_t *v, const char *path, bool allow_root, char **ret,
-		   struct tn_error *err)
+static int mf_path(const json_t *v, const char *path, bool allow_root, char **ret, struct tn_error *err)
 {
 	char show[MF_SHOW];
 	const char *s = NULL, *problem;
@@ -191,8 +189,7 @@ static int mf_path(const json_t *v, const char *path, bool allow_root, char **re
 		return r;
 	problem = mf_path_problem(s, allow_root);
 	if (problem)
-		return err_set(err, EINVAL,
-			       "%s: \"%s\" %s (paths must be absolute and normalised)", path,
+		return err_set(err, EINVAL, "%s: \"%s\" %s (paths must be absolute and normalised)", path,
 			       mf_show(s, show), problem);
 	return mf_strdup(s, ret, err);
 }
@@ -200,14 +197,13 @@ static int mf_path(const json_t *v, const char *path, bool allow_root, char **re
 /* ---- sections, in schema order ---- */
 
 static const char *const mf_keys_root[] = {
-	"turninit", "expires", "user", "home", "workdir", "shell",
-	"env", "limits", "seccomp", "landlock", "callers", "network", "audit", NULL,
+	"turninit", "expires", "user",     "home",    "workdir", "shell", "env",
+	"limits",   "seccomp", "landlock", "callers", "network", "audit", NULL,
 };
 static const char *const mf_keys_user[] = { "uid", "gid", "uid_range", "gid_range", NULL };
 static const char *const mf_keys_env[] = { "set", "allow", NULL };
 static const char *const mf_keys_limits[] = {
-	"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency",
-	"result_bytes", NULL,
+	"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency", "result_bytes", NULL,
 };
 static const char *const mf_keys_seccomp[] = { "deny", "allow", NULL };
 static const char *const mf_keys_landlock[] = { "writable", "optional", "shm", NULL };
@@ -236,8 +232,7 @@ static int mf_parse_version(const json_t *root, struct mf_manifest *m, struct tn
 	return 0;
 }
 
-static int mf_parse_expires(const json_t *root, struct mf_manifest *m, int64_t now,
-			    struct tn_error *err)
+static int mf_parse_expires(const json_t *root, struct mf_manifest *m, int64_t now, struct tn_error *err)
 {
 	json_t *v = json_object_get(root, "expires");
 	char show[MF_SHOW];
@@ -245,7 +240,8 @@ static int mf_parse_expires(const json_t *root, struct mf_manifest *m, int64_t n
 	int r;
 
 	if (!v)
-		return err_set(err, EINVAL, "expires: required (\"YYYY-MM-DDTHH:MM:SSZ\"; sealing with --expires 30d sets it)");
+		return err_set(err, EINVAL,
+			       "expires: required (\"YYYY-MM-DDTHH:MM:SSZ\"; sealing with --expires 30d sets it)");
 	r = mf_string(v, "expires", &s, err);
 	if (r < 0)
 		return r;
@@ -340,8 +336,7 @@ static int mf_parse_user(const json_t *root, struct mf_manifest *m, struct tn_er
 	return mf_parse_id(user, "gid", "user.gid", &m->gid, err);
 }
 
-int mf_user_start(struct mf_manifest *m, bool nonroot, uint32_t uid, uint32_t gid,
-		  struct tn_error *err)
+int mf_user_start(struct mf_manifest *m, bool nonroot, uint32_t uid, uint32_t gid, struct tn_error *err)
 {
 	if (!m->as_started) {
 		if (nonroot && (uid != m->uid || gid != m->gid))
@@ -355,11 +350,11 @@ int mf_user_start(struct mf_manifest *m, bool nonroot, uint32_t uid, uint32_t gi
 			       "user.uid_range: commands run as the uid turninit is started as, but it started privileged (uid %u): start it as an unprivileged uid in [%u, %u] with no capability in any set",
 			       uid, m->uid_range[0], m->uid_range[1]);
 	if (uid < m->uid_range[0] || uid > m->uid_range[1])
-		return err_set(err, EPERM, "user.uid_range: turninit runs as uid %u, outside [%u, %u]",
-			       uid, m->uid_range[0], m->uid_range[1]);
+		return err_set(err, EPERM, "user.uid_range: turninit runs as uid %u, outside [%u, %u]", uid,
+			       m->uid_range[0], m->uid_range[1]);
 	if (gid < m->gid_range[0] || gid > m->gid_range[1])
-		return err_set(err, EPERM, "user.gid_range: turninit runs as gid %u, outside [%u, %u]",
-			       gid, m->gid_range[0], m->gid_range[1]);
+		return err_set(err, EPERM, "user.gid_range: turninit runs as gid %u, outside [%u, %u]", gid,
+			       m->gid_range[0], m->gid_range[1]);
 	if (m->n_caller_uids == 0) {
 		m->caller_uids = calloc(1, sizeof(*m->caller_uids));
 		if (!m->caller_uids)
@@ -401,8 +396,8 @@ static int mf_parse_env_set(const json_t *set, struct mf_manifest *m, struct tn_
 	int r;
 
 	if (json_object_size(set) > MF_MAX_LIST)
-		return err_set(err, EINVAL, "env.set: %zu entries, at most %d allowed",
-			       json_object_size(set), MF_MAX_LIST);
+		return err_set(err, EINVAL, "env.set: %zu entries, at most %d allowed", json_object_size(set),
+			       MF_MAX_LIST);
 	m->env.set = calloc(json_object_size(set) + 1, sizeof(*m->env.set));
 	if (!m->env.set)
 		return err_set(err, ENOMEM, "out of memory");
@@ -526,7 +521,7 @@ static int mf_parse_env(const json_t *root, struct mf_manifest *m, struct tn_err
 struct mf_limit_spec {
 	const char *key;
 	json_int_t min, max;
-	size_t offset;        /* in struct mf_limits */
+	size_t offset; /* in struct mf_limits */
 	bool is_u32;
 };
 
@@ -595,9 +590,8 @@ static bool mf_syscall_syntax(const char *s)
 }
 
 /* Fills *list and *n_list in place, also on failure: mf_free cleans up. */
-static int mf_parse_seccomp_list(const json_t *seccomp, const char *key,
-				 mf_syscall_known_fn syscall_known, char ***list, size_t *n_list,
-				 struct tn_error *err)
+static int mf_parse_seccomp_list(const json_t *seccomp, const char *key, mf_syscall_known_fn syscall_known,
+				 char ***list, size_t *n_list, struct tn_error *err)
 {
 	char section[32], show[MF_SHOW];
 	json_t *arr = NULL;
@@ -636,8 +630,7 @@ static int mf_parse_seccomp_list(const json_t *seccomp, const char *key,
 				return err_set(err, EINVAL, "%s: unknown group \"%s\"", path,
 					       mf_show(s, show));
 		} else if (!mf_syscall_syntax(s) || (syscall_known && !syscall_known(s))) {
-			return err_set(err, EINVAL, "%s: unknown syscall \"%s\"", path,
-				       mf_show(s, show));
+			return err_set(err, EINVAL, "%s: unknown syscall \"%s\"", path, mf_show(s, show));
 		}
 		for (size_t j = 0; j < i; j++)
 			if (strcmp((*list)[j], s) == 0)
@@ -649,8 +642,8 @@ static int mf_parse_seccomp_list(const json_t *seccomp, const char *key,
 	return 0;
 }
 
-static int mf_parse_seccomp(const json_t *root, struct mf_manifest *m,
-			    mf_syscall_known_fn syscall_known, struct tn_error *err)
+static int mf_parse_seccomp(const json_t *root, struct mf_manifest *m, mf_syscall_known_fn syscall_known,
+			    struct tn_error *err)
 {
 	json_t *seccomp = NULL;
 	json_t *empty _cleanup_json_decref_ = NULL;
@@ -668,12 +661,11 @@ static int mf_parse_seccomp(const json_t *root, struct mf_manifest *m,
 	r = mf_check_keys(seccomp, "seccomp", mf_keys_seccomp, err);
 	if (r < 0)
 		return r;
-	r = mf_parse_seccomp_list(seccomp, "deny", syscall_known, &m->seccomp.deny,
-				  &m->seccomp.n_deny, err);
+	r = mf_parse_seccomp_list(seccomp, "deny", syscall_known, &m->seccomp.deny, &m->seccomp.n_deny, err);
 	if (r < 0)
 		return r;
-	r = mf_parse_seccomp_list(seccomp, "allow", syscall_known, &m->seccomp.allow,
-				  &m->seccomp.n_allow, err);
+	r = mf_parse_seccomp_list(seccomp, "allow", syscall_known, &m->seccomp.allow, &m->seccomp.n_allow,
+				  err);
 	if (r < 0)
 		return r;
 	/* allow subtracts from deny (a syscall allowed out of a denied group); the
@@ -681,8 +673,9 @@ static int mf_parse_seccomp(const json_t *root, struct mf_manifest *m,
 	for (size_t i = 0; i < m->seccomp.n_allow; i++)
 		for (size_t j = 0; j < m->seccomp.n_deny; j++)
 			if (strcmp(m->seccomp.allow[i], m->seccomp.deny[j]) == 0)
-				return err_set(err, EINVAL, "seccomp.allow[%zu]: \"%s\" is also in seccomp.deny",
-					       i, m->seccomp.allow[i]);
+				return err_set(err, EINVAL,
+					       "seccomp.allow[%zu]: \"%s\" is also in seccomp.deny", i,
+					       m->seccomp.allow[i]);
 	/* Nor may a group in allow take out a syscall that deny names bare:
 	 * {"deny": ["ioctl"], "allow": ["@tty-inject"]} would deny nothing. */
 	for (size_t i = 0; i < m->seccomp.n_allow; i++) {
@@ -795,13 +788,16 @@ static int mf_parse_landlock(const json_t *root, struct mf_manifest *m, struct t
 					       mf_show(m->landlock.writable[i], show));
 		/* /proc writable would let a command lower its oom_score_adj (and
 		 * write the other files of its own /proc/self) */
-		if (strcmp(m->landlock.writable[i], "/") != 0 && mf_path_covers("/proc", m->landlock.writable[i]))
-			return err_set(err, EINVAL, "%s: \"%s\" is in /proc, which commands may not write (they could lower their oom_score_adj)",
+		if (strcmp(m->landlock.writable[i], "/") != 0 &&
+		    mf_path_covers("/proc", m->landlock.writable[i]))
+			return err_set(err, EINVAL,
+				       "%s: \"%s\" is in /proc, which commands may not write (they could lower their oom_score_adj)",
 				       path, mf_show(m->landlock.writable[i], show));
 		/* shm false and a writable path that holds /dev/shm say two things */
 		if (m->landlock.no_shm && mf_path_covers(m->landlock.writable[i], "/dev/shm"))
-			return err_set(err, EINVAL, "%s: \"%s\" makes /dev/shm writable, and landlock.shm is false",
-				       path, mf_show(m->landlock.writable[i], show));
+			return err_set(err, EINVAL,
+				       "%s: \"%s\" makes /dev/shm writable, and landlock.shm is false", path,
+				       mf_show(m->landlock.writable[i], show));
 	}
 	return 0;
 }
@@ -823,7 +819,7 @@ static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn
 			return r;
 	}
 	if (!list && m->as_started)
-		return 0;   /* the started uid, set by mf_user_start */
+		return 0; /* the started uid, set by mf_user_start */
 	if (!list) {
 		m->caller_uids = calloc(1, sizeof(*m->caller_uids));
 		if (!m->caller_uids)
@@ -846,8 +842,7 @@ static int mf_parse_callers(const json_t *root, struct mf_manifest *m, struct tn
 			return r;
 		for (size_t j = 0; j < i; j++)
 			if (m->caller_uids[j] == (uint32_t)x)
-				return err_set(err, EINVAL, "%s: %lld is listed twice", path,
-					       (long long)x);
+				return err_set(err, EINVAL, "%s: %lld is listed twice", path, (long long)x);
 		m->caller_uids[m->n_caller_uids++] = (uint32_t)x;
 	}
 	return 0;
@@ -906,9 +901,9 @@ static bool mf_cred_token_ok(const char *s)
 
 /* An optional string of the credential at path ("user", "field"): required
  * when want, else refused when given; copied into out (n bytes) when ok(). */
-static int mf_cred_string(const json_t *c, const char *key, const char *path, bool want,
-			  const char *why, bool (*ok)(const char *), const char *shape,
-			  char *out, size_t n, struct tn_error *err)
+static int mf_cred_string(const json_t *c, const char *key, const char *path, bool want, const char *why,
+			  bool (*ok)(const char *), const char *shape, char *out, size_t n,
+			  struct tn_error *err)
 {
 	char show[MF_SHOW], sub[112];
 	const json_t *v = json_object_get(c, key);
@@ -926,20 +921,18 @@ static int mf_cred_string(const json_t *c, const char *key, const char *path, bo
 	if (rc < 0)
 		return rc;
 	if (!ok(s))
-		return err_set(err, EINVAL, "%s.%s: \"%s\" is not %s", path, key, mf_show(s, show),
-			       shape);
+		return err_set(err, EINVAL, "%s.%s: \"%s\" is not %s", path, key, mf_show(s, show), shape);
 	snprintf(out, n, "%s", s);
 	return 0;
 }
 
 /* "field" of an "as": "header" credential, a token and none of the refused. */
-static int mf_cred_field(const json_t *c, const char *path, struct na_cred *cr,
-			 struct tn_error *err)
+static int mf_cred_field(const json_t *c, const char *path, struct na_cred *cr, struct tn_error *err)
 {
 	int rc = mf_cred_string(c, "field", path, cr->present == NA_HEADER,
-				"\"as\": \"header\", the header it is written into",
-				mf_cred_token_ok, "a header field name (an RFC 9110 token of 1 to 64 bytes)",
-				cr->field, sizeof(cr->field), err);
+				"\"as\": \"header\", the header it is written into", mf_cred_token_ok,
+				"a header field name (an RFC 9110 token of 1 to 64 bytes)", cr->field,
+				sizeof(cr->field), err);
 
 	if (rc < 0 || cr->present != NA_HEADER)
 		return rc;
@@ -947,9 +940,11 @@ static int mf_cred_field(const json_t *c, const char *path, struct na_cred *cr,
 		if (strcasecmp(cr->field, *f) != 0)
 			continue;
 		if (strcasecmp(*f, "Authorization") == 0)
-			return err_set(err, EINVAL, "%s.field: \"%s\" is written by \"as\": \"bearer\" or \"basic\": use one of those",
+			return err_set(err, EINVAL,
+				       "%s.field: \"%s\" is written by \"as\": \"bearer\" or \"basic\": use one of those",
 				       path, cr->field);
-		return err_set(err, EINVAL, "%s.field: \"%s\" frames, routes or belongs to the connection, not to a credential",
+		return err_set(err, EINVAL,
+			       "%s.field: \"%s\" frames, routes or belongs to the connection, not to a credential",
 			       path, cr->field);
 	}
 	return 0;
@@ -960,24 +955,26 @@ static int mf_cred_field(const json_t *c, const char *path, struct na_cred *cr,
 static int mf_cred_rule_ok(const struct na_rule *r, const char *path, struct tn_error *err)
 {
 	if (r->kind == NA_SUFFIX)
-		return err_set(err, EINVAL, "%s: \"%s\": a credential goes to one named host, never a wildcard",
-			       path, r->host);
+		return err_set(err, EINVAL,
+			       "%s: \"%s\": a credential goes to one named host, never a wildcard", path,
+			       r->host);
 	if (r->kind != NA_NAME)
-		return err_set(err, EINVAL, "%s: \"%s\": a credential needs a host name, which its certificate names",
+		return err_set(err, EINVAL,
+			       "%s: \"%s\": a credential needs a host name, which its certificate names",
 			       path, r->host);
 	if (r->n_ports != 1 || r->ports[0] == 80)
-		return err_set(err, EINVAL, "%s: the gateway speaks TLS to the one port listed; port 80 is plain HTTP",
+		return err_set(err, EINVAL,
+			       "%s: the gateway speaks TLS to the one port listed; port 80 is plain HTTP",
 			       path);
 	return 0;
 }
 
 /* "credential" of a rule at path (docs/manifest.md,
  * "network.allow[].credential"), into r->cred; r->host is set. */
-static int mf_parse_net_cred(const json_t *c, const char *path, struct na_rule *r,
-			     struct tn_error *err)
+static int mf_parse_net_cred(const json_t *c, const char *path, struct na_rule *r, struct tn_error *err)
 {
-	static const char *const as_names[] = { [NA_BEARER] = "bearer", [NA_BASIC] = "basic",
-						[NA_HEADER] = "header" };
+	static const char
+		*const as_names[] = { [NA_BEARER] = "bearer", [NA_BASIC] = "basic", [NA_HEADER] = "header" };
 	char show[MF_SHOW], sub[96];
 	const char *name = NULL, *as = NULL;
 	struct na_cred *cr;
@@ -998,7 +995,8 @@ static int mf_parse_net_cred(const json_t *c, const char *path, struct na_rule *
 	if (rc < 0)
 		return rc;
 	if (!mf_cred_name_ok(name))
-		return err_set(err, EINVAL, "%s: \"%s\" is not 1 to 64 of [A-Za-z0-9_.-], the first a letter or a digit (it is a file name)",
+		return err_set(err, EINVAL,
+			       "%s: \"%s\" is not 1 to 64 of [A-Za-z0-9_.-], the first a letter or a digit (it is a file name)",
 			       sub, mf_show(name, show));
 	snprintf(sub, sizeof(sub), "%s.as", path);
 	if (!json_object_get(c, "as"))
@@ -1026,8 +1024,7 @@ static int mf_parse_net_cred(const json_t *c, const char *path, struct na_rule *
 }
 
 /* One entry of network.allow, at path, into *r. */
-static int mf_parse_net_rule(const json_t *v, const char *path, struct na_rule *r,
-			     struct tn_error *err)
+static int mf_parse_net_rule(const json_t *v, const char *path, struct na_rule *r, struct tn_error *err)
 {
 	char show[MF_SHOW], sub[64];
 	const char *host = NULL, *problem;
@@ -1035,8 +1032,8 @@ static int mf_parse_net_rule(const json_t *v, const char *path, struct na_rule *
 	int rc;
 
 	if (!json_is_object(v))
-		return err_set(err, EINVAL, "%s: expected an object {\"host\", \"ports\"}, got %s",
-			       path, mf_type_name(v));
+		return err_set(err, EINVAL, "%s: expected an object {\"host\", \"ports\"}, got %s", path,
+			       mf_type_name(v));
 	rc = mf_check_keys(v, path, mf_keys_net_rule, err);
 	if (rc < 0)
 		return rc;
@@ -1053,8 +1050,7 @@ static int mf_parse_net_rule(const json_t *v, const char *path, struct na_rule *
 	ports = json_object_get(v, "ports");
 	if (!ports)
 		return err_set(err, EINVAL, "%s: required (the ports this host may be reached on)", sub);
-	if (!json_is_array(ports) || json_array_size(ports) == 0 ||
-	    json_array_size(ports) > NA_PORTS_MAX)
+	if (!json_is_array(ports) || json_array_size(ports) == 0 || json_array_size(ports) > NA_PORTS_MAX)
 		return err_set(err, EINVAL, "%s: expected an array of 1 to %d ports", sub, NA_PORTS_MAX);
 	for (size_t i = 0; i < json_array_size(ports); i++) {
 		char at[96];
@@ -1091,7 +1087,8 @@ static int mf_cred_ca_unwritable(const struct mf_manifest *m, const struct na_ru
 		size_t n = strlen(w);
 
 		if (strcmp(w, "/") == 0 || (strncmp(ca, w, n) == 0 && (ca[n] == '/' || ca[n] == '\0')))
-			return err_set(err, EINVAL, "%s.credential.ca: %s is under %s, where commands may write (landlock.writable): a command could choose whom the credential is sent to",
+			return err_set(err, EINVAL,
+				       "%s.credential.ca: %s is under %s, where commands may write (landlock.writable): a command could choose whom the credential is sent to",
 				       path, ca, w);
 	}
 	return 0;
@@ -1122,7 +1119,8 @@ static int mf_parse_network(const json_t *root, struct mf_manifest *m, struct tn
 		else if (strcmp(s, "seccomp-notify") == 0)
 			m->network.isolation = MF_ISO_NOTIFY;
 		else
-			return err_set(err, EINVAL, "network.isolation: \"%s\" is neither \"namespace\" nor \"seccomp-notify\"",
+			return err_set(err, EINVAL,
+				       "network.isolation: \"%s\" is neither \"namespace\" nor \"seccomp-notify\"",
 				       mf_show(s, (char[MF_SHOW]){ 0 }));
 	}
 	r = mf_get_array(net, "allow", "network.allow", &list, err);
@@ -1141,7 +1139,8 @@ static int mf_parse_network(const json_t *root, struct mf_manifest *m, struct tn
 			return r;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(m->network.allow[j].host, m->network.allow[i].host) == 0)
-				return err_set(err, EINVAL, "%s.host: \"%s\" is listed twice (list its ports in one entry)",
+				return err_set(err, EINVAL,
+					       "%s.host: \"%s\" is listed twice (list its ports in one entry)",
 					       path, mf_show(m->network.allow[i].host, (char[MF_SHOW]){ 0 }));
 		r = mf_cred_ca_unwritable(m, &m->network.allow[i], path, err);
 		if (r < 0)
@@ -1197,9 +1196,8 @@ static int mf_parse_root(const json_t *root, struct mf_manifest *m, int64_t now,
 	return r;
 }
 
-int mf_parse(const uint8_t *buf, size_t len, int64_t now,
-	     mf_syscall_known_fn syscall_known, struct mf_manifest **ret,
-	     struct tn_error *err)
+int mf_parse(const uint8_t *buf, size_t len, int64_t now, mf_syscall_known_fn syscall_known,
+	     struct mf_manifest **ret, struct tn_error *err)
 {
 	json_t *root _cleanup_json_decref_ = NULL;
 	struct mf_manifest *m = NULL;
@@ -1301,8 +1299,8 @@ static json_t *mf_strv_json(char *const *v, size_t n)
  * it has them. */
 static json_t *mf_render_cred(const struct na_cred *c)
 {
-	static const char *const as_names[] = { [NA_BEARER] = "bearer", [NA_BASIC] = "basic",
-						[NA_HEADER] = "header" };
+	static const char
+		*const as_names[] = { [NA_BEARER] = "bearer", [NA_BASIC] = "basic", [NA_HEADER] = "header" };
 	json_t *cred _cleanup_json_decref_ = json_object();
 
 	if (!cred)
@@ -1343,8 +1341,8 @@ static json_t *mf_render_network(const struct mf_network *n)
 			MF_SET(rule, "credential", mf_render_cred(r->cred));
 	}
 	if (n->isolation != MF_ISO_AUTO)
-		MF_SET(net, "isolation", json_string(n->isolation == MF_ISO_NAMESPACE ? "namespace" :
-						     "seccomp-notify"));
+		MF_SET(net, "isolation",
+		       json_string(n->isolation == MF_ISO_NAMESPACE ? "namespace" : "seccomp-notify"));
 	return steal_ptr(&net);
 }
 
@@ -1363,10 +1361,10 @@ static json_t *mf_render(const struct mf_manifest *m)
 	if (m->as_started) {
 		/* as sealed, resolved or not (mf_user_start): it parses back, and
 		 * the ids themselves are turninit's (verify's "start") */
-		MF_SET(user, "uid_range", json_pack("[I, I]", (json_int_t)m->uid_range[0],
-						    (json_int_t)m->uid_range[1]));
-		MF_SET(user, "gid_range", json_pack("[I, I]", (json_int_t)m->gid_range[0],
-						    (json_int_t)m->gid_range[1]));
+		MF_SET(user, "uid_range",
+		       json_pack("[I, I]", (json_int_t)m->uid_range[0], (json_int_t)m->uid_range[1]));
+		MF_SET(user, "gid_range",
+		       json_pack("[I, I]", (json_int_t)m->gid_range[0], (json_int_t)m->gid_range[1]));
 	} else {
 		MF_SET(user, "uid", json_integer(m->uid));
 		MF_SET(user, "gid", json_integer(m->gid));

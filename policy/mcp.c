@@ -23,7 +23,10 @@ const char *const mcp_versions[] = {
 
 /* JSON-RPC 2.0's error codes (section 5.1). */
 enum {
-	RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_METHOD = -32601, RPC_PARAMS = -32602,
+	RPC_PARSE = -32700,
+	RPC_INVALID = -32600,
+	RPC_METHOD = -32601,
+	RPC_PARAMS = -32602,
 };
 
 /* What is kept of a call's output: the first head_max bytes, and the last
@@ -31,28 +34,28 @@ enum {
 struct mcp_out {
 	uint8_t *head, *tail;
 	size_t head_len, head_max;
-	size_t tail_len, tail_pos, tail_max;   /* tail_pos: where the next byte goes */
+	size_t tail_len, tail_pos, tail_max; /* tail_pos: where the next byte goes */
 	uint64_t total;
 };
 
 struct mcp_call {
 	struct mcp_call *next;
 	char key[RQ_ID_MAX + 1];
-	json_t *id;            /* the request's id, as sent */
-	json_t *token;         /* its progressToken, or NULL */
-	bool cancelled;        /* by the client: never answered */
-	uint32_t timeout_s;    /* what it runs with (rq_command_of) */
-	uint64_t progress;     /* notifications sent */
+	json_t *id;         /* the request's id, as sent */
+	json_t *token;      /* its progressToken, or NULL */
+	bool cancelled;     /* by the client: never answered */
+	uint32_t timeout_s; /* what it runs with (rq_command_of) */
+	uint64_t progress;  /* notifications sent */
 	struct mcp_out out;
-	char *net_notes;       /* mcp_net's lines, malloc'd, or NULL */
+	char *net_notes; /* mcp_net's lines, malloc'd, or NULL */
 	unsigned n_net_notes;
 };
 
 struct mcp_session {
 	const struct mf_manifest *m;
 	const char *version;
-	char **env;            /* the admitted entries of the container's environment,
-				  borrowed strings in a malloc'd array; NULL: none */
+	char **env; /* the admitted entries of the container's environment,
+		       borrowed strings in a malloc'd array; NULL: none */
 	size_t n_env;
 	struct mcp_call *calls;
 	size_t n_calls;
@@ -87,13 +90,12 @@ static char *rpc_result(json_t *id, json_t *result)
 {
 	if (!result)
 		return NULL;
-	return mcp_dump(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-				  "result", result));
+	return mcp_dump(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(), "result",
+				  result));
 }
 
 /* {"jsonrpc":"2.0","id":ID|null,"error":{"code":CODE,"message":MSG}} */
-static char *rpc_error(json_t *id, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static char *rpc_error(json_t *id, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static char *rpc_error(json_t *id, int code, const char *fmt, ...)
 {
 	char msg[TN_ERROR_MSG_MAX];
@@ -103,11 +105,11 @@ static char *rpc_error(json_t *id, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	v = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-		      "error", "code", code, "message", msg);
-	if (!v)   /* msg cut inside a character, or shown bytes: say less */
-		v = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
-			      id ? id : json_null(), "error", "code", code, "message", "invalid request");
+	v = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error",
+		      "code", code, "message", msg);
+	if (!v) /* msg cut inside a character, or shown bytes: say less */
+		v = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
+			      "error", "code", code, "message", "invalid request");
 	return mcp_dump(v);
 }
 
@@ -121,10 +123,12 @@ static size_t utf8_partial_end(const uint8_t *p, size_t n)
 		uint8_t c = p[n - back];
 
 		if ((c & 0xc0) == 0x80)
-			continue;   /* a continuation byte: look further back */
+			continue; /* a continuation byte: look further back */
 		if (c >= 0xc0 && utf8_decode(p + n - back, back, NULL) == 0 &&
-		    back < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u))
-			return back;   /* a lead byte whose character the end cut */
+		    back < (c >= 0xf0 ? 4u :
+			    c >= 0xe0 ? 3u :
+					2u))
+			return back; /* a lead byte whose character the end cut */
 		return 0;
 	}
 	return 0;
@@ -212,7 +216,7 @@ static int out_add(struct mcp_out *o, const uint8_t *data, size_t len)
 		return -ENOMEM;
 	data += take;
 	len -= take;
-	if (len > o->tail_max) {   /* only the last tail_max bytes can stay */
+	if (len > o->tail_max) { /* only the last tail_max bytes can stay */
 		data += len - o->tail_max;
 		len = o->tail_max;
 	}
@@ -272,9 +276,11 @@ static int out_text(const struct mcp_out *o, struct buf *b)
 	}
 	r = buf_add_text(b, o->head, h);
 	if (r == 0 && cut > 0)
-		r = buf_addf(b, "%s[... %" PRIu64 " byte%s of output cut here: a result keeps the first "
-			     "%zu and the last %zu bytes ...]\n", h && o->head[h - 1] != '\n' ? "\n" : "",
-			     cut, cut == 1 ? "" : "s", o->head_max, o->tail_max);
+		r = buf_addf(b,
+			     "%s[... %" PRIu64 " byte%s of output cut here: a result keeps the first "
+			     "%zu and the last %zu bytes ...]\n",
+			     h && o->head[h - 1] != '\n' ? "\n" : "", cut, cut == 1 ? "" : "s", o->head_max,
+			     o->tail_max);
 	if (r == 0)
 		r = buf_add_text(b, tail + skip, o->tail_len - skip);
 	free(tail);
@@ -373,8 +379,9 @@ static int id_key(const json_t *id, char key[RQ_ID_MAX + 1])
 	str = json_string_value(id);
 	n = json_string_length(id);
 	for (size_t i = 0; i < n; i++)
-		plain = plain && (strchr("._:-", str[i]) || (str[i] >= 'a' && str[i] <= 'z') ||
-				  (str[i] >= 'A' && str[i] <= 'Z') || (str[i] >= '0' && str[i] <= '9')) &&
+		plain = plain &&
+			(strchr("._:-", str[i]) || (str[i] >= 'a' && str[i] <= 'z') ||
+			 (str[i] >= 'A' && str[i] <= 'Z') || (str[i] >= '0' && str[i] <= '9')) &&
 			str[i] != '\0';
 	if (plain && n >= 1 && n + 2 <= RQ_ID_MAX) {
 		snprintf(key, RQ_ID_MAX + 1, "s:%s", str);
@@ -397,14 +404,17 @@ char *mcp_tool_description(const struct mf_manifest *m)
 	int r;
 
 	r = buf_addf(&b, "Run a shell command in a sandboxed container and get its output. Each call "
-		     "runs the command as `bash --noprofile --norc -c COMMAND`: a fresh non-login, "
-		     "non-interactive shell that reads no profile or rc file. Nothing but files "
-		     "persists from one call to the next: no working directory change, variable, "
-		     "function, alias or shell option carries over, and every process the command "
-		     "started is ended when it returns, so start background servers and use them in "
-		     "the same call. ");
-	r = r ? r : buf_addf(&b, "Every call starts in %s. HOME is %s, private to this container "
-			     "and gone when it ends. ", m->workdir, m->home);
+			 "runs the command as `bash --noprofile --norc -c COMMAND`: a fresh non-login, "
+			 "non-interactive shell that reads no profile or rc file. Nothing but files "
+			 "persists from one call to the next: no working directory change, variable, "
+			 "function, alias or shell option carries over, and every process the command "
+			 "started is ended when it returns, so start background servers and use them in "
+			 "the same call. ");
+	r = r ? r :
+		buf_addf(&b,
+			 "Every call starts in %s. HOME is %s, private to this container "
+			 "and gone when it ends. ",
+			 m->workdir, m->home);
 	r = r ? r : buf_addf(&b, "The environment is fixed by a signed policy and holds only ");
 	for (size_t i = 0; r == 0 && i < m->env.n_set; i++)
 		r = buf_addf(&b, "%s%s", i ? ", " : "", m->env.set[i].name);
@@ -412,27 +422,38 @@ char *mcp_tool_description(const struct mf_manifest *m)
 	for (size_t i = 0; r == 0 && i < m->env.n_allow; i++)
 		r = buf_addf(&b, "%s%s", i ? ", " : " and, when the container has them, ", m->env.allow[i]);
 	r = r ? r : buf_addf(&b, "; set what else a command needs inside the command. ");
-	r = r ? r : buf_addf(&b, "A call is stopped after %" PRIu32 " seconds (SIGTERM, then SIGKILL) "
-			     "unless the argument `timeout` sets a shorter bound. ", m->limits.timeout_s);
+	r = r ? r :
+		buf_addf(&b,
+			 "A call is stopped after %" PRIu32 " seconds (SIGTERM, then SIGKILL) "
+			 "unless the argument `timeout` sets a shorter bound. ",
+			 m->limits.timeout_s);
 	r = r ? r : buf_addf(&b, "stdout and stderr come back together, in the order they were read. ");
 	if (m->limits.output_bytes <= m->limits.result_bytes)
-		r = r ? r : buf_addf(&b, "Only the first %" PRIu64 " bytes of output are kept, with a "
-				     "line saying when more was dropped; redirect long output to a file "
-				     "and read the part you need. ", m->limits.output_bytes);
+		r = r ? r :
+			buf_addf(&b,
+				 "Only the first %" PRIu64 " bytes of output are kept, with a "
+				 "line saying when more was dropped; redirect long output to a file "
+				 "and read the part you need. ",
+				 m->limits.output_bytes);
 	else
-		r = r ? r : buf_addf(&b, "Output longer than %" PRIu64 " bytes keeps its first %" PRIu64
-				     " and last %" PRIu64 " bytes with a line saying how much was cut "
-				     "between them; redirect long output to a file and read the part "
-				     "you need. ", m->limits.result_bytes, m->limits.result_bytes / 2,
-				     m->limits.result_bytes - m->limits.result_bytes / 2);
-	r = r ? r : buf_addf(&b, "A non-zero exit code, a signal or a timeout is said on the last "
+		r = r ? r :
+			buf_addf(&b,
+				 "Output longer than %" PRIu64 " bytes keeps its first %" PRIu64
+				 " and last %" PRIu64 " bytes with a line saying how much was cut "
+				 "between them; redirect long output to a file and read the part "
+				 "you need. ",
+				 m->limits.result_bytes, m->limits.result_bytes / 2,
+				 m->limits.result_bytes - m->limits.result_bytes / 2);
+	r = r ? r :
+		buf_addf(&b, "A non-zero exit code, a signal or a timeout is said on the last "
 			     "line and marks the result as an error. stdin is empty: nothing can be "
 			     "typed into a command. ");
 	if (m->limits.concurrency == 1)
 		r = r ? r : buf_addf(&b, "One call runs at a time; others wait.");
 	else
-		r = r ? r : buf_addf(&b, "Up to %" PRIu32 " calls run at once; others wait.",
-				     m->limits.concurrency);
+		r = r ? r :
+			buf_addf(&b, "Up to %" PRIu32 " calls run at once; others wait.",
+				 m->limits.concurrency);
 	if (r < 0) {
 		free(b.p);
 		return NULL;
@@ -452,15 +473,12 @@ static json_t *tool_json(const struct mf_manifest *m)
 		 m->limits.timeout_s, m->limits.timeout_s);
 	t = json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, s:i, s:i, s:s}}, s:[s], s:b}, "
 		      "s:{s:b, s:b, s:b, s:b}}",
-		      "name", MCP_TOOL, "title", "Sandboxed bash", "description", desc,
-		      "inputSchema", "type", "object", "properties",
-		      "command", "type", "string", "description",
-		      "The command, run as bash -c COMMAND in a fresh shell.",
-		      "timeout", "type", "integer", "minimum", 1, "maximum", (json_int_t)m->limits.timeout_s,
-		      "description", tdesc,
-		      "required", "command", "additionalProperties", 0,
-		      "annotations", "readOnlyHint", 0, "destructiveHint", 1, "idempotentHint", 0,
-		      "openWorldHint", 0);
+		      "name", MCP_TOOL, "title", "Sandboxed bash", "description", desc, "inputSchema", "type",
+		      "object", "properties", "command", "type", "string", "description",
+		      "The command, run as bash -c COMMAND in a fresh shell.", "timeout", "type", "integer",
+		      "minimum", 1, "maximum", (json_int_t)m->limits.timeout_s, "description", tdesc,
+		      "required", "command", "additionalProperties", 0, "annotations", "readOnlyHint", 0,
+		      "destructiveHint", 1, "idempotentHint", 0, "openWorldHint", 0);
 	free(desc);
 	return t;
 }
@@ -468,8 +486,8 @@ static json_t *tool_json(const struct mf_manifest *m)
 /* {"content":[{"type":"text","text":TEXT}],"isError":B}; text is valid UTF-8. */
 static json_t *tool_result(const char *text, size_t len, bool is_error)
 {
-	return json_pack("{s:[{s:s, s:s%}], s:b}", "content", "type", "text", "text", text, len,
-			 "isError", is_error);
+	return json_pack("{s:[{s:s, s:s%}], s:b}", "content", "type", "text", "text", text, len, "isError",
+			 is_error);
 }
 
 /* The audit log's head after the command's exit line, in the result's _meta
@@ -533,11 +551,10 @@ static json_t *initialize_result(const struct mcp_session *s, const json_t *para
 	for (size_t i = 0; want && mcp_versions[i]; i++)
 		if (strcmp(want, mcp_versions[i]) == 0)
 			v = mcp_versions[i];
-	return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", v,
-			 "capabilities", "tools", "listChanged", 0,
-			 "serverInfo", "name", "turninit", "title", "turninit sandboxed shell",
-			 "version", s->version,
-			 "instructions", "Run shell commands with the " MCP_TOOL " tool: each call is a "
+	return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", v, "capabilities",
+			 "tools", "listChanged", 0, "serverInfo", "name", "turninit", "title",
+			 "turninit sandboxed shell", "version", s->version, "instructions",
+			 "Run shell commands with the " MCP_TOOL " tool: each call is a "
 			 "fresh bash in a sandboxed container, under a signed policy; files persist "
 			 "between calls, nothing else does.");
 }
@@ -572,15 +589,17 @@ static int bash_arguments(const struct mcp_session *s, json_t *id, json_t *args,
 	}
 	/* no NUL in it: sj_load refuses "\u0000" (an error of mcp_parse) */
 	if (json_string_length(cmd) > MCP_COMMAND_MAX) {
-		*ret_reply = tool_refusal(id, "the argument \"command\" is %zu bytes, more than the %d "
+		*ret_reply = tool_refusal(id,
+					  "the argument \"command\" is %zu bytes, more than the %d "
 					  "one argument of execve(2) may hold: write a long script to a file "
-					  "in smaller calls and run that", json_string_length(cmd), MCP_COMMAND_MAX);
+					  "in smaller calls and run that",
+					  json_string_length(cmd), MCP_COMMAND_MAX);
 		return 1;
 	}
 	/* capped at limits.timeout_s (rq_command_of), as an exec's timeout_s is;
 	 * 5.0 is an integer to JSON Schema */
 	if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 4294967295.0)
-		t = UINT32_MAX;   /* capped below in any case */
+		t = UINT32_MAX; /* capped below in any case */
 	else if (timeout && json_is_real(timeout) && json_real_value(timeout) >= 1 &&
 		 json_real_value(timeout) == (double)(uint32_t)json_real_value(timeout))
 		t = (json_int_t)json_real_value(timeout);
@@ -589,15 +608,19 @@ static int bash_arguments(const struct mcp_session *s, json_t *id, json_t *args,
 	else if (timeout)
 		t = 0;
 	if (timeout && t < 1) {
-		*ret_reply = tool_refusal(id, "the argument \"timeout\" must be an integer of at least 1 "
-					  "(seconds; at most %" PRIu32 " are used)", s->m->limits.timeout_s);
+		*ret_reply = tool_refusal(id,
+					  "the argument \"timeout\" must be an integer of at least 1 "
+					  "(seconds; at most %" PRIu32 " are used)",
+					  s->m->limits.timeout_s);
 		return 1;
 	}
 	if (unknown) {
 		char shown[ERR_SHOWN_MAX];
 
-		*ret_reply = tool_refusal(id, "unknown argument \"%s\": the tool takes \"command\" and "
-					  "\"timeout\"", err_shown(unknown, strlen(unknown), shown));
+		*ret_reply = tool_refusal(id,
+					  "unknown argument \"%s\": the tool takes \"command\" and "
+					  "\"timeout\"",
+					  err_shown(unknown, strlen(unknown), shown));
 		return 1;
 	}
 	*ret_cmd = cmd;
@@ -648,27 +671,33 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 
 	name = json_string_value(json_object_get(params, "name"));
 	if (!json_is_object(params) || !name) {
-		*ret_reply = rpc_error(id, RPC_PARAMS, "Invalid params: tools/call: params.name must be a string");
+		*ret_reply = rpc_error(id, RPC_PARAMS,
+				       "Invalid params: tools/call: params.name must be a string");
 		return 0;
 	}
 	if (strcmp(name, MCP_TOOL) != 0) {
 		char shown[ERR_SHOWN_MAX];
 
-		*ret_reply = rpc_error(id, RPC_PARAMS, "Unknown tool: %s (this server has one tool, "
-				       MCP_TOOL ")", err_shown(name, strlen(name), shown));
+		*ret_reply = rpc_error(id, RPC_PARAMS,
+				       "Unknown tool: %s (this server has one tool, " MCP_TOOL ")",
+				       err_shown(name, strlen(name), shown));
 		return 0;
 	}
 	if (call_find(s, key)) {
 		char *shown = mcp_dump(json_incref(id));
 
-		*ret_reply = rpc_error(id, RPC_INVALID, "Invalid Request: id %s is in use by a call not "
-				       "yet answered (a cancelled one may still be ending)", shown ? shown : "?");
+		*ret_reply = rpc_error(id, RPC_INVALID,
+				       "Invalid Request: id %s is in use by a call not "
+				       "yet answered (a cancelled one may still be ending)",
+				       shown ? shown : "?");
 		free(shown);
 		return 0;
 	}
 	if (s->n_calls >= MCP_CALLS_MAX) {
-		*ret_reply = tool_refusal(id, "turninit: %d calls are running or waiting, the most it "
-					  "takes: try again when one has returned", MCP_CALLS_MAX);
+		*ret_reply = tool_refusal(id,
+					  "turninit: %d calls are running or waiting, the most it "
+					  "takes: try again when one has returned",
+					  MCP_CALLS_MAX);
 		return 0;
 	}
 	if (bash_arguments(s, id, json_object_get(params, "arguments"), &cmd, &timeout_s, ret_reply))
@@ -696,18 +725,17 @@ static int tools_call(struct mcp_session *s, json_t *id, const char *key, json_t
 }
 
 /* A notification: a cancel, or nothing to do. */
-static int notification(struct mcp_session *s, const char *method, json_t *params,
-			struct rq_request **ret)
+static int notification(struct mcp_session *s, const char *method, json_t *params, struct rq_request **ret)
 {
 	char key[RQ_ID_MAX + 1];
 	struct mcp_call **c;
 	struct rq_request *rq;
 
 	if (strcmp(method, "notifications/cancelled") != 0)
-		return 0;   /* initialized, roots/list_changed, ...: nothing to do */
+		return 0; /* initialized, roots/list_changed, ...: nothing to do */
 	if (id_key(json_object_get(params, "requestId"), key) < 0 || !(c = call_find(s, key)) ||
 	    (*c)->cancelled)
-		return 0;   /* a cancel of what is answered already, or unknown: ignored */
+		return 0; /* a cancel of what is answered already, or unknown: ignored */
 	if (!(rq = calloc(1, sizeof(*rq))))
 		return -ENOMEM;
 	(*c)->cancelled = true;
@@ -745,7 +773,8 @@ static int dispatch(struct mcp_session *s, json_t *msg, struct rq_request **ret,
 		return 0;
 	}
 	if (json_is_array(msg)) {
-		*ret_reply = rpc_error(NULL, RPC_INVALID, "Invalid Request: batches are not supported "
+		*ret_reply = rpc_error(NULL, RPC_INVALID,
+				       "Invalid Request: batches are not supported "
 				       "(MCP 2025-06-18 and later)");
 		return 0;
 	}
@@ -756,7 +785,7 @@ static int dispatch(struct mcp_session *s, json_t *msg, struct rq_request **ret,
 		return 0;
 	}
 	if (!method_v && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
-		*ret_reply = mcp_nothing();   /* a response: turninit sends no request */
+		*ret_reply = mcp_nothing(); /* a response: turninit sends no request */
 		return 0;
 	}
 	if (!method_v) {
@@ -765,19 +794,20 @@ static int dispatch(struct mcp_session *s, json_t *msg, struct rq_request **ret,
 		return 0;
 	}
 	if (id && id_key(id, key) < 0) {
-		*ret_reply = rpc_error(NULL, RPC_INVALID, "Invalid Request: id must be an integer or a "
+		*ret_reply = rpc_error(NULL, RPC_INVALID,
+				       "Invalid Request: id must be an integer or a "
 				       "string of at most %d bytes of [A-Za-z0-9._:-] or %d of others",
 				       RQ_ID_MAX - 2, (RQ_ID_MAX - 2) / 2);
 		return 0;
 	}
 	if (!method) {
-		*ret_reply = id ? rpc_error(id, RPC_INVALID, "Invalid Request: method must be a string")
-				: mcp_nothing();
+		*ret_reply = id ? rpc_error(id, RPC_INVALID, "Invalid Request: method must be a string") :
+				  mcp_nothing();
 		return 0;
 	}
 	if (params && !json_is_object(params) && !json_is_array(params)) {
-		*ret_reply = id ? rpc_error(id, RPC_INVALID, "Invalid Request: params must be an object")
-				: mcp_nothing();
+		*ret_reply = id ? rpc_error(id, RPC_INVALID, "Invalid Request: params must be an object") :
+				  mcp_nothing();
 		return 0;
 	}
 	if (!id) {
@@ -807,8 +837,8 @@ static int dispatch(struct mcp_session *s, json_t *msg, struct rq_request **ret,
 	return 0;
 }
 
-int mcp_parse(void *st, const char *line, size_t len, struct rq_request **ret,
-	      char ret_id[RQ_ID_MAX + 1], char **ret_reply, struct tn_error *err)
+int mcp_parse(void *st, const char *line, size_t len, struct rq_request **ret, char ret_id[RQ_ID_MAX + 1],
+	      char **ret_reply, struct tn_error *err)
 {
 	struct mcp_session *s = st;
 	struct tn_error perr = { 0 };
@@ -838,8 +868,10 @@ int mcp_parse(void *st, const char *line, size_t len, struct rq_request **ret,
 		msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
 		if (msg) {
 			err_set(&perr, EINVAL, "a string holds \\u0000 (NUL), which turninit refuses");
-		} else if ((msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL |
-					     JSON_DECODE_INT_AS_REAL, &je))) {
+		} else if ((msg = json_loadb(line, len,
+					     JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL |
+						     JSON_DECODE_INT_AS_REAL,
+					     &je))) {
 			/* every integer became a real: an id of 53 bits or less is exact */
 			double v = json_real_value(json_object_get(msg, "id"));
 
@@ -853,7 +885,7 @@ int mcp_parse(void *st, const char *line, size_t len, struct rq_request **ret,
 			id = NULL;
 		if (!json_object_get(msg, "method") &&
 		    (json_object_get(msg, "result") || json_object_get(msg, "error")))
-			reply = mcp_nothing();   /* a response: never answered */
+			reply = mcp_nothing(); /* a response: never answered */
 		else if (id && json_is_string(json_object_get(msg, "method")))
 			reply = rpc_error(id, RPC_PARAMS, "Invalid params: %s", perr.msg);
 		else if (id)
@@ -887,7 +919,7 @@ char *mcp_output(void *st, const char *id, bool err_stream, const uint8_t *data,
 	struct mcp_session *s = st;
 	struct mcp_call **c = call_find(s, id);
 
-	(void)err_stream;   /* interleaved as read: the order a terminal would show */
+	(void)err_stream; /* interleaved as read: the order a terminal would show */
 	if (c && out_add(&(*c)->out, data, len) < 0)
 		return NULL;
 	return mcp_nothing();
@@ -905,14 +937,16 @@ static int end_line(const struct mcp_call *c, const struct ev_end *e, const stru
 	if (r < 0)
 		return r;
 	if (e->timed_out)
-		return buf_addf(b, "[timed out after %" PRIu32 " s: the command was stopped (SIGTERM, "
-				"then SIGKILL)]\n", c->timeout_s);
+		return buf_addf(b,
+				"[timed out after %" PRIu32 " s: the command was stopped (SIGTERM, "
+				"then SIGKILL)]\n",
+				c->timeout_s);
 	if (e->lost)
 		return buf_addf(b, "[killed (SIGKILL): turninit lost track of the command's processes "
-				"and ended them]\n");
+				   "and ended them]\n");
 	if (e->oom_killed)
 		return buf_addf(b, "[killed by the out-of-memory killer (signal 9, SIGKILL): the "
-				"container's memory limit was reached]\n");
+				   "container's memory limit was reached]\n");
 	if (e->ended)
 		return buf_addf(b, "[stopped: the session ended while it ran (SIGTERM, then SIGKILL)]\n");
 	if (WIFSIGNALED(st) && sig_name(WTERMSIG(st)))
@@ -926,8 +960,7 @@ static int end_line(const struct mcp_call *c, const struct ev_end *e, const stru
 
 /* The result of the call of key id, which ends it: its output, then the line
  * of e (or "[why]" when why is not NULL: an end turninit does not know). */
-static char *call_result(struct mcp_session *s, const char *id, const struct ev_end *e,
-			 const char *why)
+static char *call_result(struct mcp_session *s, const char *id, const struct ev_end *e, const char *why)
 {
 	struct mcp_call *c = call_take(s, id);
 	struct buf b = { 0 };
@@ -937,7 +970,7 @@ static char *call_result(struct mcp_session *s, const char *id, const struct ev_
 	int r;
 
 	if (!c)
-		return mcp_nothing();   /* not a call of this session: nothing to answer */
+		return mcp_nothing(); /* not a call of this session: nothing to answer */
 	if (c->cancelled) {
 		call_free(c);
 		return mcp_nothing();
@@ -976,7 +1009,8 @@ char *mcp_error(void *st, const char *id, const char *msg)
 
 	if (!c)
 		return rpc_error(NULL, RPC_INVALID, "Invalid Request: %s", msg);
-	line = c->cancelled ? mcp_nothing() : tool_refusal(c->id, "turninit did not run the command: %s", msg);
+	line = c->cancelled ? mcp_nothing() :
+			      tool_refusal(c->id, "turninit did not run the command: %s", msg);
 	call_free(c);
 	return line;
 }
@@ -997,10 +1031,11 @@ char *mcp_net(void *st, const struct net_record *r)
 		if (c->n_net_notes >= MCP_NET_NOTES || (r->id[0] && strcmp(c->key, r->id) != 0))
 			continue;
 		n = r->host[0] ?
-			snprintf(line, sizeof(line), "[turninit: a connection to %s:%u was refused: %s]\n",
-				 r->host, r->port, r->reason) :
-			snprintf(line, sizeof(line), "[turninit: a connection to the proxy was refused: %s]\n",
-				 r->reason);
+			    snprintf(line, sizeof(line),
+				     "[turninit: a connection to %s:%u was refused: %s]\n", r->host, r->port,
+				     r->reason) :
+			    snprintf(line, sizeof(line),
+				     "[turninit: a connection to the proxy was refused: %s]\n", r->reason);
 		if (n < 0)
 			continue;
 		if ((size_t)n >= sizeof(line))
@@ -1042,7 +1077,7 @@ char *mcp_progress(void *st, const char *id, uint64_t elapsed_ms)
 	while (start && src[start - 1] != '\n' && n - start < sizeof(last) - 1)
 		start--;
 	for (int k = 0; k < 3 && start < n && (src[start] & 0xc0) == 0x80; k++)
-		start++;   /* the bound or the tail's start cut a character: no U+FFFD */
+		start++; /* the bound or the tail's start cut a character: no U+FFFD */
 	if (n > start)   /* src is NULL before any output */
 		memcpy(last, src + start, n - start);
 	n -= start;
@@ -1055,8 +1090,8 @@ char *mcp_progress(void *st, const char *id, uint64_t elapsed_ms)
 	}
 	c->progress++;
 	line = mcp_dump(json_pack("{s:s, s:s, s:{s:O, s:I, s:s%}}", "jsonrpc", "2.0", "method",
-				  "notifications/progress", "params", "progressToken", c->token,
-				  "progress", (json_int_t)c->progress, "message", b.p, b.len));
+				  "notifications/progress", "params", "progressToken", c->token, "progress",
+				  (json_int_t)c->progress, "message", b.p, b.len));
 	free(b.p);
 	free(tail);
 	return line;

@@ -18,10 +18,10 @@
 #include "policy/manifest.h"
 #include "policy/request.h"
 
-#define MCP_TOOL "bash"             /* the tool's name (clients show mcp__SERVER__bash) */
-#define MCP_PROGRESS_MS 2000        /* milliseconds between progress notifications */
-#define MCP_NET_NOTES 4             /* refused connections told in one result */
-#define MCP_CALLS_MAX 2048          /* tools/call requests not yet answered */
+#define MCP_TOOL "bash"      /* the tool's name (clients show mcp__SERVER__bash) */
+#define MCP_PROGRESS_MS 2000 /* milliseconds between progress notifications */
+#define MCP_NET_NOTES 4      /* refused connections told in one result */
+#define MCP_CALLS_MAX 2048   /* tools/call requests not yet answered */
 /* clang-format 14 breaks a #define whose comment runs on over lines: kept as written */
 /* clang-format off */
 #define MCP_COMMAND_MAX 131071      /* bytes of a command: one execve(2) argument is at
@@ -62,8 +62,8 @@ void mcp_session_free(void *st);
  *    tool. Invalid arguments of the tool are a tool result with isError true
  *    (the model can correct them).
  * Returns 0, or -ENOMEM with err filled (nothing to send). ret_id is "". */
-int mcp_parse(void *st, const char *line, size_t len, struct rq_request **ret,
-	      char ret_id[RQ_ID_MAX + 1], char **ret_reply, struct tn_error *err);
+int mcp_parse(void *st, const char *line, size_t len, struct rq_request **ret, char ret_id[RQ_ID_MAX + 1],
+	      char **ret_reply, struct tn_error *err);
 
 /* mcp_output - keep len bytes of the output of the call of key id: the first
  * limits.result_bytes/2 bytes and the last of the rest, counting what falls

@@ -116,18 +116,10 @@ long na_match(const struct na_rule *rules, size_t n, const char *host, uint16_t 
 		bool host_ok = false, port_ok = false;
 
 		switch (r->kind) {
-		case NA_NAME:
-			host_ok = !is4 && !is6 && strcasecmp(host, r->host) == 0;
-			break;
-		case NA_SUFFIX:
-			host_ok = !is4 && !is6 && na_below(host, r->host + 2);
-			break;
-		case NA_IPV4:
-			host_ok = is4 && memcmp(a4, r->addr, 4) == 0;
-			break;
-		case NA_IPV6:
-			host_ok = is6 && memcmp(a6, r->addr, 16) == 0;
-			break;
+		case NA_NAME: host_ok = !is4 && !is6 && strcasecmp(host, r->host) == 0; break;
+		case NA_SUFFIX: host_ok = !is4 && !is6 && na_below(host, r->host + 2); break;
+		case NA_IPV4: host_ok = is4 && memcmp(a4, r->addr, 4) == 0; break;
+		case NA_IPV6: host_ok = is6 && memcmp(a6, r->addr, 16) == 0; break;
 		}
 		for (size_t j = 0; j < r->n_ports && !port_ok; j++)
 			port_ok = r->ports[j] == port;
@@ -140,9 +132,9 @@ long na_match(const struct na_rule *rules, size_t n, const char *host, uint16_t 
 /* Where a block's addresses hold an IPv4 address that says where they lead. */
 enum na_embed {
 	NA_EMBED_NONE,
-	NA_EMBED_LAST4,    /* bytes 12..15 (RFC 4291 2.5.5.2, RFC 2765, RFC 6052 /96) */
-	NA_EMBED_6TO4,     /* bytes 2..5 (RFC 3056 section 2) */
-	NA_EMBED_TEREDO,   /* the client, bytes 12..15 inverted, then the server, 4..7 (RFC 4380 section 4) */
+	NA_EMBED_LAST4,  /* bytes 12..15 (RFC 4291 2.5.5.2, RFC 2765, RFC 6052 /96) */
+	NA_EMBED_6TO4,   /* bytes 2..5 (RFC 3056 section 2) */
+	NA_EMBED_TEREDO, /* the client, bytes 12..15 inverted, then the server, 4..7 (RFC 4380 section 4) */
 };
 
 /* One block of the IANA Special-Purpose Address Registries (IPv4 and IPv6,
@@ -151,8 +143,8 @@ struct na_block {
 	bool v4;
 	uint8_t prefix[16];
 	unsigned bits;
-	const char *kind;        /* NULL: globally reachable per the registry */
-	enum na_embed embed;     /* an embedded IPv4 address of a class is refused as that class first */
+	const char *kind;    /* NULL: globally reachable per the registry */
+	enum na_embed embed; /* an embedded IPv4 address of a class is refused as that class first */
 };
 
 /* First match wins: a block before any block that holds it. A block the
@@ -172,11 +164,11 @@ static const struct na_block na_blocks[] = {
 	{ true, { 172, 16 }, 12, "private", NA_EMBED_NONE },
 	{ true, { 192, 0, 0 }, 24, "IETF protocol assignment", NA_EMBED_NONE },
 	{ true, { 192, 0, 2 }, 24, "documentation", NA_EMBED_NONE },
-	{ true, { 192, 31, 196 }, 24, NULL, NA_EMBED_NONE },            /* AS112-v4 */
-	{ true, { 192, 52, 193 }, 24, NULL, NA_EMBED_NONE },            /* AMT */
+	{ true, { 192, 31, 196 }, 24, NULL, NA_EMBED_NONE }, /* AS112-v4 */
+	{ true, { 192, 52, 193 }, 24, NULL, NA_EMBED_NONE }, /* AMT */
 	{ true, { 192, 88, 99 }, 24, "6to4 relay anycast", NA_EMBED_NONE },
 	{ true, { 192, 168 }, 16, "private", NA_EMBED_NONE },
-	{ true, { 192, 175, 48 }, 24, NULL, NA_EMBED_NONE },            /* direct delegation AS112 */
+	{ true, { 192, 175, 48 }, 24, NULL, NA_EMBED_NONE }, /* direct delegation AS112 */
 	{ true, { 198, 18 }, 15, "benchmarking", NA_EMBED_NONE },
 	{ true, { 198, 51, 100 }, 24, "documentation", NA_EMBED_NONE },
 	{ true, { 203, 0, 113 }, 24, "documentation", NA_EMBED_NONE },
@@ -185,10 +177,10 @@ static const struct na_block na_blocks[] = {
 	{ true, { 240 }, 4, "reserved", NA_EMBED_NONE },
 	{ false, { 0 }, 128, "unspecified", NA_EMBED_NONE },
 	{ false, { [15] = 1 }, 128, "loopback", NA_EMBED_NONE },
-	{ false, { [10] = 0xff, 0xff }, 96, NULL, NA_EMBED_LAST4 },     /* IPv4-mapped */
+	{ false, { [10] = 0xff, 0xff }, 96, NULL, NA_EMBED_LAST4 }, /* IPv4-mapped */
 	{ false, { [8] = 0xff, 0xff }, 96, "IPv4-translated", NA_EMBED_LAST4 },
-	{ false, { 0 }, 96, "reserved", NA_EMBED_NONE },                /* IPv4-compatible, deprecated */
-	{ false, { 0, 0x64, 0xff, 0x9b }, 96, NULL, NA_EMBED_LAST4 },   /* NAT64 (RFC 6052) */
+	{ false, { 0 }, 96, "reserved", NA_EMBED_NONE },              /* IPv4-compatible, deprecated */
+	{ false, { 0, 0x64, 0xff, 0x9b }, 96, NULL, NA_EMBED_LAST4 }, /* NAT64 (RFC 6052) */
 	/* RFC 8215: where the IPv4 address sits depends on the operator's
 	 * prefix length (RFC 6052 section 2.2), so it is not read: the /48 is
 	 * refused whole, whatever it holds */
@@ -201,9 +193,9 @@ static const struct na_block na_blocks[] = {
 	{ false, { 0x20, 0x02 }, 16, NULL, NA_EMBED_6TO4 },
 	{ false, { 0x3f, 0xff, 0 }, 20, "documentation", NA_EMBED_NONE },
 	{ false, { 0x5f, 0 }, 16, "SRv6 SID", NA_EMBED_NONE },
-	{ false, { 0xfc }, 7, "private", NA_EMBED_NONE },               /* unique local (RFC 4193) */
+	{ false, { 0xfc }, 7, "private", NA_EMBED_NONE }, /* unique local (RFC 4193) */
 	{ false, { 0xfe, 0x80 }, 10, "link-local", NA_EMBED_NONE },
-	{ false, { 0xfe, 0xc0 }, 10, "site-local", NA_EMBED_NONE },     /* deprecated (RFC 3879) */
+	{ false, { 0xfe, 0xc0 }, 10, "site-local", NA_EMBED_NONE }, /* deprecated (RFC 3879) */
 	{ false, { 0xff }, 8, "multicast", NA_EMBED_NONE },
 	/* the rest of IPv6 outside 2000::/3 is not allocated (IANA's IPv6
 	 * Address Space): "reserved", after the table */
@@ -225,17 +217,14 @@ static const char *na_embedded_class(enum na_embed embed, const uint8_t *a)
 	const char *kind;
 
 	switch (embed) {
-	case NA_EMBED_LAST4:
-		return na_addr_class(true, a + 12);
-	case NA_EMBED_6TO4:
-		return na_addr_class(true, a + 2);
+	case NA_EMBED_LAST4: return na_addr_class(true, a + 12);
+	case NA_EMBED_6TO4: return na_addr_class(true, a + 2);
 	case NA_EMBED_TEREDO:
 		for (int i = 0; i < 4; i++)
 			client[i] = (uint8_t)~a[12 + i];
 		kind = na_addr_class(true, client);
 		return kind ? kind : na_addr_class(true, a + 4);
-	case NA_EMBED_NONE:
-		break;
+	case NA_EMBED_NONE: break;
 	}
 	return NULL;
 }

@@ -11,15 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NA_HOST_MAX 253     /* bytes of a host name (RFC 1035: 255 octets on the wire) */
-#define NA_LABEL_MAX 63     /* bytes of one label */
-#define NA_PORTS_MAX 16     /* ports of one rule */
+#define NA_HOST_MAX 253 /* bytes of a host name (RFC 1035: 255 octets on the wire) */
+#define NA_LABEL_MAX 63 /* bytes of one label */
+#define NA_PORTS_MAX 16 /* ports of one rule */
 
 enum na_kind {
-	NA_NAME,     /* "registry.example.org": that name only */
-	NA_SUFFIX,   /* "*.pkgs.example.org": any name below it (not the suffix itself) */
-	NA_IPV4,     /* "10.89.0.5" */
-	NA_IPV6,     /* "fd00::5", without brackets */
+	NA_NAME,   /* "registry.example.org": that name only */
+	NA_SUFFIX, /* "*.pkgs.example.org": any name below it (not the suffix itself) */
+	NA_IPV4,   /* "10.89.0.5" */
+	NA_IPV6,   /* "fd00::5", without brackets */
 };
 
 /* clang-format 14 breaks a #define whose comment runs on over lines: kept as written */
@@ -27,16 +27,16 @@ enum na_kind {
 #define NA_CRED_NAME_MAX 64     /* bytes of a credential's name: [A-Za-z0-9_.-], first a
 				   letter or a digit (a file name under --credentials) */
 /* clang-format on */
-#define NA_CRED_USER_MAX 128    /* bytes of a Basic user name: printable ASCII but ':' */
-#define NA_CRED_FIELD_MAX 64    /* bytes of a named header: an RFC 9110 token */
-#define NA_CRED_VALUE_MAX 4095  /* bytes of a credential's value */
+#define NA_CRED_USER_MAX 128   /* bytes of a Basic user name: printable ASCII but ':' */
+#define NA_CRED_FIELD_MAX 64   /* bytes of a named header: an RFC 9110 token */
+#define NA_CRED_VALUE_MAX 4095 /* bytes of a credential's value */
 
 /* How a rule's credential is written into each request the gateway sends
  * (docs/manifest.md, "network.allow[].credential"). */
 enum na_present {
-	NA_BEARER,   /* "Authorization: Bearer VALUE" */
-	NA_BASIC,    /* "Authorization: Basic base64(USER:VALUE)" */
-	NA_HEADER,   /* "FIELD: VALUE" (e.g. PRIVATE-TOKEN) */
+	NA_BEARER, /* "Authorization: Bearer VALUE" */
+	NA_BASIC,  /* "Authorization: Basic base64(USER:VALUE)" */
+	NA_HEADER, /* "FIELD: VALUE" (e.g. PRIVATE-TOKEN) */
 };
 
 /* A rule's credential: its name and how it is presented, never its value,
@@ -44,20 +44,20 @@ enum na_present {
 struct na_cred {
 	char name[NA_CRED_NAME_MAX + 1];
 	enum na_present present;
-	char user[NA_CRED_USER_MAX + 1];    /* NA_BASIC only, else "" */
-	char field[NA_CRED_FIELD_MAX + 1];  /* NA_HEADER only, else "" */
-	char *ca;                           /* "ca": an absolute path of a PEM bundle
-					       in the image, malloc'd; NULL: the
-					       image's default bundle */
+	char user[NA_CRED_USER_MAX + 1];   /* NA_BASIC only, else "" */
+	char field[NA_CRED_FIELD_MAX + 1]; /* NA_HEADER only, else "" */
+	char *ca;                          /* "ca": an absolute path of a PEM bundle
+					      in the image, malloc'd; NULL: the
+					      image's default bundle */
 };
 
 struct na_rule {
-	char *host;                       /* as written (lower case); malloc'd */
-	struct na_cred *cred;             /* "credential", malloc'd; NULL: none */
+	char *host;           /* as written (lower case); malloc'd */
+	struct na_cred *cred; /* "credential", malloc'd; NULL: none */
 	enum na_kind kind;
-	uint8_t addr[16];                 /* NA_IPV4: the first 4 bytes; NA_IPV6: all 16 */
-	uint16_t ports[NA_PORTS_MAX];     /* 1..65535, each once */
-	size_t n_ports;                   /* 1..NA_PORTS_MAX */
+	uint8_t addr[16];             /* NA_IPV4: the first 4 bytes; NA_IPV6: all 16 */
+	uint16_t ports[NA_PORTS_MAX]; /* 1..65535, each once */
+	size_t n_ports;               /* 1..NA_PORTS_MAX */
 };
 
 /* na_host_problem - why host cannot be a rule's host, or NULL when it can;

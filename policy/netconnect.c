@@ -29,7 +29,8 @@ static int nc_rule_lists(const struct na_rule *r, const struct nc_dest *d)
 	if (!rd.family)
 		return 0;
 	memcpy(rd.addr, r->addr, 16);
-	if (!nc_loopback(&rd) || rd.family != d->family || memcmp(rd.addr, d->addr, rd.family == AF_INET ? 4 : 16) != 0)
+	if (!nc_loopback(&rd) || rd.family != d->family ||
+	    memcmp(rd.addr, d->addr, rd.family == AF_INET ? 4 : 16) != 0)
 		return 0;
 	for (size_t j = 0; j < r->n_ports; j++)
 		if (r->ports[j] == d->port)

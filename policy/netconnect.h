@@ -13,30 +13,30 @@
 #include "policy/manifest.h"
 
 enum nc_verdict {
-	NC_PROXY,          /* turninit's proxy (127.0.0.1, the shared or the command's port) */
-	NC_LISTED,         /* a loopback address at a port a rule of network.allow lists
-			      for a loopback address */
-	NC_LOOPBACK,       /* another loopback address and port: allowed only when a
-			      process of the turn listens there (the caller looks) */
-	NC_UNIX_PATH,      /* an AF_UNIX socket by path: the file system's, allowed */
-	NC_UNIX_ABSTRACT,  /* an abstract AF_UNIX name: allowed only when a process of
-			      the turn listens on it (the caller looks) */
-	NC_PASS,           /* AF_NETLINK (the kernel), AF_UNSPEC (disconnect): allowed */
-	NC_UNREACHABLE,    /* any other internet address: refused, ENETUNREACH */
-	NC_INVALID,        /* no family, a length the kernel would refuse, or a family
-			      socket(2) was refused for: refused, the errno in d->err */
+	NC_PROXY,         /* turninit's proxy (127.0.0.1, the shared or the command's port) */
+	NC_LISTED,        /* a loopback address at a port a rule of network.allow lists
+			     for a loopback address */
+	NC_LOOPBACK,      /* another loopback address and port: allowed only when a
+			     process of the turn listens there (the caller looks) */
+	NC_UNIX_PATH,     /* an AF_UNIX socket by path: the file system's, allowed */
+	NC_UNIX_ABSTRACT, /* an abstract AF_UNIX name: allowed only when a process of
+			     the turn listens on it (the caller looks) */
+	NC_PASS,          /* AF_NETLINK (the kernel), AF_UNSPEC (disconnect): allowed */
+	NC_UNREACHABLE,   /* any other internet address: refused, ENETUNREACH */
+	NC_INVALID,       /* no family, a length the kernel would refuse, or a family
+			     socket(2) was refused for: refused, the errno in d->err */
 };
 
 struct nc_dest {
-	int family;                 /* the sockaddr's (AF_INET, ...), 0 when too short */
-	uint8_t addr[16];           /* AF_INET: the first 4 bytes; AF_INET6: all 16 */
-	uint16_t port;              /* host order */
-	int rule;                   /* NC_LISTED: the index in network.allow, else -1 */
-	int err;                    /* NC_INVALID: the errno to answer with */
-	char name[110];             /* NC_UNIX_*: the path, or the abstract name with
-				       '@' for each NUL as /proc/net/unix shows it */
-	char shown[64];             /* "10.89.0.5:443", "[::1]:80", "unix:/run/x",
-				       "unix:@name", "netlink" ...: for a log line */
+	int family;       /* the sockaddr's (AF_INET, ...), 0 when too short */
+	uint8_t addr[16]; /* AF_INET: the first 4 bytes; AF_INET6: all 16 */
+	uint16_t port;    /* host order */
+	int rule;         /* NC_LISTED: the index in network.allow, else -1 */
+	int err;          /* NC_INVALID: the errno to answer with */
+	char name[110];   /* NC_UNIX_*: the path, or the abstract name with
+			     '@' for each NUL as /proc/net/unix shows it */
+	char shown[64];   /* "10.89.0.5:443", "[::1]:80", "unix:/run/x",
+			     "unix:@name", "netlink" ...: for a log line */
 };
 
 /* nc_classify - the verdict on connecting to the sockaddr sa of len bytes

@@ -11,13 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NP_MAX 1024      /* pairs pending at once */
-#define NP_TTL_MS 30000  /* a pair older than this (ms) is dropped, its connection never came */
+#define NP_MAX 1024     /* pairs pending at once */
+#define NP_TTL_MS 30000 /* a pair older than this (ms) is dropped, its connection never came */
 
 struct np_entry {
-	uint16_t port;       /* the source port on 127.0.0.1 */
-	uint16_t to;         /* the proxy's listening port it goes to */
-	uint64_t at_ms;      /* when it was added (the caller's clock, monotonic) */
+	uint16_t port;  /* the source port on 127.0.0.1 */
+	uint16_t to;    /* the proxy's listening port it goes to */
+	uint64_t at_ms; /* when it was added (the caller's clock, monotonic) */
 };
 
 /* Zeroed, it is empty. */

@@ -17,8 +17,8 @@
 #define PF_GVISOR_VERSION "#1 SMP Sun Jan 10 15:06:54 PST 2016"
 
 struct pf_facts {
-	const char *sysname, *release, *version;   /* uname(2)'s fields; NULL: uname failed */
-	int get_securebits_errno;   /* errno of prctl(PR_GET_SECUREBITS), 0 when it answered */
+	const char *sysname, *release, *version; /* uname(2)'s fields; NULL: uname failed */
+	int get_securebits_errno;                /* errno of prctl(PR_GET_SECUREBITS), 0 when it answered */
 };
 
 /* pf_is_gvisor - true only when every fact says gVisor: uname's sysname

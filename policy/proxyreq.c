@@ -21,7 +21,7 @@ static bool pr_dropped_field(const char *name, size_t n)
 {
 	static const char *const hop[] = {
 		"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te",
-		"upgrade", "host",
+		"upgrade",    "host",
 	};
 
 	for (size_t i = 0; i < N_ELEMENTS(hop); i++)
@@ -55,7 +55,8 @@ static int pr_authority(const char *a, size_t n, uint16_t default_port, struct p
 		}
 		for (size_t i = 0; i < host_len; i++)
 			if (!strchr("0123456789abcdefABCDEF:.", host[i]))
-				return err_set(err, EINVAL, "an IPv6 address with a character it cannot hold");
+				return err_set(err, EINVAL,
+					       "an IPv6 address with a character it cannot hold");
 	} else {
 		for (size_t i = n; i > 0; i--)
 			if (a[i - 1] == ':') {
@@ -68,7 +69,8 @@ static int pr_authority(const char *a, size_t n, uint16_t default_port, struct p
 
 			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 			      c == '.' || c == '-'))
-				return err_set(err, EINVAL, "a host with a character that is not a letter, a digit, '-' or '.'");
+				return err_set(err, EINVAL,
+					       "a host with a character that is not a letter, a digit, '-' or '.'");
 		}
 	}
 	if (host_len == 0)
@@ -132,7 +134,8 @@ static int pr_request_line(const char *line, size_t n, struct pr_request *ret, s
 		return pr_authority(target, tn, 0, ret, err);
 	}
 	if (tn >= 8 && strncasecmp(target, "https://", 8) == 0)
-		return err_set(err, EPROTONOSUPPORT, "an https:// URI: ask for a tunnel with CONNECT host:443");
+		return err_set(err, EPROTONOSUPPORT,
+			       "an https:// URI: ask for a tunnel with CONNECT host:443");
 	if (tn < 7 || strncasecmp(target, "http://", 7) != 0)
 		return err_set(err, EPROTONOSUPPORT,
 			       "a target that is not an http:// URI: send an absolute URI, or CONNECT host:port");
@@ -171,14 +174,13 @@ static void pr_forward_start(char *out, size_t size, size_t *at, const char *lin
 	if (t->path_len == 0 || t->path[0] == '?')
 		pr_put(out, size, at, "/", 1);
 	pr_put(out, size, at, t->path, t->path_len);
-	pr_put(out, size, at, line + n - 9, 9);   /* " HTTP/1.x" */
+	pr_put(out, size, at, line + n - 9, 9); /* " HTTP/1.x" */
 	pr_put(out, size, at, "\r\nHost: ", 8);
 	pr_put(out, size, at, t->auth, t->auth_len);
 	pr_put(out, size, at, "\r\n", 2);
 }
 
-int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_forward,
-	     struct tn_error *err)
+int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_forward, struct tn_error *err)
 {
 	size_t scan = len < PR_HEAD_MAX ? len : PR_HEAD_MAX, head_len = 0, nfields = 0;
 	const char *line, *head_end = NULL;

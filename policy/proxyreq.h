@@ -13,20 +13,20 @@
 
 #include "policy/error.h"
 
-#define PR_HEAD_MAX 16384    /* bytes of a request head, its empty line included */
-#define PR_FIELDS_MAX 100    /* header field lines of one head */
-#define PR_HOST_MAX 253      /* bytes of a host, brackets of an IPv6 literal removed */
+#define PR_HEAD_MAX 16384 /* bytes of a request head, its empty line included */
+#define PR_FIELDS_MAX 100 /* header field lines of one head */
+#define PR_HOST_MAX 253   /* bytes of a host, brackets of an IPv6 literal removed */
 
 enum pr_kind {
-	PR_CONNECT,   /* a tunnel: the proxy answers 200 and relays bytes */
-	PR_HTTP,      /* the proxy sends *ret_forward to the host, then relays */
+	PR_CONNECT, /* a tunnel: the proxy answers 200 and relays bytes */
+	PR_HTTP,    /* the proxy sends *ret_forward to the host, then relays */
 };
 
 struct pr_request {
 	enum pr_kind kind;
-	char host[PR_HOST_MAX + 1];   /* a name (as sent) or an address literal */
-	uint16_t port;                /* 1..65535; an http:// URI without one: 80 */
-	size_t head_len;              /* bytes of buf the head took */
+	char host[PR_HOST_MAX + 1]; /* a name (as sent) or an address literal */
+	uint16_t port;              /* 1..65535; an http:// URI without one: 80 */
+	size_t head_len;            /* bytes of buf the head took */
 };
 
 /* pr_parse - the head at the start of buf[0..len), when it is complete.
@@ -43,7 +43,6 @@ struct pr_request {
  * Accepted strictly: CRLF line ends, no NUL or bare CR, no folded field, a
  * token method, HTTP/1.0 or HTTP/1.1, no userinfo in the authority, a port
  * of decimal digits. */
-int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_forward,
-	     struct tn_error *err);
+int pr_parse(const char *buf, size_t len, struct pr_request *ret, char **ret_forward, struct tn_error *err);
 
 #endif

@@ -34,8 +34,9 @@ static int rq_unpack_error(const json_error_t *je, const char *op, struct tn_err
 	 * does not take, said as such */
 	if (json_error_code(je) == json_error_end_of_input_expected &&
 	    (left = strstr(rq_shown(je, shown), "left unpacked: ")))
-		return err_set(err, EINVAL, "%s: unknown field %s (docs/protocol.md lists the fields of each op)",
-			       op, left + strlen("left unpacked: "));
+		return err_set(err, EINVAL,
+			       "%s: unknown field %s (docs/protocol.md lists the fields of each op)", op,
+			       left + strlen("left unpacked: "));
 	return err_set(err, EINVAL, "%s: %s", op, rq_shown(je, shown));
 }
 
@@ -67,7 +68,7 @@ void rq_free(struct rq_request *r)
 	if (!r)
 		return;
 	rq_wipe_value(r);
-	free(r->words);   /* the strings are in the same block */
+	free(r->words); /* the strings are in the same block */
 	for (char **e = r->env; e && *e; e++)
 		free(*e);
 	free(r->env);
@@ -163,10 +164,10 @@ static int rq_exec(struct rq_request *r, json_t *req, struct tn_error *err)
 	json_error_t je;
 	int rc;
 
-	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s?o, s?o, s?s, s?o, s?o, s?s}",
-			   "op", &(const char *){ NULL }, "id", &(const char *){ NULL },
-			   "command", &command, "argv", &argv, "cwd", &cwd, "env", &env,
-			   "timeout_s", &timeout, "stdin", &stdin_b64) != 0)
+	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s?o, s?o, s?s, s?o, s?o, s?s}", "op",
+			   &(const char *){ NULL }, "id", &(const char *){ NULL }, "command", &command,
+			   "argv", &argv, "cwd", &cwd, "env", &env, "timeout_s", &timeout, "stdin",
+			   &stdin_b64) != 0)
 		return rq_unpack_error(&je, "exec", err);
 	if (!command == !argv)
 		return err_set(err, EINVAL, "exec: give exactly one of command and argv");
@@ -188,7 +189,8 @@ static int rq_exec(struct rq_request *r, json_t *req, struct tn_error *err)
 		if (!json_is_integer(timeout) || json_integer_value(timeout) < 1)
 			return err_set(err, EINVAL, "exec: timeout_s must be an integer of at least 1");
 		r->timeout_s = json_integer_value(timeout) > UINT32_MAX ?
-			UINT32_MAX : (uint32_t)json_integer_value(timeout);
+				       UINT32_MAX :
+				       (uint32_t)json_integer_value(timeout);
 	}
 	if (stdin_b64 && (rc = rq_stdin(r, stdin_b64, err)) < 0)
 		return rc;
@@ -212,8 +214,8 @@ static int rq_signal(struct rq_request *r, json_t *req, struct tn_error *err)
 	const char *op, *id, *sig = NULL;
 	json_error_t je;
 
-	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id,
-			   "signal", &sig) != 0)
+	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s}", "op", &op, "id", &id, "signal", &sig) !=
+	    0)
 		return rq_unpack_error(&je, "signal", err);
 	if (!(r->signo = sig_of_request(sig)))
 		return err_set(err, EINVAL, "signal: unknown signal (" SIG_REQUEST_NAMES ")");
@@ -232,8 +234,8 @@ static int rq_credential(struct rq_request *r, json_t *req, struct tn_error *err
 	size_t len;
 	int rc;
 
-	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s, s:o}", "op", &op, "id", &id,
-			   "name", &name, "value", &value) != 0)
+	if (json_unpack_ex(req, &je, JSON_STRICT, "{s:s, s:s, s:s, s:o}", "op", &op, "id", &id, "name", &name,
+			   "value", &value) != 0)
 		return rq_unpack_error(&je, "credential", err);
 	if (!json_is_string(value))
 		return err_set(err, EINVAL, "credential: value must be a string");
@@ -247,7 +249,8 @@ static int rq_credential(struct rq_request *r, json_t *req, struct tn_error *err
 	if (rc == -E2BIG)
 		return err_set(err, EINVAL, "credential: value is longer than %d bytes", NA_CRED_VALUE_MAX);
 	if (rc < 0)
-		return err_set(err, EINVAL, "credential: value holds a byte that is not printable ASCII (0x20..0x7e)");
+		return err_set(err, EINVAL,
+			       "credential: value holds a byte that is not printable ASCII (0x20..0x7e)");
 	if (!(r->cred_value = malloc(len + 1)))
 		return err_set(err, ENOMEM, "credential: out of memory");
 	memcpy(r->cred_value, json_string_value(value), len + 1);
@@ -318,8 +321,8 @@ static int rq_parse_object(json_t *req, struct rq_request **r, char ret_id[RQ_ID
 	return rq_ops[i].parse(*r, req, err);
 }
 
-int rq_parse(const char *line, size_t len, struct rq_request **ret,
-	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err)
+int rq_parse(const char *line, size_t len, struct rq_request **ret, char ret_id[RQ_ID_MAX + 1],
+	     struct tn_error *err)
 {
 	json_error_t je;
 	json_t *req;
@@ -338,7 +341,7 @@ int rq_parse(const char *line, size_t len, struct rq_request **ret,
 	rc = req ? rq_parse_object(req, &r, ret_id, err) : rq_not_json(line, len, &je, err);
 	json_decref(req);
 	if (sj_guard_end()) {
-		ret_id[0] = '\0';   /* it may not be the id that was sent either */
+		ret_id[0] = '\0'; /* it may not be the id that was sent either */
 		rc = err_set(err, ENOMEM, "request: out of memory while parsing");
 	}
 	if (rc < 0) {
@@ -395,8 +398,7 @@ int rq_pack_exec(const char *id, const struct rq_exec_args *a, json_t **ret_req)
 		goto fail;
 	if (json_object_set_new(req, a->n_words == 1 ? "command" : "argv", words) != 0 ||
 	    (a->env && json_object_size(a->env) && json_object_set(req, "env", a->env) != 0) ||
-	    (a->timeout_s &&
-	     json_object_set_new(req, "timeout_s", json_integer(a->timeout_s)) != 0) ||
+	    (a->timeout_s && json_object_set_new(req, "timeout_s", json_integer(a->timeout_s)) != 0) ||
 	    (a->stdin_b64 && json_object_set_new(req, "stdin", json_string(a->stdin_b64)) != 0))
 		goto fail;
 	*ret_req = req;
@@ -409,13 +411,9 @@ fail:
 json_t *rq_pack_op(enum rq_op op, const char *id, const char *sig)
 {
 	switch (op) {
-	case RQ_INFO:
-		return json_pack("{s:s, s:s}", "op", "info", "id", id);
-	case RQ_CANCEL:
-		return json_pack("{s:s, s:s}", "op", "cancel", "id", id);
-	case RQ_SIGNAL:
-		return json_pack("{s:s, s:s, s:s}", "op", "signal", "id", id, "signal", sig);
-	default:
-		return NULL;
+	case RQ_INFO: return json_pack("{s:s, s:s}", "op", "info", "id", id);
+	case RQ_CANCEL: return json_pack("{s:s, s:s}", "op", "cancel", "id", id);
+	case RQ_SIGNAL: return json_pack("{s:s, s:s, s:s}", "op", "signal", "id", id, "signal", sig);
+	default: return NULL;
 	}
 }

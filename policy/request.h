@@ -14,7 +14,7 @@
 #include "policy/manifest.h"
 #include "policy/netallow.h"
 
-#define RQ_ID_MAX 128            /* bytes of an id */
+#define RQ_ID_MAX 128 /* bytes of an id */
 
 enum rq_op { RQ_EXEC = 1, RQ_CANCEL, RQ_SIGNAL, RQ_INFO, RQ_CREDENTIAL };
 
@@ -22,25 +22,25 @@ struct rq_request {
 	enum rq_op op;
 	char id[RQ_ID_MAX + 1];
 	/* exec */
-	char **words;                /* the command string alone, or the argv; NULL-terminated */
+	char **words; /* the command string alone, or the argv; NULL-terminated */
 	int n_words;
-	bool argv_form;              /* words came as argv: never parsed again, even one */
-	char *cwd;                   /* an absolute path, or NULL: the manifest's workdir */
-	char **env;                  /* "NAME=value" from the env object, NULL-terminated */
-	uint32_t timeout_s;          /* seconds, 0: the manifest's (callers cap it) */
+	bool argv_form;     /* words came as argv: never parsed again, even one */
+	char *cwd;          /* an absolute path, or NULL: the manifest's workdir */
+	char **env;         /* "NAME=value" from the env object, NULL-terminated */
+	uint32_t timeout_s; /* seconds, 0: the manifest's (callers cap it) */
 	bool has_stdin;
-	uint8_t *stdin_data;         /* decoded bytes */
+	uint8_t *stdin_data; /* decoded bytes */
 	size_t stdin_len;
 	/* signal */
-	int signo;                   /* HUP INT QUIT KILL USR1 USR2 TERM WINCH */
+	int signo; /* HUP INT QUIT KILL USR1 USR2 TERM WINCH */
 	/* credential (serve and listen: the launcher's, before any exec) */
 	char cred_name[NA_CRED_NAME_MAX + 1];
-	char *cred_value;            /* malloc'd, NUL-ended: na_cred_value_check's; wiped
-					by rq_free and rq_wipe_value */
+	char *cred_value; /* malloc'd, NUL-ended: na_cred_value_check's; wiped
+			     by rq_free and rq_wipe_value */
 	size_t cred_len;
 	/* cancel */
-	bool quiet;                  /* a cancel of nothing is not answered (an MCP
-					notification, policy/mcp.h) */
+	bool quiet; /* a cancel of nothing is not answered (an MCP
+		       notification, policy/mcp.h) */
 };
 
 /* rq_parse - parse one request line (without its newline).
@@ -59,8 +59,8 @@ struct rq_request {
  * value. An env key holding '=' is skipped (it is no name;
  * the env filter skips the other invalid ones). ret is written only on
  * success; free with rq_free. */
-int rq_parse(const char *line, size_t len, struct rq_request **ret,
-	     char ret_id[RQ_ID_MAX + 1], struct tn_error *err);
+int rq_parse(const char *line, size_t len, struct rq_request **ret, char ret_id[RQ_ID_MAX + 1],
+	     struct tn_error *err);
 
 /* rq_free - free r (NULL: nothing), its credential's value wiped first
  * (sodium_memzero). */
@@ -74,8 +74,8 @@ void rq_wipe_value(struct rq_request *r);
  * request's, or the manifest's workdir) and its timeout (the request's, capped
  * at limits.timeout_s, which is also the default). */
 struct rq_command {
-	const char *cwd;       /* borrowed from the request or the manifest */
-	uint32_t timeout_s;    /* seconds, 1..limits.timeout_s */
+	const char *cwd;    /* borrowed from the request or the manifest */
+	uint32_t timeout_s; /* seconds, 1..limits.timeout_s */
 };
 
 /* rq_command_of - the rq_command of exec request rq under m. Pure. */
@@ -83,11 +83,11 @@ struct rq_command rq_command_of(const struct mf_manifest *m, const struct rq_req
 
 /* An exec request as a client sends it (docs/protocol.md, "exec"). */
 struct rq_exec_args {
-	char *const *words;          /* one: the command string ("command"); more: "argv" */
-	int n_words;                 /* >= 1 */
-	json_t *env;                 /* names and values, or NULL; absent when empty; not stolen */
-	uint32_t timeout_s;          /* seconds, 0: absent (the manifest's) */
-	const char *stdin_b64;       /* stdin as base64, or NULL: absent */
+	char *const *words;    /* one: the command string ("command"); more: "argv" */
+	int n_words;           /* >= 1 */
+	json_t *env;           /* names and values, or NULL; absent when empty; not stolen */
+	uint32_t timeout_s;    /* seconds, 0: absent (the manifest's) */
+	const char *stdin_b64; /* stdin as base64, or NULL: absent */
 };
 
 /* rq_pack_exec - the exec request for id, the one builder of the clients'

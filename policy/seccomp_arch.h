@@ -20,13 +20,13 @@
 #include <stddef.h>
 
 struct scg_absent {
-	const char *arch;      /* "aarch64" */
-	const char *syscall;   /* the name it lacks: "open" */
-	const char *instead;   /* what does the same there ("openat"), or NULL */
-	const char *why;       /* one line: how instead covers it, or why nothing need */
+	const char *arch;    /* "aarch64" */
+	const char *syscall; /* the name it lacks: "open" */
+	const char *instead; /* what does the same there ("openat"), or NULL */
+	const char *why;     /* one line: how instead covers it, or why nothing need */
 };
 
-extern const struct scg_absent scg_absent[];   /* by arch, then name */
+extern const struct scg_absent scg_absent[]; /* by arch, then name */
 extern const size_t scg_n_absent;
 
 /* scg_absent_find - the entry of syscall on arch, or NULL when the table has

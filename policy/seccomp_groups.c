@@ -30,8 +30,9 @@
 
 #define MEMBERS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define NO_MEMBERS ((const char *const[]){ NULL })
-#define RULES(...) ((const struct scg_rule[]){ __VA_ARGS__ }), \
-	sizeof((const struct scg_rule[]){ __VA_ARGS__ }) / sizeof(struct scg_rule)
+#define RULES(...) \
+	((const struct scg_rule[]){ __VA_ARGS__ }), \
+		sizeof((const struct scg_rule[]){ __VA_ARGS__ }) / sizeof(struct scg_rule)
 #define NO_RULES NULL, 0, NULL
 
 /* (arg & mask) == value, refused with EPERM */
@@ -43,9 +44,9 @@
 #define ARG32(sc, a, v) ARG(sc, a, 0xffffffffu, (v))
 /* namespace flag f set in argument 0 (clone(2) on x86_64, unshare(2)) */
 #define NS(sc, f) ARG(sc, 0, (f), (f))
-#define NS_ALL(sc) NS(sc, CLONE_NEWNS), NS(sc, CLONE_NEWCGROUP), NS(sc, CLONE_NEWUTS), \
-	NS(sc, CLONE_NEWIPC), NS(sc, CLONE_NEWUSER), NS(sc, CLONE_NEWPID), \
-	NS(sc, CLONE_NEWNET), NS(sc, CLONE_NEWTIME)
+#define NS_ALL(sc) \
+	NS(sc, CLONE_NEWNS), NS(sc, CLONE_NEWCGROUP), NS(sc, CLONE_NEWUTS), NS(sc, CLONE_NEWIPC), \
+		NS(sc, CLONE_NEWUSER), NS(sc, CLONE_NEWPID), NS(sc, CLONE_NEWNET), NS(sc, CLONE_NEWTIME)
 /* personality(2): only PER_LINUX (0), PER_LINUX32 (8) and the query 0xffffffff
  * pass. A rule holds one comparison per argument, so "none of three values" is
  * written as rules that each catch a part of the rest, on the low 32 bits the
@@ -170,8 +171,8 @@ static int scg_walk_name(struct scg_walk *w, const char *name, int depth, struct
 	if (name[0] != '@') {
 		struct scg_rule whole = { .syscall = name, .action = SCG_EPERM, .whole = true };
 
-		return scg_push(w, &whole, NULL, true) < 0 ?
-			err_set(err, ENOMEM, "seccomp: out of memory") : 0;
+		return scg_push(w, &whole, NULL, true) < 0 ? err_set(err, ENOMEM, "seccomp: out of memory") :
+							     0;
 	}
 	if (!(g = scg_find(name)))
 		return err_set(err, ENOENT, "unknown seccomp group \"%s\"", name);
@@ -198,8 +199,8 @@ static int scg_walk_all(struct scg_walk *w, const char *const *names, size_t n, 
 static bool scg_same_rule(const struct scg_rule *a, const struct scg_rule *b)
 {
 	return a->action == b->action && a->whole == b->whole &&
-	       (a->whole || (a->cmp.arg == b->cmp.arg && a->cmp.mask == b->cmp.mask &&
-			     a->cmp.value == b->cmp.value));
+	       (a->whole ||
+		(a->cmp.arg == b->cmp.arg && a->cmp.mask == b->cmp.mask && a->cmp.value == b->cmp.value));
 }
 
 static bool scg_names(const struct scg_walk *w, const char *syscall)
@@ -215,7 +216,7 @@ static bool scg_names(const struct scg_walk *w, const char *syscall)
 static void scg_emit_syscall(const struct scg_walk *deny, size_t first, struct scg_set *out)
 {
 	const char *sc = deny->v[first].e.rule.syscall;
-	int best = 0;   /* 3 bare whole, 2 a group's whole rule, 1 argument rules */
+	int best = 0; /* 3 bare whole, 2 a group's whole rule, 1 argument rules */
 
 	for (size_t i = first; i < deny->n; i++) {
 		const struct scg_raw *r = &deny->v[i];
@@ -237,7 +238,7 @@ static void scg_emit_syscall(const struct scg_walk *deny, size_t first, struct s
 		if (!dup)
 			out->v[out->n++] = r->e;
 		if (best > 1)
-			break;   /* whole: one rule */
+			break; /* whole: one rule */
 	}
 }
 
@@ -248,8 +249,7 @@ int scg_resolve(const char *const *deny, size_t n_deny, const char *const *allow
 	struct scg_set out = { 0 };
 	int r;
 
-	if ((r = scg_walk_all(&d, deny, n_deny, err)) < 0 ||
-	    (r = scg_walk_all(&a, allow, n_allow, err)) < 0)
+	if ((r = scg_walk_all(&d, deny, n_deny, err)) < 0 || (r = scg_walk_all(&a, allow, n_allow, err)) < 0)
 		goto out;
 	out.v = malloc((d.n ? d.n : 1) * sizeof(*out.v));
 	if (!out.v) {

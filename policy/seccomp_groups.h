@@ -21,8 +21,8 @@
 
 /* How a rule refuses a call. */
 enum scg_action {
-	SCG_EPERM,    /* fail with EPERM */
-	SCG_ENOSYS,   /* fail with ENOSYS (clone3: libc then falls back to clone) */
+	SCG_EPERM,  /* fail with EPERM */
+	SCG_ENOSYS, /* fail with ENOSYS (clone3: libc then falls back to clone) */
 };
 
 /* One argument comparison: the call matches when (arg[arg] & mask) == value.
@@ -30,7 +30,7 @@ enum scg_action {
  * (the request of ioctl, the family of socket), so TIOCSTI | 1 << 32 matches
  * TIOCSTI. */
 struct scg_cmp {
-	unsigned arg;      /* 0..5 */
+	unsigned arg; /* 0..5 */
 	uint64_t mask;
 	uint64_t value;
 };
@@ -41,19 +41,19 @@ struct scg_rule {
 	const char *syscall;
 	enum scg_action action;
 	bool whole;
-	struct scg_cmp cmp;   /* unused when whole */
+	struct scg_cmp cmp; /* unused when whole */
 };
 
 struct scg_group {
-	const char *name;                /* "@name" */
-	const char *help;                /* one line */
-	const char *const *members;      /* NULL-terminated: whole syscalls or "@group" */
-	const struct scg_rule *rules;    /* n_rules rules of this group itself */
+	const char *name;             /* "@name" */
+	const char *help;             /* one line */
+	const char *const *members;   /* NULL-terminated: whole syscalls or "@group" */
+	const struct scg_rule *rules; /* n_rules rules of this group itself */
 	size_t n_rules;
-	const char *rules_help;          /* what the rules refuse, one line; NULL without rules */
+	const char *rules_help; /* what the rules refuse, one line; NULL without rules */
 };
 
-extern const struct scg_group scg_groups[];   /* sorted by name */
+extern const struct scg_group scg_groups[]; /* sorted by name */
 extern const size_t scg_n_groups;
 
 /* scg_find - the group called name ("@mount"), or NULL. */
@@ -63,11 +63,11 @@ const struct scg_group *scg_find(const char *name);
  * rules_help of the group it came from. */
 struct scg_entry {
 	struct scg_rule rule;
-	const char *why;   /* NULL for a whole syscall */
+	const char *why; /* NULL for a whole syscall */
 };
 
 struct scg_set {
-	struct scg_entry *v;   /* malloc'd; free with scg_set_free */
+	struct scg_entry *v; /* malloc'd; free with scg_set_free */
 	size_t n;
 };
 

@@ -11,14 +11,14 @@
 static const struct {
 	int signo;
 	const char *name;
-	bool request;   /* a signal request may name it */
+	bool request; /* a signal request may name it */
 } sig_table[] = {
-	{ SIGHUP, "SIGHUP", true }, { SIGINT, "SIGINT", true }, { SIGQUIT, "SIGQUIT", true },
-	{ SIGILL, "SIGILL", false }, { SIGTRAP, "SIGTRAP", false }, { SIGABRT, "SIGABRT", false },
-	{ SIGBUS, "SIGBUS", false }, { SIGFPE, "SIGFPE", false }, { SIGKILL, "SIGKILL", true },
-	{ SIGUSR1, "SIGUSR1", true }, { SIGSEGV, "SIGSEGV", false }, { SIGUSR2, "SIGUSR2", true },
-	{ SIGPIPE, "SIGPIPE", false }, { SIGALRM, "SIGALRM", false }, { SIGTERM, "SIGTERM", true },
-	{ SIGXCPU, "SIGXCPU", false }, { SIGXFSZ, "SIGXFSZ", false }, { SIGSYS, "SIGSYS", false },
+	{ SIGHUP, "SIGHUP", true },     { SIGINT, "SIGINT", true },    { SIGQUIT, "SIGQUIT", true },
+	{ SIGILL, "SIGILL", false },    { SIGTRAP, "SIGTRAP", false }, { SIGABRT, "SIGABRT", false },
+	{ SIGBUS, "SIGBUS", false },    { SIGFPE, "SIGFPE", false },   { SIGKILL, "SIGKILL", true },
+	{ SIGUSR1, "SIGUSR1", true },   { SIGSEGV, "SIGSEGV", false }, { SIGUSR2, "SIGUSR2", true },
+	{ SIGPIPE, "SIGPIPE", false },  { SIGALRM, "SIGALRM", false }, { SIGTERM, "SIGTERM", true },
+	{ SIGXCPU, "SIGXCPU", false },  { SIGXFSZ, "SIGXFSZ", false }, { SIGSYS, "SIGSYS", false },
 	{ SIGWINCH, "SIGWINCH", true },
 };
 

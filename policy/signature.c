@@ -30,9 +30,9 @@
 
 #define SIG_ALG_BYTES 2
 #define SIG_ED25519_BYTES 64
-#define SIG_PUBKEY_BLOB (SIG_ALG_BYTES + SIG_KEY_ID_BYTES + SIG_PK_BYTES)          /* 42 */
-#define SIG_SIG_BLOB (SIG_ALG_BYTES + SIG_KEY_ID_BYTES + SIG_ED25519_BYTES)        /* 74 */
-#define SIG_PREHASH_BYTES 64   /* BLAKE2b-512 */
+#define SIG_PUBKEY_BLOB (SIG_ALG_BYTES + SIG_KEY_ID_BYTES + SIG_PK_BYTES)   /* 42 */
+#define SIG_SIG_BLOB (SIG_ALG_BYTES + SIG_KEY_ID_BYTES + SIG_ED25519_BYTES) /* 74 */
+#define SIG_PREHASH_BYTES 64                                                /* BLAKE2b-512 */
 
 /* A base64 line of a file under SIG_MAX_FILE_BYTES decodes to at most this. */
 #define SIG_B64_MAX_DECODED (SIG_MAX_FILE_BYTES / 4 * 3)
@@ -41,8 +41,8 @@ static const char sig_untrusted_prefix[] = "untrusted comment: ";
 static const char sig_trusted_prefix[] = "trusted comment: ";
 
 struct sig_line {
-	const char *p;   /* not NUL-terminated */
-	size_t len;      /* without the line ending */
+	const char *p; /* not NUL-terminated */
+	size_t len;    /* without the line ending */
 };
 
 /* A .minisig file cut into its fields; comment points into the caller's text. */
@@ -89,8 +89,7 @@ static bool sig_has_prefix(const struct sig_line *line, const char *prefix)
 
 /* Strict base64 (original alphabet, padded, no whitespace, canonical trailing
  * bits: libsodium refuses the rest). Returns 0 and the decoded length, or -1. */
-static int sig_b64_decode(const struct sig_line *line, uint8_t *buf, size_t buf_size,
-			  size_t *ret_len)
+static int sig_b64_decode(const struct sig_line *line, uint8_t *buf, size_t buf_size, size_t *ret_len)
 {
 	size_t n = 0;
 
@@ -128,8 +127,8 @@ static void sig_keyring_wipep(struct sig_keyring *k)
 }
 
 /* Decode one public key line: base64 of "Ed" || key_id[8] || pk[32]. */
-static int sig_parse_key_line(const struct sig_line *line, size_t lineno,
-			      struct sig_pubkey *ret, struct tn_error *err)
+static int sig_parse_key_line(const struct sig_line *line, size_t lineno, struct sig_pubkey *ret,
+			      struct tn_error *err)
 {
 	uint8_t buf[SIG_B64_MAX_DECODED];
 	size_t n = 0;
@@ -138,11 +137,10 @@ static int sig_parse_key_line(const struct sig_line *line, size_t lineno,
 	if (sig_b64_decode(line, buf, sizeof(buf), &n) < 0)
 		r = err_set(err, EINVAL, "public key: line %zu: bad base64", lineno);
 	else if (n != SIG_PUBKEY_BLOB)
-		r = err_set(err, EINVAL, "public key: line %zu: key is %zu bytes, expected %d",
-			    lineno, n, SIG_PUBKEY_BLOB);
+		r = err_set(err, EINVAL, "public key: line %zu: key is %zu bytes, expected %d", lineno, n,
+			    SIG_PUBKEY_BLOB);
 	else if (buf[0] != 'E' || buf[1] != 'd')
-		r = err_set(err, EINVAL,
-			    "public key: line %zu: algorithm is not \"Ed\" (Ed25519)", lineno);
+		r = err_set(err, EINVAL, "public key: line %zu: algorithm is not \"Ed\" (Ed25519)", lineno);
 	else {
 		memcpy(ret->key_id, buf + SIG_ALG_BYTES, SIG_KEY_ID_BYTES);
 		memcpy(ret->pk, buf + SIG_ALG_BYTES + SIG_KEY_ID_BYTES, SIG_PK_BYTES);
@@ -151,8 +149,7 @@ static int sig_parse_key_line(const struct sig_line *line, size_t lineno,
 	return r;
 }
 
-int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
-		      struct tn_error *err)
+int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring, struct tn_error *err)
 {
 	__attribute__((cleanup(sig_keyring_wipep))) struct sig_keyring tmp;
 	struct sig_line line;
@@ -160,8 +157,8 @@ int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
 	int r = 0;
 
 	if (len > SIG_MAX_FILE_BYTES)
-		return err_set(err, E2BIG, "public key: text is %zu bytes, more than %d",
-			       len, SIG_MAX_FILE_BYTES);
+		return err_set(err, E2BIG, "public key: text is %zu bytes, more than %d", len,
+			       SIG_MAX_FILE_BYTES);
 	if (len > 0 && memchr(text, '\0', len))
 		return err_set(err, EINVAL, "public key: text contains a NUL byte");
 
@@ -184,15 +181,14 @@ int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
 		if (r < 0)
 			return r;
 		if (tmp.n >= SIG_MAX_KEYS)
-			return err_set(err, E2BIG, "public key: line %zu: more than %d keys",
-				       lineno, SIG_MAX_KEYS);
+			return err_set(err, E2BIG, "public key: line %zu: more than %d keys", lineno,
+				       SIG_MAX_KEYS);
 		tmp.keys[tmp.n++] = key;
 		added++;
 		comment_lineno = 0;
 	}
 	if (comment_lineno)
-		return err_set(err, EINVAL, "public key: line %zu: comment line with no key",
-			       comment_lineno);
+		return err_set(err, EINVAL, "public key: line %zu: comment line with no key", comment_lineno);
 	if (added == 0)
 		return err_set(err, ENOKEY, "public key: no key found");
 	*ring = tmp;
@@ -236,8 +232,7 @@ static int sig_comment_text(const char *comment, size_t n, struct tn_error *err)
 }
 
 /* Cut a .minisig file into its four lines and decode them; no crypto yet. */
-static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
-			  struct tn_error *err)
+static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret, struct tn_error *err)
 {
 	struct sig_line lines[4];
 	__attribute__((cleanup(sig_decoded_wipep))) uint8_t buf[SIG_B64_MAX_DECODED];
@@ -245,8 +240,8 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 	int r = 0;
 
 	if (len > SIG_MAX_FILE_BYTES)
-		return err_set(err, EBADMSG, "signature: file is %zu bytes, more than %d",
-			       len, SIG_MAX_FILE_BYTES);
+		return err_set(err, EBADMSG, "signature: file is %zu bytes, more than %d", len,
+			       SIG_MAX_FILE_BYTES);
 	/* A NUL would end the trusted comment early for any C consumer. */
 	if (len > 0 && memchr(text, '\0', len))
 		return err_set(err, EBADMSG, "signature: file contains a NUL byte");
@@ -263,11 +258,10 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 	if (sig_b64_decode(&lines[1], buf, sizeof(buf), &n) < 0)
 		r = err_set(err, EBADMSG, "signature: line 2: bad base64");
 	else if (n != SIG_SIG_BLOB)
-		r = err_set(err, EBADMSG, "signature: line 2: signature is %zu bytes, expected %d",
-			    n, SIG_SIG_BLOB);
+		r = err_set(err, EBADMSG, "signature: line 2: signature is %zu bytes, expected %d", n,
+			    SIG_SIG_BLOB);
 	else if (buf[0] != 'E' || (buf[1] != 'D' && buf[1] != 'd'))
-		r = err_set(err, EBADMSG,
-			    "signature: line 2: unknown algorithm (expected \"ED\" or \"Ed\")");
+		r = err_set(err, EBADMSG, "signature: line 2: unknown algorithm (expected \"ED\" or \"Ed\")");
 	if (r < 0)
 		return r;
 	memcpy(ret->alg, buf, SIG_ALG_BYTES);
@@ -280,9 +274,8 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 	ret->comment = lines[2].p + strlen(sig_trusted_prefix);
 	ret->comment_len = lines[2].len - strlen(sig_trusted_prefix);
 	if (ret->comment_len > SIG_TRUSTED_COMMENT_MAX)
-		return err_set(err, EBADMSG,
-			       "signature: line 3: trusted comment is %zu bytes, more than %d",
-			    ret->comment_len, SIG_TRUSTED_COMMENT_MAX);
+		return err_set(err, EBADMSG, "signature: line 3: trusted comment is %zu bytes, more than %d",
+			       ret->comment_len, SIG_TRUSTED_COMMENT_MAX);
 
 	if ((r = sig_comment_text(ret->comment, ret->comment_len, err)) < 0)
 		return r;
@@ -290,9 +283,8 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 	if (sig_b64_decode(&lines[3], buf, sizeof(buf), &n) < 0)
 		r = err_set(err, EBADMSG, "signature: line 4: bad base64");
 	else if (n != SIG_ED25519_BYTES)
-		r = err_set(err, EBADMSG,
-			    "signature: line 4: global signature is %zu bytes, expected %d",
-			    n, SIG_ED25519_BYTES);
+		r = err_set(err, EBADMSG, "signature: line 4: global signature is %zu bytes, expected %d", n,
+			    SIG_ED25519_BYTES);
 	else
 		memcpy(ret->global_sig, buf, SIG_ED25519_BYTES);
 	return r;
@@ -300,28 +292,28 @@ static int sig_parse_file(const char *text, size_t len, struct sig_parsed *ret,
 
 /* Both signatures of p under one key: the file's, then the trusted comment's
  * (global) signature over sig[64] || TEXT, the order minisign checks them in. */
-static int sig_check_key(const struct sig_pubkey *key, const struct sig_parsed *p,
-			 const uint8_t *signed_msg, size_t signed_len, struct tn_error *err)
+static int sig_check_key(const struct sig_pubkey *key, const struct sig_parsed *p, const uint8_t *signed_msg,
+			 size_t signed_len, struct tn_error *err)
 {
 	uint8_t global_msg[SIG_ED25519_BYTES + SIG_TRUSTED_COMMENT_MAX];
 	int r = 0;
 
 	if (crypto_sign_verify_detached(p->sig, signed_msg, signed_len, key->pk) != 0)
-		return err_set(err, EKEYREJECTED, "signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
+		return err_set(err, EKEYREJECTED,
+			       "signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
 
 	memcpy(global_msg, p->sig, SIG_ED25519_BYTES);
 	memcpy(global_msg + SIG_ED25519_BYTES, p->comment, p->comment_len);
-	if (crypto_sign_verify_detached(p->global_sig, global_msg,
-					SIG_ED25519_BYTES + p->comment_len, key->pk) != 0)
+	if (crypto_sign_verify_detached(p->global_sig, global_msg, SIG_ED25519_BYTES + p->comment_len,
+					key->pk) != 0)
 		r = err_set(err, EKEYREJECTED, "signature: trusted comment does not verify");
 	sodium_memzero(global_msg, sizeof(global_msg));
 	return r;
 }
 
 /* sig_verify after parsing: key id first, then the signatures. */
-static int sig_verify_parsed(const struct sig_keyring *ring, const uint8_t *msg,
-			     size_t msg_len, const struct sig_parsed *p,
-			     struct sig_result *ret, struct tn_error *err)
+static int sig_verify_parsed(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len,
+			     const struct sig_parsed *p, struct sig_result *ret, struct tn_error *err)
 {
 	uint8_t prehash[SIG_PREHASH_BYTES];
 	const uint8_t *signed_msg = msg;
@@ -383,9 +375,8 @@ static int sig_verify_parsed(const struct sig_keyring *ring, const uint8_t *msg,
 	return r;
 }
 
-int sig_verify(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len,
-	       const char *sig_text, size_t sig_len, struct sig_result *ret,
-	       struct tn_error *err)
+int sig_verify(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len, const char *sig_text,
+	       size_t sig_len, struct sig_result *ret, struct tn_error *err)
 {
 	static const uint8_t empty[1];
 	struct sig_parsed p;

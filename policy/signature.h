@@ -16,11 +16,11 @@
 #define SIG_KEY_ID_BYTES 8
 #define SIG_PK_BYTES 32
 #define SIG_MAX_KEYS 16
-#define SIG_TRUSTED_COMMENT_MAX 1024   /* bytes, without the "trusted comment: " prefix */
-#define SIG_MAX_FILE_BYTES 4096        /* a .minisig or .pub file larger than this is refused */
+#define SIG_TRUSTED_COMMENT_MAX 1024 /* bytes, without the "trusted comment: " prefix */
+#define SIG_MAX_FILE_BYTES 4096      /* a .minisig or .pub file larger than this is refused */
 
 struct sig_pubkey {
-	uint8_t key_id[SIG_KEY_ID_BYTES];   /* as stored in the key, little-endian on display */
+	uint8_t key_id[SIG_KEY_ID_BYTES]; /* as stored in the key, little-endian on display */
 	uint8_t pk[SIG_PK_BYTES];
 };
 
@@ -30,8 +30,8 @@ struct sig_keyring {
 };
 
 struct sig_result {
-	uint8_t key_id[SIG_KEY_ID_BYTES];  /* the key that verified */
-	char alg[3];                       /* "ED" (prehashed BLAKE2b-512) or "Ed" (legacy) */
+	uint8_t key_id[SIG_KEY_ID_BYTES]; /* the key that verified */
+	char alg[3];                      /* "ED" (prehashed BLAKE2b-512) or "Ed" (legacy) */
 	char trusted_comment[SIG_TRUSTED_COMMENT_MAX + 1];
 };
 
@@ -42,8 +42,7 @@ struct sig_result {
  * Errors: -EINVAL malformed (bad base64, wrong length or algorithm, comment line
  * with no key), -E2BIG more than SIG_MAX_KEYS keys or text over SIG_MAX_FILE_BYTES,
  * -ENOKEY no key at all. ring is left unchanged on error. */
-int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
-		      struct tn_error *err);
+int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring, struct tn_error *err);
 
 /* sig_verify - verify a minisign signature file over the exact bytes msg[0..msg_len).
  * sig_text: the four-line .minisig file: "untrusted comment: ...",
@@ -57,9 +56,8 @@ int sig_parse_pubkeys(const char *text, size_t len, struct sig_keyring *ring,
  * -EBADMSG also for a trusted comment that is not printable text (tab,
  * printable ASCII, UTF-8 from U+00A0), -EINVAL msg is NULL with msg_len > 0.
  * ret is written only on success. */
-int sig_verify(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len,
-	       const char *sig_text, size_t sig_len, struct sig_result *ret,
-	       struct tn_error *err);
+int sig_verify(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len, const char *sig_text,
+	       size_t sig_len, struct sig_result *ret, struct tn_error *err);
 
 /* sig_key_id_hex - format a key id as minisign prints it: the id read as a
  * little-endian 64-bit number, in upper-case hex without leading zeros

@@ -37,8 +37,8 @@ static int sj_month_days(int64_t y, int mon)
 
 static int64_t sj_days_from_epoch(int64_t y, int mon, int day)
 {
-	return sj_days_before_year(y) - sj_days_before_year(1970) +
-	       sj_days_before_month[mon - 1] + (mon > 2 && sj_leap(y)) + day - 1;
+	return sj_days_before_year(y) - sj_days_before_year(1970) + sj_days_before_month[mon - 1] +
+	       (mon > 2 && sj_leap(y)) + day - 1;
 }
 
 static bool sj_digits(const char *s, size_t n, int *ret)
@@ -60,15 +60,14 @@ int sj_time_parse(const char *s, int64_t *ret_seconds)
 
 	/* 0123456789012345678 9
 	 * YYYY-MM-DDTHH:MM:SS Z */
-	if (!s || strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
-	    s[13] != ':' || s[16] != ':' || s[19] != 'Z')
+	if (!s || strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+	    s[16] != ':' || s[19] != 'Z')
 		return -EINVAL;
 	if (!sj_digits(s, 4, &y) || !sj_digits(s + 5, 2, &mon) || !sj_digits(s + 8, 2, &d) ||
 	    !sj_digits(s + 11, 2, &h) || !sj_digits(s + 14, 2, &mi) || !sj_digits(s + 17, 2, &sec))
 		return -EINVAL;
 	/* No leap second (":60"): POSIX time has none, and an expiry does not need one. */
-	if (mon < 1 || mon > 12 || d < 1 || d > sj_month_days(y, mon) || h > 23 || mi > 59 ||
-	    sec > 59)
+	if (mon < 1 || mon > 12 || d < 1 || d > sj_month_days(y, mon) || h > 23 || mi > 59 || sec > 59)
 		return -EINVAL;
 	*ret_seconds = sj_days_from_epoch(y, mon, d) * 86400 + h * 3600 + mi * 60 + sec;
 	return 0;
@@ -100,9 +99,8 @@ int sj_time_format(int64_t ms, bool millis, char buf[static SJ_TIME_MAX])
 	for (mon = 1; mon < 12 && days >= sj_month_days(y, mon); mon++)
 		days -= sj_month_days(y, mon);
 	if (millis)
-		snprintf(buf, SJ_TIME_MAX, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (int)y, mon,
-			 (int)days + 1, (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60),
-			 (int)frac);
+		snprintf(buf, SJ_TIME_MAX, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (int)y, mon, (int)days + 1,
+			 (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60), (int)frac);
 	else
 		snprintf(buf, SJ_TIME_MAX, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, mon, (int)days + 1,
 			 (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
@@ -114,8 +112,7 @@ int sj_error(const json_error_t *je, struct tn_error *err)
 	char show[ERR_SHOWN_MAX];
 
 	switch (json_error_code(je)) {
-	case json_error_out_of_memory:
-		return err_set(err, ENOMEM, "out of memory");
+	case json_error_out_of_memory: return err_set(err, ENOMEM, "out of memory");
 	case json_error_duplicate_key: {
 		/* jansson: "duplicate object key near '"KEY"'" */
 		const char *near = strstr(je->text, "near '");
@@ -132,8 +129,7 @@ int sj_error(const json_error_t *je, struct tn_error *err)
 			       err_shown(key, n, show), je->line, je->column);
 	}
 	case json_error_invalid_utf8:
-		return err_set(err, EBADMSG, "not valid UTF-8 (line %d, column %d)", je->line,
-			       je->column);
+		return err_set(err, EBADMSG, "not valid UTF-8 (line %d, column %d)", je->line, je->column);
 	case json_error_numeric_overflow:
 		/* valid JSON, but no field takes a number this large */
 		return err_set(err, EINVAL, "number out of range: %s (line %d, column %d)",
@@ -150,8 +146,8 @@ int sj_error(const json_error_t *je, struct tn_error *err)
  * allocation failed, "2027-06-01T00:00:00Z" came back as "2027-06-01T00:0:00Z".
  * So a parse runs between sj_guard_begin and sj_guard_end, which note every
  * failed allocation (jansson's unpack misreports one too, as "1 object
- * item(s) left unpacked"), and the caller refuses then. The wrapper chains to whatever allocator was installed; not
- * thread-safe (turninit is single-threaded). */
+ * item(s) left unpacked"), and the caller refuses then. The wrapper chains to whatever allocator was
+ * installed; not thread-safe (turninit is single-threaded). */
 static json_malloc_t sj_inner_malloc;
 static json_free_t sj_inner_free;
 static bool sj_alloc_failed;
@@ -197,6 +193,5 @@ json_t *sj_load(const void *buf, size_t len, bool any, json_error_t *je)
 {
 	/* JSON_DECODE_ANY: a scalar is valid JSON (the manifest then says
 	 * "expected an object"). JSON_ALLOW_NUL stays off: "\u0000" is refused. */
-	return json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES | (any ? JSON_DECODE_ANY : 0),
-			  je);
+	return json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES | (any ? JSON_DECODE_ANY : 0), je);
 }

@@ -49,7 +49,7 @@ int sj_error(const json_error_t *je, struct tn_error *err);
  * the epoch. Returns 0, or -EINVAL for any other text; ret only on success. */
 int sj_time_parse(const char *s, int64_t *ret_seconds);
 
-#define SJ_TIME_MAX 40   /* bytes of a buffer for sj_time_format (24 used) */
+#define SJ_TIME_MAX 40 /* bytes of a buffer for sj_time_format (24 used) */
 
 /* sj_time_format - ms (milliseconds since the epoch) as RFC 3339 UTC:
  * "YYYY-MM-DDTHH:MM:SSZ", or with millis "YYYY-MM-DDTHH:MM:SS.mmmZ".

@@ -10,15 +10,15 @@
 #include <stddef.h>
 
 enum tc_class {
-	TC_SIGNAL,    /* sends a signal: the seccomp guard of turninit's pid (filter.h)
-			 and Landlock's signal scope (ABI 6) */
-	TC_PTRACE,    /* checked by ptrace_may_access(): Landlock denies it towards a
-			 process outside the caller's domain (every ABI) */
-	TC_GUARDED,   /* changes the target and no Landlock hook sees it: the seccomp
-			 guard lets a command make it on itself only */
-	TC_READ,      /* only reads about the target (or the kernel allows it on a
-			 dying process only): left open */
-	TC_SELF,      /* the kernel itself allows only the caller or its children */
+	TC_SIGNAL,  /* sends a signal: the seccomp guard of turninit's pid (filter.h)
+		       and Landlock's signal scope (ABI 6) */
+	TC_PTRACE,  /* checked by ptrace_may_access(): Landlock denies it towards a
+		       process outside the caller's domain (every ABI) */
+	TC_GUARDED, /* changes the target and no Landlock hook sees it: the seccomp
+		       guard lets a command make it on itself only */
+	TC_READ,    /* only reads about the target (or the kernel allows it on a
+		       dying process only): left open */
+	TC_SELF,    /* the kernel itself allows only the caller or its children */
 };
 
 struct tc_call {

@@ -14,7 +14,7 @@
 #include "policy/lineframe.h"
 #include "util/log.h"
 
-#define READ_CHUNK (1u << 20)   /* bytes read at once past the longest line */
+#define READ_CHUNK (1u << 20) /* bytes read at once past the longest line */
 
 static void print_finding(void *ctx, uint64_t line, bool note, const char *text)
 {
@@ -57,7 +57,7 @@ static int read_lines(FILE *f, struct alog_check *c, struct asum *s)
 {
 	struct lf_frame fr = { .max = ALOG_LINE_MAX };
 	size_t cap = ALOG_LINE_MAX + 1 + READ_CHUNK;
-	size_t start = 0, end = 0;   /* the bytes not yet cut: buf[start, end) */
+	size_t start = 0, end = 0; /* the bytes not yet cut: buf[start, end) */
 	char *buf = malloc(cap);
 	bool eof = false;
 	int e = 0;
@@ -68,7 +68,7 @@ static int read_lines(FILE *f, struct alog_check *c, struct asum *s)
 		const char *line;
 		size_t len, got;
 		enum lf_kind k = lf_next(&fr, buf, end, &start, &line, &len);
-		bool cut = k == LF_MORE && eof && end > start;   /* the last line: no newline */
+		bool cut = k == LF_MORE && eof && end > start; /* the last line: no newline */
 
 		if (cut) {
 			line = buf + start;
@@ -105,7 +105,7 @@ int audit_verify_main(const struct cli_options *o)
 {
 	const char *path = o->audit_verify_log;
 	char hex[2 * ALOG_HASH_BYTES + 1];
-	struct alog_check c;   /* about 10 KiB, with its heads */
+	struct alog_check c; /* about 10 KiB, with its heads */
 	struct asum *s = NULL;
 	sigset_t none;
 	FILE *f;
@@ -118,7 +118,7 @@ int audit_verify_main(const struct cli_options *o)
 	/* no sodium_init(), as in policy/signature.c: BLAKE2b needs none */
 	alog_init(&c, NULL, print_finding, NULL);
 	if (!take_heads(o, &c))
-		return 125;   /* c holds nothing allocated before its first line */
+		return 125; /* c holds nothing allocated before its first line */
 	if (o->audit_summary && !(s = asum_new())) {
 		log_line("audit-verify: out of memory");
 		return 125;
@@ -151,8 +151,8 @@ int audit_verify_main(const struct cli_options *o)
 		printf("%s: %llu lines, %llu turns: %llu finding%s\n", path, (unsigned long long)c.lines,
 		       (unsigned long long)c.turns, (unsigned long long)found, found == 1 ? "" : "s");
 	else
-		printf("%s: %llu lines, %llu turns: whole, head %s\n", path,
-		       (unsigned long long)c.lines, (unsigned long long)c.turns, hex);
+		printf("%s: %llu lines, %llu turns: whole, head %s\n", path, (unsigned long long)c.lines,
+		       (unsigned long long)c.turns, hex);
 	fflush(stdout);
 	return found ? 1 : 0;
 }

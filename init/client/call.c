@@ -145,7 +145,7 @@ static char *stdin_b64(char *why, size_t whysz)
 	}
 	n = sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL);
 	if (!(b64 = malloc(n)))
-		return NULL;   /* why says "out of memory" */
+		return NULL; /* why says "out of memory" */
 	sodium_bin2base64(b64, n, in, len, sodium_base64_VARIANT_ORIGINAL);
 	return b64;
 }
@@ -155,8 +155,7 @@ static char *stdin_b64(char *why, size_t whysz)
  * its audit log) sees of the caller is what the caller chose to send. */
 static json_t *call_request(const struct cli_options *o, char **envp)
 {
-	struct rq_exec_args a = { .words = o->command, .n_words = o->n_command,
-				  .timeout_s = o->timeout_s };
+	struct rq_exec_args a = { .words = o->command, .n_words = o->n_command, .timeout_s = o->timeout_s };
 	char why[320] = "out of memory", *b64 = NULL;
 	json_t *req = NULL;
 	int r = -ENOMEM;
@@ -172,7 +171,7 @@ static json_t *call_request(const struct cli_options *o, char **envp)
 
 		if (!value)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", n, spec);   /* cli_parse: a valid name */
+		snprintf(name, sizeof(name), "%.*s", n, spec); /* cli_parse: a valid name */
 		if (!(v = json_string(value))) {
 			snprintf(why, sizeof(why), "--env %s: the value is not valid UTF-8", name);
 			goto fail;
@@ -205,22 +204,18 @@ static int call_event(const char *line, size_t len)
 		return EXIT_REFUSED;
 	}
 	switch (ev.kind) {
-	case EV_OUTPUT:
-		(void)io_write_all(ev.err_stream ? 2 : 1, ev.data, ev.len);
-		break;
+	case EV_OUTPUT: (void)io_write_all(ev.err_stream ? 2 : 1, ev.data, ev.len); break;
 	case EV_EXIT:
-		ret = ev.timed_out ? EXIT_TIMED_OUT :
-		      ev.has_code ? ev.code : EXIT_SIGNAL_BASE + ev.signal;
+		ret = ev.timed_out ? EXIT_TIMED_OUT : ev.has_code ? ev.code : EXIT_SIGNAL_BASE + ev.signal;
 		break;
 	case EV_ERROR:
 		log_line("call: %s", ev.message);
 		ret = EXIT_REFUSED;
 		break;
 	case EV_STARTED:
-	case EV_INFO:   /* never asked for */
-	case EV_NET:    /* the turn's proxy, not this command's: the server logs it */
-	case EV_TURN_END:   /* the turn ended: the connection closes next */
-		break;
+	case EV_INFO: /* never asked for */
+	case EV_NET:  /* the turn's proxy, not this command's: the server logs it */
+	case EV_TURN_END: /* the turn ended: the connection closes next */ break;
 	}
 	ev_clear(&ev);
 	return ret;
@@ -276,8 +271,10 @@ int call_main(const struct cli_options *o, char **envp)
 		if (poll(p, sfd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			break;
 		while (sfd >= 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			call_send(fd, si.ssi_signo == SIGTERM ? rq_pack_op(RQ_CANCEL, CALL_ID, NULL) :
-				      rq_pack_op(RQ_SIGNAL, CALL_ID, si.ssi_signo == SIGINT ? "INT" : "HUP"));
+			call_send(fd, si.ssi_signo == SIGTERM ?
+					      rq_pack_op(RQ_CANCEL, CALL_ID, NULL) :
+					      rq_pack_op(RQ_SIGNAL, CALL_ID,
+							 si.ssi_signo == SIGINT ? "INT" : "HUP"));
 		}
 		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;

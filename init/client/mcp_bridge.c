@@ -34,8 +34,8 @@ struct running {
 	struct running *next;
 	char key[RQ_ID_MAX + 1];
 	uint64_t start_ms, progress_ms;
-	bool started;          /* its started event came */
-	bool ended;            /* the bridge cancelled it at its end */
+	bool started; /* its started event came */
+	bool ended;   /* the bridge cancelled it at its end */
 };
 
 /* Bytes read from fd, cut into lines by frame (policy/lineframe.h). */
@@ -63,7 +63,7 @@ static int out_line(char *line)
 		free(line);
 		return 0;
 	}
-	line[n] = '\n';   /* the NUL's byte: the line is not used as a string again */
+	line[n] = '\n'; /* the NUL's byte: the line is not used as a string again */
 	if (io_write_all(1, line, n + 1) < 0)
 		r = -1;
 	free(line);
@@ -104,7 +104,7 @@ static void lines_read(struct lines *l, void (*fn)(void *ctx, const char *line, 
 }
 
 struct bridge {
-	int fd;                       /* the listen socket's connection */
+	int fd; /* the listen socket's connection */
 	struct mcp_session *session;
 	struct running *running;
 	bool failed;                  /* stdout is gone */
@@ -139,7 +139,7 @@ static void from_client(void *ctx, const char *line, size_t len)
 	char id[RQ_ID_MAX + 1], *reply = NULL;
 	json_t *req = NULL;
 
-	if (!line) {   /* as `turninit mcp` answers it (serve_conn.c) */
+	if (!line) { /* as `turninit mcp` answers it (serve_conn.c) */
 		if (out_line(mcp_error(b->session, NULL, "request: line longer than 1048576 bytes")) < 0)
 			b->failed = true;
 		return;
@@ -221,19 +221,20 @@ static void from_server(void *ctx, const char *line, size_t len)
 	case EV_STARTED: {
 		struct running *r = *running_find(b, ev.id);
 
-		r->started = true;   /* progress counts from here, as in `turninit mcp` */
+		r->started = true; /* progress counts from here, as in `turninit mcp` */
 		r->start_ms = clock_ms();
 		r->progress_ms = r->start_ms + MCP_PROGRESS_MS;
 		break;
 	}
-	case EV_OUTPUT:
-		out = mcp_output(b->session, ev.id, ev.err_stream, ev.data, ev.len);
-		break;
+	case EV_OUTPUT: out = mcp_output(b->session, ev.id, ev.err_stream, ev.data, ev.len); break;
 	case EV_EXIT: {
 		struct ev_end end = {
-			.wait_status = ev.has_code ? (ev.code & 0xff) << 8 : ev.signal,   /* waitpid(2)'s form */
-			.timed_out = ev.timed_out, .truncated = ev.truncated,
-			.lost = ev.lost, .oom_killed = ev.oom_killed,
+			.wait_status = ev.has_code ? (ev.code & 0xff) << 8 :
+						     ev.signal, /* waitpid(2)'s form */
+			.timed_out = ev.timed_out,
+			.truncated = ev.truncated,
+			.lost = ev.lost,
+			.oom_killed = ev.oom_killed,
 			.ended = (*running_find(b, ev.id))->ended,
 		};
 
@@ -244,15 +245,14 @@ static void from_server(void *ctx, const char *line, size_t len)
 	case EV_ERROR:
 		/* a call that waited, cancelled at the bridge's end: said as
 		 * `turninit mcp` says it */
-		out = mcp_error(b->session, ev.id, (*running_find(b, ev.id))->ended ?
-				"exec: the turn ended before it started" : ev.message);
+		out = mcp_error(b->session, ev.id,
+				(*running_find(b, ev.id))->ended ? "exec: the turn ended before it started" :
+								   ev.message);
 		running_end(b, ev.id);
 		break;
 	case EV_INFO:
 	case EV_NET:
-	case EV_TURN_END:   /* id null: never here */
-		out = NULL;
-		break;
+	case EV_TURN_END: /* id null: never here */ out = NULL; break;
 	}
 	ev_clear(&ev);
 	if (out && out_line(out) < 0)
@@ -296,8 +296,8 @@ static int bridge_info(struct bridge *b, struct lines *sock)
 		log_line("mcp: the server refused info: %s", ev.message);
 	} else if (ev.kind != EV_INFO) {
 		log_line("mcp: the server answered info with another event");
-	} else if (mf_parse((const uint8_t *)ev.manifest, strlen(ev.manifest), time(NULL), NULL,
-			    &b->manifest, &err) < 0) {
+	} else if (mf_parse((const uint8_t *)ev.manifest, strlen(ev.manifest), time(NULL), NULL, &b->manifest,
+			    &err) < 0) {
 		log_line("mcp: the server's manifest: %s", err.msg);
 	} else {
 		r = 0;
@@ -355,7 +355,7 @@ static uint64_t bridge_progress(struct bridge *b, uint64_t t, uint64_t next)
 {
 	for (struct running *r = b->running; r; r = r->next) {
 		if (!r->started || r->ended)
-			continue;   /* waiting on the server, or ending: no progress, as in `turninit mcp` */
+			continue; /* waiting on the server, or ending: no progress, as in `turninit mcp` */
 		if (t >= r->progress_ms) {
 			r->progress_ms = t + MCP_PROGRESS_MS;
 			if (out_line(mcp_progress(b->session, r->key, t - r->start_ms)) < 0)
@@ -373,11 +373,13 @@ static void server_gone(struct bridge *b)
 	log_line("mcp: the server closed the connection");
 	while (b->running) {
 		out_line(b->running->started ?
-			 mcp_abort(b->session, b->running->key, "the listen server closed "
-				   "the connection while the command ran: how it ended is "
-				   "not known") :
-			 mcp_error(b->session, b->running->key, "the listen server closed "
-				   "the connection before it started"));
+				 mcp_abort(b->session, b->running->key,
+					   "the listen server closed "
+					   "the connection while the command ran: how it ended is "
+					   "not known") :
+				 mcp_error(b->session, b->running->key,
+					   "the listen server closed "
+					   "the connection before it started"));
 		running_end(b, b->running->key);
 	}
 }
@@ -401,8 +403,8 @@ int mcp_bridge_main(const struct cli_options *o)
 		     sock = { .buf = sock_buf, .frame = { .max = EV_LINE_MAX } };
 	struct bridge b = { .fd = -1 };
 	int sfd, ret = EXIT_REFUSED;
-	bool ending = false;      /* stdin ended or a signal came: answer what runs, then go */
-	bool signalled = false;   /* a signal came: a second one ends the bridge at once */
+	bool ending = false;    /* stdin ended or a signal came: answer what runs, then go */
+	bool signalled = false; /* a signal came: a second one ends the bridge at once */
 	uint64_t end_ms = 0;
 
 	sfd = bridge_signals();
@@ -410,7 +412,8 @@ int mcp_bridge_main(const struct cli_options *o)
 		goto out;
 	for (;;) {
 		struct pollfd p[3] = {
-			{ .fd = b.fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
+			{ .fd = b.fd, .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
 			{ .fd = 0, .events = POLLIN },
 		};
 		struct signalfd_siginfo si;
@@ -426,21 +429,21 @@ int mcp_bridge_main(const struct cli_options *o)
 			if (b.running)
 				log_line("mcp: calls still unanswered %d ms after the end", BRIDGE_END_MS);
 			while (b.running) {
-				out_line(mcp_abort(b.session, b.running->key, "the listen server did not "
+				out_line(mcp_abort(b.session, b.running->key,
+						   "the listen server did not "
 						   "answer within 7 s of the end of the session: how the "
 						   "command ended is not known"));
 				running_end(&b, b.running->key);
 			}
 			break;
 		}
-		if (poll(p, ending ? 2 : 3, next ? (int)(next > t ? next - t : 0) : -1) < 0 &&
-		    errno != EINTR)
+		if (poll(p, ending ? 2 : 3, next ? (int)(next > t ? next - t : 0) : -1) < 0 && errno != EINTR)
 			break;
 		if (p[1].revents && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (signalled)
-				break;   /* a second signal: go now */
+				break; /* a second signal: go now */
 			signalled = true;
-			if (!ending)   /* after the end of stdin, the status stays 0 */
+			if (!ending) /* after the end of stdin, the status stays 0 */
 				ret = 128 + (int)si.ssi_signo;
 			ending = true;
 		}

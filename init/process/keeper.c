@@ -69,7 +69,7 @@ struct keeper_ctl {
 	uint32_t type;
 	uint32_t len;
 	int32_t n_argv, n_env;
-	int32_t sig;       /* KEEPER_FORWARD */
+	int32_t sig; /* KEEPER_FORWARD */
 };
 
 static void keeper_send(int fd, const struct keeper_msg *m)
@@ -102,7 +102,9 @@ static int ctl_read(int fd, struct keeper_ctl *c, int fds[JOB_FDS])
 {
 	char cbuf[CMSG_SPACE(JOB_FDS * sizeof(int))];
 	struct iovec iov = { .iov_base = c, .iov_len = sizeof(*c) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 	ssize_t r;
@@ -136,7 +138,9 @@ static int report_hand_over(int sock, int fd)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 	struct iovec iov = { .iov_base = "r", .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	int r = 0;
@@ -159,7 +163,9 @@ static void report_drain(int sock)
 	for (;;) {
 		char cbuf[CMSG_SPACE(sizeof(int))], b;
 		struct iovec iov = { .iov_base = &b, .iov_len = 1 };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+		struct msghdr mh = { .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = cbuf,
 				     .msg_controllen = sizeof(cbuf) };
 		struct cmsghdr *cm;
 
@@ -179,8 +185,8 @@ static void report_drain(int sock)
 /* Split a job's payload: the workdir, then n_argv and n_env strings, into
  * argv and envp (NULL-ended, pointing into buf). Returns 0, or -1 when the
  * payload does not hold exactly that. */
-static int job_split(char *buf, size_t len, const struct keeper_ctl *c, char **workdir,
-		     char **argv, char **envp)
+static int job_split(char *buf, size_t len, const struct keeper_ctl *c, char **workdir, char **argv,
+		     char **envp)
 {
 	size_t off = 0;
 	int n = 1 + c->n_argv + c->n_env;
@@ -323,14 +329,15 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_base *base,
 		int r;
 
 		if (ctl_read(job_fd, &c, fds) < 0)
-			_exit(0);   /* turninit closed the socket: the turn is over */
+			_exit(0); /* turninit closed the socket: the turn is over */
 		if (c.type != KEEPER_JOB)
-			continue;   /* a cancel or signal for a command that has ended */
+			continue; /* a cancel or signal for a command that has ended */
 		buf = malloc(c.len ? c.len : 1);
 		argv = calloc((size_t)c.n_argv + 1, sizeof(*argv));
 		envp = calloc((size_t)c.n_env + 1, sizeof(*envp));
 		if (!buf || !argv || !envp || c.n_argv < 1 || c.n_env < 0 ||
-		    read_full(job_fd, buf, c.len) < 0 || job_split(buf, c.len, &c, &workdir, argv, envp) < 0) {
+		    read_full(job_fd, buf, c.len) < 0 ||
+		    job_split(buf, c.len, &c, &workdir, argv, envp) < 0) {
 			struct keeper_msg m = { .type = KEEPER_FAILED, .wait_status = 125 << 8 };
 
 			snprintf(m.msg, sizeof(m.msg), "the keeper could not read the command");
@@ -343,10 +350,11 @@ static void __attribute__((noreturn)) keeper_main(const struct spawn_base *base,
 				 strerror(-r));
 			keeper_send(msg_fd, &m);
 		} else {
-			struct spawn_plan plan = spawn_plan_from(base, argv, envp, workdir[0] ? workdir : NULL,
-								 fds[0], fds[1], fds[2]);
+			struct spawn_plan plan = spawn_plan_from(base, argv, envp,
+								 workdir[0] ? workdir : NULL, fds[0], fds[1],
+								 fds[2]);
 
-			fds[3] = -1;   /* closed: the hand-over socket holds it */
+			fds[3] = -1; /* closed: the hand-over socket holds it */
 			plan.sig_reset = sig_reset;
 			plan.filter_loaded = filtered;
 			plan.report_sock = hand[1];
@@ -420,15 +428,16 @@ static int ctl_send(const struct keeper *k, const struct keeper_ctl *c, const in
 		return -errno;
 	/* A stream socket may take a header in parts; the fds went with the first. */
 	for (size_t off = (size_t)r; off < sizeof(*c); off += (size_t)r) {
-		r = TEMP_FAILURE_RETRY(send(k->job_fd, (const char *)c + off, sizeof(*c) - off, MSG_NOSIGNAL));
+		r = TEMP_FAILURE_RETRY(
+			send(k->job_fd, (const char *)c + off, sizeof(*c) - off, MSG_NOSIGNAL));
 		if (r < 0)
 			return -errno;
 	}
 	return 0;
 }
 
-int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir,
-	       const int fds[4], struct tn_error *err)
+int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir, const int fds[4],
+	       struct tn_error *err)
 {
 	struct keeper_ctl c = { .type = KEEPER_JOB };
 	size_t len = strlen(workdir ? workdir : "") + 1;
@@ -440,8 +449,9 @@ int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const cha
 	for (; envp[c.n_env]; c.n_env++)
 		len += strlen(envp[c.n_env]) + 1;
 	if (len > KEEPER_JOB_MAX)
-		return err_set(err, E2BIG, "the command, its environment and workdir take %zu bytes, more than %u",
-			       len, KEEPER_JOB_MAX);
+		return err_set(err, E2BIG,
+			       "the command, its environment and workdir take %zu bytes, more than %u", len,
+			       KEEPER_JOB_MAX);
 	if (!(buf = p = malloc(len)))
 		return err_set(err, ENOMEM, "out of memory");
 	p = stpcpy(p, workdir ? workdir : "") + 1;

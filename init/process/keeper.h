@@ -29,9 +29,9 @@
 /* A keeper does not say that a command started: turninit learns it from the
  * command's exec report (spawn.h), without the keeper having to run. */
 enum keeper_msg_type {
-	KEEPER_FAILED = 2,    /* it did not start: wait_status, exec_failed, msg */
-	KEEPER_EXITED,        /* the command's main process (pid) ended: wait_status;
-				 every other process of the command is gone too */
+	KEEPER_FAILED = 2, /* it did not start: wait_status, exec_failed, msg */
+	KEEPER_EXITED,     /* the command's main process (pid) ended: wait_status;
+			      every other process of the command is gone too */
 };
 
 struct keeper_msg {
@@ -39,20 +39,20 @@ struct keeper_msg {
 	int pid;
 	int wait_status;
 	int exec_failed;
-	uint64_t end_ms;      /* KEEPER_EXITED: when the main process was reaped
-				 (clock_ms), whenever turninit reads this */
+	uint64_t end_ms; /* KEEPER_EXITED: when the main process was reaped
+			    (clock_ms), whenever turninit reads this */
 	char msg[TN_ERROR_MSG_MAX];
 };
 
 struct keeper {
-	pid_t pid;        /* the keeper process; 0: none (not started, or ended) */
-	int msg_fd;       /* read end of its messages (a pipe), close-on-exec */
-	int job_fd;       /* turninit's end of its socket: commands, cancels, signals */
+	pid_t pid;  /* the keeper process; 0: none (not started, or ended) */
+	int msg_fd; /* read end of its messages (a pipe), close-on-exec */
+	int job_fd; /* turninit's end of its socket: commands, cancels, signals */
 };
 
 /* keeper_start - fork an idle keeper holding base. It keeps only its two fds,
- * the Landlock ruleset's and seccomp-notify's socket (base->notify_sock). Errors: -errno of socketpair(2), pipe2(2) or
- * fork(2), nothing left open. ret is written only on success. */
+ * the Landlock ruleset's and seccomp-notify's socket (base->notify_sock). Errors: -errno of socketpair(2),
+ * pipe2(2) or fork(2), nothing left open. ret is written only on success. */
 int keeper_start(const struct spawn_base *base, struct keeper *ret, struct tn_error *err);
 
 /* keeper_run - give an idle keeper one command: argv and envp (NULL-ended),
@@ -64,8 +64,8 @@ int keeper_start(const struct spawn_base *base, struct keeper *ret, struct tn_er
  * not, the keeper's message (keeper_read, KEEPER_FAILED) says why. Errors:
  * -EPIPE when the keeper is gone (the caller stops it and starts another),
  * -E2BIG past KEEPER_JOB_MAX bytes, other -errno of sendmsg(2). */
-int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir,
-	       const int fds[4], struct tn_error *err);
+int keeper_run(struct keeper *k, char *const *argv, char *const *envp, const char *workdir, const int fds[4],
+	       struct tn_error *err);
 
 /* keeper_read - read one message. Returns 1 and fills msg, 0 at end of file
  * (the keeper is gone), -EAGAIN when none is waiting on a non-blocking fd,
@@ -96,7 +96,7 @@ void keeper_stop(struct keeper *k, uint64_t deadline_ms);
 extern const struct scg_use keeper_calls[];
 extern const size_t keeper_n_calls;
 
-#define KEEPER_GRACE_MS REAP_GRACE_MS   /* milliseconds between SIGTERM and SIGKILL */
-#define KEEPER_JOB_MAX (8u << 20)       /* bytes of one command's argv, env and workdir */
+#define KEEPER_GRACE_MS REAP_GRACE_MS /* milliseconds between SIGTERM and SIGKILL */
+#define KEEPER_JOB_MAX (8u << 20)     /* bytes of one command's argv, env and workdir */
 
 #endif

@@ -36,7 +36,7 @@ long memcg_oom_kills(void)
 	 * exec and exit reads it. */
 	static const char *const files[] = { "/sys/fs/cgroup/memory.events",
 					     "/sys/fs/cgroup/memory/memory.oom_control" };
-	static int fd = -2;   /* -2 not yet known, -1 neither */
+	static int fd = -2; /* -2 not yet known, -1 neither */
 	long n;
 
 	if (fd >= -1)

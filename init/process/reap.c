@@ -23,8 +23,7 @@
 #include "util/log.h"
 
 /* Forwarded to the command's process group (docs/design.md, "Signals"). */
-static const int reap_forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-				      SIGWINCH };
+static const int reap_forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
 static void reap_set(sigset_t *s)
 {
@@ -220,7 +219,7 @@ void reap_kill_all(void)
 	for (;;) {
 		reap_signal_descendants(getpid(), SIGKILL);
 		if (waitpid(-1, NULL, 0) < 0 && errno != EINTR)
-			return;   /* ECHILD: none left */
+			return; /* ECHILD: none left */
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 	}
@@ -278,7 +277,7 @@ int reap_kill_strays(const pid_t *keep, size_t n, pid_t lost, uint64_t deadline_
 			return killed;
 		if (clock_ms() >= deadline_ms)
 			return -ETIMEDOUT;
-		poll(NULL, 0, 1);   /* SIGKILL is delivered at the next return to user space */
+		poll(NULL, 0, 1); /* SIGKILL is delivered at the next return to user space */
 	}
 }
 
@@ -299,7 +298,7 @@ static void held_read(int *fd)
 		held_len += k;
 		held_dropped += (size_t)n - k;
 	}
-	if (*fd >= 0 && n == 0) {   /* every writer gone: no more to wait for */
+	if (*fd >= 0 && n == 0) { /* every writer gone: no more to wait for */
 		close(*fd);
 		*fd = -1;
 	}
@@ -324,7 +323,7 @@ static void held_write(void)
 int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd)
 {
 	uint64_t start = clock_ms();
-	uint64_t deadline = timeout_ms ? start + timeout_ms : 0;   /* 0: none */
+	uint64_t deadline = timeout_ms ? start + timeout_ms : 0; /* 0: none */
 	bool holds = held_fd >= 0;
 	struct reap_term term = { .pgid = main_pid, .root = getpid() };
 	bool main_done = false, timed_out = false;
@@ -332,7 +331,8 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd)
 
 	reap_children(main_pid, &main_done, &main_status);
 	while (!main_done) {
-		struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN }, { .fd = held_fd, .events = POLLIN } };
+		struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN },
+					 { .fd = held_fd, .events = POLLIN } };
 		uint64_t t = clock_ms();
 		struct signalfd_siginfo si;
 		int wait_ms;
@@ -352,7 +352,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd)
 			int sig = (int)si.ssi_signo;
 
 			if (sig == SIGCHLD)
-				continue;   /* reaped below, however many coalesced */
+				continue; /* reaped below, however many coalesced */
 			if (sig == SIGTERM) {
 				reap_term_start(&term, clock_ms());
 				continue;
@@ -365,7 +365,7 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd)
 	}
 	reap_kill_all();
 	if (holds) {
-		held_read(&held_fd);   /* its writers are gone: what they left */
+		held_read(&held_fd); /* its writers are gone: what they left */
 		held_write();
 	}
 	return timed_out ? EXIT_TIMED_OUT : reap_exit_code(main_status);

@@ -15,8 +15,7 @@
 
 #include "policy/error.h"
 
-#define REAP_GRACE_MS 5000   /* milliseconds between SIGTERM and SIGKILL */
-
+#define REAP_GRACE_MS 5000 /* milliseconds between SIGTERM and SIGKILL */
 
 /* reap_block_signals - block every signal (the handled ones are read through
  * the signalfd of reap_open, the rest stay pending) and set SIGCHLD to its
@@ -29,7 +28,7 @@ void reap_block_signals(void);
  * Errors: -errno of signalfd(2) or prctl(2). */
 int reap_open(int *ret_fd, struct tn_error *err);
 
-#define REAP_HELD_MAX (256u * 1024u)   /* bytes of held lines (reap_run_one) */
+#define REAP_HELD_MAX (256u * 1024u) /* bytes of held lines (reap_run_one) */
 
 /* reap_run_one - supervise one command whose process group is main_pid until
  * it exits: reap every child (waitpid(-1, WNOHANG) loop), forward SIGINT,
@@ -51,13 +50,13 @@ int reap_run_one(int sfd, pid_t main_pid, uint64_t timeout_ms, int held_fd);
  * reap_kill_all) the end of a turn. reap_term_start sends SIGTERM, then
  * SIGCONT (a stopped process gets SIGTERM only once it runs), to the command's
  * process group and to every descendant of root outside it (what left the
- * group with setsid; each process gets each signal once), and arms SIGKILL for REAP_GRACE_MS later; reap_term_tick sends it,
- * to the same group and descendants, once due. */
+ * group with setsid; each process gets each signal once), and arms SIGKILL for REAP_GRACE_MS later;
+ * reap_term_tick sends it, to the same group and descendants, once due. */
 struct reap_term {
-	pid_t pgid;         /* the command's process group: its main pid */
-	pid_t root;         /* whose descendants are the command's: turninit or the keeper */
-	uint64_t kill_at;   /* CLOCK_MONOTONIC ms of the SIGKILL; 0: not armed */
-	bool started;       /* SIGTERM sent */
+	pid_t pgid;       /* the command's process group: its main pid */
+	pid_t root;       /* whose descendants are the command's: turninit or the keeper */
+	uint64_t kill_at; /* CLOCK_MONOTONIC ms of the SIGKILL; 0: not armed */
+	bool started;     /* SIGTERM sent */
 };
 
 /* reap_term_start - begin ending t's command at now (ms); again is a no-op. */

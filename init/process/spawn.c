@@ -26,7 +26,7 @@
 #include "sandbox/notify.h"
 #include "util/exit_codes.h"
 
-#define SPAWN_NSIG 64   /* the kernel's _NSIG on x86_64 */
+#define SPAWN_NSIG 64 /* the kernel's _NSIG on x86_64 */
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -42,7 +42,7 @@ struct spawn_ksigaction {
 
 /* What a child that failed before execve reports to its waiting parent. */
 struct spawn_report {
-	int exec_failed;    /* 1: execve failed, 0: a setup step failed */
+	int exec_failed; /* 1: execve failed, 0: a setup step failed */
 	int errnum;
 	char msg[TN_ERROR_MSG_MAX];
 };
@@ -60,7 +60,7 @@ char **spawn_argv(char *const *words, int n, bool argv_form)
 	v[k++] = "--noprofile";
 	v[k++] = "--norc";
 	v[k++] = "-c";
-	v[k++] = "--";   /* a command string starting with '-' is not an option */
+	v[k++] = "--"; /* a command string starting with '-' is not an option */
 	if (n == 1 && !argv_form) {
 		v[k++] = words[0];
 	} else {
@@ -162,8 +162,8 @@ static int set_limit(int resource, rlim_t want)
  * that fails ends the set-up, and the command is not run.
  */
 struct spawn_env {
-	pid_t parent;       /* the caller, which the child must still have at the end */
-	int report_fd;      /* the exec report's write end (spawn.h), or -1 */
+	pid_t parent;  /* the caller, which the child must still have at the end */
+	int report_fd; /* the exec report's write end (spawn.h), or -1 */
 };
 
 typedef int spawn_step_fn(const struct spawn_plan *p, const struct spawn_env *env, struct tn_error *err);
@@ -252,8 +252,7 @@ static int step_rlimits(const struct spawn_plan *p, const struct spawn_env *env,
 	int r;
 
 	(void)env;
-	if ((r = set_limit(RLIMIT_CORE, 0)) < 0 ||
-	    (r = set_limit(RLIMIT_NOFILE, p->limits->nofile)) < 0 ||
+	if ((r = set_limit(RLIMIT_CORE, 0)) < 0 || (r = set_limit(RLIMIT_NOFILE, p->limits->nofile)) < 0 ||
 	    (r = set_limit(RLIMIT_NPROC, p->limits->nproc)) < 0 ||
 	    (r = set_limit(RLIMIT_FSIZE, p->limits->fsize_bytes)) < 0)
 		return err_errno(err, r, "rlimits");
@@ -273,11 +272,10 @@ static int step_ids(const struct spawn_plan *p, const struct spawn_env *env, str
 		uid_t ru, eu, su;
 		gid_t rg, eg, sg;
 
-		if (getresuid(&ru, &eu, &su) != 0 || getresgid(&rg, &eg, &sg) != 0 ||
-		    ru != p->uid || eu != p->uid || su != p->uid || rg != p->gid || eg != p->gid ||
-		    sg != p->gid)
-			return err_set(err, EPERM, "non-root mode: the ids are not %u:%u",
-				       (unsigned)p->uid, (unsigned)p->gid);
+		if (getresuid(&ru, &eu, &su) != 0 || getresgid(&rg, &eg, &sg) != 0 || ru != p->uid ||
+		    eu != p->uid || su != p->uid || rg != p->gid || eg != p->gid || sg != p->gid)
+			return err_set(err, EPERM, "non-root mode: the ids are not %u:%u", (unsigned)p->uid,
+				       (unsigned)p->gid);
 		return 0;
 	}
 	/* securebits and the bounding set are turninit's, locked and emptied
@@ -400,10 +398,9 @@ static int child_setup(const struct spawn_plan *p, const struct spawn_env *env, 
 	return 0;
 }
 
-struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
-				char *const *envp, const char *workdir,
-				const struct ll_ruleset *landlock, const struct sc_program *filter,
-				int in_fd, int out_fd, int err_fd)
+struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv, char *const *envp,
+				const char *workdir, const struct ll_ruleset *landlock,
+				const struct sc_program *filter, int in_fd, int out_fd, int err_fd)
 {
 	return (struct spawn_plan){
 		.shell = m->shell,
@@ -425,8 +422,8 @@ struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
 struct spawn_plan spawn_plan_from(const struct spawn_base *base, char *const *argv, char *const *envp,
 				  const char *workdir, int in_fd, int out_fd, int err_fd)
 {
-	struct spawn_plan p = spawn_plan_of(base->m, argv, envp, workdir, base->landlock, base->filter,
-					    in_fd, out_fd, err_fd);
+	struct spawn_plan p = spawn_plan_of(base->m, argv, envp, workdir, base->landlock, base->filter, in_fd,
+					    out_fd, err_fd);
 
 	p.nonroot = base->nonroot;
 	if (base->notify_filter) {
@@ -452,7 +449,9 @@ static int report_take(int sock)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))], b;
 	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 	int fd;
@@ -492,7 +491,7 @@ static int __attribute__((noreturn)) spawn_child_main(void *arg)
 	execve(c->plan->shell, c->plan->argv, c->plan->envp);
 	e = errno;
 	if (env.report_fd >= 0)
-		(void)!write(env.report_fd, "F", 1);   /* the exec failed: not a start */
+		(void)!write(env.report_fd, "F", 1); /* the exec failed: not a start */
 	c->rep->exec_failed = 1;
 	c->rep->errnum = e ? e : EIO;
 	snprintf(c->rep->msg, sizeof(c->rep->msg), "%s: %s", c->plan->shell, strerror(e));
@@ -503,8 +502,8 @@ static int __attribute__((noreturn)) spawn_child_main(void *arg)
  * fallback of spawn_close_fds) uses a few KiB. */
 #define SPAWN_STACK (64 * 1024)
 
-int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status,
-		  bool *ret_exec_failed, struct tn_error *err)
+int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status, bool *ret_exec_failed,
+		  struct tn_error *err)
 {
 	/* CLONE_VM | CLONE_VFORK, as posix_spawn(3) does: no copy of the
 	 * caller's page tables, and the caller waits until the child has exec'd

@@ -15,44 +15,43 @@
 #include "sandbox/landlock.h"
 
 struct spawn_plan {
-	const char *shell;              /* absolute path of bash */
-	char *const *argv;              /* {"bash","--noprofile","--norc","-c",CMD,...,NULL} */
-	char *const *envp;              /* the exact environment (envfilter.h) */
+	const char *shell; /* absolute path of bash */
+	char *const *argv; /* {"bash","--noprofile","--norc","-c",CMD,...,NULL} */
+	char *const *envp; /* the exact environment (envfilter.h) */
 	uid_t uid;
 	gid_t gid;
 	const char *workdir;
 	const struct mf_limits *limits;
 	const struct ll_ruleset *landlock;
 	const struct sc_program *filter;
-	int stdio[3];                   /* fds for 0, 1, 2; -1: inherit turninit's */
-	uint64_t sig_reset;             /* bit N-1: signal N is set to SIG_DFL in the
-					   child (every one in spawn_plan_of; a keeper
-					   gives spawn_signals_to_reset's) */
-	bool filter_loaded;             /* the caller (a keeper) runs under filter
-					   already, which the child inherits: not
-					   loaded again (false in spawn_plan_of) */
-	int report_sock;                /* a keeper's hand-over socket, holding the
-					   write end of the command's exec report for
-					   the child to take (spawn_command); -1: none
-					   (spawn_plan_of) */
-	const struct sc_program *notify_filter;   /* seccomp-notify (notify.h): the
-					   second filter, whose listener the child
-					   sends on notify_sock before the main one is
-					   loaded; NULL: none (spawn_plan_of) */
+	int stdio[3];                           /* fds for 0, 1, 2; -1: inherit turninit's */
+	uint64_t sig_reset;                     /* bit N-1: signal N is set to SIG_DFL in the
+						   child (every one in spawn_plan_of; a keeper
+						   gives spawn_signals_to_reset's) */
+	bool filter_loaded;                     /* the caller (a keeper) runs under filter
+						   already, which the child inherits: not
+						   loaded again (false in spawn_plan_of) */
+	int report_sock;                        /* a keeper's hand-over socket, holding the
+						   write end of the command's exec report for
+						   the child to take (spawn_command); -1: none
+						   (spawn_plan_of) */
+	const struct sc_program *notify_filter; /* seccomp-notify (notify.h): the
+					 second filter, whose listener the child
+					 sends on notify_sock before the main one is
+					 loaded; NULL: none (spawn_plan_of) */
 	int notify_sock;
-	bool nonroot;                   /* turninit runs as uid:gid with no capability
-					   (caps.h): no securebits, bounding set, group
-					   or uid change; false in spawn_plan_of */
+	bool nonroot; /* turninit runs as uid:gid with no capability
+			 (caps.h): no securebits, bounding set, group
+			 or uid change; false in spawn_plan_of */
 };
 
 /* spawn_plan_of - the plan of one command under manifest m: its shell, uid,
  * gid and limits, with argv and envp as given, workdir (NULL: the manifest's),
  * the prepared Landlock ruleset and seccomp filter, and stdio fds (-1:
  * inherit turninit's). Pure; the pointers must outlive the plan. */
-struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
-				char *const *envp, const char *workdir,
-				const struct ll_ruleset *landlock, const struct sc_program *filter,
-				int in_fd, int out_fd, int err_fd);
+struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv, char *const *envp,
+				const char *workdir, const struct ll_ruleset *landlock,
+				const struct sc_program *filter, int in_fd, int out_fd, int err_fd);
 
 /* The per-turn half of every command's plan: what the turn prepared once
  * (init/turn.h, turn_base) and each command and keeper of the turn shares.
@@ -60,16 +59,16 @@ struct spawn_plan spawn_plan_of(const struct mf_manifest *m, char *const *argv,
  * it (keeper.h). The pointers are the turn's, which outlives every plan. */
 struct spawn_base {
 	const struct mf_manifest *m;
-	bool nonroot;                   /* non-root mode (caps.h) */
-	const struct ll_ruleset *landlock;   /* fd -1 without Landlock */
+	bool nonroot;                      /* non-root mode (caps.h) */
+	const struct ll_ruleset *landlock; /* fd -1 without Landlock */
 	const struct sc_program *filter;
-	const struct sc_program *notify_filter;   /* seccomp-notify (notify.h): the
-					   commands' second filter; NULL: none */
-	int notify_sock;                /* the write end the commands hand their
-					   listener to PID 1 on (net.h notify_wr); -1:
-					   none */
-	bool filter_in_keeper;          /* the filter refuses no call of a keeper,
-					   which then loads it once (keeper.h) */
+	const struct sc_program *notify_filter; /* seccomp-notify (notify.h): the
+					 commands' second filter; NULL: none */
+	int notify_sock;                        /* the write end the commands hand their
+						   listener to PID 1 on (net.h notify_wr); -1:
+						   none */
+	bool filter_in_keeper;                  /* the filter refuses no call of a keeper,
+						   which then loads it once (keeper.h) */
 };
 
 /* spawn_plan_from - the spawn plan of one command under base: argv, envp,
@@ -120,8 +119,8 @@ char **spawn_argv(char *const *words, int n, bool argv_form);
  * pid and then end of file is the exec; end of file without the pid, or with
  * a byte after it, is no start (the caller's own report says why). A child
  * that cannot take or write the report fails its set-up (exit 125). */
-int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status,
-		  bool *ret_exec_failed, struct tn_error *err);
+int spawn_command(const struct spawn_plan *plan, pid_t *ret_pid, int *ret_status, bool *ret_exec_failed,
+		  struct tn_error *err);
 
 /* spawn_step_name - the name of the set-up step i (0 first: "session", ...,
  * "seccomp" last), or NULL past the last; for the unit test that holds the

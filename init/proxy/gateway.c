@@ -82,8 +82,8 @@ int gateway_prepare(struct gateway *g, const char *buf, size_t len, const char *
 		return r;
 	gc = (struct gw_cred){ .field = cred->present == NA_HEADER ? cred->field : "Authorization",
 			       .value = field_value };
-	r = gw_request(buf, len, host_field, &gc, &g->head, &g->head_len, &g->consumed, &g->body,
-		       g->method, g->path, sizeof(g->path), err);
+	r = gw_request(buf, len, host_field, &gc, &g->head, &g->head_len, &g->consumed, &g->body, g->method,
+		       g->path, sizeof(g->path), err);
 	sodium_memzero(field_value, strlen(field_value));
 	if (r < 0)
 		return r;
@@ -91,8 +91,8 @@ int gateway_prepare(struct gateway *g, const char *buf, size_t len, const char *
 		return err_set(err, EINVAL, "the request head is not complete");
 	if (!(g->redact = malloc(sizeof(*g->redact))))
 		return err_set(err, ENOMEM, "out of memory");
-	return gw_redact_init(g->redact, value, strlen(value),
-			      cred->present == NA_BASIC ? cred->user : NULL, err);
+	return gw_redact_init(g->redact, value, strlen(value), cred->present == NA_BASIC ? cred->user : NULL,
+			      err);
 }
 
 void gateway_free(struct gateway *g)
@@ -125,8 +125,9 @@ int gateway_preload(const struct mf_network *n, struct tn_error *err)
 	int r = 0;
 
 	for (size_t i = 0; i < n->n_allow; i++) {
-		const char *path = !n->allow[i].cred ? NULL : n->allow[i].cred->ca ? n->allow[i].cred->ca :
-			GATEWAY_CA_DEFAULT;
+		const char *path = !n->allow[i].cred    ? NULL :
+				   n->allow[i].cred->ca ? n->allow[i].cred->ca :
+							  GATEWAY_CA_DEFAULT;
 		struct gateway_ca *c;
 		size_t k = 0;
 
@@ -135,8 +136,8 @@ int gateway_preload(const struct mf_network *n, struct tn_error *err)
 		if (!path || k < gateway_n_cas)
 			continue;
 		if (gateway_n_cas == GATEWAY_CAS_MAX) {
-			r = err_set(err, E2BIG, "more than %d CA bundles: %s is read at each request", GATEWAY_CAS_MAX,
-				    path);
+			r = err_set(err, E2BIG, "more than %d CA bundles: %s is read at each request",
+				    GATEWAY_CAS_MAX, path);
 			continue;
 		}
 		c = &gateway_cas[gateway_n_cas++];
@@ -155,7 +156,7 @@ struct gateway_tls {
 	int fd;
 	mbedtls_ssl_context ssl;
 	mbedtls_ssl_config conf;
-	mbedtls_x509_crt ca;             /* a bundle not preloaded, read now */
+	mbedtls_x509_crt ca; /* a bundle not preloaded, read now */
 	mbedtls_ctr_drbg_context drbg;
 	mbedtls_entropy_context entropy;
 };
@@ -243,7 +244,8 @@ static int gateway_tls_open(struct gateway_tls *t, int fd, const char *host, con
 	}
 	if (chain->version == 0)
 		return err_set(err, ECONNABORTED, "no certificate could be read from the CA bundle %s", ca);
-	if ((r = mbedtls_ctr_drbg_seed(&t->drbg, mbedtls_entropy_func, &t->entropy, pers, sizeof(pers) - 1)) ||
+	if ((r = mbedtls_ctr_drbg_seed(&t->drbg, mbedtls_entropy_func, &t->entropy, pers,
+				       sizeof(pers) - 1)) ||
 	    (r = mbedtls_ssl_config_defaults(&t->conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
 					     MBEDTLS_SSL_PRESET_DEFAULT)))
 		return gateway_tls_error(r, "TLS set-up", err);
@@ -264,8 +266,8 @@ static int gateway_tls_open(struct gateway_tls *t, int fd, const char *host, con
 		if (r == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED && flags) {
 			mbedtls_x509_crt_verify_info(why, sizeof(why), "", flags);
 			why[strcspn(why, "\n")] = '\0';
-			return err_set(err, ECONNABORTED, "the certificate of %s is refused: %s (CA bundle %s)",
-				       host, why, ca);
+			return err_set(err, ECONNABORTED,
+				       "the certificate of %s is refused: %s (CA bundle %s)", host, why, ca);
 		}
 		return gateway_tls_error(r, "TLS handshake", err);
 	}
@@ -359,14 +361,17 @@ static int gateway_response_head(struct gateway *g, struct gateway_tls *t, int c
 		_cleanup_free_ char *head = NULL;
 		size_t head_len = 0, consumed = 0, red_len = 0;
 		struct gw_redact rd = *g->redact;
-		int rc = gw_response(buf, len, head_req, &head, &head_len, &g->status, &consumed, ret_body, err);
+		int rc = gw_response(buf, len, head_req, &head, &head_len, &g->status, &consumed, ret_body,
+				     err);
 		_cleanup_free_ char *red = NULL;
 
 		if (rc == 1) {
 			int r = gateway_tls_read(t, buf + len, GW_HEAD_MAX - len, err);
 
 			if (r <= 0)
-				return r < 0 ? r : err_set(err, EPROTO, "the host closed before its response head");
+				return r < 0 ? r :
+					       err_set(err, EPROTO,
+						       "the host closed before its response head");
 			len += (size_t)r;
 			g->in += (uint64_t)r;
 			continue;
@@ -408,7 +413,8 @@ static int gateway_response_body(struct gateway *g, struct gateway_tls *t, int c
 		const char *p = buf;
 
 		while (len > 0 && !end) {
-			size_t piece = len < GATEWAY_BUF ? len : GATEWAY_BUF, used = 0, produced = 0, red_len = 0;
+			size_t piece = len < GATEWAY_BUF ? len : GATEWAY_BUF, used = 0, produced = 0,
+			       red_len = 0;
 			int rc = gw_body_feed(b, decode, p, piece, dec, &used, &produced, err);
 
 			if (rc < 0)
@@ -464,7 +470,8 @@ int gateway_run(struct gateway *g, int client, int upstream, const char *host, c
 		r = gateway_send_body(g, &t, client, rest, rest_len, err);
 	}
 	if (r == 0)
-		r = gateway_response_head(g, &t, client, strcmp(g->method, "HEAD") == 0, buf, &held, &body, err);
+		r = gateway_response_head(g, &t, client, strcmp(g->method, "HEAD") == 0, buf, &held, &body,
+					  err);
 	if (r == 0)
 		r = gateway_response_body(g, &t, client, &body, buf, held, err);
 	if (r == 0)

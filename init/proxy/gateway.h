@@ -19,23 +19,23 @@
 #include "policy/manifest.h"
 #include "policy/netallow.h"
 
-#define GATEWAY_CA_DEFAULT "/etc/ssl/certs/ca-certificates.crt"  /* Debian's bundle */
-#define GATEWAY_HANDSHAKE_MS 10000  /* the TLS handshake, each read and write of it */
-#define GATEWAY_IO_MS 300000        /* each read or write after it */
+#define GATEWAY_CA_DEFAULT "/etc/ssl/certs/ca-certificates.crt" /* Debian's bundle */
+#define GATEWAY_HANDSHAKE_MS 10000 /* the TLS handshake, each read and write of it */
+#define GATEWAY_IO_MS 300000       /* each read or write after it */
 
 /* One gateway request: its rewritten head, its body's framing, what the log
  * line and the record say of it. */
 struct gateway {
-	char *head;                  /* the head for the host (gw_request), malloc'd */
-	size_t head_len, consumed;   /* its bytes; the command's head's bytes */
-	struct gw_body body;         /* the request body's framing */
+	char *head;                /* the head for the host (gw_request), malloc'd */
+	size_t head_len, consumed; /* its bytes; the command's head's bytes */
+	struct gw_body body;       /* the request body's framing */
 	char method[16];
-	char path[256];              /* without its query */
-	struct gw_redact *redact;    /* the value's forms, malloc'd */
-	int status;                  /* the host's status, 0 before it came */
-	bool answered;               /* a byte of the host's response reached the command */
-	uint64_t out, in;            /* bytes of the request sent, of the response read */
-	uint64_t redactions;         /* forms of the value replaced in the response */
+	char path[256];           /* without its query */
+	struct gw_redact *redact; /* the value's forms, malloc'd */
+	int status;               /* the host's status, 0 before it came */
+	bool answered;            /* a byte of the host's response reached the command */
+	uint64_t out, in;         /* bytes of the request sent, of the response read */
+	uint64_t redactions;      /* forms of the value replaced in the response */
 };
 
 /* gateway_prepare - the command's head buf[0..len) for host:port, rewritten

@@ -39,18 +39,18 @@
 struct proxy_conn {
 	int client, upstream;
 	struct pr_request rq;
-	long rule;                       /* index in network.allow, or -1 */
-	char addr[INET6_ADDRSTRLEN];     /* the address connected to */
-	uint64_t out, in;                /* bytes to the host, from it */
+	long rule;                   /* index in network.allow, or -1 */
+	char addr[INET6_ADDRSTRLEN]; /* the address connected to */
+	uint64_t out, in;            /* bytes to the host, from it */
 	uint64_t start_ms;
-	const struct gateway *gw;        /* a gateway request, or NULL */
-	const struct na_cred *cred;      /* its credential */
-	char id[RQ_ID_MAX + 1];          /* the command whose port it came to, or "" */
-	uint32_t stream;                 /* with id: that command's stream */
+	const struct gateway *gw;   /* a gateway request, or NULL */
+	const struct na_cred *cred; /* its credential */
+	char id[RQ_ID_MAX + 1];     /* the command whose port it came to, or "" */
+	uint32_t stream;            /* with id: that command's stream */
 };
 
-#define PROXY_RECORDS 4   /* the fd of the records' pipe in the proxy */
-#define PROXY_CTL 5       /* the fd of PID 1's control socket pair in the proxy */
+#define PROXY_RECORDS 4 /* the fd of the records' pipe in the proxy */
+#define PROXY_CTL 5     /* the fd of PID 1's control socket pair in the proxy */
 
 /* The commands' own listening sockets (struct net_ctl), at most
  * NET_CMD_PORTS_MAX; fd -1 for a free place. */
@@ -98,8 +98,10 @@ static const char *proxy_who(const struct proxy_conn *c)
  * (smaller than PIPE_BUF) within PROXY_RECORD_MS, else dropped. */
 static void proxy_record(const struct proxy_conn *c, const char *verdict, const char *reason)
 {
-	struct net_record r = { .port = c->rq.port, .rule = (int32_t)c->rule,
-				.bytes_out = c->out, .bytes_in = c->in,
+	struct net_record r = { .port = c->rq.port,
+				.rule = (int32_t)c->rule,
+				.bytes_out = c->out,
+				.bytes_in = c->in,
 				.duration_ms = clock_ms() - c->start_ms };
 	struct pollfd p = { .fd = PROXY_RECORDS, .events = POLLOUT };
 
@@ -138,14 +140,14 @@ static void proxy_record(const struct proxy_conn *c, const char *verdict, const 
 struct proxy_pair {
 	char host[PR_HOST_MAX + 1];
 	uint16_t port;
-	char kind[8];                    /* "CONNECT", "HTTP" (the first refusal's) */
-	unsigned count;                  /* refusals of this pair in the window */
+	char kind[8];   /* "CONNECT", "HTTP" (the first refusal's) */
+	unsigned count; /* refusals of this pair in the window */
 };
 struct proxy_quota {
 	uint64_t window_ms;
 	unsigned logged, quiet;
-	bool lock;                       /* of the pairs; held a few µs, never waited on for long */
-	unsigned n_pairs, unnamed;       /* unnamed: quiet refusals of a pair not kept */
+	bool lock;                 /* of the pairs; held a few µs, never waited on for long */
+	unsigned n_pairs, unnamed; /* unnamed: quiet refusals of a pair not kept */
 	struct proxy_pair pairs[PROXY_REFUSED_PAIRS_MAX];
 };
 static struct proxy_quota *quota;
@@ -250,11 +252,12 @@ static void proxy_quota_tick(void)
 	proxy_record(&c, "refused", why);
 	for (unsigned i = 0; i < np; i++) {
 		c.rq.kind = strcmp(pairs[i].kind, "CONNECT") == 0 ? PR_CONNECT : PR_HTTP;
-		memcpy(c.rq.host, pairs[i].host, sizeof(c.rq.host));   /* both PR_HOST_MAX + 1, NUL-ended */
+		memcpy(c.rq.host, pairs[i].host, sizeof(c.rq.host)); /* both PR_HOST_MAX + 1, NUL-ended */
 		c.rq.port = pairs[i].port;
 		snprintf(why, sizeof(why), "refused %u time(s) in %d s, not each logged", pairs[i].count,
 			 PROXY_REFUSED_LOG_MS / 1000);
-		log_line("net: not each logged: %s %s:%u %s", pairs[i].kind, pairs[i].host, pairs[i].port, why);
+		log_line("net: not each logged: %s %s:%u %s", pairs[i].kind, pairs[i].host, pairs[i].port,
+			 why);
 		proxy_record(&c, "refused", why);
 	}
 }
@@ -305,15 +308,16 @@ static void __attribute__((noreturn)) proxy_linger_exit(int fd)
 }
 
 /* Refused: the answer, the log line, the child's end. */
-static void __attribute__((noreturn)) proxy_refuse(struct proxy_conn *c, int status, const char *reason,
-						   const char *why)
+static void __attribute__((noreturn))
+proxy_refuse(struct proxy_conn *c, int status, const char *reason, const char *why)
 {
 	char body[600];
 
 	/* on record before the command can see the answer: PID 1 then has
 	 * the record before the command's end (its net event comes first) */
 	if (proxy_quota_take(c)) {
-		log_line("net: refused %s %s:%u: %s%s", proxy_kind(c), c->rq.host, c->rq.port, why, proxy_who(c));
+		log_line("net: refused %s %s:%u: %s%s", proxy_kind(c), c->rq.host, c->rq.port, why,
+			 proxy_who(c));
 		proxy_record(c, "refused", why);
 	}
 	snprintf(body, sizeof(body), "turninit: %s:%u refused: %s", c->rq.host, c->rq.port, why);
@@ -336,7 +340,8 @@ static int proxy_read_head(struct proxy_conn *c, char *buf, size_t *ret_len, cha
 		int rc;
 
 		if (now >= deadline)
-			return err_set(err, ETIMEDOUT, "no complete request head within %d ms", PROXY_HEAD_MS);
+			return err_set(err, ETIMEDOUT, "no complete request head within %d ms",
+				       PROXY_HEAD_MS);
 		if (poll(&p, 1, (int)(deadline - now)) <= 0)
 			continue;
 		r = TEMP_FAILURE_RETRY(read(c->client, buf + len, PR_HEAD_MAX - len));
@@ -384,7 +389,8 @@ static int proxy_connect_one(const struct sockaddr *sa, socklen_t len)
  * answers. */
 static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV };
 	struct addrinfo *res = NULL;
 	char port[8], why[400] = "", text[INET6_ADDRSTRLEN];
@@ -401,9 +407,10 @@ static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
 		proxy_refuse(c, 502, "Bad Gateway", why);
 	}
 	for (struct addrinfo *a = res; a; a = a->ai_next) {
-		const uint8_t *bytes = a->ai_family == AF_INET ?
-			(const uint8_t *)&((struct sockaddr_in *)a->ai_addr)->sin_addr :
-			(const uint8_t *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr;
+		const uint8_t *bytes =
+			a->ai_family == AF_INET ?
+				(const uint8_t *)&((struct sockaddr_in *)a->ai_addr)->sin_addr :
+				(const uint8_t *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr;
 		const char *kind;
 
 		if (a->ai_family != AF_INET && a->ai_family != AF_INET6)
@@ -413,8 +420,9 @@ static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
 		/* DNS rebinding: a listed name that leads to a private address is
 		 * refused, unless that address is listed itself */
 		if (kind && na_match(n->allow, n->n_allow, text, c->rq.port) < 0) {
-			snprintf(why, sizeof(why), "it resolves to %s, %s %s address that network.allow does not list",
-				 text, strchr("aeiou", kind[0]) ? "an" : "a", kind);
+			snprintf(why, sizeof(why),
+				 "it resolves to %s, %s %s address that network.allow does not list", text,
+				 strchr("aeiou", kind[0]) ? "an" : "a", kind);
 			continue;
 		}
 		c->upstream = proxy_connect_one(a->ai_addr, a->ai_addrlen);
@@ -424,7 +432,8 @@ static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
 			return;
 		}
 		if (c->upstream == -ETIMEDOUT)
-			snprintf(why, sizeof(why), "no connection to %s within %d ms", text, PROXY_CONNECT_MS);
+			snprintf(why, sizeof(why), "no connection to %s within %d ms", text,
+				 PROXY_CONNECT_MS);
 		else
 			snprintf(why, sizeof(why), "no connection to %s (%s)", text, strerror(-c->upstream));
 		c->upstream = -1;
@@ -442,8 +451,8 @@ static void proxy_connect(struct proxy_conn *c, const struct mf_network *n)
 struct proxy_way {
 	int from, to;
 	int pipe[2];
-	size_t len, cap;                 /* bytes in the pipe, and its bound */
-	bool eof, full;                  /* full: the pipe took no more */
+	size_t len, cap; /* bytes in the pipe, and its bound */
+	bool eof, full;  /* full: the pipe took no more */
 	uint64_t *count;
 };
 
@@ -483,7 +492,7 @@ static bool proxy_move(struct proxy_way *w, uint64_t *last)
 	}
 	if (w->eof && w->len == 0 && w->to >= 0) {
 		shutdown(w->to, SHUT_WR);
-		w->to = -1;   /* said once */
+		w->to = -1; /* said once */
 	}
 	return true;
 }
@@ -544,10 +553,12 @@ static long proxy_cred_rule(const struct mf_network *n, long rule)
  * on over TLS with the credential in it (gateway.h), or refuses it; then
  * the child ends. A credential that was not given is named in a 503, and
  * nothing is sent to the host. */
-static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const struct mf_network *n,
-						    long cred_rule, const char *head, size_t len)
+static void __attribute__((noreturn))
+proxy_gateway(struct proxy_conn *c, const struct mf_network *n, long cred_rule, const char *head, size_t len)
 {
-	const char *value = proxy_creds && (size_t)cred_rule < proxy_creds->n ? proxy_creds->value[cred_rule] : NULL;
+	const char *value = proxy_creds && (size_t)cred_rule < proxy_creds->n ?
+				    proxy_creds->value[cred_rule] :
+				    NULL;
 	struct tn_error err = { 0 };
 	struct gateway g;
 	char why[900];
@@ -555,15 +566,21 @@ static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const 
 
 	c->cred = n->allow[cred_rule].cred;
 	if (!value) {
-		snprintf(why, sizeof(why), "the credential %s of network.allow[%ld] was not given to this turn",
-			 c->cred->name, cred_rule);
+		snprintf(why, sizeof(why),
+			 "the credential %s of network.allow[%ld] was not given to this turn", c->cred->name,
+			 cred_rule);
 		proxy_refuse(c, 503, "Service Unavailable", why);
 	}
 	r = gateway_prepare(&g, head, len, c->rq.host, c->rq.port, c->cred, value, &err);
 	if (r < 0) {
 		gateway_free(&g);
-		proxy_refuse(c, r == -EPERM ? 403 : r == -E2BIG ? 431 : 400,
-			     r == -EPERM ? "Forbidden" : r == -E2BIG ? "Request Header Fields Too Large" : "Bad Request",
+		proxy_refuse(c,
+			     r == -EPERM ? 403 :
+			     r == -E2BIG ? 431 :
+					   400,
+			     r == -EPERM ? "Forbidden" :
+			     r == -E2BIG ? "Request Header Fields Too Large" :
+					   "Bad Request",
 			     err.msg);
 	}
 	c->gw = &g;
@@ -571,8 +588,9 @@ static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const 
 	log_line("net: allowed GATEWAY %s:%u (%s) by network.allow[%ld]: %s %s with the credential %s%s",
 		 c->rq.host, c->rq.port, c->addr, c->rule, g.method, g.path, c->cred->name, proxy_who(c));
 	proxy_record(c, "allowed", NULL);
-	r = gateway_run(&g, c->client, c->upstream, c->rq.host, c->cred->ca ? c->cred->ca : GATEWAY_CA_DEFAULT,
-			head + g.consumed, len - g.consumed, &err);
+	r = gateway_run(&g, c->client, c->upstream, c->rq.host,
+			c->cred->ca ? c->cred->ca : GATEWAY_CA_DEFAULT, head + g.consumed, len - g.consumed,
+			&err);
 	c->out = g.out;
 	c->in = g.in;
 	if (r < 0) {
@@ -596,8 +614,8 @@ static void __attribute__((noreturn)) proxy_gateway(struct proxy_conn *c, const 
 
 /* One connection, in a child of the proxy: never returns. id: the command
  * whose listener it came to ("" for the shared one), of stream. */
-static void __attribute__((noreturn)) proxy_conn_main(int client, const struct mf_network *n, const char *id,
-						      uint32_t stream)
+static void __attribute__((noreturn))
+proxy_conn_main(int client, const struct mf_network *n, const char *id, uint32_t stream)
 {
 	char head[PR_HEAD_MAX];
 	struct proxy_conn c = { .client = client, .upstream = -1, .rule = -1, .start_ms = clock_ms() };
@@ -623,8 +641,8 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 			log_line("net: refused a request: %s%s", err.msg, proxy_who(&c));
 			proxy_record(&c, "refused", err.msg);
 		}
-		proxy_answer(client, status, status == 431 ? "Request Header Fields Too Large" : "Bad Request",
-			     err.msg);
+		proxy_answer(client, status,
+			     status == 431 ? "Request Header Fields Too Large" : "Bad Request", err.msg);
 		proxy_linger_exit(client);
 	}
 	/* a name is resolved as the rules match it: in lower case */
@@ -633,13 +651,14 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 			*h = (char)(*h - 'A' + 'a');
 	c.rule = na_match(n->allow, n->n_allow, c.rq.host, c.rq.port);
 	if (c.rule < 0)
-		proxy_refuse(&c, 403, "Forbidden", "no entry of the manifest's network.allow names this host and port");
+		proxy_refuse(&c, 403, "Forbidden",
+			     "no entry of the manifest's network.allow names this host and port");
 	if (c.rq.kind == PR_HTTP && proxy_cred_rule(n, c.rule) >= 0)
 		proxy_gateway(&c, n, proxy_cred_rule(n, c.rule), head, len);
 	proxy_connect(&c, n);
 	/* said now: the turn may end (and the child with it) before the tunnel */
-	log_line("net: allowed %s %s:%u (%s) by network.allow[%ld]%s", proxy_kind(&c), c.rq.host,
-		 c.rq.port, c.addr, c.rule, proxy_who(&c));
+	log_line("net: allowed %s %s:%u (%s) by network.allow[%ld]%s", proxy_kind(&c), c.rq.host, c.rq.port,
+		 c.addr, c.rule, proxy_who(&c));
 	proxy_record(&c, "allowed", NULL);
 	if (c.rq.kind == PR_CONNECT) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -655,8 +674,8 @@ static void __attribute__((noreturn)) proxy_conn_main(int client, const struct m
 	if (len > c.rq.head_len && io_send_all(c.upstream, head + c.rq.head_len, len - c.rq.head_len) == 0)
 		c.out += len - c.rq.head_len;
 	proxy_relay(&c);
-	log_line("net: closed %s %s:%u (%s): %llu bytes out, %llu in, %llu ms%s", proxy_kind(&c),
-		 c.rq.host, c.rq.port, c.addr, (unsigned long long)c.out, (unsigned long long)c.in,
+	log_line("net: closed %s %s:%u (%s): %llu bytes out, %llu in, %llu ms%s", proxy_kind(&c), c.rq.host,
+		 c.rq.port, c.addr, (unsigned long long)c.out, (unsigned long long)c.in,
 		 (unsigned long long)(clock_ms() - c.start_ms), proxy_who(&c));
 	proxy_record(&c, "closed", NULL);
 	_exit(0);
@@ -677,7 +696,8 @@ static void proxy_cred_take(const struct mf_network *n, struct net_ctl_cred *m)
 		return;
 	}
 	for (size_t i = 0; i < n->n_allow && i < proxy_creds->n; i++) {
-		if (!n->allow[i].cred || strcmp(n->allow[i].cred->name, m->name) != 0 || proxy_creds->value[i])
+		if (!n->allow[i].cred || strcmp(n->allow[i].cred->name, m->name) != 0 ||
+		    proxy_creds->value[i])
 			continue;
 		if (!(proxy_creds->value[i] = malloc(len + 1))) {
 			log_line("net: out of memory for the credential %s", m->name);
@@ -758,7 +778,9 @@ static int proxy_control(const struct mf_network *n, int *ctl)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
 	struct iovec iov = { .iov_base = &u_m, .iov_len = sizeof(u_m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = u.buf,
 			     .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *cm;
 	ssize_t r = recvmsg(*ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
@@ -803,7 +825,8 @@ static void proxy_drain(const struct mf_network *n, int *ctl)
 /* The port of s (AF_INET or AF_INET6) into *ret_port and its address as
  * text into addr ("[ADDR]" for IPv6 but a mapped IPv4 address); true when
  * that address is 127.0.0.1 or ::ffff:127.0.0.1. */
-static bool proxy_lo_addr(const struct sockaddr_storage *s, char addr[INET6_ADDRSTRLEN + 2], uint16_t *ret_port)
+static bool proxy_lo_addr(const struct sockaddr_storage *s, char addr[INET6_ADDRSTRLEN + 2],
+			  uint16_t *ret_port)
 {
 	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 	const struct sockaddr_in *v4 = (const struct sockaddr_in *)s;
@@ -868,8 +891,8 @@ static bool proxy_peer_ok(const struct mf_network *n, int *ctl, int cfd)
  * it is, or NULL for the shared one); *live counted. With peer checks, one
  * PID 1 did not make is closed at once (proxy_peer_ok). At most
  * PROXY_CONNS_MAX: past that a 503. */
-static void proxy_accept(const struct mf_network *n, int lfd, int *ctl, int fd, const struct proxy_listener *l,
-			 unsigned *live)
+static void proxy_accept(const struct mf_network *n, int lfd, int *ctl, int fd,
+			 const struct proxy_listener *l, unsigned *live)
 {
 	char id[RQ_ID_MAX + 1];
 	uint32_t stream = l ? l->stream : 0;
@@ -886,7 +909,9 @@ static void proxy_accept(const struct mf_network *n, int lfd, int *ctl, int fd, 
 	}
 	if (*live >= PROXY_CONNS_MAX) {
 		if (proxy_quota_take(NULL)) {
-			struct proxy_conn c = { .client = cfd, .upstream = -1, .rule = -1,
+			struct proxy_conn c = { .client = cfd,
+						.upstream = -1,
+						.rule = -1,
 						.start_ms = clock_ms() };
 			char why[64];
 
@@ -923,7 +948,7 @@ static void proxy_accept(const struct mf_network *n, int lfd, int *ctl, int fd, 
 static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int lfd)
 {
 	struct pollfd p[2 + NET_CMD_PORTS_MAX];
-	size_t at[2 + NET_CMD_PORTS_MAX];   /* p[k]'s place in listeners[] */
+	size_t at[2 + NET_CMD_PORTS_MAX]; /* p[k]'s place in listeners[] */
 	unsigned live = 0, gen;
 	int ctl = PROXY_CTL;
 
@@ -937,7 +962,7 @@ static void __attribute__((noreturn)) proxy_main(const struct mf_network *n, int
 			live--;
 		proxy_quota_tick();
 		p[np++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		p[np++] = (struct pollfd){ .fd = ctl, .events = POLLIN };   /* -1: ignored */
+		p[np++] = (struct pollfd){ .fd = ctl, .events = POLLIN }; /* -1: ignored */
 		for (size_t i = 0; i < NET_CMD_PORTS_MAX; i++)
 			if (listeners[i].fd >= 0) {
 				at[np] = i;
@@ -1076,7 +1101,8 @@ int proxy_start(const struct mf_network *n, struct creds *creds, int listen_fd, 
 	}
 	quota = mmap(NULL, sizeof(*quota), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (quota == MAP_FAILED) {
-		log_line("network: the proxy's shared page: %s: refusals are logged without a bound", strerror(errno));
+		log_line("network: the proxy's shared page: %s: refusals are logged without a bound",
+			 strerror(errno));
 		quota = NULL;
 	} else {
 		quota->window_ms = clock_ms();

@@ -30,18 +30,18 @@
 #include "policy/manifest.h"
 #include "sandbox/creds.h"
 
-#define PROXY_CONNS_MAX 64       /* connections at once; more get a 503 */
-#define PROXY_REFUSED_LOG_MAX 10 /* refusals logged and recorded in a window, */
+#define PROXY_CONNS_MAX 64         /* connections at once; more get a 503 */
+#define PROXY_REFUSED_LOG_MAX 10   /* refusals logged and recorded in a window, */
 #define PROXY_REFUSED_LOG_MS 10000 /* ... of this long; past that only counted, */
 #define PROXY_REFUSED_PAIRS_MAX 16 /* ... and the first this many host:port pairs named */
-#define PROXY_HEAD_MS 30000      /* to send a request head */
-#define PROXY_RESOLVE_S 10       /* seconds to resolve a name (alarm) */
-#define PROXY_CONNECT_MS 10000   /* to connect to one address */
-#define PROXY_IDLE_MS 300000     /* a tunnel with no byte either way for this long ends */
-#define PROXY_BUF 262144         /* bytes buffered each way of a tunnel */
-#define PROXY_RECORD_MS 1000     /* to hand PID 1 a record (its pipe full) */
-#define PROXY_LINGER_MS 5000     /* a refused client's bytes read after the answer, */
-#define PROXY_LINGER_MAX 1048576 /* ... at most this long and this many */
+#define PROXY_HEAD_MS 30000        /* to send a request head */
+#define PROXY_RESOLVE_S 10         /* seconds to resolve a name (alarm) */
+#define PROXY_CONNECT_MS 10000     /* to connect to one address */
+#define PROXY_IDLE_MS 300000       /* a tunnel with no byte either way for this long ends */
+#define PROXY_BUF 262144           /* bytes buffered each way of a tunnel */
+#define PROXY_RECORD_MS 1000       /* to hand PID 1 a record (its pipe full) */
+#define PROXY_LINGER_MS 5000       /* a refused client's bytes read after the answer, */
+#define PROXY_LINGER_MAX 1048576   /* ... at most this long and this many */
 
 /* proxy_start - fork the proxy. listen_fd: a listening TCP socket on the
  * commands' loopback (kept by the proxy, to be closed by the caller);

@@ -37,15 +37,19 @@ static void caps_left(char *what, size_t size, bool bounding, bool ambient, bool
 
 	what[0] = '\0';
 	if (c && empty) {
-		static const struct { cap_flag_t flag; const char *name; } sets[] = {
-			{ CAP_EFFECTIVE, "effective" }, { CAP_PERMITTED, "permitted" },
+		static const struct {
+			cap_flag_t flag;
+			const char *name;
+		} sets[] = {
+			{ CAP_EFFECTIVE, "effective" },
+			{ CAP_PERMITTED, "permitted" },
 			{ CAP_INHERITABLE, "inheritable" },
 		};
 
 		for (size_t i = 0; i < N_ELEMENTS(sets); i++)
 			if (CAP_DIFFERS(cap_compare(c, empty), sets[i].flag))
-				snprintf(what + strlen(what), size - strlen(what), "%sits %s set is not empty",
-					 what[0] ? ", " : "", sets[i].name);
+				snprintf(what + strlen(what), size - strlen(what),
+					 "%sits %s set is not empty", what[0] ? ", " : "", sets[i].name);
 	}
 	if (ambient)
 		snprintf(what + strlen(what), size - strlen(what), "%sits ambient set is not empty",
@@ -59,8 +63,13 @@ static void caps_left(char *what, size_t size, bool bounding, bool ambient, bool
 
 int caps_start(struct caps_start *ret, struct tn_error *err)
 {
-	static const struct { cap_value_t cap; const char *name; } need[] = {
-		{ CAP_SETPCAP, "CAP_SETPCAP" }, { CAP_SETUID, "CAP_SETUID" }, { CAP_SETGID, "CAP_SETGID" },
+	static const struct {
+		cap_value_t cap;
+		const char *name;
+	} need[] = {
+		{ CAP_SETPCAP, "CAP_SETPCAP" },
+		{ CAP_SETUID, "CAP_SETUID" },
+		{ CAP_SETGID, "CAP_SETGID" },
 		{ CAP_KILL, "CAP_KILL" },
 	};
 	struct caps_start st = { .mode = CAPS_PRIVILEGED };
@@ -97,8 +106,7 @@ int caps_start(struct caps_start *ret, struct tn_error *err)
 		bounding |= prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1;
 		ambient |= prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1;
 	}
-	if (none && !ambient && (!bounding || st.nnp) && ru == eu && eu == su && rg == eg &&
-	    eg == sg) {
+	if (none && !ambient && (!bounding || st.nnp) && ru == eu && eu == su && rg == eg && eg == sg) {
 		st.mode = CAPS_NONROOT;
 		*ret = st;
 		return 0;
@@ -143,9 +151,8 @@ int caps_lock_down(bool no_securebits, struct tn_error *err)
 	/* NO_SETUID_FIXUP: a command's uid change must not silently keep or
 	 * drop sets behind our back; they are emptied explicitly right after
 	 * it (caps_clear_all). */
-	const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-		SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-		SECBIT_KEEP_CAPS_LOCKED;
+	const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+				   SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED;
 	cap_value_t max = (cap_value_t)cap_max_bits();
 
 	/* gVisor's prctl(2) knows no PR_SET_SECUREBITS (EINVAL): what the bits
@@ -153,13 +160,13 @@ int caps_lock_down(bool no_securebits, struct tn_error *err)
 	 * and gVisor's own exec, which grants no privilege (docs/security.md,
 	 * "gVisor"). Any other failure, or EINVAL elsewhere, refuses. */
 	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0 && !(errno == EINVAL && no_securebits))
-		return err_set(err, errno, "securebits: %s (turninit needs CAP_SETPCAP)",
-			       strerror(errno));
+		return err_set(err, errno, "securebits: %s (turninit needs CAP_SETPCAP)", strerror(errno));
 	for (cap_value_t cap = 0; cap < max; cap++) {
 		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1)
 			continue;
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
-			return err_set(err, errno, "bounding set: dropping capability %d: %s (turninit needs CAP_SETPCAP)",
+			return err_set(err, errno,
+				       "bounding set: dropping capability %d: %s (turninit needs CAP_SETPCAP)",
 				       (int)cap, strerror(errno));
 	}
 	/* Read back: nothing can raise a bounding set again, so every process

@@ -15,8 +15,8 @@ bool caps_have(cap_value_t cap);
 
 /* The two ways turninit may be started (docs/security.md, "Non-root mode"). */
 enum caps_mode {
-	CAPS_PRIVILEGED = 0,   /* CAP_SETPCAP, CAP_SETUID, CAP_SETGID and CAP_KILL held */
-	CAPS_NONROOT,          /* an unprivileged uid with no capability in any set */
+	CAPS_PRIVILEGED = 0, /* CAP_SETPCAP, CAP_SETUID, CAP_SETGID and CAP_KILL held */
+	CAPS_NONROOT,        /* an unprivileged uid with no capability in any set */
 };
 
 /* What turninit found at start: the mode, its ids (getresuid/getresgid, real =

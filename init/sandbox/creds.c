@@ -97,7 +97,7 @@ static int creds_read_one(const char *dir, const char *name, const char *path, c
 	len = n > 0 ? (size_t)n : 0;
 	if (len > 0 && buf[len - 1] == '\n')
 		len -= 1 + (len > 1 && buf[len - 2] == '\r');
-	if (n >= 0)   /* the one check of a value, a request's too */
+	if (n >= 0) /* the one check of a value, a request's too */
 		n = na_cred_value_check(buf, len);
 	if (n < 0) {
 		sodium_memzero(buf, CREDS_FILE_MAX + 1);
@@ -107,11 +107,12 @@ static int creds_read_one(const char *dir, const char *name, const char *path, c
 			return err_set(err, EINVAL, "%s: %s is longer than %d bytes", what, path,
 				       CREDS_FILE_MAX);
 		if (n == -EILSEQ)
-			return err_set(err, EINVAL, "%s: %s holds a byte that is not printable ASCII (0x20..0x7e) before its one trailing line break",
+			return err_set(err, EINVAL,
+				       "%s: %s holds a byte that is not printable ASCII (0x20..0x7e) before its one trailing line break",
 				       what, path);
 		if (n == -E2BIG)
-			return err_set(err, EINVAL, "%s: %s holds a value of more than %d bytes", what,
-				       path, CREDS_FILE_MAX - 1);
+			return err_set(err, EINVAL, "%s: %s holds a value of more than %d bytes", what, path,
+				       CREDS_FILE_MAX - 1);
 		if (n == -ENODATA)
 			return err_set(err, EINVAL, "%s: %s is empty", what, path);
 		return err_errno(err, (int)-n, "%s: %s: read", what, path);
@@ -134,8 +135,7 @@ static int creds_ca_check(const char *ca, const char *what, struct tn_error *err
 	return 0;
 }
 
-int creds_load(const struct mf_network *n, const char *dir, struct creds *ret,
-	       struct tn_error *err)
+int creds_load(const struct mf_network *n, const char *dir, struct creds *ret, struct tn_error *err)
 {
 	struct creds c = { .n = n->n_allow };
 
@@ -190,11 +190,14 @@ int creds_hide(const char *dir, struct tn_error *err)
 	struct stat st;
 
 	if (stat(dir, &st) != 0)
-		return errno == ENOENT ? 0 :
-		       err_errno(err, errno, "credentials: %s cannot be hidden from the commands (stat)", dir);
-	if (mount("tmpfs", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  "size=4k,mode=0555") != 0)
-		return err_errno(err, errno, "credentials: %s cannot be hidden from the commands, who would read the values there (mount of an empty tmpfs over it)",
+		return errno == ENOENT ?
+			       0 :
+			       err_errno(err, errno,
+					 "credentials: %s cannot be hidden from the commands (stat)", dir);
+	if (mount("tmpfs", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") !=
+	    0)
+		return err_errno(err, errno,
+				 "credentials: %s cannot be hidden from the commands, who would read the values there (mount of an empty tmpfs over it)",
 				 dir);
 	return 0;
 }

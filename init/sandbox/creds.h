@@ -12,14 +12,14 @@
 #include "policy/manifest.h"
 #include "policy/netallow.h"
 
-#define CREDS_DEFAULT_DIR "/run/secrets"   /* podman run --secret's place */
+#define CREDS_DEFAULT_DIR "/run/secrets" /* podman run --secret's place */
 #define CREDS_DEFAULT_CA "/etc/ssl/certs/ca-certificates.crt"
 #define CREDS_FILE_MAX (NA_CRED_VALUE_MAX + 1) /* bytes of a value's file: the value and a line break */
 
 struct creds {
-	char **value;   /* value[i] for network.allow[i]: malloc'd, NUL-ended; NULL when
-			   the rule has no credential or its file is absent */
-	size_t n;       /* the manifest's n_allow */
+	char **value; /* value[i] for network.allow[i]: malloc'd, NUL-ended; NULL when
+			 the rule has no credential or its file is absent */
+	size_t n;     /* the manifest's n_allow */
 };
 
 /* creds_load - read DIR/NAME for each credential n names, into *ret. A file is
@@ -34,8 +34,7 @@ struct creds {
  * outside 0x20..0x7e), -errno of open(2), read(2) or fstat(2); the message
  * names network.allow[i].credential, the credential and the file, never a
  * byte of the value. Nothing is kept on an error (what was read is wiped). */
-int creds_load(const struct mf_network *n, const char *dir, struct creds *ret,
-	       struct tn_error *err);
+int creds_load(const struct mf_network *n, const char *dir, struct creds *ret, struct tn_error *err);
 
 /* creds_any - whether c holds any value. */
 bool creds_any(const struct creds *c);

@@ -49,8 +49,8 @@ const struct sc_arch *sc_arch_native(void)
 
 int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error *err)
 {
-	return scg_resolve((const char *const *)sc->deny, sc->n_deny,
-			   (const char *const *)sc->allow, sc->n_allow, ret, err);
+	return scg_resolve((const char *const *)sc->deny, sc->n_deny, (const char *const *)sc->allow,
+			   sc->n_allow, ret, err);
 }
 
 /* Whether set refuses every call of syscall: a whole rule with EPERM (the
@@ -71,8 +71,8 @@ static bool sc_set_denies_whole(const struct scg_set *set, const char *syscall)
  * rule of set, its form there is denied whole in set); -EINVAL: unknown, or
  * absent from arch without that reason. set NULL: a rule of turninit's own
  * (the guard), whose names every architecture has. */
-static int sc_nr(const struct sc_arch *a, const char *name, const struct scg_set *set,
-		 int *ret, struct tn_error *err)
+static int sc_nr(const struct sc_arch *a, const char *name, const struct scg_set *set, int *ret,
+		 struct tn_error *err)
 {
 	const struct scg_absent *abs;
 	int nr;
@@ -91,10 +91,12 @@ static int sc_nr(const struct sc_arch *a, const char *name, const struct scg_set
 		return err_set(err, EINVAL, "seccomp: unknown syscall \"%s\"", name);
 	abs = scg_absent_find(a->name, name);
 	if (!abs || !set)
-		return err_set(err, EINVAL, "seccomp: \"%s\" is not a syscall of %s, and nothing says what does the same there: refusing, since a rule on it would not hold",
+		return err_set(err, EINVAL,
+			       "seccomp: \"%s\" is not a syscall of %s, and nothing says what does the same there: refusing, since a rule on it would not hold",
 			       name, a->name);
 	if (abs->instead && !sc_set_denies_whole(set, abs->instead))
-		return err_set(err, EINVAL, "seccomp: \"%s\" is not a syscall of %s; there %s does the same (%s) and is not denied: deny \"%s\" too, or the call stays open on %s",
+		return err_set(err, EINVAL,
+			       "seccomp: \"%s\" is not a syscall of %s; there %s does the same (%s) and is not denied: deny \"%s\" too, or the call stays open on %s",
 			       name, a->name, abs->instead, abs->why, abs->instead, a->name);
 	return 0;
 }
@@ -114,7 +116,8 @@ static int sc_add_entry(scmp_filter_ctx ctx, const struct sc_arch *a, const stru
 		r = seccomp_rule_add(ctx, SC_ACT(rule->action), nr, 0);
 	else
 		r = seccomp_rule_add(ctx, SC_ACT(rule->action), nr, 1,
-				     (struct scmp_arg_cmp){ .arg = rule->cmp.arg, .op = SCMP_CMP_MASKED_EQ,
+				     (struct scmp_arg_cmp){ .arg = rule->cmp.arg,
+							    .op = SCMP_CMP_MASKED_EQ,
 							    .datum_a = rule->cmp.mask,
 							    .datum_b = rule->cmp.value });
 	if (r < 0)
@@ -132,7 +135,7 @@ static int sc_add_entry(scmp_filter_ctx ctx, const struct sc_arch *a, const stru
  * of the whole register: upper bits set is not 0, so refused. EPERM, as the
  * kernel answers a target it may not change. */
 static int sc_add_target_guard(scmp_filter_ctx ctx, const struct sc_arch *a, pid_t guard,
-				struct tn_error *err)
+			       struct tn_error *err)
 {
 	for (size_t i = 0; i < tc_n_calls; i++) {
 		const struct tc_call *c = &tc_calls[i];
@@ -152,7 +155,8 @@ static int sc_add_target_guard(scmp_filter_ctx ctx, const struct sc_arch *a, pid
 					     SCMP_CMP((unsigned)c->target_arg, SCMP_CMP_NE, 0));
 		if ((r >= 0 || r == -EEXIST) && c->which_user >= 0)
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-					     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint32_t)c->which_user));
+					     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+						     (uint32_t)c->which_user));
 		if (r < 0 && r != -EEXIST)
 			return err_errno(err, r, "seccomp: the guard of pid %d (%s)", (int)guard, c->name);
 	}
@@ -161,14 +165,15 @@ static int sc_add_target_guard(scmp_filter_ctx ctx, const struct sc_arch *a, pid
 
 /* The signals a command may not send to turninit when it shares its uid
  * (filter.h, guard): EPERM, as the kernel answers a signal it may not send. */
-static int sc_add_guard(scmp_filter_ctx ctx, const struct sc_arch *a, pid_t guard,
-			struct tn_error *err)
+static int sc_add_guard(scmp_filter_ctx ctx, const struct sc_arch *a, pid_t guard, struct tn_error *err)
 {
 	static const char *const by_pid[] = { "kill", "tkill", "tgkill" };
 	/* whole: sigqueue's two take a siginfo whose si_pid the sender chooses
 	 * (a keeper trusts ssi_pid), and a pidfd may name turninit */
 	static const char *const whole[] = {
-		"rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
+		"rt_sigqueueinfo",
+		"rt_tgsigqueueinfo",
+		"pidfd_send_signal",
 	};
 	const uint32_t targets[] = { (uint32_t)guard, (uint32_t)-1, (uint32_t)-getpgid(guard) };
 	int nr, r;
@@ -238,11 +243,14 @@ int sc_kill_action(uint32_t *ret, struct tn_error *err)
 	 * SECCOMP_GET_ACTION_AVAIL (EINVAL); that alone falls back. */
 	e = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0 ? 0 : errno;
 	if (e == ENOSYS)
-		return err_set(err, ENOSYS, "seccomp: this platform has no seccomp(2) (ENOSYS: a kernel built without it, or an emulator such as qemu-user): refusing, since no command runs without its filter");
+		return err_set(err, ENOSYS,
+			       "seccomp: this platform has no seccomp(2) (ENOSYS: a kernel built without it, or an emulator such as qemu-user): refusing, since no command runs without its filter");
 	if (!pf_kill_thread_fallback(e)) {
 		if (e == 0)
-			return err_set(err, EINVAL, "seccomp: libseccomp refuses SECCOMP_RET_KILL_PROCESS as the bad-arch action, though the platform offers it: refusing");
-		return err_errno(err, e, "seccomp: libseccomp refuses SECCOMP_RET_KILL_PROCESS as the bad-arch action, and only EINVAL from the platform's SECCOMP_GET_ACTION_AVAIL falls back to SECCOMP_RET_KILL_THREAD: refusing; the platform answered");
+			return err_set(err, EINVAL,
+				       "seccomp: libseccomp refuses SECCOMP_RET_KILL_PROCESS as the bad-arch action, though the platform offers it: refusing");
+		return err_errno(err, e,
+				 "seccomp: libseccomp refuses SECCOMP_RET_KILL_PROCESS as the bad-arch action, and only EINVAL from the platform's SECCOMP_GET_ACTION_AVAIL falls back to SECCOMP_RET_KILL_THREAD: refusing; the platform answered");
 	}
 	*ret = SCMP_ACT_KILL_THREAD;
 	return 0;
@@ -279,18 +287,17 @@ static int sc_export(scmp_filter_ctx ctx, uint32_t kill, struct sc_program *ret,
 	return 0;
 }
 
-int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
-	     struct tn_error *err)
+int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret, struct tn_error *err)
 {
 	return sc_build_arch(sc_arch_native(), sc, guard, ret, err);
 }
 
-int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t guard,
-		  struct sc_program *ret, struct tn_error *err)
+int sc_build_arch(const struct sc_arch *a, const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
+		  struct tn_error *err)
 {
 	_cleanup_seccomp_release_ scmp_filter_ctx ctx = NULL;
 	struct scg_set set = { 0 };
-	uint32_t kill = SCMP_ACT_KILL_PROCESS;   /* gcc -flto sees no set on the failure path */
+	uint32_t kill = SCMP_ACT_KILL_PROCESS; /* gcc -flto sees no set on the failure path */
 	int r;
 
 	r = sc_kill_action(&kill, err);
@@ -365,14 +372,26 @@ static uint32_t sc_native_audit_arch(void)
 
 /* The program of sc_build_notify, assembled by hand: a jump is to a label,
  * resolved once every instruction is placed. */
-enum { L_ALLOW, L_REFUSE, L_NOTIFY, L_SOCKET, L_UNIX_TYPE, L_INET, L_NETLINK, L_PAIR,
-       L_FLAGS2, L_FLAGS3, L_TKILL, L_N };
+enum {
+	L_ALLOW,
+	L_REFUSE,
+	L_NOTIFY,
+	L_SOCKET,
+	L_UNIX_TYPE,
+	L_INET,
+	L_NETLINK,
+	L_PAIR,
+	L_FLAGS2,
+	L_FLAGS3,
+	L_TKILL,
+	L_N
+};
 
 struct sc_asm {
 	struct sock_filter v[96];
 	size_t n;
-	int lab[L_N];                 /* instruction index of each label, -1: not yet */
-	int jt[96], jf[96];           /* label of each conditional branch, -1: none */
+	int lab[L_N];       /* instruction index of each label, -1: not yet */
+	int jt[96], jf[96]; /* label of each conditional branch, -1: none */
 };
 
 static void sc_asm_op(struct sc_asm *a, uint16_t code, uint32_t k, int jt, int jf)

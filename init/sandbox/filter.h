@@ -20,9 +20,9 @@
  * x86_64: i386 through int 0x80, and x32; on aarch64: 32-bit ARM, where the
  * kernel has compat) is killed by the bad-arch action (sc_kill_action). */
 struct sc_arch {
-	const char *name;      /* "x86_64", "aarch64": uname -m's */
-	uint32_t token;        /* SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64 */
-	const char *killed;    /* the other architectures, for verify and the log */
+	const char *name;   /* "x86_64", "aarch64": uname -m's */
+	uint32_t token;     /* SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64 */
+	const char *killed; /* the other architectures, for verify and the log */
 };
 
 /* sc_arches - the architectures turninit builds for, sc_n_arches of them;
@@ -33,9 +33,9 @@ extern const size_t sc_n_arches;
 const struct sc_arch *sc_arch_native(void);
 
 struct sc_program {
-	struct sock_fprog prog;   /* prog.filter is malloc'd */
-	uint32_t kill_action;     /* of other architectures: SCMP_ACT_KILL_PROCESS or
-				   * SCMP_ACT_KILL_THREAD (sc_kill_action) */
+	struct sock_fprog prog; /* prog.filter is malloc'd */
+	uint32_t kill_action;   /* of other architectures: SCMP_ACT_KILL_PROCESS or
+				 * SCMP_ACT_KILL_THREAD (sc_kill_action) */
 };
 
 /* sc_kill_action - the filter's action for syscalls of other architectures
@@ -71,8 +71,7 @@ int sc_denied(const struct mf_seccomp *sc, struct scg_set *ret, struct tn_error 
  * sc_program_free().
  * Errors: those of sc_kill_action; -errno from libseccomp (-EINVAL unknown
  * syscall, -ENOMEM, ...). */
-int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret,
-	     struct tn_error *err);
+int sc_build(const struct mf_seccomp *sc, pid_t guard, struct sc_program *ret, struct tn_error *err);
 
 /* sc_build_arch - sc_build for arch, which need not be this machine's: the
  * unit tests build aarch64's program on x86_64 and run it in a BPF

@@ -52,7 +52,7 @@ static int dir_is_empty(int fd)
 	d = fdopendir(dfd);
 	if (!d)
 		return -errno;
-	dfd = -1;   /* d's now */
+	dfd = -1; /* d's now */
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
 			return 0;
@@ -92,8 +92,7 @@ static bool home_mount_is_whole_tmpfs(const char *path, dev_t dev)
 		if (*end != '\0')
 			continue;
 		/* a later entry for the same point is mounted over an earlier one */
-		ok = strcmp(fstype, "tmpfs") == 0 && strcmp(field[3], "/") == 0 &&
-		     makedev(maj, min) == dev;
+		ok = strcmp(fstype, "tmpfs") == 0 && strcmp(field[3], "/") == 0 && makedev(maj, min) == dev;
 	}
 	return ok;
 }
@@ -134,8 +133,8 @@ static int home_mount(const char *path, uid_t uid, gid_t gid, struct tn_error *e
 	r = mkdir_parents(path);
 	if (r < 0)
 		return err_errno(err, r, "HOME %s: cannot create it", path);
-	snprintf(opts, sizeof(opts), "mode=0700,uid=%u,gid=%u,size=%u", (unsigned)uid,
-		 (unsigned)gid, HOME_TMPFS_BYTES);
+	snprintf(opts, sizeof(opts), "mode=0700,uid=%u,gid=%u,size=%u", (unsigned)uid, (unsigned)gid,
+		 HOME_TMPFS_BYTES);
 	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
 		return err_errno(err, errno, "HOME %s: mounting a tmpfs", path);
 	return 0;
@@ -190,16 +189,15 @@ static int home_make(const char *path, uid_t uid, bool dry, struct tn_error *err
 	if (fd < 0 || fstat(fd, &st) != 0)
 		return err_errno(err, errno, "HOME %s", path);
 	if (st.st_uid != uid)
-		return err_set(err, EPERM, "HOME %s: made owned by uid %u, not %u", path,
-			       (unsigned)st.st_uid, (unsigned)uid);
+		return err_set(err, EPERM, "HOME %s: made owned by uid %u, not %u", path, (unsigned)st.st_uid,
+			       (unsigned)uid);
 	/* 0700 whatever the umask; clears a setgid bit of an fsGroup parent */
 	if (fchmod(fd, 0700) != 0)
 		return err_errno(err, errno, "HOME %s: chmod 0700", path);
 	return 0;
 }
 
-static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, bool dry,
-		      struct tn_error *err)
+static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, bool dry, struct tn_error *err)
 {
 	char parent[PATH_MAX], hint[PATH_MAX + 64], dhint[PATH_MAX + 64];
 	_cleanup_close_ int fd = -1;
@@ -247,11 +245,12 @@ static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, bool
 			return err_set(err, EPERM, "HOME %s is owned by uid %u, not %u%s", path,
 				       (unsigned)st.st_uid, (unsigned)uid,
 				       st.st_uid == HOME_OVERFLOW_UID ?
-				       " (the overflow uid: an owner outside this user namespace, such as host root)" : "");
+					       " (the overflow uid: an owner outside this user namespace, such as host root)" :
+					       "");
 		if (dry && caps_have(CAP_CHOWN) && caps_have(CAP_FOWNER))
 			return 0;
 		if (dry)
-			errno = EPERM;   /* what fchown(2) would answer */
+			errno = EPERM; /* what fchown(2) would answer */
 		if (dry || fchmod(fd, 0700) != 0 || fchown(fd, uid, gid) != 0)
 			return err_set(err, errno,
 				       "HOME %s: giving it to %u:%u: %s (turninit needs CAP_CHOWN and CAP_FOWNER for that, as root in the container: do not start it with --user or drop those)",
@@ -265,7 +264,7 @@ static int home_check(const char *path, uid_t uid, gid_t gid, bool nonroot, bool
 int home_setup(const char *path, uid_t uid, gid_t gid, enum home_how how, struct tn_error *err)
 {
 	return how == HOME_MOUNT ? home_mount(path, uid, gid, err) :
-	       home_check(path, uid, gid, how == HOME_OWN, false, err);
+				   home_check(path, uid, gid, how == HOME_OWN, false, err);
 }
 
 int home_probe(const char *path, uid_t uid, gid_t gid, enum home_how how, struct tn_error *err)

@@ -8,18 +8,18 @@
 
 #include "policy/error.h"
 
-#define HOME_TMPFS_BYTES (64u << 20)   /* size of the tmpfs turninit mounts itself */
+#define HOME_TMPFS_BYTES (64u << 20) /* size of the tmpfs turninit mounts itself */
 #define HOME_PODMAN_HINT "--tmpfs %s:rw,mode=0700,size=64m,U"
 /* Docker refuses podman's U; it takes the owner itself, and exec: Docker
  * mounts a --tmpfs noexec, where podman's runs HOME's scripts (issue 31) */
 #define HOME_DOCKER_HINT "--tmpfs %s:exec,mode=0700,uid=%u,gid=%u"
-#define HOME_OVERFLOW_UID 65534u       /* /proc/sys/kernel/overflowuid's default */
+#define HOME_OVERFLOW_UID 65534u /* /proc/sys/kernel/overflowuid's default */
 
 /* How turninit comes by HOME (home_setup). */
 enum home_how {
-	HOME_MOUNT,   /* it holds CAP_SYS_ADMIN: it mounts a fresh tmpfs */
-	HOME_CHECK,   /* privileged without it: it checks and takes the runtime's */
-	HOME_OWN,     /* non-root mode (caps.h): it checks its own, or makes one */
+	HOME_MOUNT, /* it holds CAP_SYS_ADMIN: it mounts a fresh tmpfs */
+	HOME_CHECK, /* privileged without it: it checks and takes the runtime's */
+	HOME_OWN,   /* non-root mode (caps.h): it checks its own, or makes one */
 };
 
 /* home_setup - give the command a private, empty tmpfs at path, mode 0700,

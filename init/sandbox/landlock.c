@@ -21,14 +21,14 @@
 
 /* Rights newer than this system's UAPI header (Debian 12: ABI 2). */
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)    /* ABI 3 */
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #endif
 #ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)   /* ABI 5 */
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 #endif
 
-#define LL_FILE_RIGHTS (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-			LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define LL_FILE_RIGHTS \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 int ll_abi(void)
 {
@@ -41,10 +41,10 @@ int ll_abi(void)
 static uint64_t ll_write_rights(int abi)
 {
 	uint64_t r = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-		LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-		LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-		LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-		LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+		     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+		     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+		     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
 
 	if (abi >= 2)
 		r |= LANDLOCK_ACCESS_FS_REFER;
@@ -72,12 +72,13 @@ static int ll_check_no_shm(int fd, const char *path, const struct stat *st, stru
 		return err_errno(err, errno, "landlock: %s: cannot tell where it leads", path);
 	real[n] = '\0';
 	if (!realpath("/dev/shm", shm) || stat("/dev/shm", &shm_st) != 0 || stat("/dev", &dev_st) != 0)
-		return 0;   /* no /dev/shm: nothing to keep */
+		return 0; /* no /dev/shm: nothing to keep */
 	len = strlen(real);
 	if (strcmp(real, "/") == 0 ||
 	    (strncmp(shm, real, len) == 0 && (shm[len] == '\0' || shm[len] == '/')) ||
 	    (shm_st.st_dev != dev_st.st_dev && st->st_dev == shm_st.st_dev))
-		return err_set(err, EPERM, "landlock.writable: %s leads to %s, which makes /dev/shm writable, and landlock.shm is false",
+		return err_set(err, EPERM,
+			       "landlock.writable: %s leads to %s, which makes /dev/shm writable, and landlock.shm is false",
 			       path, real);
 	return 0;
 }
@@ -85,8 +86,8 @@ static int ll_check_no_shm(int fd, const char *path, const struct stat *st, stru
 /* A rule granting handled under path. l: the manifest's section when path is
  * one of its writable paths (checked where it leads: not into /proc, not to
  * /dev/shm under shm false), NULL for a device path. */
-static int ll_allow(int ruleset, const char *path, uint64_t handled,
-		    const struct mf_landlock *l, struct tn_error *err)
+static int ll_allow(int ruleset, const char *path, uint64_t handled, const struct mf_landlock *l,
+		    struct tn_error *err)
 {
 	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
 	struct landlock_path_beneath_attr rule = { .allowed_access = handled };
@@ -104,7 +105,9 @@ static int ll_allow(int ruleset, const char *path, uint64_t handled,
 		struct statfs fs;
 
 		if (fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)
-			return err_set(err, EPERM, "landlock.writable: %s leads into /proc, which commands may not write (they could lower their oom_score_adj)", path);
+			return err_set(err, EPERM,
+				       "landlock.writable: %s leads into /proc, which commands may not write (they could lower their oom_score_adj)",
+				       path);
 	}
 	if (!S_ISDIR(st.st_mode))
 		rule.allowed_access &= LL_FILE_RIGHTS;
@@ -121,10 +124,9 @@ struct ll_attr_v6 {
 	uint64_t handled_access_net;
 	uint64_t scoped;
 };
-#define LL_SCOPE_SIGNAL (1ULL << 1)   /* LANDLOCK_SCOPE_SIGNAL */
+#define LL_SCOPE_SIGNAL (1ULL << 1) /* LANDLOCK_SCOPE_SIGNAL */
 
-int ll_prepare(const struct mf_landlock *l, bool scope_signals, struct ll_ruleset *ret,
-	       struct tn_error *err)
+int ll_prepare(const struct mf_landlock *l, bool scope_signals, struct ll_ruleset *ret, struct tn_error *err)
 {
 	static const char *const devices[] = LL_DEVICE_PATHS;
 	int abi = ll_abi();
@@ -136,12 +138,16 @@ int ll_prepare(const struct mf_landlock *l, bool scope_signals, struct ll_rulese
 		if (!l->optional) {
 			/* the probe again, for its errno: ENOSYS under gVisor, which
 			 * implements no Landlock; EOPNOTSUPP where Linux has it off */
-			long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+			long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+					 LANDLOCK_CREATE_RULESET_VERSION);
 			int e = v < 0 ? errno : 0;
 			char why[96];
 
-			snprintf(why, sizeof(why), "%s%s", e == ENOSYS ? "ENOSYS" : e == EOPNOTSUPP ? "EOPNOTSUPP" :
-				 e == EPERM ? "EPERM" : strerror(e),
+			snprintf(why, sizeof(why), "%s%s",
+				 e == ENOSYS     ? "ENOSYS" :
+				 e == EOPNOTSUPP ? "EOPNOTSUPP" :
+				 e == EPERM      ? "EPERM" :
+						   strerror(e),
 				 e == ENOSYS && plat_is_gvisor() ? ": gVisor implements no Landlock" : "");
 			return err_set(err, EOPNOTSUPP,
 				       "landlock: not available (landlock_create_ruleset: %s; or the runtime's seccomp profile refuses it), and the manifest requires it (landlock.optional is false): a manifest with landlock.optional true runs without it",
@@ -169,7 +175,7 @@ int ll_prepare(const struct mf_landlock *l, bool scope_signals, struct ll_rulese
 	}
 	for (const char *const *d = devices; *d; d++) {
 		if (l->no_shm && strcmp(*d, "/dev/shm") == 0)
-			continue;   /* landlock.shm: false */
+			continue; /* landlock.shm: false */
 		r = ll_allow(fd, *d, attr.handled_access_fs, NULL, err);
 		if (r < 0)
 			return r;

@@ -21,10 +21,10 @@
 /* clang-format on */
 
 struct ll_ruleset {
-	int fd;     /* the ruleset, close-on-exec; -1 when Landlock is not applied */
-	int abi;    /* the Landlock ABI version in use; 0: none */
-	bool scoped_signals;   /* LANDLOCK_SCOPE_SIGNAL (ABI 6): a command signals
-				  only processes of its own domain */
+	int fd;              /* the ruleset, close-on-exec; -1 when Landlock is not applied */
+	int abi;             /* the Landlock ABI version in use; 0: none */
+	bool scoped_signals; /* LANDLOCK_SCOPE_SIGNAL (ABI 6): a command signals
+				only processes of its own domain */
 };
 
 /* ll_abi - the best Landlock ABI the kernel offers (1..), or 0 when it has none
@@ -46,8 +46,7 @@ int ll_abi(void);
  * Without Landlock: ret->fd = -1 and success when l->optional, else
  * -EOPNOTSUPP naming the manifest key. Errors: -errno of open(2) or the
  * landlock syscalls. ret is written only on success. */
-int ll_prepare(const struct mf_landlock *l, bool scope_signals, struct ll_ruleset *ret,
-	       struct tn_error *err);
+int ll_prepare(const struct mf_landlock *l, bool scope_signals, struct ll_ruleset *ret, struct tn_error *err);
 
 /* ll_restrict - in a command process, after no_new_privs: enforce r (nothing
  * when r->fd is -1) and close its fd. Returns 0 or -errno of

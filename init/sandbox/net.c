@@ -58,17 +58,19 @@ static int net_plan_namespace(const struct mf_network *n, bool nonroot, struct n
 	if (p->mode == NET_OWN && (!caps_have(CAP_SYS_ADMIN) || !caps_have(CAP_NET_ADMIN)))
 		return err_set(err, EPERM,
 			       "network: the container has interface %s besides lo, and turninit lacks %s to make the commands a network namespace of their own: add %s to podman or docker run",
-			       p->other, caps_have(CAP_SYS_ADMIN) ? "CAP_NET_ADMIN" :
-			       caps_have(CAP_NET_ADMIN) ? "CAP_SYS_ADMIN" : "CAP_SYS_ADMIN and CAP_NET_ADMIN",
-			       n->n_allow > 0 ? "--cap-add SYS_ADMIN --cap-add NET_ADMIN" :
-			       "--network none (loopback only needs no capability), or --cap-add SYS_ADMIN --cap-add NET_ADMIN");
+			       p->other,
+			       caps_have(CAP_SYS_ADMIN) ? "CAP_NET_ADMIN" :
+			       caps_have(CAP_NET_ADMIN) ? "CAP_SYS_ADMIN" :
+							  "CAP_SYS_ADMIN and CAP_NET_ADMIN",
+			       n->n_allow > 0 ?
+				       "--cap-add SYS_ADMIN --cap-add NET_ADMIN" :
+				       "--network none (loopback only needs no capability), or --cap-add SYS_ADMIN --cap-add NET_ADMIN");
 	return 0;
 }
 
 /* seccomp-notify where it holds: non-root mode, a kernel that passes the
  * probe. 0 with p->mode NET_NOTIFY, or -errno with err. */
-static int net_plan_notify(const struct mf_network *n, bool nonroot, struct net_plan *p,
-			   struct tn_error *err)
+static int net_plan_notify(const struct mf_network *n, bool nonroot, struct net_plan *p, struct tn_error *err)
 {
 	if (p->mode == NET_LOOPBACK && n->n_allow > 0)
 		return err_set(err, EPERM,
@@ -83,9 +85,15 @@ static int net_plan_notify(const struct mf_network *n, bool nonroot, struct net_
 
 int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err)
 {
-	struct net_plan p = { .mode = NET_RUNTIME, .listen_fd = -1, .outside_ns = -1,
-			      .records_fd = -1, .records_wr = -1, .ctl_fd = -1, .ctl_proxy = -1,
-			      .notify_fd = -1, .notify_wr = -1 };
+	struct net_plan p = { .mode = NET_RUNTIME,
+			      .listen_fd = -1,
+			      .outside_ns = -1,
+			      .records_fd = -1,
+			      .records_wr = -1,
+			      .ctl_fd = -1,
+			      .ctl_proxy = -1,
+			      .notify_fd = -1,
+			      .notify_wr = -1 };
 	int r;
 
 	if (!n->filtered) {
@@ -161,8 +169,8 @@ static void net_gateway_env(struct net_plan *p, const struct mf_network *n)
 			continue;
 		hosts++;
 		for (int form = 0; form < (r->ports[0] == 443 ? 2 : 1); form++) {
-			net_gw_var(p, &at, &n_env, "GIT_CONFIG_KEY_%zu=url.http://%s:%u/.insteadOf", k, r->host,
-				   r->ports[0]);
+			net_gw_var(p, &at, &n_env, "GIT_CONFIG_KEY_%zu=url.http://%s:%u/.insteadOf", k,
+				   r->host, r->ports[0]);
 			if (form == 0)
 				net_gw_var(p, &at, &n_env, "GIT_CONFIG_VALUE_%zu=https://%s:%u/", k, r->host,
 					   r->ports[0]);
@@ -183,8 +191,8 @@ void net_proxy_vars(char buf[NET_PROXY_VARS][64], char *env[NET_PROXY_VARS + 1],
 	 * try the host themselves, and with no resolver nor route fail as DNS
 	 * does (EAI_AGAIN). */
 	static const char *const names[NET_PROXY_VARS] = {
-		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-		"NO_PROXY", "no_proxy", "NODE_USE_ENV_PROXY",
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",         "https_proxy",
+		"all_proxy",  "NO_PROXY",    "no_proxy",  "NODE_USE_ENV_PROXY",
 	};
 
 	for (size_t i = 0; i < NET_PROXY_VARS; i++) {
@@ -258,7 +266,8 @@ int net_cmd_listen(struct net_plan *p, unsigned stream, const char *id, struct t
 	if (p->ctl_fd < 0)
 		return err_set(err, ENOTCONN, "network: no control socket of the proxy's");
 	if (p->cmd_ports >= NET_CMD_PORTS_MAX)
-		return err_set(err, EBUSY, "network: %d commands' ports of the proxy are open, the most at once",
+		return err_set(err, EBUSY,
+			       "network: %d commands' ports of the proxy are open, the most at once",
 			       NET_CMD_PORTS_MAX);
 	r = net_listen(&fd, &m.port, err);
 	if (r < 0)
@@ -288,15 +297,16 @@ int net_cred_check(const struct net_plan *p, const struct mf_network *n, const c
 				       p->cred_src[i] == NET_CRED_FILE ? "its file" : "an earlier request");
 	}
 	if (!named)
-		return err_set(err, ENOENT, "credential: the manifest names no credential %s (network.allow[].credential.name)",
+		return err_set(err, ENOENT,
+			       "credential: the manifest names no credential %s (network.allow[].credential.name)",
 			       err_shown(name, strlen(name), shown));
 	if (!p || p->ctl_fd < 0 || !p->cred_src)
 		return err_set(err, ENOTCONN, "credential: %s: turninit's proxy has no control socket", name);
 	return 0;
 }
 
-int net_cred_give(struct net_plan *p, const struct mf_network *n, const char *name,
-		  const char *value, size_t len, struct tn_error *err)
+int net_cred_give(struct net_plan *p, const struct mf_network *n, const char *name, const char *value,
+		  size_t len, struct tn_error *err)
 {
 	struct net_ctl_cred m = { .kind = NET_CTL_CREDENTIAL, .len = (uint16_t)len };
 	ssize_t r;
@@ -331,8 +341,7 @@ int net_cmd_close(struct net_plan *p, uint16_t port)
 	return r;
 }
 
-int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
-		struct tn_error *err)
+int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err)
 {
 	struct net_plan p;
 	char other[IF_NAMESIZE];
@@ -347,9 +356,11 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
 	}
 	if (p.mode == NET_OWN) {
 		if (n->n_allow > 0 && (outside = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
-			return err_errno(err, errno, "network: the container's network namespace (/proc/self/ns/net)");
+			return err_errno(err, errno,
+					 "network: the container's network namespace (/proc/self/ns/net)");
 		if (unshare(CLONE_NEWNET) != 0)
-			return err_errno(err, errno, "network: a network namespace of loopback only (unshare CLONE_NEWNET)");
+			return err_errno(err, errno,
+					 "network: a network namespace of loopback only (unshare CLONE_NEWNET)");
 		r = net_lo_up(err);
 		if (r < 0)
 			return r;
@@ -358,7 +369,8 @@ int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
 		if (r < 0)
 			return err_errno(err, -r, "network: listing the interfaces (if_nameindex)");
 		if (other[0])
-			return err_set(err, EPERM, "network: interface %s is in turninit's new network namespace", other);
+			return err_set(err, EPERM,
+				       "network: interface %s is in turninit's new network namespace", other);
 	}
 	/* seccomp-notify: the supervisor's records (its refusals) with or
 	 * without a proxy, and the commands' listeners' way in */
@@ -406,23 +418,30 @@ const char *net_describe(const struct net_plan *p, const char *refusal, char *bu
 	if (refusal)
 		snprintf(buf, size, "refused at start: %s", refusal);
 	else if (p->mode == NET_RUNTIME)
-		snprintf(buf, size, "not filtered by turninit (the manifest has no network key): the runtime's network applies");
+		snprintf(buf, size,
+			 "not filtered by turninit (the manifest has no network key): the runtime's network applies");
 	else if (p->mode == NET_NOTIFY && p->proxy)
-		snprintf(buf, size, "allowlist by seccomp-notify: the commands share the container's network namespace (it has %s), and turninit makes each of their connections itself, to its proxy on 127.0.0.1 (which reaches the hosts of network.allow), to the loopback ports network.allow lists and to their own listeners, and refuses every other",
+		snprintf(buf, size,
+			 "allowlist by seccomp-notify: the commands share the container's network namespace (it has %s), and turninit makes each of their connections itself, to its proxy on 127.0.0.1 (which reaches the hosts of network.allow), to the loopback ports network.allow lists and to their own listeners, and refuses every other",
 			 p->other[0] ? p->other : "lo alone");
 	else if (p->mode == NET_NOTIFY)
-		snprintf(buf, size, "loopback only by seccomp-notify: the commands share the container's network namespace (it has %s), and turninit makes each of their connections itself, to the loopback ports network.allow lists and to their own listeners, and refuses every other",
+		snprintf(buf, size,
+			 "loopback only by seccomp-notify: the commands share the container's network namespace (it has %s), and turninit makes each of their connections itself, to the loopback ports network.allow lists and to their own listeners, and refuses every other",
 			 p->other[0] ? p->other : "lo alone");
 	else if (p->proxy && p->port)
-		snprintf(buf, size, "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy at 127.0.0.1:%u (the container's namespace has %s)",
+		snprintf(buf, size,
+			 "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy at 127.0.0.1:%u (the container's namespace has %s)",
 			 p->port, p->other);
 	else if (p->proxy)
-		snprintf(buf, size, "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy on 127.0.0.1 (the container's namespace has %s)",
+		snprintf(buf, size,
+			 "allowlist: the commands run in a network namespace of their own with lo alone, and reach the hosts of network.allow through turninit's proxy on 127.0.0.1 (the container's namespace has %s)",
 			 p->other);
 	else if (p->mode == NET_LOOPBACK)
-		snprintf(buf, size, "loopback only: the container's network namespace has no interface but lo (as under --network none)");
+		snprintf(buf, size,
+			 "loopback only: the container's network namespace has no interface but lo (as under --network none)");
 	else
-		snprintf(buf, size, "loopback only: turninit runs the commands in a network namespace of its own with lo alone (the container's has %s)",
+		snprintf(buf, size,
+			 "loopback only: turninit runs the commands in a network namespace of its own with lo alone (the container's has %s)",
 			 p->other);
 	return buf;
 }

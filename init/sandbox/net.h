@@ -19,23 +19,23 @@
 #include "policy/manifest.h"
 
 enum net_mode {
-	NET_RUNTIME,      /* no network key: the runtime's network, not filtered */
-	NET_LOOPBACK,     /* the container's namespace has only lo: kept */
-	NET_OWN,          /* turninit makes a namespace with only lo */
-	NET_NOTIFY,       /* the container's namespace, each command's connect(2)
-			     judged by turninit (notify.h): seccomp-notify */
+	NET_RUNTIME,  /* no network key: the runtime's network, not filtered */
+	NET_LOOPBACK, /* the container's namespace has only lo: kept */
+	NET_OWN,      /* turninit makes a namespace with only lo */
+	NET_NOTIFY,   /* the container's namespace, each command's connect(2)
+			 judged by turninit (notify.h): seccomp-notify */
 };
 
-#define NET_PROXY_VARS 9   /* the proxy's variables of net_proxy_env */
-#define NET_GW_HOSTS_MAX 32 /* credential hosts git is pointed at the gateway for */
-#define NET_GW_VARS (1 + 4 * NET_GW_HOSTS_MAX)  /* GIT_CONFIG_COUNT, a KEY and VALUE pair or two a host */
+#define NET_PROXY_VARS 9                       /* the proxy's variables of net_proxy_env */
+#define NET_GW_HOSTS_MAX 32                    /* credential hosts git is pointed at the gateway for */
+#define NET_GW_VARS (1 + 4 * NET_GW_HOSTS_MAX) /* GIT_CONFIG_COUNT, a KEY and VALUE pair or two a host */
 #define NET_GW_BUF (NET_GW_VARS * 300)
 
 struct net_plan {
 	enum net_mode mode;
-	char other[IF_NAMESIZE];   /* NET_OWN: the first interface that is not lo */
-	bool proxy;                /* allow has entries: the proxy runs (NET_OWN, NET_NOTIFY) */
-	const char *why_notify;    /* NET_NOTIFY: why not a namespace, for the log */
+	char other[IF_NAMESIZE]; /* NET_OWN: the first interface that is not lo */
+	bool proxy;              /* allow has entries: the proxy runs (NET_OWN, NET_NOTIFY) */
+	const char *why_notify;  /* NET_NOTIFY: why not a namespace, for the log */
 	/* NET_NOTIFY: the socket pair on which each command's process hands
 	 * PID 1 its filter's listener (notify.h): the supervisor's end, and
 	 * the end every command's process inherits (close-on-exec); -1 else */
@@ -58,9 +58,9 @@ struct net_plan {
 	unsigned char *cred_src;
 	uint16_t port;
 	char env_buf[NET_PROXY_VARS][64];
-	char gw_buf[NET_GW_BUF];         /* the gateway's variables, NUL-separated */
-	char *env[NET_PROXY_VARS + NET_GW_VARS + 1];   /* NULL-terminated; env[0] NULL
-							  without a proxy */
+	char gw_buf[NET_GW_BUF];                     /* the gateway's variables, NUL-separated */
+	char *env[NET_PROXY_VARS + NET_GW_VARS + 1]; /* NULL-terminated; env[0] NULL
+							without a proxy */
 };
 
 /* net_plan - how n would be enforced here, found without changing anything
@@ -84,8 +84,7 @@ int net_plan(const struct mf_network *n, bool nonroot, struct net_plan *ret, str
  * caller starts it and closes both fds). Once per process. Errors: net_plan's,
  * -errno of open(2), unshare(2), socket(2), bind(2), listen(2) or the ioctls,
  * -EPERM when an interface but lo is seen. */
-int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret,
-		struct tn_error *err);
+int net_prepare(const struct mf_network *n, bool nonroot, struct net_plan *ret, struct tn_error *err);
 
 /* net_describe - one sentence for verify and the log: the mode of p (from
  * net_plan) or, with refusal non-NULL, that a start is refused and why. */
@@ -134,7 +133,6 @@ const char *net_describe(const struct net_plan *p, const char *refusal, char *bu
  * key (NET_RUNTIME): for verify's and turn_start's protections. */
 const char *net_isolation(const struct net_plan *p);
 
-
 #define NET_CRED_FILE 1
 #define NET_CRED_REQUEST 2
 
@@ -153,7 +151,7 @@ int net_cred_check(const struct net_plan *p, const struct mf_network *n, const c
  * credential, never a byte of value): -ENOENT no rule of n names it,
  * -EEXIST its value was given already (by its file or a request),
  * -ENOTCONN no proxy's control socket, -errno of sendmsg(2). */
-int net_cred_give(struct net_plan *p, const struct mf_network *n, const char *name,
-		  const char *value, size_t len, struct tn_error *err);
+int net_cred_give(struct net_plan *p, const struct mf_network *n, const char *name, const char *value,
+		  size_t len, struct tn_error *err);
 
 #endif

@@ -35,8 +35,8 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-#define NOTIFY_LOG_MAX 10        /* refusals logged in a window, */
-#define NOTIFY_LOG_MS 10000      /* ... of this long; past that counted */
+#define NOTIFY_LOG_MAX 10   /* refusals logged in a window, */
+#define NOTIFY_LOG_MS 10000 /* ... of this long; past that counted */
 
 /* The commands' own ports of the proxy's, and whose: written by the main
  * thread (net_cmd_listen), read by the supervisor. */
@@ -112,7 +112,9 @@ static void notify_msg(struct msghdr *mh, struct iovec *iov, struct notify_hello
 {
 	memset(u, 0, sizeof(*u));
 	*iov = (struct iovec){ .iov_base = h, .iov_len = sizeof(*h) };
-	*mh = (struct msghdr){ .msg_iov = iov, .msg_iovlen = 1, .msg_control = u->buf,
+	*mh = (struct msghdr){ .msg_iov = iov,
+			       .msg_iovlen = 1,
+			       .msg_control = u->buf,
 			       .msg_controllen = sizeof(u->buf) };
 }
 
@@ -175,7 +177,8 @@ static int notify_probe_try(pid_t child, int cfd, struct tn_error *err)
 	struct iovec r = { .iov_base = (void *)&notify_probe_word, .iov_len = sizeof(word) };
 
 	if (cfd < 0)
-		return notify_probe_fail(err, -cfd, "seccomp user notification (SECCOMP_FILTER_FLAG_NEW_LISTENER, Linux 5.0)");
+		return notify_probe_fail(err, -cfd,
+					 "seccomp user notification (SECCOMP_FILTER_FLAG_NEW_LISTENER, Linux 5.0)");
 	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	if (pidfd < 0)
 		return notify_probe_fail(err, errno, "pidfd_open(2) (Linux 5.3)");
@@ -183,11 +186,13 @@ static int notify_probe_try(pid_t child, int cfd, struct tn_error *err)
 	/* EPERM on a kernel that has it: the runtime's seccomp profile (Docker's
 	 * default allows pidfd_getfd only with CAP_SYS_PTRACE; podman's allows it) */
 	if (got < 0 && errno == EPERM)
-		return notify_probe_fail(err, errno, "pidfd_getfd(2) (Linux 5.6; the runtime's seccomp profile may refuse it, as Docker's default does: give one that allows it, such as podman's)");
+		return notify_probe_fail(err, errno,
+					 "pidfd_getfd(2) (Linux 5.6; the runtime's seccomp profile may refuse it, as Docker's default does: give one that allows it, such as podman's)");
 	if (got < 0)
 		return notify_probe_fail(err, errno, "pidfd_getfd(2) (Linux 5.6)");
 	if (process_vm_readv(child, &l, 1, &r, 1, 0) != (ssize_t)sizeof(word) || word != notify_probe_word)
-		return notify_probe_fail(err, errno ? errno : EIO, "process_vm_readv(2) of the commands' memory");
+		return notify_probe_fail(err, errno ? errno : EIO,
+					 "process_vm_readv(2) of the commands' memory");
 	return 0;
 }
 
@@ -222,9 +227,9 @@ int notify_probe(struct tn_error *err)
 
 /* --- the supervisor ------------------------------------------------------------------ */
 
-#define NOTIFY_PENDING (-1)         /* notify_connect: answered later */
-#define NOTIFY_PENDING_MAX 256      /* connects waited for at once; more: EAGAIN */
-#define NOTIFY_PENDING_MS 30000     /* a connect in progress this long: ETIMEDOUT */
+#define NOTIFY_PENDING (-1)     /* notify_connect: answered later */
+#define NOTIFY_PENDING_MAX 256  /* connects waited for at once; more: EAGAIN */
+#define NOTIFY_PENDING_MS 30000 /* a connect in progress this long: ETIMEDOUT */
 
 struct notify_pending {
 	int sock;          /* a copy of the command's socket */
@@ -234,14 +239,14 @@ struct notify_pending {
 };
 
 struct notify_sup {
-	struct net_plan plan;              /* the supervisor's own: ctl_fd (a copy) and port */
+	struct net_plan plan; /* the supervisor's own: ctl_fd (a copy) and port */
 	const struct mf_network *n;
 	int records_wr, log_fd;
 	pid_t self, proxy_pid;
-	int started;                       /* a pipe's write end: the thread's tid, then closed */
+	int started; /* a pipe's write end: the thread's tid, then closed */
 	struct pollfd pfd[1 + NOTIFY_LISTENERS_MAX + NOTIFY_PENDING_MAX];
-					   /* [0] the intake, [1, n_pfd) the listeners,
-					      then the pending connects' sockets */
+	/* [0] the intake, [1, n_pfd) the listeners,
+	   then the pending connects' sockets */
 	struct notify_pending pend[NOTIFY_PENDING_MAX];
 	size_t n_pend;
 	struct notify_hello who[1 + NOTIFY_LISTENERS_MAX];
@@ -249,8 +254,8 @@ struct notify_sup {
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	size_t req_size, resp_size;
-	uint64_t window_ms;                /* the refusals' window: its start, */
-	unsigned window_logged, window_more;   /* ... logged in it, and only counted */
+	uint64_t window_ms;                  /* the refusals' window: its start, */
+	unsigned window_logged, window_more; /* ... logged in it, and only counted */
 };
 
 /* A refusal of the command of listener i: a line (NOTIFY_LOG_MAX a window)
@@ -427,8 +432,8 @@ static bool notify_turn_listens_tcp(const struct notify_sup *s, const struct nc_
 			unsigned long ino;
 
 			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
-			if (sscanf(line, " %*d: %32[0-9A-F]:%x %*s %x %*s %*s %*s %*u %*u %lu", local, &lport, &st,
-				   &ino) != 4)
+			if (sscanf(line, " %*d: %32[0-9A-F]:%x %*s %x %*s %*s %*s %*u %*u %lu", local, &lport,
+				   &st, &ino) != 4)
 				continue;
 			if (st != 0x0a || lport != d->port || !notify_may_take(local, k == 1, d))
 				continue;
@@ -582,7 +587,8 @@ static int notify_peer_allow(struct net_plan *p, uint16_t port, uint16_t to, str
 	r = send(p->ctl_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (r != (ssize_t)sizeof(m))
 		return err_errno(err, r < 0 ? errno : EMSGSIZE,
-				 "network: a connection from 127.0.0.1:%u to the proxy's port %u told to the proxy", port, to);
+				 "network: a connection from 127.0.0.1:%u to the proxy's port %u told to the proxy",
+				 port, to);
 	return 0;
 }
 
@@ -619,7 +625,7 @@ static int notify_connect_proxy(struct notify_sup *s, size_t i, int sock, const 
 		lo6.sin6_addr.s6_addr[10] = lo6.sin6_addr.s6_addr[11] = 0xff;
 		lo6.sin6_addr.s6_addr[12] = 127, lo6.sin6_addr.s6_addr[15] = 1;
 		if ((me.ss_family == AF_INET ? bind(sock, (struct sockaddr *)&lo4, sizeof(lo4)) :
-		     bind(sock, (struct sockaddr *)&lo6, sizeof(lo6))) != 0)
+					       bind(sock, (struct sockaddr *)&lo6, sizeof(lo6))) != 0)
 			return errno;
 		mlen = sizeof(me);
 		if (getsockname(sock, (struct sockaddr *)&me, &mlen) != 0)
@@ -658,7 +664,7 @@ static int notify_connect_unix(struct notify_sup *s, size_t i, pid_t pid, int so
 }
 
 #ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL   /* Linux 6.9: a pidfd of a thread, not only a leader */
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd of a thread, not only a leader */
 #endif
 
 /* A pidfd of the thread tid, whose fd table pidfd_getfd reads: of the
@@ -712,8 +718,7 @@ static int notify_decide(struct notify_sup *s, size_t i)
 	}
 	v = nc_classify(&sa, len, s->plan.port, s->who[i].port, s->n, &d);
 	switch (v) {
-	case NC_INVALID:
-		return d.err;
+	case NC_INVALID: return d.err;
 	case NC_UNREACHABLE:
 		notify_refused(s, i, &d, "not turninit's proxy nor a listed loopback port");
 		return ENETUNREACH;
@@ -727,8 +732,7 @@ static int notify_decide(struct notify_sup *s, size_t i)
 			break;
 		notify_refused(s, i, &d, "an abstract socket no command listens on");
 		return ECONNREFUSED;
-	default:
-		break;
+	default: break;
 	}
 	/* the pid is the notification's still, so pidfd names its process */
 	pidfd = notify_pidfd(pid);
@@ -741,8 +745,10 @@ static int notify_decide(struct notify_sup *s, size_t i)
 		return EBADF;
 	if (sock < 0) {
 		e = errno;
-		notify_refused(s, i, &d, e == EPERM ? "turninit cannot take the command's socket (pidfd_getfd: a process that is not dumpable)" :
-			       "turninit cannot take the command's socket (pidfd_getfd)");
+		notify_refused(s, i, &d,
+			       e == EPERM ?
+				       "turninit cannot take the command's socket (pidfd_getfd: a process that is not dumpable)" :
+				       "turninit cannot take the command's socket (pidfd_getfd)");
 		return EACCES;
 	}
 	if (v == NC_PROXY)
@@ -766,7 +772,7 @@ static void notify_one(struct notify_sup *s, size_t i)
 	s->resp->id = s->req->id;
 	e = s->req->data.nr == __NR_connect ? notify_decide(s, i) : ENOSYS;
 	if (e == NOTIFY_PENDING)
-		return;   /* answered when the connect ends */
+		return; /* answered when the connect ends */
 	s->resp->error = -e;
 	(void)ioctl(s->pfd[i].fd, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
 }
@@ -797,7 +803,8 @@ static void notify_intake(struct notify_sup *s)
 		/* a listener with no supervisor answers ENOSYS to every
 		 * connect: a full table fails closed */
 		if (n != (ssize_t)sizeof(h) || s->n_pfd >= 1 + NOTIFY_LISTENERS_MAX) {
-			log_line_fd(s->log_fd, "network: a command's listener not taken (%s): its connects fail",
+			log_line_fd(s->log_fd,
+				    "network: a command's listener not taken (%s): its connects fail",
 				    n != (ssize_t)sizeof(h) ? "a message cut short" : "too many at once");
 			close(fd);
 			continue;
@@ -851,8 +858,8 @@ static void *notify_main(void *arg)
 	return NULL;
 }
 
-int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr, int log_fd,
-		 pid_t proxy_pid, pid_t *ret_tid, struct tn_error *err)
+int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr, int log_fd, pid_t proxy_pid,
+		 pid_t *ret_tid, struct tn_error *err)
 {
 	struct seccomp_notif_sizes sz;
 	int started[2];
@@ -864,7 +871,8 @@ int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr,
 	int r;
 
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0)
-		return err_errno(err, errno, "network: the sizes of seccomp notifications (SECCOMP_GET_NOTIF_SIZES)");
+		return err_errno(err, errno,
+				 "network: the sizes of seccomp notifications (SECCOMP_GET_NOTIF_SIZES)");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return err_set(err, ENOMEM, "network: out of memory");

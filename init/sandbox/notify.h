@@ -29,14 +29,14 @@
 #include "policy/error.h"
 #include "policy/manifest.h"
 
-#define NOTIFY_LISTENERS_MAX 512   /* commands' listeners held at once; more: refused */
+#define NOTIFY_LISTENERS_MAX 512 /* commands' listeners held at once; more: refused */
 
 struct net_plan;
 
 /* What a command's process tells PID 1 with its listener (SCM_RIGHTS). */
 struct notify_hello {
-	int32_t pid;        /* the command's first process */
-	uint16_t port;      /* its own port of the proxy's (HTTP_PROXY), 0: none */
+	int32_t pid;   /* the command's first process */
+	uint16_t port; /* its own port of the proxy's (HTTP_PROXY), 0: none */
 };
 
 /* notify_probe - whether this kernel and runtime give what the mode needs,
@@ -56,8 +56,8 @@ int notify_probe(struct tn_error *err);
  * signals are blocked in it. *ret_tid: its thread id, once it runs (the
  * commands' filter keeps them from signalling it: sc_build_notify).
  * Errors: -errno of pthread_create(3) or pipe2(2). */
-int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr, int log_fd,
-		 pid_t proxy_pid, pid_t *ret_tid, struct tn_error *err);
+int notify_start(struct net_plan *p, const struct mf_network *n, int records_wr, int log_fd, pid_t proxy_pid,
+		 pid_t *ret_tid, struct tn_error *err);
 
 /* notify_cmd_port - command id's (stream's) own port of the proxy's, open
  * (net_cmd_listen) or closed (port 0 entries are ignored): the supervisor

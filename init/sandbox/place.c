@@ -50,8 +50,8 @@ int place_need_landlock(const char *what, const struct mf_manifest *m, struct tn
 		       what, m->uid);
 }
 
-int place_resolve(const char *what, int fd, const struct stat *st, const char *hint,
-		  char ret_path[PATH_MAX], struct tn_error *err)
+int place_resolve(const char *what, int fd, const struct stat *st, const char *hint, char ret_path[PATH_MAX],
+		  struct tn_error *err)
 {
 	char proc[64], real[PATH_MAX];
 	struct stat now;
@@ -60,28 +60,28 @@ int place_resolve(const char *what, int fd, const struct stat *st, const char *h
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	n = readlink(proc, real, sizeof(real) - 1);
 	if (n <= 0)
-		return err_errno(err, n < 0 ? errno : ENOENT, "%s: cannot resolve where it is (%s)",
-				 what, proc);
+		return err_errno(err, n < 0 ? errno : ENOENT, "%s: cannot resolve where it is (%s)", what,
+				 proc);
 	real[n] = '\0';
 	/* Unlinked: the kernel shows "PATH (deleted)". What it keeps could only
 	 * be read through this fd, and no one but turninit holds it. */
 	if (st->st_nlink == 0)
-		return err_set(err, EPERM, "%s: a deleted file (%s), which no one could read back",
-			       what, real);
+		return err_set(err, EPERM, "%s: a deleted file (%s), which no one could read back", what,
+			       real);
 	if (real[0] != '/')
 		return err_set(err, EPERM, "%s: cannot check where it is: %s is not a path", what, real);
 	/* The link is the path from the root of the file's own mount namespace:
 	 * for a file opened outside the container it names another file here, or
 	 * none. Only a path that leads to this very inode is one to check. */
 	if (stat(real, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)
-		return err_set(err, EPERM, "%s: cannot check where it is: %s names another file or none%s%s%s",
-			       what, real, hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
+		return err_set(err, EPERM,
+			       "%s: cannot check where it is: %s names another file or none%s%s%s", what,
+			       real, hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
 	memcpy(ret_path, real, (size_t)n + 1);
 	return 0;
 }
 
-int place_check_dir(const char *what, const char *path, const struct mf_manifest *m,
-		    struct tn_error *err)
+int place_check_dir(const char *what, const char *path, const struct mf_manifest *m, struct tn_error *err)
 {
 	char dir[PATH_MAX], *slash;
 	struct stat st;
@@ -97,7 +97,9 @@ int place_check_dir(const char *what, const char *path, const struct mf_manifest
 	if (stat(dir, &st) != 0)
 		return err_errno(err, errno, "%s: its directory %s", what, dir);
 	if (place_open_to_uid(&st, m))
-		return err_set(err, EPERM, "%s: its directory %s is owned by uid %u or "
-			       "writable by group or others", what, dir, m->uid);
+		return err_set(err, EPERM,
+			       "%s: its directory %s is owned by uid %u or "
+			       "writable by group or others",
+			       what, dir, m->uid);
 	return 0;
 }

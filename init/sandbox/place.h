@@ -46,14 +46,13 @@ int place_need_landlock(const char *what, const struct mf_manifest *m, struct tn
  * Errors (err names `what`): -EPERM a deleted file (st_nlink 0), a link that
  * is no absolute path (pipe:[N], socket:[N], anon_inode:...), or a path that
  * names another file or none. */
-int place_resolve(const char *what, int fd, const struct stat *st, const char *hint,
-		  char ret_path[PATH_MAX], struct tn_error *err);
+int place_resolve(const char *what, int fd, const struct stat *st, const char *hint, char ret_path[PATH_MAX],
+		  struct tn_error *err);
 
 /* place_check_dir - the directory of path (path with its last component
  * removed; "/" for "/x"): not owned by m->uid, not writable by group or
  * others. path: absolute, resolved (place_resolve).
  * Errors (err names `what`): -EPERM, or -errno of stat(2). */
-int place_check_dir(const char *what, const char *path, const struct mf_manifest *m,
-		    struct tn_error *err);
+int place_check_dir(const char *what, const char *path, const struct mf_manifest *m, struct tn_error *err);
 
 #endif

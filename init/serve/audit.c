@@ -32,13 +32,13 @@
  * newline; turn_start's is that of its turn id, 32 hex digits
  * (policy/auditline.h). */
 static struct audit_log {
-	int fd;                             /* -1: no log */
+	int fd; /* -1: no log */
 	const struct mf_env *env;
-	bool started;                       /* the turn_start line is written */
-	bool broken;                        /* a write failed: later execs are refused */
-	uint8_t link[AUDIT_HASH_BYTES];     /* the head: the last line's digest */
+	bool started;                   /* the turn_start line is written */
+	bool broken;                    /* a write failed: later execs are refused */
+	uint8_t link[AUDIT_HASH_BYTES]; /* the head: the last line's digest */
 	char turn[2 * AUDIT_TURN_BYTES + 1];
-	uint64_t lines;                     /* lines of this turn written */
+	uint64_t lines; /* lines of this turn written */
 } audit = { .fd = -1 };
 
 _Static_assert(AUDIT_HASH_BYTES == ALINE_HASH_BYTES, "one digest size for the writer and the check");
@@ -64,20 +64,23 @@ static int check_file(const char *spec, int fd, const struct stat *st, const str
 	/* Landlock bounds writes only: a FIFO of the commands' own uid could be
 	 * opened for reading by any command. */
 	if (S_ISFIFO(st->st_mode) && geteuid() == m->uid)
-		return err_set(err, EPERM, "audit log %s: a FIFO, and turninit runs as the commands' uid %u (non-root mode): a command could open it and take lines from its reader",
+		return err_set(err, EPERM,
+			       "audit log %s: a FIFO, and turninit runs as the commands' uid %u (non-root mode): a command could open it and take lines from its reader",
 			       spec, m->uid);
 	r = place_resolve(what, fd, st, "give a path in the container, a pipe or a socket", real, err);
 	if (r < 0)
 		return r;
 	if ((w = place_writable_holder(real, m)))
-		return err_set(err, EPERM, "audit log %s: is %s, inside %s, which commands may write",
-			       spec, real, w);
+		return err_set(err, EPERM, "audit log %s: is %s, inside %s, which commands may write", spec,
+			       real, w);
 	if (place_open_to_uid(st, m))
 		return err_set(err, EPERM, "audit log %s: owned by uid %u or writable by group or others",
 			       spec, m->uid);
 	if (S_ISFIFO(st->st_mode) && (st->st_mode & 0044))
-		return err_set(err, EPERM, "audit log %s: a FIFO readable by group or others: a command "
-			       "could open it and take lines from its reader", spec);
+		return err_set(err, EPERM,
+			       "audit log %s: a FIFO readable by group or others: a command "
+			       "could open it and take lines from its reader",
+			       spec);
 	return place_check_dir(what, real, m, err);
 }
 
@@ -91,14 +94,14 @@ static int lock_log(const char *spec, int fd, struct tn_error *err)
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	if (errno == EWOULDBLOCK)
-		return err_set(err, EBUSY, "audit log %s: another turn holds it (flock): give each turn a file of its own",
+		return err_set(err, EBUSY,
+			       "audit log %s: another turn holds it (flock): give each turn a file of its own",
 			       spec);
 	return err_errno(err, errno, "audit log %s: flock", spec);
 }
 
 /* PATH: as given, then as opened (check_file). */
-static int check_path(const char *spec, int fd, const struct mf_manifest *m,
-		      struct tn_error *err)
+static int check_path(const char *spec, int fd, const struct mf_manifest *m, struct tn_error *err)
 {
 	const char *w;
 	struct stat st;
@@ -133,8 +136,10 @@ static int check_fd(const char *spec, int fd, const struct mf_manifest *m, struc
 	if (S_ISDIR(st.st_mode))
 		return err_set(err, EBADF, "audit log %s: a directory", spec);
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-		return err_set(err, EBADF, "audit log %s: a device (such as /dev/null), which keeps "
-			       "nothing: give a file, a pipe or a socket", spec);
+		return err_set(err, EBADF,
+			       "audit log %s: a device (such as /dev/null), which keeps "
+			       "nothing: give a file, a pipe or a socket",
+			       spec);
 	if (S_ISFIFO(st.st_mode)) {
 		char proc[64], link[16];
 		ssize_t n;
@@ -179,8 +184,8 @@ static int audit_open_or_probe(const char *spec, const struct mf_manifest *m, bo
 
 		errno = 0;
 		v = strtol(spec + 3, &end, 10);
-		if (errno || end == spec + 3 || *end || spec[3] < '0' || spec[3] > '9' ||
-		    v < 3 || v > INT_MAX)
+		if (errno || end == spec + 3 || *end || spec[3] < '0' || spec[3] > '9' || v < 3 ||
+		    v > INT_MAX)
 			return err_set(err, EINVAL, "audit log %s: expected fd:N with N >= 3", spec);
 		r = check_fd(spec, (int)v, m, err);
 		if (r < 0)
@@ -193,13 +198,15 @@ static int audit_open_or_probe(const char *spec, const struct mf_manifest *m, bo
 		return err_set(err, EINVAL, "audit log %s: expected an absolute path or fd:N", spec);
 	/* O_EXCL first, to know whether the file is ours: a refused log that
 	 * turninit created is removed again, not left behind empty. */
-	fd = open(spec, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW |
-		  O_NOCTTY | O_NONBLOCK, 0600);
+	fd = open(spec,
+		  O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+		  0600);
 	created = fd >= 0;
 	if (fd < 0 && errno == EEXIST)
 		fd = open(spec, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 && errno == ELOOP)   /* O_NOFOLLOW's answer for a link, not a loop */
-		return err_set(err, ELOOP, "audit log %s: is a symbolic link (give the path it leads to)", spec);
+	if (fd < 0 && errno == ELOOP) /* O_NOFOLLOW's answer for a link, not a loop */
+		return err_set(err, ELOOP, "audit log %s: is a symbolic link (give the path it leads to)",
+			       spec);
 	if (fd < 0)
 		return err_errno(err, errno, "audit log %s", spec);
 	r = check_path(spec, fd, m, err);
@@ -294,8 +301,9 @@ static int audit_write(json_t *ev)
 json_t *audit_read_back(int pid, int ppid)
 {
 	static const char *const keys[][2] = {
-		{ "CapInh:", "cap_inh" }, { "CapPrm:", "cap_prm" }, { "CapEff:", "cap_eff" },
-		{ "CapBnd:", "cap_bnd" }, { "CapAmb:", "cap_amb" }, { "NoNewPrivs:", "no_new_privs" },
+		{ "CapInh:", "cap_inh" },  { "CapPrm:", "cap_prm" },
+		{ "CapEff:", "cap_eff" },  { "CapBnd:", "cap_bnd" },
+		{ "CapAmb:", "cap_amb" },  { "NoNewPrivs:", "no_new_privs" },
 		{ "Seccomp:", "seccomp" }, { "Seccomp_filters:", "seccomp_filters" },
 	};
 	char path[64], line[256];
@@ -394,11 +402,10 @@ int audit_turn_start(const char *mode, const struct load_result *pol, json_t *pr
 	audit.lines = 0;
 	sig_key_id_hex(pol->sig.key_id, kid);
 	sodium_bin2hex(hex, sizeof(hex), pol->manifest_digest, sizeof(pol->manifest_digest));
-	r = audit_write(json_pack("{s:s, s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:O}",
-				  "event", "turn_start", "turn", audit.turn, "time", rfc3339(audit_wall_ms()),
-				  "turninit", TURNINIT_VERSION, "mode", mode,
-				  "manifest", "key_id", kid, "blake2b_256", hex,
-				  "source", pol->source, "trusted_comment",
+	r = audit_write(json_pack("{s:s, s:s, s:o, s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:O}", "event",
+				  "turn_start", "turn", audit.turn, "time", rfc3339(audit_wall_ms()),
+				  "turninit", TURNINIT_VERSION, "mode", mode, "manifest", "key_id", kid,
+				  "blake2b_256", hex, "source", pol->source, "trusted_comment",
 				  pol->sig.trusted_comment, "protections", protections));
 	if (r < 0)
 		return err_errno(err, -r, "audit log: cannot write the turn_start line");
@@ -420,8 +427,8 @@ static json_t *command_words(const struct rq_request *rq)
 	return words;
 }
 
-int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
-	       uint32_t timeout_s, bool filter_in_command)
+int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd, uint32_t timeout_s,
+	       bool filter_in_command)
 {
 	json_t *ev, *names, *words;
 
@@ -439,14 +446,13 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 			json_array_append_new(names, json_stringn(*e, (size_t)(eq - *e)));
 	}
 	words = command_words(rq);
-	ev = json_pack("{s:s, s:o, s:I, s:s, s:o, s:s, s:o, s:i}", "event", "exec",
-		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", rq->id,
-		       rq->argv_form ? "argv" : "command", words, "cwd", cwd,
-		       "env_names", names, "timeout_s", (int)timeout_s);
+	ev = json_pack("{s:s, s:o, s:I, s:s, s:o, s:s, s:o, s:i}", "event", "exec", "time",
+		       rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", rq->id,
+		       rq->argv_form ? "argv" : "command", words, "cwd", cwd, "env_names", names, "timeout_s",
+		       (int)timeout_s);
 	/* where this command's sandbox differs from turn_start's record: its
 	 * filter is loaded in the command, not in its keeper */
-	if (ev && filter_in_command &&
-	    json_object_set_new(ev, "filter_in_command", json_true()) != 0) {
+	if (ev && filter_in_command && json_object_set_new(ev, "filter_in_command", json_true()) != 0) {
 		json_decref(ev);
 		ev = NULL;
 	}
@@ -456,9 +462,11 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 		size_t cap = sodium_base64_ENCODED_LEN(rq->stdin_len, sodium_base64_VARIANT_ORIGINAL);
 		char *b = malloc(cap);
 
-		if (!b || json_object_set_new(ev, "stdin", json_string(
-			sodium_bin2base64(b, cap, rq->stdin_data, rq->stdin_len,
-					  sodium_base64_VARIANT_ORIGINAL))) != 0) {
+		if (!b ||
+		    json_object_set_new(ev, "stdin",
+					json_string(sodium_bin2base64(b, cap, rq->stdin_data, rq->stdin_len,
+								      sodium_base64_VARIANT_ORIGINAL))) !=
+			    0) {
 			free(b);
 			json_decref(ev);
 			ev = NULL;
@@ -472,9 +480,9 @@ int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
 void audit_refused(unsigned stream, const char *id, const char *reason)
 {
 	if (audit.fd >= 0)
-		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "refused",
-				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
-				      "id", id, "reason", reason));
+		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "refused", "time",
+				      rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", id,
+				      "reason", reason));
 }
 
 void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq, const char *reason)
@@ -483,9 +491,8 @@ void audit_rejected(unsigned stream, const char *id, const struct rq_request *rq
 
 	if (audit.fd < 0)
 		return;
-	ev = json_pack("{s:s, s:o, s:I, s:s?, s:s}", "event", "rejected",
-		       "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
-		       "id", id && id[0] ? id : NULL, "reason", reason);
+	ev = json_pack("{s:s, s:o, s:I, s:s?, s:s}", "event", "rejected", "time", rfc3339(audit_wall_ms()),
+		       "stream", (json_int_t)stream, "id", id && id[0] ? id : NULL, "reason", reason);
 	if (ev && rq && rq->op == RQ_EXEC &&
 	    json_object_set_new(ev, rq->argv_form ? "argv" : "command", command_words(rq)) != 0) {
 		json_decref(ev);
@@ -500,9 +507,11 @@ int audit_credential(unsigned stream, const char *id, const char *name)
 		return 0;
 	if (audit.broken)
 		return -EIO;
-	return audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "credential",
-				     "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
-				     "id", id, "name", name)) < 0 ? -EIO : 0;
+	return audit_write(json_pack("{s:s, s:o, s:I, s:s, s:s}", "event", "credential", "time",
+				     rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", id, "name",
+				     name)) < 0 ?
+		       -EIO :
+		       0;
 }
 
 void audit_control(unsigned stream, const char *id, int signo)
@@ -510,17 +519,16 @@ void audit_control(unsigned stream, const char *id, int signo)
 	if (audit.fd < 0)
 		return;
 	if (signo == 0)
-		audit_write(json_pack("{s:s, s:o, s:I, s:s}", "event", "cancel",
-				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
-				      "id", id));
+		audit_write(json_pack("{s:s, s:o, s:I, s:s}", "event", "cancel", "time",
+				      rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", id));
 	else
-		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i}", "event", "signal",
-				      "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
-				      "id", id, "signal", signo));
+		audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i}", "event", "signal", "time",
+				      rfc3339(audit_wall_ms()), "stream", (json_int_t)stream, "id", id,
+				      "signal", signo));
 }
 
-void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
-		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes,
+void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms, const struct ev_end *e,
+		bool cancelled, uint64_t out_bytes, uint64_t err_bytes,
 		const uint8_t out_digest[static AUDIT_HASH_BYTES],
 		const uint8_t err_digest[static AUDIT_HASH_BYTES], json_t *read_back)
 {
@@ -534,17 +542,15 @@ void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
 	sodium_bin2hex(eh, sizeof(eh), err_digest, AUDIT_HASH_BYTES);
 	code = WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null();
 	sig = WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null();
-	audit_write(json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:s, s:s, s:O?}",
-			      "event", "exit", "time", rfc3339(audit_wall_ms()),
-			      "stream", (json_int_t)stream, "id", id, "pid", pid,
-			      "start", rfc3339(start_ms), "end", rfc3339(start_ms + e->duration_ms),
-			      "code", code, "signal", sig, "timed_out", e->timed_out,
-			      "cancelled", cancelled, "truncated", e->truncated,
-			      "lost", e->lost, "oom_killed", e->oom_killed,
-			      "stdout_bytes", (json_int_t)out_bytes,
-			      "stderr_bytes", (json_int_t)err_bytes,
-			      "stdout_blake2b_256", oh, "stderr_blake2b_256", eh,
-			      "read_back", read_back ? read_back : json_null()));
+	audit_write(
+		json_pack("{s:s, s:o, s:I, s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:s, s:s, s:O?}",
+			  "event", "exit", "time", rfc3339(audit_wall_ms()), "stream", (json_int_t)stream,
+			  "id", id, "pid", pid, "start", rfc3339(start_ms), "end",
+			  rfc3339(start_ms + e->duration_ms), "code", code, "signal", sig, "timed_out",
+			  e->timed_out, "cancelled", cancelled, "truncated", e->truncated, "lost", e->lost,
+			  "oom_killed", e->oom_killed, "stdout_bytes", (json_int_t)out_bytes, "stderr_bytes",
+			  (json_int_t)err_bytes, "stdout_blake2b_256", oh, "stderr_blake2b_256", eh,
+			  "read_back", read_back ? read_back : json_null()));
 }
 
 void audit_net(const struct net_record *r)
@@ -552,9 +558,10 @@ void audit_net(const struct net_record *r)
 	if (audit.fd < 0)
 		return;
 	audit_write(ev_net_fields(json_pack("{s:s, s:o, s:o, s:o}", "event", "net", "time",
-					    rfc3339(audit_wall_ms()),
-					    "stream", r->id[0] ? json_integer(r->stream) : json_null(),
-					    "id", r->id[0] ? json_string(r->id) : json_null()), r));
+					    rfc3339(audit_wall_ms()), "stream",
+					    r->id[0] ? json_integer(r->stream) : json_null(), "id",
+					    r->id[0] ? json_string(r->id) : json_null()),
+				  r));
 }
 
 void audit_turn_end(int exit_code)
@@ -563,12 +570,12 @@ void audit_turn_end(int exit_code)
 
 	if (audit.fd < 0 || !audit.started)
 		return;
-	if (audit_write(json_pack("{s:s, s:o, s:i, s:I}", "event", "turn_end",
-				  "time", rfc3339(audit_wall_ms()), "exit_code", exit_code,
-				  "lines", (json_int_t)audit.lines + 1)) < 0)
+	if (audit_write(json_pack("{s:s, s:o, s:i, s:I}", "event", "turn_end", "time",
+				  rfc3339(audit_wall_ms()), "exit_code", exit_code, "lines",
+				  (json_int_t)audit.lines + 1)) < 0)
 		return;
 	/* the final head, outside the log: the container's log keeps it */
 	sodium_bin2hex(head, sizeof(head), audit.link, sizeof(audit.link));
-	log_line("audit: turn %s ended, %llu lines, head %s", audit.turn,
-		 (unsigned long long)audit.lines, head);
+	log_line("audit: turn %s ended, %llu lines, head %s", audit.turn, (unsigned long long)audit.lines,
+		 head);
 }

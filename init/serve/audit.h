@@ -18,9 +18,9 @@
 #include "policy/request.h"
 #include "trust/load.h"
 
-#define AUDIT_HASH_BYTES 32   /* BLAKE2b-256 */
+#define AUDIT_HASH_BYTES 32 /* BLAKE2b-256 */
 #define AUDIT_HEAD_HEX (2 * AUDIT_HASH_BYTES + 1)
-#define AUDIT_TURN_BYTES 16   /* a turn id: 128 random bits, 32 hex digits */
+#define AUDIT_TURN_BYTES 16 /* a turn id: 128 random bits, 32 hex digits */
 
 /* Every line carries "prev", the BLAKE2b-256 (hex) of the line before it,
  * its exact bytes with the newline; turn_start's is that of its "turn", the
@@ -72,8 +72,8 @@ int audit_turn_start(const char *mode, const struct load_result *pol, json_t *pr
  * when the seccomp filter is loaded in the command rather than in its keeper
  * (filter_in_command; absent otherwise).
  * Returns 0 (also when no log is open) or -EIO: the command must not run. */
-int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd,
-	       uint32_t timeout_s, bool filter_in_command);
+int audit_exec(unsigned stream, const struct rq_request *rq, const char *cwd, uint32_t timeout_s,
+	       bool filter_in_command);
 
 /* audit_refused - an exec request that ran nothing, and why. */
 void audit_refused(unsigned stream, const char *id, const char *reason);
@@ -109,8 +109,8 @@ void audit_net(const struct net_record *r);
  * wrote to stdout and stderr (read by turninit, kept or not), with the
  * BLAKE2b-256 of each stream's bytes, all of them (crypto_generichash), and
  * read_back (audit_read_back's, or NULL: null). */
-void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms,
-		const struct ev_end *e, bool cancelled, uint64_t out_bytes, uint64_t err_bytes,
+void audit_exit(unsigned stream, const char *id, int pid, uint64_t start_ms, const struct ev_end *e,
+		bool cancelled, uint64_t out_bytes, uint64_t err_bytes,
 		const uint8_t out_digest[static AUDIT_HASH_BYTES],
 		const uint8_t err_digest[static AUDIT_HASH_BYTES], json_t *read_back);
 

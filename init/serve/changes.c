@@ -20,22 +20,22 @@
 
 static int base_fd = -1, root_fd = -1;
 static char base_path[PATH_MAX], root_path[PATH_MAX];
-static bool given;   /* changes_open passed, probe or not (changes_given) */
+static bool given; /* changes_open passed, probe or not (changes_given) */
 
 struct walk {
 	int (*emit)(json_t *ev);
 	uint64_t entries, bytes, start_ms, max_ms;
 	uint64_t added, removed, changed;
-	uint64_t unreadable;          /* entries it could not stat, open or list */
-	char *unread[CHANGES_MAX_UNREADABLE_PATHS];   /* the first of their paths */
+	uint64_t unreadable;                        /* entries it could not stat, open or list */
+	char *unread[CHANGES_MAX_UNREADABLE_PATHS]; /* the first of their paths */
 	size_t n_unread;
-	uint64_t unread_more;         /* paths past those, not named */
-	uint64_t not_compared;        /* same-looking files it could not hash: listed as changed */
-	uint64_t skipped;             /* subtrees past CHANGES_MAX_DEPTH or PATH_MAX */
-	bool hash_off;                /* CHANGES_MAX_BYTES reached: no more reading */
-	const char *stopped;          /* why the walk stopped early, or NULL */
-	bool type_change;             /* the next change is one side of a path whose type changed */
-	char path[PATH_MAX];          /* the relative path of the entry at hand */
+	uint64_t unread_more;  /* paths past those, not named */
+	uint64_t not_compared; /* same-looking files it could not hash: listed as changed */
+	uint64_t skipped;      /* subtrees past CHANGES_MAX_DEPTH or PATH_MAX */
+	bool hash_off;         /* CHANGES_MAX_BYTES reached: no more reading */
+	const char *stopped;   /* why the walk stopped early, or NULL */
+	bool type_change;      /* the next change is one side of a path whose type changed */
+	char path[PATH_MAX];   /* the relative path of the entry at hand */
 };
 
 /* One side of a path: lstat's answer, and the digest when it was made. */
@@ -53,19 +53,22 @@ int changes_open(const char *base, const struct mf_manifest *m, bool probe, stru
 	size_t bl = strlen(base);
 
 	if (base[0] != '/' || strstr(base, "/./") || strstr(base, "/../") ||
-	    (bl >= 2 && strcmp(base + bl - 2, "/.") == 0) ||
-	    (bl >= 3 && strcmp(base + bl - 3, "/..") == 0) || bl >= sizeof(base_path))
-		return err_set(err, EINVAL, "--audit-changes %s: expected an absolute path without . or .. parts",
-			       base);
+	    (bl >= 2 && strcmp(base + bl - 2, "/.") == 0) || (bl >= 3 && strcmp(base + bl - 3, "/..") == 0) ||
+	    bl >= sizeof(base_path))
+		return err_set(err, EINVAL,
+			       "--audit-changes %s: expected an absolute path without . or .. parts", base);
 	if (place_path_under(base, m->workdir) || place_path_under(m->workdir, base))
-		return err_set(err, EINVAL, "--audit-changes %s: the base and the workdir %s may not hold one another",
+		return err_set(err, EINVAL,
+			       "--audit-changes %s: the base and the workdir %s may not hold one another",
 			       base, m->workdir);
 	if ((w = place_writable_holder(base, m)))
-		return err_set(err, EPERM, "--audit-changes %s: inside %s, which commands may write: the base must be the tree as it was (bind it read-only outside the writable set)",
+		return err_set(err, EPERM,
+			       "--audit-changes %s: inside %s, which commands may write: the base must be the tree as it was (bind it read-only outside the writable set)",
 			       base, w);
 	bfd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (bfd < 0 && errno == ENOENT)
-		return err_set(err, ENOENT, "--audit-changes %s: no such directory: bind the tree as it was there, read-only, beside its copy-on-write view at %s (podman run -v HOSTDIR:%s:O -v HOSTDIR:%s:ro; docs/audit.md)",
+		return err_set(err, ENOENT,
+			       "--audit-changes %s: no such directory: bind the tree as it was there, read-only, beside its copy-on-write view at %s (podman run -v HOSTDIR:%s:O -v HOSTDIR:%s:ro; docs/audit.md)",
 			       base, m->workdir, m->workdir, base);
 	if (bfd < 0)
 		return err_errno(err, errno, "--audit-changes %s", base);
@@ -96,7 +99,8 @@ static bool stop_here(struct walk *w)
 	if (w->entries > CHANGES_MAX_ENTRIES)
 		w->stopped = "more than 200000 entries";
 	else if (clock_ms() - w->start_ms > w->max_ms)
-		w->stopped = w->max_ms == CHANGES_MAX_MS ? "30 s passed" : "5 s passed (the turn was ended by a signal)";
+		w->stopped = w->max_ms == CHANGES_MAX_MS ? "30 s passed" :
+							   "5 s passed (the turn was ended by a signal)";
 	if (!w->hash_off && w->bytes > CHANGES_MAX_BYTES)
 		w->hash_off = true;
 	return w->stopped != NULL;
@@ -197,7 +201,10 @@ static json_t *ent_json(const struct ent *e)
 	if (e->hashed)
 		sodium_bin2hex(hex, sizeof(hex), e->d, sizeof(e->d));
 	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:s?}", "type",
-			 t == S_IFREG ? "file" : t == S_IFDIR ? "dir" : t == S_IFLNK ? "symlink" : "other",
+			 t == S_IFREG ? "file" :
+			 t == S_IFDIR ? "dir" :
+			 t == S_IFLNK ? "symlink" :
+					"other",
 			 "mode", mode, "uid", (json_int_t)e->st.st_uid, "gid", (json_int_t)e->st.st_gid,
 			 "size", (json_int_t)e->st.st_size, "blake2b_256", e->hashed ? hex : NULL);
 }
@@ -261,8 +268,8 @@ static json_t *change_what(const struct walk *w, const struct ent *b, const stru
 
 static void emit_change(struct walk *w, const char *op, const struct ent *base, const struct ent *now)
 {
-	json_t *ev = json_pack("{s:s, s:s, s:o}", "event", "change", "op", op,
-			       "what", change_what(w, base, now));
+	json_t *ev = json_pack("{s:s, s:s, s:o}", "event", "change", "op", op, "what",
+			       change_what(w, base, now));
 
 	w->type_change = false;
 	if (!ev || set_path(ev, w->path) != 0 ||
@@ -340,7 +347,7 @@ static bool path_push(struct walk *w, const char *name, size_t *old)
 
 	*old = l;
 	if (l + (l ? 1 : 0) + k + 1 > sizeof(w->path)) {
-		w->skipped++;   /* a path longer than PATH_MAX: not listed */
+		w->skipped++; /* a path longer than PATH_MAX: not listed */
 		return false;
 	}
 	if (l)
@@ -369,8 +376,9 @@ static void one_side(struct walk *w, int dirfd, const char *name, bool base, uns
 		if (S_ISDIR(e.st.st_mode)) {
 			if (depth >= CHANGES_MAX_DEPTH) {
 				w->skipped++;
-			} else if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-				unreadable(w, errno, strlen(w->path));   /* no read permission (EACCES) */
+			} else if ((fd = openat(dirfd, name,
+						O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+				unreadable(w, errno, strlen(w->path)); /* no read permission (EACCES) */
 			} else {
 				if ((r = list_dir(fd, &v, &n)) < 0)
 					unreadable(w, -r, strlen(w->path));
@@ -406,11 +414,10 @@ static void both_sides(struct walk *w, int bdir, int rdir, const char *name, uns
 		one_side(w, bdir, name, true, depth);
 		w->type_change = true;
 		one_side(w, rdir, name, false, depth);
-		w->type_change = false;   /* when a side emitted nothing */
+		w->type_change = false; /* when a side emitted nothing */
 		return;
 	}
-	same = b.st.st_mode == r.st.st_mode && b.st.st_uid == r.st.st_uid &&
-	       b.st.st_gid == r.st.st_gid;
+	same = b.st.st_mode == r.st.st_mode && b.st.st_uid == r.st.st_uid && b.st.st_gid == r.st.st_gid;
 	if (S_ISREG(b.st.st_mode) || S_ISLNK(b.st.st_mode)) {
 		bool untouched = same && b.st.st_size == r.st.st_size &&
 				 b.st.st_mtim.tv_sec == r.st.st_mtim.tv_sec &&
@@ -514,7 +521,8 @@ bool changes_given(void)
 
 void changes_record(int (*emit)(json_t *ev), bool hurried)
 {
-	struct walk w = { .emit = emit, .start_ms = clock_ms(),
+	struct walk w = { .emit = emit,
+			  .start_ms = clock_ms(),
 			  .max_ms = hurried ? CHANGES_HURRIED_MS : CHANGES_MAX_MS };
 	struct ent b = { 0 }, r = { 0 };
 
@@ -529,19 +537,15 @@ void changes_record(int (*emit)(json_t *ev), bool hurried)
 	}
 	walk_pair(&w, base_fd, root_fd, 0);
 	emit(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:b, s:s?}",
-		       "event", "changes", "base", base_path, "root", root_path,
-		       "added", (json_int_t)w.added, "removed", (json_int_t)w.removed,
-		       "changed", (json_int_t)w.changed, "entries", (json_int_t)w.entries,
-		       "bytes_hashed", (json_int_t)w.bytes,
-		       "unreadable", (json_int_t)w.unreadable,
-		       "unreadable_paths", unread_json(&w),
-		       "unreadable_paths_more", (json_int_t)w.unread_more,
-		       "not_compared", (json_int_t)w.not_compared,
-		       "skipped", (json_int_t)w.skipped,
-		       "duration_ms", (json_int_t)(clock_ms() - w.start_ms),
-		       "complete", !w.stopped && !w.unreadable && !w.not_compared && !w.skipped &&
-		       !w.hash_off,
-		       "stopped", w.stopped));
+		       "event", "changes", "base", base_path, "root", root_path, "added", (json_int_t)w.added,
+		       "removed", (json_int_t)w.removed, "changed", (json_int_t)w.changed, "entries",
+		       (json_int_t)w.entries, "bytes_hashed", (json_int_t)w.bytes, "unreadable",
+		       (json_int_t)w.unreadable, "unreadable_paths", unread_json(&w), "unreadable_paths_more",
+		       (json_int_t)w.unread_more, "not_compared", (json_int_t)w.not_compared, "skipped",
+		       (json_int_t)w.skipped, "duration_ms", (json_int_t)(clock_ms() - w.start_ms),
+		       "complete",
+		       !w.stopped && !w.unreadable && !w.not_compared && !w.skipped && !w.hash_off, "stopped",
+		       w.stopped));
 	close(base_fd);
 	close(root_fd);
 	base_fd = root_fd = -1;

@@ -18,12 +18,12 @@
 #include "policy/error.h"
 #include "policy/manifest.h"
 
-#define CHANGES_MAX_ENTRIES 200000u          /* entries of both trees visited */
-#define CHANGES_MAX_BYTES (1ull << 30)       /* bytes of files hashed */
-#define CHANGES_MAX_MS 30000u                /* milliseconds of the walk */
-#define CHANGES_HURRIED_MS 5000u             /* the same when a signal ended the turn */
-#define CHANGES_MAX_DEPTH 128u               /* directory levels below the roots */
-#define CHANGES_MAX_UNREADABLE_PATHS 32u    /* unreadable paths named in the record */
+#define CHANGES_MAX_ENTRIES 200000u      /* entries of both trees visited */
+#define CHANGES_MAX_BYTES (1ull << 30)   /* bytes of files hashed */
+#define CHANGES_MAX_MS 30000u            /* milliseconds of the walk */
+#define CHANGES_HURRIED_MS 5000u         /* the same when a signal ended the turn */
+#define CHANGES_MAX_DEPTH 128u           /* directory levels below the roots */
+#define CHANGES_MAX_UNREADABLE_PATHS 32u /* unreadable paths named in the record */
 
 /* changes_open - check BASE for m and keep both roots open: BASE absolute, a
  * directory, neither it nor m->workdir inside the other, BASE not in m's

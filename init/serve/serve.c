@@ -50,7 +50,8 @@ static void serve_credential(struct serve *s, struct conn *c, struct rq_request 
 	int r;
 
 	if (s->exec_seen)
-		r = err_set(&err, EPERM, "credential: refused after the turn's first exec (a credential is given before any exec)");
+		r = err_set(&err, EPERM,
+			    "credential: refused after the turn's first exec (a credential is given before any exec)");
 	else if ((r = net_cred_check(s->ctx->net, &s->ctx->manifest->network, rq->cred_name, &err)) < 0)
 		;
 	else if (audit_credential(c->stream, rq->id, rq->cred_name) < 0)
@@ -74,8 +75,8 @@ static void serve_credential(struct serve *s, struct conn *c, struct rq_request 
 /* Handle one parsed request line of c: rq, or the codec's own reply (rq
  * NULL), or a line that did not parse (failed: err, and the id it had).
  * Takes rq and reply. */
-static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq, char *reply,
-			 bool failed, const char *id, const struct tn_error *err, size_t len)
+static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq, char *reply, bool failed,
+			 const char *id, const struct tn_error *err, size_t len)
 {
 	struct waiting **w;
 	struct cmd *m;
@@ -85,7 +86,7 @@ static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq,
 		conn_error(c, queue_answer_id(s, c, id), "%s", err->msg);
 		return;
 	}
-	if (!rq) {   /* the codec answered it itself (MCP's lifecycle, a bad message) */
+	if (!rq) { /* the codec answered it itself (MCP's lifecycle, a bad message) */
 		conn_emit(c, reply);
 		return;
 	}
@@ -124,13 +125,13 @@ static void serve_handle(struct serve *s, struct conn *c, struct rq_request *rq,
 
 		m = find_cmd(s, c, rq->id);
 		if (!m || m->exited) {
-			if (!rq->quiet)   /* an MCP cancel of what has ended is not answered */
+			if (!rq->quiet) /* an MCP cancel of what has ended is not answered */
 				conn_error(c, rq->id, "%s: no running command %s", op, rq->id);
 		} else if (rq->op == RQ_SIGNAL)
 			keeper_forward(m->k, rq->signo);
 		else
 			cmd_cancel(m);
-		if (m && !m->exited)   /* exited is set only by the keeper's message */
+		if (m && !m->exited) /* exited is set only by the keeper's message */
 			audit_control(c->stream, rq->id, rq->op == RQ_SIGNAL ? rq->signo : 0);
 	}
 	rq_free(rq);
@@ -158,7 +159,11 @@ static void serve_request(struct serve *s, struct conn *c, const char *line, siz
 	bool failed = c->codec->parse(c->codec_st, line, len, &rq, id, &reply, &err) < 0;
 
 	if (c->n_answers && (failed || !rq || rq->op != RQ_EXEC || starting(s, c, rq->id))) {
-		c->held = (struct held){ .used = true, .rq = rq, .reply = reply, .failed = failed, .err = err,
+		c->held = (struct held){ .used = true,
+					 .rq = rq,
+					 .reply = reply,
+					 .failed = failed,
+					 .err = err,
 					 .len = len };
 		snprintf(c->held.id, sizeof(c->held.id), "%s", id);
 		return;
@@ -183,7 +188,7 @@ void conn_close(struct serve *s, struct conn *c)
 	bool has = false;
 
 	if (conn_waits(c))
-		return;   /* closed once its answers are written */
+		return; /* closed once its answers are written */
 	queue_drop(s, c, "the connection ended before it started");
 	for (size_t i = 0; i < s->n_cmds; i++)
 		if (s->cmds[i].used && s->cmds[i].conn == c) {
@@ -191,10 +196,10 @@ void conn_close(struct serve *s, struct conn *c)
 			has = true;
 		}
 	if (has)
-		return;   /* closed once its commands have ended */
+		return; /* closed once its commands have ended */
 	if (c->out_len && !c->dead)
-		return;   /* closed once the peer has read its last events (the loop
-			   * writes them as it takes them): one peer never holds the loop */
+		return; /* closed once the peer has read its last events (the loop
+			 * writes them as it takes them): one peer never holds the loop */
 	conn_drain(c, 0);
 	if (c->in_fd > 2)
 		close(c->in_fd);
@@ -256,18 +261,18 @@ static void handle_signals(struct serve *s)
 
 /* What a pollfd of the loop stands for: its kind and its object. */
 enum slot_kind {
-	SLOT_SIGNALS,       /* turninit's signalfd */
-	SLOT_ACCEPT,        /* the listening socket */
-	SLOT_CONN_IN,       /* a connection's requests (obj: struct conn) */
-	SLOT_CONN_OUT,      /* a connection's queued events (obj: struct conn) */
-	SLOT_CMD_STDOUT,    /* a command's stdout pipe (obj: struct cmd) */
-	SLOT_CMD_STDERR,    /* its stderr pipe */
-	SLOT_CMD_STDIN,     /* its stdin pipe, while there is stdin to give */
-	SLOT_CMD_REPORT,    /* its exec report, while it starts (spawn.h) */
-	SLOT_CMD_KEEPER,    /* its keeper's messages */
-	SLOT_KEEPER_IDLE,   /* an idle keeper's pipe: it says nothing unless it ended
-			       (obj: struct keeper) */
-	SLOT_NET,           /* the proxy's records (policy/netrec.h) */
+	SLOT_SIGNALS,     /* turninit's signalfd */
+	SLOT_ACCEPT,      /* the listening socket */
+	SLOT_CONN_IN,     /* a connection's requests (obj: struct conn) */
+	SLOT_CONN_OUT,    /* a connection's queued events (obj: struct conn) */
+	SLOT_CMD_STDOUT,  /* a command's stdout pipe (obj: struct cmd) */
+	SLOT_CMD_STDERR,  /* its stderr pipe */
+	SLOT_CMD_STDIN,   /* its stdin pipe, while there is stdin to give */
+	SLOT_CMD_REPORT,  /* its exec report, while it starts (spawn.h) */
+	SLOT_CMD_KEEPER,  /* its keeper's messages */
+	SLOT_KEEPER_IDLE, /* an idle keeper's pipe: it says nothing unless it ended
+			     (obj: struct keeper) */
+	SLOT_NET,         /* the proxy's records (policy/netrec.h) */
 };
 
 struct slot {
@@ -349,11 +354,26 @@ static void slot_run(struct serve *s, const struct slot *sl)
 	case SLOT_ACCEPT: conn_accept(s); break;
 	case SLOT_CONN_IN: conn_read(s, sl->obj); break;
 	case SLOT_CONN_OUT: conn_flush(sl->obj); break;
-	case SLOT_CMD_STDOUT: if (m->out_fd >= 0) cmd_output(m, &m->out_fd, "stdout"); break;
-	case SLOT_CMD_STDERR: if (m->err_fd >= 0) cmd_output(m, &m->err_fd, "stderr"); break;
-	case SLOT_CMD_STDIN: if (m->in_fd >= 0) cmd_stdin(m); break;
-	case SLOT_CMD_REPORT: if (m->report_fd >= 0) cmd_report(m); break;
-	case SLOT_CMD_KEEPER: if (!m->exited) cmd_message(s, m); break;
+	case SLOT_CMD_STDOUT:
+		if (m->out_fd >= 0)
+			cmd_output(m, &m->out_fd, "stdout");
+		break;
+	case SLOT_CMD_STDERR:
+		if (m->err_fd >= 0)
+			cmd_output(m, &m->err_fd, "stderr");
+		break;
+	case SLOT_CMD_STDIN:
+		if (m->in_fd >= 0)
+			cmd_stdin(m);
+		break;
+	case SLOT_CMD_REPORT:
+		if (m->report_fd >= 0)
+			cmd_report(m);
+		break;
+	case SLOT_CMD_KEEPER:
+		if (!m->exited)
+			cmd_message(s, m);
+		break;
 	case SLOT_KEEPER_IDLE: keeper_idle_message(sl->obj); break;
 	case SLOT_NET: net_records(s); break;
 	}
@@ -380,20 +400,24 @@ static int serve_open(struct serve *s)
 		return EXIT_REFUSED;
 	}
 	s->queue_tail = &s->queue;
-	for (size_t i = 0; i < s->n_cmds; i++) {   /* calloc'd: no fd is open yet */
+	for (size_t i = 0; i < s->n_cmds; i++) { /* calloc'd: no fd is open yet */
 		s->cmds[i].out_fd = s->cmds[i].err_fd = s->cmds[i].in_fd = s->cmds[i].report_fd = -1;
 		s->keepers[i] = (struct keeper){ .pid = 0, .msg_fd = -1, .job_fd = -1 };
 	}
-	signal(SIGPIPE, SIG_IGN);   /* a client that went away is an EPIPE, not a death */
-	s->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);   /* -1: one per command */
+	signal(SIGPIPE, SIG_IGN); /* a client that went away is an EPIPE, not a death */
+	s->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* -1: one per command */
 	if (ctx->listen_fd >= 0)
 		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (ctx->listen_fd < 0) {
 		const struct codec *codec = ctx->mcp ? &codec_mcp : &codec_jsonl;
 
-		s->conns[0] = (struct conn){ .used = true, .codec = codec, .in_fd = 0, .out_fd = 1,
+		s->conns[0] = (struct conn){ .used = true,
+					     .codec = codec,
+					     .in_fd = 0,
+					     .out_fd = 1,
 					     .frame = { .max = EV_LINE_MAX } };
-		if (codec->open && !(s->conns[0].codec_st = codec->open(ctx->manifest, TURNINIT_VERSION, ctx->caller_env))) {
+		if (codec->open &&
+		    !(s->conns[0].codec_st = codec->open(ctx->manifest, TURNINIT_VERSION, ctx->caller_env))) {
 			log_line("serve: out of memory");
 			return EXIT_REFUSED;
 		}
@@ -424,8 +448,8 @@ static void phase_commands(struct serve *s, uint64_t t)
 		}
 		if (!m->exited && !m->starting && m->conn->codec->progress && t >= m->progress_ms) {
 			m->progress_ms = t + m->conn->codec->progress_ms;
-			conn_emit(m->conn, m->conn->codec->progress(m->conn->codec_st, m->id,
-								    t - m->start_ms));
+			conn_emit(m->conn,
+				  m->conn->codec->progress(m->conn->codec_st, m->id, t - m->start_ms));
 		}
 		if (m->exited && m->out_fd < 0 && m->err_fd < 0) {
 			struct conn *c = m->conn;
@@ -450,11 +474,11 @@ static void phase_connections(struct serve *s)
 		struct conn *c = &s->conns[i];
 
 		if (c->used && c->dead)
-			conn_drop_requests(c);   /* no answer of them could reach it */
+			conn_drop_requests(c); /* no answer of them could reach it */
 		if (!c->used || !(c->eof || c->dead) || conn_pending(c) || conn_waits(c))
 			continue;
 		if (s->ctx->listen_fd < 0)
-			serve_end_turn(s, 0);   /* end of stdin: the turn ends */
+			serve_end_turn(s, 0); /* end of stdin: the turn ends */
 		else
 			conn_close(s, c);
 	}
@@ -576,9 +600,9 @@ static void serve_close(struct serve *s)
 {
 	uint64_t deadline = clock_ms() + SERVE_LOST_MS;
 
-	listen_log_tick(s, UINT64_MAX);   /* the last window's count, said now */
+	listen_log_tick(s, UINT64_MAX); /* the last window's count, said now */
 	if (s->net_fd >= 0)
-		net_records(s);   /* the proxy's decisions so far, kept */
+		net_records(s); /* the proxy's decisions so far, kept */
 	for (size_t i = 0; i < s->n_cmds; i++)
 		if (s->keepers[i].job_fd >= 0)
 			shutdown(s->keepers[i].job_fd, SHUT_RDWR);
@@ -599,15 +623,18 @@ static void serve_close(struct serve *s)
 		}
 	serve_close_fd(&s->spare_fd);
 	serve_close_fd(&s->null_fd);
-	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)   /* what the end left unwritten */
+	for (size_t i = 0; i < SERVE_MAX_CONNS; i++) /* what the end left unwritten */
 		conn_answers_free(&s->conns[i]);
 }
 
 int serve_run(const struct serve_ctx *ctx)
 {
-	struct serve s = { .ctx = ctx, .n_cmds = ctx->manifest->limits.concurrency, .spare_fd = -1,
+	struct serve s = { .ctx = ctx,
+			   .n_cmds = ctx->manifest->limits.concurrency,
+			   .spare_fd = -1,
 			   .null_fd = -1,
-			   .on_request = serve_request, .net_fd = ctx->records_fd };
+			   .on_request = serve_request,
+			   .net_fd = ctx->records_fd };
 	size_t max_fds = 3 + 2 * SERVE_MAX_CONNS + 5 * s.n_cmds;
 	_cleanup_free_ struct pollfd *pf = calloc(max_fds, sizeof(*pf));
 	_cleanup_free_ struct slot *slots = calloc(max_fds, sizeof(*slots));

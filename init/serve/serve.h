@@ -11,30 +11,30 @@
 #include "process/spawn.h"
 #include "sandbox/net.h"
 
-#define SERVE_MAX_CONNS 64       /* listen mode: connections at once */
+#define SERVE_MAX_CONNS 64 /* listen mode: connections at once */
 
 struct serve_ctx {
 	const struct mf_manifest *manifest;
-	const struct spawn_base *base;   /* every command's lock-down, the turn's
-					    (init/process/spawn.h): keepers start
-					    from it */
-	pid_t proxy_pid;              /* the proxy of network.allow (init/proxy/proxy.h),
-					 or 0: a child of turninit, not a stray */
-	char *const *proxy_env;       /* the proxy's variables (net.h, net_plan's env),
-					 set in every command's environment;
-					 NULL-terminated */
-	int records_fd;               /* the proxy's records (policy/netrec.h), or -1 */
-	struct net_plan *net;         /* the turn's network, whose proxy each command
-					 gets a port of its own on (net_cmd_listen), or
-					 NULL: no proxy, or no control socket of its */
-	int sfd;                      /* turninit's signalfd (init/process/reap.c) */
-	int listen_fd;                /* listen mode: the listening socket; -1: serve */
-	bool mcp;                     /* serve mode speaks MCP (codec_mcp), and SIGINT
-					 ends the turn as SIGTERM does (exit 130) */
-	char *const *caller_env;      /* mcp: the container's own environment, given to
-					 the codec (a tools/call carries none, and the
-					 MCP session adds what the manifest admits of
-					 it); NULL otherwise */
+	const struct spawn_base *base; /* every command's lock-down, the turn's
+					  (init/process/spawn.h): keepers start
+					  from it */
+	pid_t proxy_pid;               /* the proxy of network.allow (init/proxy/proxy.h),
+					  or 0: a child of turninit, not a stray */
+	char *const *proxy_env;        /* the proxy's variables (net.h, net_plan's env),
+					  set in every command's environment;
+					  NULL-terminated */
+	int records_fd;                /* the proxy's records (policy/netrec.h), or -1 */
+	struct net_plan *net;          /* the turn's network, whose proxy each command
+					  gets a port of its own on (net_cmd_listen), or
+					  NULL: no proxy, or no control socket of its */
+	int sfd;                       /* turninit's signalfd (init/process/reap.c) */
+	int listen_fd;                 /* listen mode: the listening socket; -1: serve */
+	bool mcp;                      /* serve mode speaks MCP (codec_mcp), and SIGINT
+					  ends the turn as SIGTERM does (exit 130) */
+	char *const *caller_env;       /* mcp: the container's own environment, given to
+					  the codec (a tools/call carries none, and the
+					  MCP session adds what the manifest admits of
+					  it); NULL otherwise */
 	/* called once every command is gone, before the connections still
 	 * open are drained, with the turn's exit status: what the turn ends
 	 * with (the change record, the audit log's turn_end). It writes the
@@ -58,8 +58,7 @@ struct serve_ctx {
  * refused (-EEXIST). ret_fd is written only on success.
  * Errors: also -ENAMETOOLONG, -errno of open(2) of the directory, socket(2),
  * bind(2), listen(2); err names the path. */
-int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_fd,
-			struct tn_error *err);
+int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_fd, struct tn_error *err);
 
 /* serve_listen_probe - what serve_listen_socket would refuse of path and m,
  * found without making or removing anything (verify --socket): the path's

@@ -213,7 +213,7 @@ void cmd_stdin(struct cmd *m)
 	if (w > 0)
 		m->in_off += (size_t)w;
 	if (w < 0 || m->in_off == m->in_len)
-		serve_close_fd(&m->in_fd);   /* all given, or the command closed its stdin */
+		serve_close_fd(&m->in_fd); /* all given, or the command closed its stdin */
 }
 
 /* A keeper that ended without reporting its command's end (killed from
@@ -233,17 +233,19 @@ static void cmd_lost(struct serve *s, struct cmd *m)
 		if (s->keepers[i].pid > 0 && &s->keepers[i] != m->k)
 			keep[n++] = s->keepers[i].pid;
 	if (s->ctx->proxy_pid > 0)
-		keep[n++] = s->ctx->proxy_pid;   /* and the proxy */
+		keep[n++] = s->ctx->proxy_pid; /* and the proxy */
 	r = reap_kill_strays(keep, n, lost, clock_ms() + SERVE_LOST_MS);
 	keeper_stop(m->k, 0);
 	if (r < 0) {
 		log_line("serve: %s: its keeper ended without reporting the command's end, and its "
-			 "processes did not all end within %d ms: ending the turn", m->id, SERVE_LOST_MS);
-		s->end_asked = true;   /* the loop ends the turn */
+			 "processes did not all end within %d ms: ending the turn",
+			 m->id, SERVE_LOST_MS);
+		s->end_asked = true; /* the loop ends the turn */
 		s->end_code = EXIT_REFUSED;
 	} else {
 		log_line("serve: %s: its keeper ended without reporting the command's end: killed "
-			 "%d process(es) of the command", m->id, r);
+			 "%d process(es) of the command",
+			 m->id, r);
 	}
 }
 
@@ -311,8 +313,8 @@ void cmd_start_overdue(struct cmd *m)
 	if (!m->start_nudged) {
 		/* Stopped before its exec (a SIGSTOP from another command, where
 		 * Landlock cannot scope signals): continued, once. */
-		log_line("serve: %s: its start has not been reported in %d ms: continuing its process",
-			 m->id, SERVE_START_MS);
+		log_line("serve: %s: its start has not been reported in %d ms: continuing its process", m->id,
+			 SERVE_START_MS);
 		reap_signal_descendants(m->k->pid, SIGCONT);
 		m->start_nudged = true;
 		m->start_deadline_ms = t + SERVE_START_MS;
@@ -321,7 +323,8 @@ void cmd_start_overdue(struct cmd *m)
 	log_line("serve: %s: its start has not been reported in %d ms: killing its keeper and the process",
 		 m->id, 2 * SERVE_START_MS);
 	reap_signal_descendants(m->k->pid, SIGKILL);
-	cmd_start_failed(m, false, "exec: the command did not start within %d ms (its process was held before its exec): killed",
+	cmd_start_failed(m, false,
+			 "exec: the command did not start within %d ms (its process was held before its exec): killed",
 			 2 * SERVE_START_MS);
 }
 
@@ -331,9 +334,9 @@ void cmd_message(struct serve *s, struct cmd *m)
 	int r;
 
 	if (m->starting && m->report_fd >= 0)
-		cmd_report(m);   /* the report first: the exec comes before any end */
+		cmd_report(m); /* the report first: the exec comes before any end */
 	if (m->starting && m->start_pid > 0)
-		return;   /* its end waits for its started answer */
+		return; /* its end waits for its started answer */
 	r = keeper_read(m->k, &msg);
 	if (r == -EAGAIN)
 		return;
@@ -342,14 +345,15 @@ void cmd_message(struct serve *s, struct cmd *m)
 		if (r == 1 && msg.type == KEEPER_FAILED)
 			cmd_start_failed(m, true, "exec: %s", msg.msg);
 		else if (r == 1 && msg.type == KEEPER_EXITED)
-			cmd_start_failed(m, true, "exec: the command's process ended before its exec (wait status %d)",
+			cmd_start_failed(m, true,
+					 "exec: the command's process ended before its exec (wait status %d)",
 					 msg.wait_status);
 		else
 			cmd_start_failed(m, false, "exec: the command did not start");
 		return;
 	}
 	if (r == 1 && msg.type == KEEPER_EXITED) {
-		m->wait_status = msg.wait_status;   /* the keeper is idle now */
+		m->wait_status = msg.wait_status; /* the keeper is idle now */
 	} else {
 		/* The keeper is gone without a word: SIGKILL is what turninit
 		 * does to what is left of the command, and the event says lost. */
@@ -360,8 +364,8 @@ void cmd_message(struct serve *s, struct cmd *m)
 	/* An OOM kill is told by the memory cgroup's counter: it grew while the
 	 * command ran, and its main process died of a SIGKILL turninit did not
 	 * send (a timeout or a cancel may end in one). */
-	m->oom_killed = WIFSIGNALED(m->wait_status) && WTERMSIG(m->wait_status) == SIGKILL &&
-			!m->lost && !m->timed_out && !m->cancelled && m->oom_kills >= 0 &&
+	m->oom_killed = WIFSIGNALED(m->wait_status) && WTERMSIG(m->wait_status) == SIGKILL && !m->lost &&
+			!m->timed_out && !m->cancelled && m->oom_kills >= 0 &&
 			memcg_oom_kills() > m->oom_kills;
 	m->exited = true;
 	/* the keeper's time of the end: read later when the command's started
@@ -381,8 +385,12 @@ void cmd_finish(struct cmd *m)
 	uint8_t od[AUDIT_HASH_BYTES] = { 0 }, ed[AUDIT_HASH_BYTES] = { 0 };
 	char head[AUDIT_HEAD_HEX];
 	struct ev_end end = {
-		.wait_status = m->wait_status, .timed_out = m->timed_out, .truncated = m->truncated,
-		.lost = m->lost, .oom_killed = m->oom_killed, .ended = m->turn_ended,
+		.wait_status = m->wait_status,
+		.timed_out = m->timed_out,
+		.truncated = m->truncated,
+		.lost = m->lost,
+		.oom_killed = m->oom_killed,
+		.ended = m->turn_ended,
 		.duration_ms = m->end_ms > m->start_ms ? m->end_ms - m->start_ms : 0,
 	};
 
@@ -392,8 +400,8 @@ void cmd_finish(struct cmd *m)
 		crypto_generichash_final(&m->out_h, od, sizeof(od));
 		crypto_generichash_final(&m->err_h, ed, sizeof(ed));
 	}
-	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, &end, m->cancelled,
-		   m->out_bytes, m->err_bytes, od, ed, m->read_back);
+	audit_exit(m->conn->stream, m->id, m->pid, m->wall_start_ms, &end, m->cancelled, m->out_bytes,
+		   m->err_bytes, od, ed, m->read_back);
 	if (audit_head(head))
 		end.audit_head = head;
 	conn_emit(m->conn, m->conn->codec->exit(m->conn->codec_st, m->id, &end));
@@ -466,8 +474,8 @@ static int exec_no_fd(struct tn_error *ret_err, int code)
  * (the first command of the slot, or its keeper ended); one that is found
  * gone when given the command is replaced once. fds: the command's stdin,
  * stdout and stderr, and its exec report's write end. 0, or -errno with ret_err set ("exec: ..."). */
-static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **shell_argv,
-		       char **envp, const char *cwd, const int fds[4], struct tn_error *ret_err)
+static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **shell_argv, char **envp,
+		       const char *cwd, const int fds[4], struct tn_error *ret_err)
 {
 	struct keeper *k = &s->keepers[m - s->cmds];
 	struct tn_error err = { 0 };
@@ -484,7 +492,7 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 	}
 	if (k->pid <= 0 || r < 0) {
 		if (k->pid <= 0 && (err.code == EMFILE || err.code == ENFILE))
-			r = exec_no_fd(ret_err, err.code);   /* a new keeper's socket pair and pipe */
+			r = exec_no_fd(ret_err, err.code); /* a new keeper's socket pair and pipe */
 		else
 			r = err_set(ret_err, err.code, "exec: %s", err.msg);
 		if (k->pid > 0 && r != -E2BIG)
@@ -498,24 +506,23 @@ static int keeper_give(struct serve *s, struct cmd *m, const char *id, char **sh
 /* Slot m takes the command its keeper was given at t0 (clock_ms, read
  * before the giving), whose answer is a: its deadlines from t0, and the
  * parent's ends of its pipes (fds: stdin to write, stdout and stderr to
- * read, the exec report to read; owned by the slot from here). The report says whether the shell was exec'd, the keeper
- * why not; the loop hears them (cmd_report, cmd_message), with a bound
- * (cmd_start_overdue): PID 1 never waits on a keeper, whose command may be
- * stopped before its exec, nor on the answer to one exec before it gives
- * the next to its keeper. */
+ * read, the exec report to read; owned by the slot from here). The report says whether the shell was exec'd,
+ * the keeper why not; the loop hears them (cmd_report, cmd_message), with a bound (cmd_start_overdue): PID 1
+ * never waits on a keeper, whose command may be stopped before its exec, nor on the answer to one exec before
+ * it gives the next to its keeper. */
 static void cmd_begin(struct serve *s, struct cmd *m, struct conn *c, const char *id,
 		      const struct rq_command *cmd, const int fds[4], struct answer *a, uint64_t t0)
 {
 	m->used = true;
 	m->conn = c;
 	snprintf(m->id, sizeof(m->id), "%s", id);
-	m->start_ms = t0;   /* before the keeper had it: its end comes after */
+	m->start_ms = t0; /* before the keeper had it: its end comes after */
 	m->wall_start_ms = audit_wall_ms();
 	if (audit_on()) {
 		crypto_generichash_init(&m->out_h, NULL, 0, AUDIT_HASH_BYTES);
 		crypto_generichash_init(&m->err_h, NULL, 0, AUDIT_HASH_BYTES);
 	}
-	m->timeout_ms = (uint64_t)cmd->timeout_s * 1000;   /* deadline_ms: at the exec report */
+	m->timeout_ms = (uint64_t)cmd->timeout_s * 1000; /* deadline_ms: at the exec report */
 	m->progress_ms = m->start_ms + c->codec->progress_ms;
 	m->limit = s->ctx->manifest->limits.output_bytes;
 	m->oom_kills = memcg_oom_kills();
@@ -563,8 +570,8 @@ static int cmd_net_port(struct serve *s, struct cmd *m, unsigned stream, const c
  * 0 when its keeper was given it (its started or error answer follows from
  * its report and its keeper, cmd_report and cmd_message), or -errno with
  * ret_err filled ("exec: WHY"), nothing started and no event written. */
-static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq,
-		   const struct rq_command *cmd, struct answer *a, struct tn_error *ret_err)
+static int do_exec(struct serve *s, struct conn *c, struct rq_request *rq, const struct rq_command *cmd,
+		   struct answer *a, struct tn_error *ret_err)
 {
 	const struct mf_manifest *mf = s->ctx->manifest;
 	const char *cwd = cmd->cwd, *id = rq->id;
@@ -652,7 +659,7 @@ static void start_exec(struct serve *s, struct conn *c, struct rq_request *rq, c
 	struct tn_error err = { 0 };
 	struct answer *a = answer_open(c);
 
-	if (!a) {   /* said now, out of its order, rather than not at all */
+	if (!a) { /* said now, out of its order, rather than not at all */
 		conn_error(c, rq->id, "exec: out of memory");
 		return;
 	}
@@ -703,7 +710,8 @@ void cmd_take_exec(struct serve *s, struct conn *c, struct rq_request **rq, size
 		return;
 	}
 	if (s->n_waiting >= SERVE_QUEUE_MAX || s->waiting_bytes + len > SERVE_QUEUE_BYTES) {
-		snprintf(why, sizeof(why), "%zu commands running and %zu waiting, the most that may wait (%d, %u bytes of requests)",
+		snprintf(why, sizeof(why),
+			 "%zu commands running and %zu waiting, the most that may wait (%d, %u bytes of requests)",
 			 cmd_running(s), s->n_waiting, SERVE_QUEUE_MAX, SERVE_QUEUE_BYTES);
 		start_exec(s, c, *rq, why);
 		return;

@@ -101,7 +101,7 @@ void conn_emit(struct conn *c, char *line)
 		return;
 	}
 	n = strlen(line);
-	if (c->dead || n == 0) {   /* "": the codec has nothing to send */
+	if (c->dead || n == 0) { /* "": the codec has nothing to send */
 		free(line);
 		return;
 	}
@@ -144,8 +144,8 @@ void conn_error(struct conn *c, const char *id, const char *fmt, ...)
  * conn_lines). */
 bool conn_pending(const struct conn *c)
 {
-	return c->buf && (c->len > EV_LINE_MAX ||
-			  (c->off < c->len && memchr(c->buf + c->off, '\n', c->len - c->off)));
+	return c->buf &&
+	       (c->len > EV_LINE_MAX || (c->off < c->len && memchr(c->buf + c->off, '\n', c->len - c->off)));
 }
 
 /* A request line past EV_LINE_MAX: not read, answered and logged as
@@ -191,7 +191,7 @@ void conn_lines(struct serve *s, struct conn *c)
 	}
 	memmove(c->buf, c->buf + c->off, c->len - c->off);
 	c->len -= c->off;
-	sodium_memzero(c->buf + c->len, c->off);   /* what the move left behind */
+	sodium_memzero(c->buf + c->len, c->off); /* what the move left behind */
 	c->off = 0;
 }
 
@@ -278,5 +278,6 @@ void conn_drop_requests(struct conn *c)
 	c->off = c->len = 0;
 	c->frame.discarding = false;
 	if (n)
-		log_line("serve: a client that reads no more events: %zu request line(s) of it not handled", n);
+		log_line("serve: a client that reads no more events: %zu request line(s) of it not handled",
+			 n);
 }

@@ -24,15 +24,15 @@
 #include "process/keeper.h"
 #include "serve/serve.h"
 
-#define SERVE_QUEUE_MAX 1024     /* exec requests waiting for a slot, all connections */
-#define SERVE_QUEUE_BYTES (64u << 20)   /* bytes of their request lines together */
+#define SERVE_QUEUE_MAX 1024          /* exec requests waiting for a slot, all connections */
+#define SERVE_QUEUE_BYTES (64u << 20) /* bytes of their request lines together */
 
-#define SERVE_OUT_HIGH (1u << 20)    /* bytes queued before a connection's commands wait */
-#define SERVE_OUT_MAX (16u << 20)    /* bytes queued before a connection is dropped */
-#define SERVE_DRAIN_MS 5000          /* milliseconds the last events may take at the end */
-#define SERVE_LOST_MS 2000           /* milliseconds a lost keeper's processes may take to end */
-#define SERVE_REFUSED_LOG_MAX 10      /* refused-peer lines a window ... */
-#define SERVE_REFUSED_LOG_MS 10000    /* ... of this many milliseconds */
+#define SERVE_OUT_HIGH (1u << 20)  /* bytes queued before a connection's commands wait */
+#define SERVE_OUT_MAX (16u << 20)  /* bytes queued before a connection is dropped */
+#define SERVE_DRAIN_MS 5000        /* milliseconds the last events may take at the end */
+#define SERVE_LOST_MS 2000         /* milliseconds a lost keeper's processes may take to end */
+#define SERVE_REFUSED_LOG_MAX 10   /* refused-peer lines a window ... */
+#define SERVE_REFUSED_LOG_MS 10000 /* ... of this many milliseconds */
 /* clang-format 14 breaks a #define whose comment runs on over lines: kept as written */
 /* clang-format off */
 #define SERVE_START_MS 5000          /* milliseconds a start may take to be reported, twice:
@@ -48,10 +48,10 @@
  * (answers_flush). */
 struct answer {
 	struct answer *next;
-	struct cmd *cmd;            /* its command while that starts, else NULL */
-	bool ready;                 /* decided: written once every earlier one is */
-	bool error;                 /* an error event (else its command's started) */
-	bool has_id;                /* an error about an exec (else id null) */
+	struct cmd *cmd; /* its command while that starts, else NULL */
+	bool ready;      /* decided: written once every earlier one is */
+	bool error;      /* an error event (else its command's started) */
+	bool has_id;     /* an error about an exec (else id null) */
 	char id[RQ_ID_MAX + 1];
 	char msg[TN_ERROR_MSG_MAX]; /* an error's message */
 };
@@ -62,9 +62,9 @@ struct answer {
  * request is handled). */
 struct held {
 	bool used;
-	struct rq_request *rq;      /* the request, or NULL */
-	char *reply;                /* the codec's own answer, when rq is NULL */
-	bool failed;                /* it did not parse: err says why */
+	struct rq_request *rq; /* the request, or NULL */
+	char *reply;           /* the codec's own answer, when rq is NULL */
+	bool failed;           /* it did not parse: err says why */
 	char id[RQ_ID_MAX + 1];
 	struct tn_error err;
 	size_t len;
@@ -72,60 +72,60 @@ struct held {
 
 struct conn {
 	bool used;
-	const struct codec *codec;   /* the wire format of this connection */
-	void *codec_st;              /* its state (codec->open), or NULL */
-	int in_fd, out_fd;        /* the same socket in listen mode */
-	char *out;                /* events not yet written */
+	const struct codec *codec; /* the wire format of this connection */
+	void *codec_st;            /* its state (codec->open), or NULL */
+	int in_fd, out_fd;         /* the same socket in listen mode */
+	char *out;                 /* events not yet written */
 	size_t out_len, out_cap;
-	char *buf;                /* unparsed input, at most EV_LINE_MAX + 1 bytes */
+	char *buf; /* unparsed input, at most EV_LINE_MAX + 1 bytes */
 	size_t len;
-	size_t off;               /* buf[off..len) is not handled yet (conn_lines) */
-	struct lf_frame frame;    /* its lines, bounded by EV_LINE_MAX */
-	bool eof;                 /* no more requests */
-	bool dead;                /* writing failed: events are dropped */
-	unsigned stream;          /* the audit log's name for it: 0 serve, 1.. listen */
-	struct answer *answers;   /* its execs' answers not written yet, oldest first */
+	size_t off;             /* buf[off..len) is not handled yet (conn_lines) */
+	struct lf_frame frame;  /* its lines, bounded by EV_LINE_MAX */
+	bool eof;               /* no more requests */
+	bool dead;              /* writing failed: events are dropped */
+	unsigned stream;        /* the audit log's name for it: 0 serve, 1.. listen */
+	struct answer *answers; /* its execs' answers not written yet, oldest first */
 	size_t n_answers;
-	struct held held;         /* a request that waits for the answers before it */
+	struct held held; /* a request that waits for the answers before it */
 };
 
 struct cmd {
 	bool used;
 	struct conn *conn;
 	char id[RQ_ID_MAX + 1];
-	struct keeper *k;            /* its slot's keeper (struct serve, keepers) */
-	int out_fd, err_fd, in_fd;   /* -1 once closed */
+	struct keeper *k;          /* its slot's keeper (struct serve, keepers) */
+	int out_fd, err_fd, in_fd; /* -1 once closed */
 	uint8_t *in_buf;
 	size_t in_len, in_off;
-	uint64_t start_ms, deadline_ms, end_ms;   /* start_ms: the hand-off to its keeper */
-	uint64_t timeout_ms;         /* its timeout; deadline_ms is set from it at the exec report */
-	uint64_t progress_ms;        /* the next codec->progress, when the codec has one */
+	uint64_t start_ms, deadline_ms, end_ms; /* start_ms: the hand-off to its keeper */
+	uint64_t timeout_ms;  /* its timeout; deadline_ms is set from it at the exec report */
+	uint64_t progress_ms; /* the next codec->progress, when the codec has one */
 	uint64_t delivered, limit;
 	bool truncated, timed_out, cancelled, exited;
-	bool starting;               /* given to its keeper; its started or error
-					answer not written yet (struct answer) */
-	int report_fd;               /* while starting: its exec report's read end
-					(spawn.h), -1 once read to its end */
-	uint8_t report[8];           /* what the report said: the pid, a byte more */
+	bool starting;     /* given to its keeper; its started or error
+			      answer not written yet (struct answer) */
+	int report_fd;     /* while starting: its exec report's read end
+			      (spawn.h), -1 once read to its end */
+	uint8_t report[8]; /* what the report said: the pid, a byte more */
 	size_t report_len;
-	int start_pid;               /* the report said the exec: its pid (its
-					started answer may wait for an earlier one) */
-	struct answer *answer;       /* while starting: its answer (conn.answers) */
-	bool start_nudged;           /* its start deadline passed once: continued */
-	uint64_t start_deadline_ms;  /* when starting: the next step of its bound */
-	bool lost;                   /* the keeper ended without reporting the end */
-	bool turn_ended;             /* cancelled by the end of the turn, nothing before */
-	bool oom_killed;             /* see cmd_message */
-	long oom_kills;              /* memcg_oom_kills() at the start; -1: unknown */
+	int start_pid;              /* the report said the exec: its pid (its
+				       started answer may wait for an earlier one) */
+	struct answer *answer;      /* while starting: its answer (conn.answers) */
+	bool start_nudged;          /* its start deadline passed once: continued */
+	uint64_t start_deadline_ms; /* when starting: the next step of its bound */
+	bool lost;                  /* the keeper ended without reporting the end */
+	bool turn_ended;            /* cancelled by the end of the turn, nothing before */
+	bool oom_killed;            /* see cmd_message */
+	long oom_kills;             /* memcg_oom_kills() at the start; -1: unknown */
 	int wait_status;
-	int pid;                     /* the command's, for the audit log */
-	uint64_t wall_start_ms;      /* CLOCK_REALTIME at start, for the audit log */
-	uint64_t out_bytes, err_bytes;   /* read from its stdout and stderr */
-	crypto_generichash_state out_h, err_h;  /* their BLAKE2b-256, with an audit log */
-	json_t *read_back;           /* its sandbox as /proc showed it at its start, or NULL */
-	struct net_plan *net;        /* with net_port: the plan its port is of */
-	uint16_t net_port;           /* its own port of the proxy (net_cmd_listen), closed
-					by cmd_free; 0: none (the shared port's variables) */
+	int pid;                               /* the command's, for the audit log */
+	uint64_t wall_start_ms;                /* CLOCK_REALTIME at start, for the audit log */
+	uint64_t out_bytes, err_bytes;         /* read from its stdout and stderr */
+	crypto_generichash_state out_h, err_h; /* their BLAKE2b-256, with an audit log */
+	json_t *read_back;                     /* its sandbox as /proc showed it at its start, or NULL */
+	struct net_plan *net;                  /* with net_port: the plan its port is of */
+	uint16_t net_port;                     /* its own port of the proxy (net_cmd_listen), closed
+						  by cmd_free; 0: none (the shared port's variables) */
 };
 
 /* An exec request waiting for a slot (limits.concurrency), first in, first
@@ -134,7 +134,7 @@ struct waiting {
 	struct waiting *next;
 	struct conn *conn;
 	struct rq_request *rq;
-	size_t bytes;               /* its request line, counted against SERVE_QUEUE_BYTES */
+	size_t bytes; /* its request line, counted against SERVE_QUEUE_BYTES */
 };
 
 struct serve {
@@ -142,19 +142,19 @@ struct serve {
 	struct waiting *queue, **queue_tail;
 	size_t n_waiting, waiting_bytes;
 	struct conn conns[SERVE_MAX_CONNS];
-	struct cmd *cmds;           /* limits.concurrency slots */
-	struct keeper *keepers;     /* one per slot, reused from command to command */
-	int net_fd;                 /* the proxy's records (ctx->records_fd), or -1 */
+	struct cmd *cmds;       /* limits.concurrency slots */
+	struct keeper *keepers; /* one per slot, reused from command to command */
+	int net_fd;             /* the proxy's records (ctx->records_fd), or -1 */
 	size_t n_cmds;
 	bool ending;
-	bool exec_seen;             /* an exec request was taken: no credential
-				       request may come any more (serve_credential) */
+	bool exec_seen; /* an exec request was taken: no credential
+			   request may come any more (serve_credential) */
 	int exit_code;
-	unsigned streams;           /* listen: connections accepted so far */
-	int spare_fd;               /* listen: /dev/null, closed to refuse a peer at RLIMIT_NOFILE */
-	int null_fd;                /* /dev/null, the stdin of every command without one, or -1 */
-	bool nofile_said;           /* that refusal has been logged */
-	char *info_manifest;        /* info's manifest text (mf_to_json), made at the first info, or NULL */
+	unsigned streams;    /* listen: connections accepted so far */
+	int spare_fd;        /* listen: /dev/null, closed to refuse a peer at RLIMIT_NOFILE */
+	int null_fd;         /* /dev/null, the stdin of every command without one, or -1 */
+	bool nofile_said;    /* that refusal has been logged */
+	char *info_manifest; /* info's manifest text (mf_to_json), made at the first info, or NULL */
 	/* listen: refused peers are logged at most SERVE_REFUSED_LOG_MAX a
 	 * SERVE_REFUSED_LOG_MS window; the rest are counted and said at its end
 	 * (one command's connect loop made 208,000 lines in 20 s) */
@@ -174,8 +174,7 @@ struct serve {
 void serve_close_fd(int *fd);
 void conn_flush(struct conn *c);
 void conn_emit(struct conn *c, char *line);
-void conn_error(struct conn *c, const char *id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void conn_error(struct conn *c, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void conn_read(struct serve *s, struct conn *c);
 void conn_lines(struct serve *s, struct conn *c);
 bool conn_pending(const struct conn *c);

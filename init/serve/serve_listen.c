@@ -29,7 +29,7 @@
 #include "util/log.h"
 
 #ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77          /* Linux 6.5; older kernels: ENOPROTOOPT */
+#define SO_PEERPIDFD 77 /* Linux 6.5; older kernels: ENOPROTOOPT */
 #endif
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
@@ -64,12 +64,14 @@ static bool peer_allowed(const struct serve *s, int fd, char *why, size_t why_si
 
 		d = alive ? reap_is_descendant(cr.pid, getpid()) : -1;
 		if (pinned && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0)
-			d = -1;   /* gone meanwhile: what was read may be another process */
+			d = -1; /* gone meanwhile: what was read may be another process */
 		if (pidfd >= 0)
 			close(pidfd);
 		if (d != 0) {
-			snprintf(why, why_size, d > 0 ? "peer pid %d is a command of this turn" :
-				 "peer pid %d has exited or cannot be checked", (int)cr.pid);
+			snprintf(why, why_size,
+				 d > 0 ? "peer pid %d is a command of this turn" :
+					 "peer pid %d has exited or cannot be checked",
+				 (int)cr.pid);
 			return false;
 		}
 	}
@@ -91,7 +93,8 @@ static void conn_refuse_nofile(struct serve *s)
 	if (fd >= 0) {
 		struct conn tmp = { .codec = &codec_jsonl, .out_fd = fd };
 
-		conn_error(&tmp, NULL, "refused: turninit has no file descriptor to spare "
+		conn_error(&tmp, NULL,
+			   "refused: turninit has no file descriptor to spare "
 			   "(RLIMIT_NOFILE); try again when a command has ended");
 		conn_drain(&tmp, 0);
 		close(fd);
@@ -159,8 +162,12 @@ void conn_accept(struct serve *s)
 	}
 	for (size_t i = 0; i < SERVE_MAX_CONNS; i++)
 		if (!s->conns[i].used) {
-			s->conns[i] = (struct conn){ .used = true, .codec = &codec_jsonl, .in_fd = fd, .out_fd = fd,
-						     .frame = { .max = EV_LINE_MAX }, .stream = ++s->streams };
+			s->conns[i] = (struct conn){ .used = true,
+						     .codec = &codec_jsonl,
+						     .in_fd = fd,
+						     .out_fd = fd,
+						     .frame = { .max = EV_LINE_MAX },
+						     .stream = ++s->streams };
 			return;
 		}
 	{
@@ -204,8 +211,10 @@ static int listen_check_dir(const char *path, const struct mf_manifest *m, struc
 		r = err_set(err, EPERM, "%s: its directory %s is %s, inside %s, which commands may write",
 			    what, dir, real, w);
 	} else if (place_open_to_uid(&st, m)) {
-		r = err_set(err, EPERM, "%s: its directory %s is owned by uid %u or writable by group "
-			    "or others", what, dir, m->uid);
+		r = err_set(err, EPERM,
+			    "%s: its directory %s is owned by uid %u or writable by group "
+			    "or others",
+			    what, dir, m->uid);
 	}
 	close(dfd);
 	return r;
@@ -229,8 +238,7 @@ int serve_listen_probe(const char *path, const struct mf_manifest *m, struct tn_
 	return 0;
 }
 
-int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_fd,
-			struct tn_error *err)
+int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_fd, struct tn_error *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -240,9 +248,9 @@ int serve_listen_socket(const char *path, const struct mf_manifest *m, int *ret_
 	r = serve_listen_probe(path, m, err);
 	if (r < 0)
 		return r;
-	strcpy(a.sun_path, path);   /* its length is checked */
+	strcpy(a.sun_path, path); /* its length is checked */
 	if (lstat(path, &st) == 0)
-		unlink(path);   /* a stale socket (the probe refused anything else) */
+		unlink(path); /* a stale socket (the probe refused anything else) */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return err_errno(err, errno, "listen: socket");

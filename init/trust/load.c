@@ -90,8 +90,8 @@ static const char *env_lookup(char **env, const char *name)
 }
 
 /* Decode base64 (standard alphabet, padding required, no whitespace). */
-static int decode_b64(const char *name, const char *b64, size_t max, uint8_t **ret_buf,
-		      size_t *ret_len, struct tn_error *err)
+static int decode_b64(const char *name, const char *b64, size_t max, uint8_t **ret_buf, size_t *ret_len,
+		      struct tn_error *err)
 {
 	size_t b64_len = strlen(b64), len = 0;
 	_cleanup_free_ uint8_t *buf = NULL;
@@ -102,7 +102,8 @@ static int decode_b64(const char *name, const char *b64, size_t max, uint8_t **r
 	if (!buf)
 		return err_set(err, ENOMEM, "%s: out of memory", name);
 	if (sodium_base642bin(buf, b64_len / 4 * 3 + 3, b64, b64_len, NULL, &len, NULL,
-			      sodium_base64_VARIANT_ORIGINAL) != 0 || (b64_len % 4) != 0)
+			      sodium_base64_VARIANT_ORIGINAL) != 0 ||
+	    (b64_len % 4) != 0)
 		return err_set(err, EBADMSG, "%s: not valid base64", name);
 	if (len > max)
 		return err_set(err, EFBIG, "%s: larger than %zu bytes", name, max);
@@ -117,8 +118,7 @@ static bool syscall_known(const char *name)
 	return seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR;
 }
 
-static int load_keys(struct sig_keyring *ring, char *trust,
-		     size_t trust_size, struct tn_error *err)
+static int load_keys(struct sig_keyring *ring, char *trust, size_t trust_size, struct tn_error *err)
 {
 	static const char *const compiled = TURNINIT_COMPILED_KEYS;
 	_cleanup_free_ uint8_t *text = NULL;
@@ -142,8 +142,7 @@ static int load_keys(struct sig_keyring *ring, char *trust,
 	return 0;
 }
 
-int load_policy(const struct cli_options *o, char **caller_env, struct load_result *ret,
-		struct tn_error *err)
+int load_policy(const struct cli_options *o, char **caller_env, struct load_result *ret, struct tn_error *err)
 {
 	const char *env_mf = env_lookup(caller_env, LOAD_ENV_MANIFEST);
 	const char *env_sig = env_lookup(caller_env, LOAD_ENV_SIGNATURE);
@@ -163,14 +162,12 @@ int load_policy(const struct cli_options *o, char **caller_env, struct load_resu
 				       env_mf ? LOAD_ENV_MANIFEST : LOAD_ENV_SIGNATURE,
 				       env_mf ? LOAD_ENV_SIGNATURE : LOAD_ENV_MANIFEST);
 		if (o->manifest_explicit)
-			return err_set(err, EINVAL,
-				       "manifest: both --manifest and %s are given; give one",
+			return err_set(err, EINVAL, "manifest: both --manifest and %s are given; give one",
 				       LOAD_ENV_MANIFEST);
 		r = decode_b64(LOAD_ENV_MANIFEST, env_mf, MF_MAX_BYTES, &mf_buf, &mf_len, err);
 		if (r < 0)
 			return err_prefix(err, "manifest");
-		r = decode_b64(LOAD_ENV_SIGNATURE, env_sig, SIG_MAX_FILE_BYTES, &sig_buf,
-			       &sig_len, err);
+		r = decode_b64(LOAD_ENV_SIGNATURE, env_sig, SIG_MAX_FILE_BYTES, &sig_buf, &sig_len, err);
 		if (r < 0)
 			return err_prefix(err, "manifest");
 		snprintf(res.source, sizeof(res.source), "image config Env (%s)", LOAD_ENV_MANIFEST);
@@ -184,7 +181,8 @@ int load_policy(const struct cli_options *o, char **caller_env, struct load_resu
 		if (r == -ENOENT && !o->manifest_explicit)
 			/* the usual first mistake: an image not sealed, or the
 			 * binary run on the host */
-			return err_set(err, ENOENT, "manifest: none: no %s in the environment (an image sealed with turninit-seal, oci/seal.sh, carries it) and no %s (or --manifest PATH); turninit runs nothing without a signed manifest",
+			return err_set(err, ENOENT,
+				       "manifest: none: no %s in the environment (an image sealed with turninit-seal, oci/seal.sh, carries it) and no %s (or --manifest PATH); turninit runs nothing without a signed manifest",
 				       LOAD_ENV_MANIFEST, o->manifest_path);
 		if (r < 0)
 			return err_prefix(err, "manifest");
@@ -210,8 +208,7 @@ int load_policy(const struct cli_options *o, char **caller_env, struct load_resu
 	if (r < 0)
 		return r;
 	/* The audit log names the policy of a turn by this digest (docs/audit.md). */
-	crypto_generichash(res.manifest_digest, sizeof(res.manifest_digest), mf_buf, mf_len,
-			   NULL, 0);
+	crypto_generichash(res.manifest_digest, sizeof(res.manifest_digest), mf_buf, mf_len, NULL, 0);
 	res.caller_env = caller_env;
 	*ret = res;
 	return 0;

@@ -1,7 +1,7 @@
 /* load.h - where the manifest and the trust roots come from, and the order in
  * which they are checked: signature over the exact bytes first, then parsing
- * (docs/manifest.md, "Where the manifest comes from"). Also takes PID 1's environment: it is copied for the env
- * filter, then wiped in place, so /proc/1/environ shows nothing. */
+ * (docs/manifest.md, "Where the manifest comes from"). Also takes PID 1's environment: it is copied for the
+ * env filter, then wiped in place, so /proc/1/environ shows nothing. */
 #ifndef TURNINIT_LOAD_H
 #define TURNINIT_LOAD_H
 
@@ -16,10 +16,10 @@
 struct load_result {
 	struct mf_manifest *manifest;
 	struct sig_result sig;
-	char source[MF_PATH_MAX + 64];   /* "image config Env" or "file PATH" */
-	char trust[MF_PATH_MAX + 64];    /* "compiled in" or "file PATH" */
-	char **caller_env;               /* copy of the environment turninit started with */
-	uint8_t manifest_digest[32];     /* BLAKE2b-256 of the exact manifest bytes */
+	char source[MF_PATH_MAX + 64]; /* "image config Env" or "file PATH" */
+	char trust[MF_PATH_MAX + 64];  /* "compiled in" or "file PATH" */
+	char **caller_env;             /* copy of the environment turninit started with */
+	uint8_t manifest_digest[32];   /* BLAKE2b-256 of the exact manifest bytes */
 };
 
 /* load_take_environ - copy envp (NULL-terminated "NAME=value" strings) into

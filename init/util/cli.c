@@ -77,8 +77,8 @@ static const struct {
 	const char *word;
 	enum cli_mode mode;
 } cli_modes[] = {
-	{ "verify", CLI_VERIFY }, { "serve", CLI_SERVE }, { "mcp", CLI_MCP }, { "listen", CLI_LISTEN },
-	{ "call", CLI_CALL },
+	{ "verify", CLI_VERIFY }, { "serve", CLI_SERVE }, { "mcp", CLI_MCP },
+	{ "listen", CLI_LISTEN }, { "call", CLI_CALL },
 };
 
 /* --env SPEC: NAME or NAME=VALUE, NAME valid and not given before. o->env
@@ -92,8 +92,10 @@ static int cli_add_env(struct cli_options *o, const char *spec, int argc, struct
 	/* longer than any name (envf_valid_name: 255 bytes at most): shown cut */
 	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), spec);
 	if (n >= sizeof(name) || !envf_valid_name(name))
-		return err_set(err, EINVAL, "--env: \"%.64s\" is not a variable name "
-			       "([A-Za-z_][A-Za-z0-9_]*)", name);
+		return err_set(err, EINVAL,
+			       "--env: \"%.64s\" is not a variable name "
+			       "([A-Za-z_][A-Za-z0-9_]*)",
+			       name);
 	for (int k = 0; k < o->n_env; k++)
 		if (strncmp(o->env[k], name, n) == 0 && (o->env[k][n] == '\0' || o->env[k][n] == '='))
 			return err_set(err, EINVAL, "--env %s: given twice", name);
@@ -107,8 +109,7 @@ static int cli_add_env(struct cli_options *o, const char *spec, int argc, struct
  * first non-option word or the end, 2 for --help / --version (o->mode set).
  * Long: one branch per option, in --help's order, each a few lines; split,
  * the options would be read in several places. */
-static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *o,
-			     struct tn_error *err)
+static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *o, struct tn_error *err)
 {
 	for (; *i < argc; (*i)++) {
 		const char *a = argv[*i];
@@ -194,7 +195,8 @@ static int cli_options_parse(int argc, char **argv, int *i, struct cli_options *
 				unsigned long t = strtoul(v, &end, 10);
 
 				if (*end || t < 1 || t > 86400 || v[0] == '-')
-					return err_set(err, EINVAL, "--timeout takes seconds from 1 to 86400");
+					return err_set(err, EINVAL,
+						       "--timeout takes seconds from 1 to 86400");
 				o->timeout_s = (unsigned)t;
 			}
 			continue;
@@ -212,12 +214,10 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 
 /* audit-verify LOG [--head HEX]... [--summary], from argv[i] on; no option before the mode
  * word but --help and --version, which end the parse before. */
-static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
-			    struct tn_error *err)
+static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o, struct tn_error *err)
 {
-	if (o->manifest_explicit || o->socket_path || o->timeout_s || o->send_stdin ||
-	    o->audit_log || o->audit_changes || o->n_env || o->server_uid_given ||
-	    o->credentials_dir)
+	if (o->manifest_explicit || o->socket_path || o->timeout_s || o->send_stdin || o->audit_log ||
+	    o->audit_changes || o->n_env || o->server_uid_given || o->credentials_dir)
 		return err_set(err, EINVAL, "audit-verify takes LOG, --head HEX and --summary only");
 	o->mode = CLI_AUDIT_VERIFY;
 	for (; i < argc; i++) {
@@ -225,8 +225,10 @@ static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 			const char *v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
 
 			if (v[0] == '\0')
-				return err_set(err, EINVAL, "audit-verify: --head needs one value (64 hex digits)");
-			if (!o->audit_heads && !(o->audit_heads = calloc((size_t)argc, sizeof(*o->audit_heads))))
+				return err_set(err, EINVAL,
+					       "audit-verify: --head needs one value (64 hex digits)");
+			if (!o->audit_heads &&
+			    !(o->audit_heads = calloc((size_t)argc, sizeof(*o->audit_heads))))
 				return err_set(err, ENOMEM, "out of memory");
 			o->audit_heads[o->n_audit_heads++] = v;
 		} else if (strcmp(argv[i], "--summary") == 0) {
@@ -235,7 +237,9 @@ static int cli_audit_verify(int argc, char **argv, int i, struct cli_options *o,
 			o->mode = CLI_HELP;
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return err_set(err, EINVAL, "audit-verify: unknown option %s (LOG [--head HEX]... [--summary])", argv[i]);
+			return err_set(err, EINVAL,
+				       "audit-verify: unknown option %s (LOG [--head HEX]... [--summary])",
+				       argv[i]);
 		} else if (o->audit_verify_log || argv[i][0] == '\0') {
 			return err_set(err, EINVAL, "audit-verify takes one LOG");
 		} else {
@@ -272,11 +276,13 @@ static int cli_check_pairs(const struct cli_options *o, struct tn_error *err)
 	    o->mode != CLI_VERIFY && o->mode != CLI_HELP && o->mode != CLI_VERSION)
 		return err_set(err, EINVAL, "--audit-log goes with serve, mcp or listen");
 	if (o->audit_changes && !o->audit_log && o->mode != CLI_HELP && o->mode != CLI_VERSION)
-		return err_set(err, EINVAL, "--audit-changes goes with --audit-log (the change record is written there)");
+		return err_set(err, EINVAL,
+			       "--audit-changes goes with --audit-log (the change record is written there)");
 	if (o->mode == CLI_LISTEN && (o->timeout_s || o->send_stdin))
 		return err_set(err, EINVAL, "--timeout and --stdin go with call");
 	if (o->credentials_dir && o->mode == CLI_CALL)
-		return err_set(err, EINVAL, "--credentials goes with the server (one-shot, serve, listen, mcp) or verify: call holds no policy");
+		return err_set(err, EINVAL,
+			       "--credentials goes with the server (one-shot, serve, listen, mcp) or verify: call holds no policy");
 	if (o->mode != CLI_CALL && o->mode != CLI_HELP && o->mode != CLI_VERSION &&
 	    (o->n_env || (o->server_uid_given && o->mode != CLI_MCP)))
 		return err_set(err, EINVAL, "--env and --server-uid go with call");
@@ -317,7 +323,8 @@ static int cli_parse_into(int argc, char **argv, struct cli_options *o, struct t
 				return err_set(err, EINVAL, "--socket goes with listen, call or mcp");
 			if (o->mode == CLI_MCP && o->socket_path &&
 			    (o->audit_log || o->manifest_explicit || o->credentials_dir))
-				return err_set(err, EINVAL, "mcp --socket holds no policy: --manifest, "
+				return err_set(err, EINVAL,
+					       "mcp --socket holds no policy: --manifest, "
 					       "--audit-log and --credentials go with the listen server");
 			if (o->mode == CLI_MCP && (o->timeout_s || o->send_stdin))
 				return err_set(err, EINVAL, "--timeout and --stdin go with call");

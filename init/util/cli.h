@@ -10,12 +10,12 @@
 #define CLI_DEFAULT_TRUSTED_KEYS "/etc/turninit/trusted.pub"
 
 enum cli_mode {
-	CLI_RUN,        /* one-shot: run COMMAND... */
-	CLI_VERIFY,     /* print the effective policy, run nothing */
-	CLI_SERVE,      /* JSON Lines on stdin/stdout */
-	CLI_MCP,        /* an MCP server on stdin/stdout (docs/mcp.md) */
-	CLI_LISTEN,     /* the same protocol on a unix socket */
-	CLI_CALL,       /* client of listen mode */
+	CLI_RUN,          /* one-shot: run COMMAND... */
+	CLI_VERIFY,       /* print the effective policy, run nothing */
+	CLI_SERVE,        /* JSON Lines on stdin/stdout */
+	CLI_MCP,          /* an MCP server on stdin/stdout (docs/mcp.md) */
+	CLI_LISTEN,       /* the same protocol on a unix socket */
+	CLI_CALL,         /* client of listen mode */
 	CLI_AUDIT_VERIFY, /* check an audit log offline (docs/audit.md) */
 	CLI_HELP,
 	CLI_VERSION,
@@ -23,28 +23,28 @@ enum cli_mode {
 
 struct cli_options {
 	enum cli_mode mode;
-	const char *manifest_path;      /* never NULL after cli_parse */
-	bool manifest_explicit;         /* --manifest was given */
-	char **command;                 /* NULL-terminated, points into argv */
+	const char *manifest_path; /* never NULL after cli_parse */
+	bool manifest_explicit;    /* --manifest was given */
+	char **command;            /* NULL-terminated, points into argv */
 	int n_command;
-	const char *socket_path;        /* listen, call and mcp (the bridge): --socket */
-	unsigned timeout_s;             /* call: --timeout, 0: the manifest's */
-	bool send_stdin;                /* call: --stdin */
-	const char *audit_log;          /* serve, mcp, listen: --audit-log PATH|fd:N, or NULL */
-	const char *audit_changes;      /* with --audit-log: --audit-changes BASE, or NULL */
-	const char *credentials_dir;    /* one-shot, serve, listen, mcp, verify: --credentials
-					 * DIR, absolute, or NULL: /run/secrets (creds.h) */
-	const char **env;               /* call: each --env NAME or NAME=VALUE, in order (into argv;
-					 * the array malloc'd, NULL without --env); names distinct */
+	const char *socket_path;     /* listen, call and mcp (the bridge): --socket */
+	unsigned timeout_s;          /* call: --timeout, 0: the manifest's */
+	bool send_stdin;             /* call: --stdin */
+	const char *audit_log;       /* serve, mcp, listen: --audit-log PATH|fd:N, or NULL */
+	const char *audit_changes;   /* with --audit-log: --audit-changes BASE, or NULL */
+	const char *credentials_dir; /* one-shot, serve, listen, mcp, verify: --credentials
+				      * DIR, absolute, or NULL: /run/secrets (creds.h) */
+	const char **env;            /* call: each --env NAME or NAME=VALUE, in order (into argv;
+				      * the array malloc'd, NULL without --env); names distinct */
 	int n_env;
-	unsigned server_uid;            /* call, mcp --socket: the uid the server must run as
-					 * (--server-uid), default 0 */
-	bool server_uid_given;          /* --server-uid was given */
-	const char *audit_verify_log;   /* audit-verify: LOG ("-": stdin) */
-	const char **audit_heads;       /* audit-verify: each --head HEX, in order (into argv;
-					 * the array malloc'd, NULL without --head) */
+	unsigned server_uid;          /* call, mcp --socket: the uid the server must run as
+				       * (--server-uid), default 0 */
+	bool server_uid_given;        /* --server-uid was given */
+	const char *audit_verify_log; /* audit-verify: LOG ("-": stdin) */
+	const char **audit_heads;     /* audit-verify: each --head HEX, in order (into argv;
+				       * the array malloc'd, NULL without --head) */
 	int n_audit_heads;
-	bool audit_summary;             /* audit-verify --summary: print the log's summary */
+	bool audit_summary; /* audit-verify --summary: print the log's summary */
 };
 
 /* cli_parse - parse argv. Options stop at the first non-option or at "--";

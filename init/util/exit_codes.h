@@ -4,10 +4,10 @@
 #ifndef TURNINIT_EXIT_CODES_H
 #define TURNINIT_EXIT_CODES_H
 
-#define EXIT_TIMED_OUT 124     /* ran past its timeout and was ended (timeout(1)'s code) */
-#define EXIT_REFUSED 125       /* refused or failed before the command started */
-#define EXIT_CANNOT_EXEC 126   /* the shell exists but could not be executed (bash's 126) */
-#define EXIT_NOT_FOUND 127     /* the shell was not found (bash's 127) */
-#define EXIT_SIGNAL_BASE 128   /* 128 + N: killed by signal N */
+#define EXIT_TIMED_OUT 124   /* ran past its timeout and was ended (timeout(1)'s code) */
+#define EXIT_REFUSED 125     /* refused or failed before the command started */
+#define EXIT_CANNOT_EXEC 126 /* the shell exists but could not be executed (bash's 126) */
+#define EXIT_NOT_FOUND 127   /* the shell was not found (bash's 127) */
+#define EXIT_SIGNAL_BASE 128 /* 128 + N: killed by signal N */
 
 #endif

@@ -8,8 +8,7 @@
 #include <unistd.h>
 
 /* The line on fd; errnum (sign ignored) != 0 appends ": strerror(errnum)". */
-static void log_vline(int fd, int errnum, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+static void log_vline(int fd, int errnum, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 static void log_vline(int fd, int errnum, const char *fmt, va_list ap)
 {
 	int saved = errno;

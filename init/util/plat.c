@@ -59,8 +59,7 @@ bool plat_subreaper_works(void)
 /* The child's end: connect, and exit 0 when SO_PEERCRED names the parent
  * (the listener), 1 when it names another process (itself, under gVisor), 2
  * when a call failed. */
-static void __attribute__((noreturn)) peercred_child(const struct sockaddr_un *a, socklen_t al,
-						    pid_t parent)
+static void __attribute__((noreturn)) peercred_child(const struct sockaddr_un *a, socklen_t al, pid_t parent)
 {
 	struct ucred cr;
 	socklen_t l = sizeof(cr);
@@ -121,8 +120,9 @@ int plat_peercred_check(const char *who, struct tn_error *err)
 	 * backlog leaves the child room beside a few of them. */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	al = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-			 (size_t)snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "turninit-peercred-%d-%lld.%09ld",
-					  (int)parent, (long long)now.tv_sec, now.tv_nsec));
+			 (size_t)snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+					  "turninit-peercred-%d-%lld.%09ld", (int)parent,
+					  (long long)now.tv_sec, now.tv_nsec));
 	if (bind(ls, (struct sockaddr *)&a, al) != 0 || listen(ls, 16) != 0)
 		return err_errno(err, errno, "%s: checking SO_PEERCRED: an abstract socket", who);
 	pid = fork();
@@ -139,9 +139,12 @@ int plat_peercred_check(const char *who, struct tn_error *err)
 
 		if (t >= deadline || poll(&p, 1, (int)(deadline - t)) != 1 ||
 		    (fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC)) < 0) {
-			r = err_set(err, ETIMEDOUT, "%s: checking SO_PEERCRED: no connection from the test child in %d ms%s",
+			r = err_set(err, ETIMEDOUT,
+				    "%s: checking SO_PEERCRED: no connection from the test child in %d ms%s",
 				    who, PLAT_PEERCRED_MS,
-				    strangers ? " (other processes of the network namespace connected to its socket meanwhile)" : "");
+				    strangers ?
+					    " (other processes of the network namespace connected to its socket meanwhile)" :
+					    "");
 			break;
 		}
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) {
@@ -160,12 +163,15 @@ int plat_peercred_check(const char *who, struct tn_error *err)
 	if (r < 0)
 		return r;
 	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 2)
-		return err_set(err, EIO, "%s: checking SO_PEERCRED: the test child could not connect or read it", who);
+		return err_set(err, EIO,
+			       "%s: checking SO_PEERCRED: the test child could not connect or read it", who);
 	if (cr.pid != pid || WEXITSTATUS(status) != 0)
 		return err_set(err, ENOTSUP,
 			       "%s: SO_PEERCRED here does not name the peer (the listener saw pid %d, not its client %d; the client %s)%s, so turninit cannot tell who is at the other end of the socket: refusing; use serve over the runtime's stdin (podman run -i) instead",
 			       who, (int)cr.pid, (int)pid,
 			       WEXITSTATUS(status) == 0 ? "saw its server" : "did not see its server",
-			       plat_is_gvisor() ? " (gVisor: this runsc answers SO_PEERCRED with the caller's own credentials)" : "");
+			       plat_is_gvisor() ?
+				       " (gVisor: this runsc answers SO_PEERCRED with the caller's own credentials)" :
+				       "");
 	return 0;
 }

@@ -133,7 +133,7 @@ static long num(const char *s)
 }
 
 static int new_session;
-static long as_uid = -1, as_gid = -1;   /* --as of calls: -1, none */
+static long as_uid = -1, as_gid = -1; /* --as of calls: -1, none */
 
 /* An optional "-j J" at the front of argv: J (at least 1), else 1; 0 when J
  * is not a count. argc and argv move past it. */
@@ -161,8 +161,8 @@ static pid_t start_one(char **argv, int quiet)
 		if (new_session && setsid() < 0)
 			_exit(126);
 		/* groups first: setuid(2) takes away the right to change them */
-		if (as_uid >= 0 && (setgroups(0, NULL) < 0 || setgid((gid_t)as_gid) < 0 ||
-				    setuid((uid_t)as_uid) < 0))
+		if (as_uid >= 0 &&
+		    (setgroups(0, NULL) < 0 || setgid((gid_t)as_gid) < 0 || setuid((uid_t)as_uid) < 0))
 			_exit(126);
 		if (quiet) {
 			int fd = open("/dev/null", O_WRONLY);
@@ -290,8 +290,8 @@ static int cmd_spawn(int argc, char **argv)
 	t0 = now_ns();
 	if (jobs == 1) {
 		for (long i = 0; i < n; i++)
-			if ((stamp ? run_timed(argv + 1, stamp, &lat_start[i], &lat_exit[i])
-				   : run_once(argv + 1, 0)) != 0) {
+			if ((stamp ? run_timed(argv + 1, stamp, &lat_start[i], &lat_exit[i]) :
+				     run_once(argv + 1, 0)) != 0) {
 				fprintf(stderr, "bench: spawn: %s failed\n", argv[1]);
 				return 1;
 			}
@@ -346,7 +346,7 @@ static int read_line(char *line, size_t cap)
 			return 0;
 		}
 		if (rlen == sizeof(rbuf))
-			rlen = 0;   /* a line longer than the buffer: not an exit event */
+			rlen = 0; /* a line longer than the buffer: not an exit event */
 		ssize_t r = read(srv_out, rbuf + rlen, sizeof(rbuf) - rlen);
 
 		if (r == 0)
@@ -489,7 +489,7 @@ static void hold_start(const char *cmd)
 		if (!strstr(line, "\"id\":\"b" HOLD_ID "\""))
 			continue;
 		if (strstr(line, "\"event\":\"output\""))
-			return;   /* its only output, "held N", comes when all are open */
+			return; /* its only output, "held N", comes when all are open */
 		if (strstr(line, "\"event\":\"exit\"") || strstr(line, "\"event\":\"error\"")) {
 			fprintf(stderr, "bench: serve: --hold: %s\n", line);
 			exit(1);
@@ -614,8 +614,8 @@ static int mcp_request(long id, const char *method, const char *params)
 {
 	char req[8192];
 
-	snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":%s}\n",
-		 id, method, params);
+	snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":%s}\n", id,
+		 method, params);
 	write_all(srv_in, req, strlen(req));
 	for (;;) {
 		if (read_line(mline, sizeof(mline)) < 0) {
@@ -632,7 +632,8 @@ static int mcp_request(long id, const char *method, const char *params)
 	}
 }
 
-#define MCP_INIT "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}," \
+#define MCP_INIT \
+	"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}," \
 	"\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}"
 #define MCP_INITIALIZED "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
 
@@ -674,8 +675,7 @@ static int cmd_mcp(int argc, char **argv)
 	}
 	total = now_ns() - t0;
 	end_server(pid);
-	printf("total_ns %llu\ncall_ns %llu\n", (unsigned long long)total,
-	       (unsigned long long)median(t, n));
+	printf("total_ns %llu\ncall_ns %llu\n", (unsigned long long)total, (unsigned long long)median(t, n));
 	return 0;
 }
 
@@ -749,14 +749,14 @@ static int cmd_calls(int argc, char **argv)
 		;
 	if (i == 2 || i + 1 >= argc)
 		return 2;
-	argv[i] = NULL;   /* SERVER_ARGV ends here */
+	argv[i] = NULL; /* SERVER_ARGV ends here */
 	call = argv + i + 1;
 	if (!(t = calloc((size_t)n + 1, sizeof(*t))))
 		die("calloc");
 	/* a socket left there would read as listening before the server does */
 	if (unlink(sock) < 0 && errno != ENOENT)
 		die(sock);
-	server = start_one(argv + 2, 1);   /* as the harness's uid: --as is not set yet */
+	server = start_one(argv + 2, 1); /* as the harness's uid: --as is not set yet */
 	as_uid = uid;
 	as_gid = gid;
 	deadline = now_ns() + 30ull * 1000000000u;
@@ -789,8 +789,7 @@ static int cmd_calls(int argc, char **argv)
 	while (waitpid(server, &status, 0) < 0)
 		if (errno != EINTR)
 			die("waitpid");
-	printf("total_ns %llu\ncall_ns %llu\n", (unsigned long long)total,
-	       (unsigned long long)median(t, n));
+	printf("total_ns %llu\ncall_ns %llu\n", (unsigned long long)total, (unsigned long long)median(t, n));
 	return 0;
 }
 
@@ -1052,7 +1051,7 @@ static int cmd_orphans(char **argv)
 	char c;
 	pid_t mid;
 
-	before = count_procs();   /* PID 1 and this process */
+	before = count_procs(); /* PID 1 and this process */
 	if (pipe(gate) < 0)
 		die("pipe");
 	mid = fork();
@@ -1123,6 +1122,7 @@ int main(int argc, char **argv)
 		return cmd_fetch(argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "hold") == 0)
 		return cmd_hold(argc - 2, argv + 2);
-	fprintf(stderr, "usage: bench spawn|serve|mcp|calls|getppid|timeit|orphans|stamp|connect|accept|fetch|hold ... (see bench.c)\n");
+	fprintf(stderr,
+		"usage: bench spawn|serve|mcp|calls|getppid|timeit|orphans|stamp|connect|accept|fetch|hold ... (see bench.c)\n");
 	return 2;
 }

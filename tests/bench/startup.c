@@ -117,8 +117,8 @@ static int fork_pipe(pid_t *pid, int *fd)
 /* child_timed - in ROUNDS + 1 children, after no_new_privs: time
  * ll_restrict (which 0), sc_load (which 1) or plain_calls (2) there, and
  * report it. */
-static void child_timed(const char *step, const struct ll_ruleset *ll,
-			const struct sc_program *filter, int which)
+static void child_timed(const char *step, const struct ll_ruleset *ll, const struct sc_program *filter,
+			int which)
 {
 	uint64_t t[ROUNDS], first = 0;
 

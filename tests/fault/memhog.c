@@ -18,7 +18,7 @@
 
 int main(int argc, char **argv)
 {
-	static char chunk[64 << 10];   /* small: the process stays tiny */
+	static char chunk[64 << 10]; /* small: the process stays tiny */
 	size_t rss;
 	int fd;
 	long chunks = 0;

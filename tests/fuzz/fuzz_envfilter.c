@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_NOW 1700000000
 #define FUZZ_MAX_LINES 4096
-#define FUZZ_MATCH_LINES 8   /* lines x lines pattern matches: keep it cheap */
+#define FUZZ_MATCH_LINES 8 /* lines x lines pattern matches: keep it cheap */
 
 static const char fuzz_default_manifest[] =
 	"{\"turninit\":1,\"expires\":\"2099-01-01T00:00:00Z\",\"user\":{\"uid\":1000,\"gid\":1000},"
@@ -41,11 +41,10 @@ static struct mf_manifest *fuzz_default;
 
 static struct mf_manifest *fuzz_default_get(void)
 {
-	struct tn_error err = {0};
+	struct tn_error err = { 0 };
 
-	if (!fuzz_default &&
-	    mf_parse((const uint8_t *)fuzz_default_manifest, strlen(fuzz_default_manifest),
-		     FUZZ_NOW, NULL, &fuzz_default, &err) != 0) {
+	if (!fuzz_default && mf_parse((const uint8_t *)fuzz_default_manifest, strlen(fuzz_default_manifest),
+				      FUZZ_NOW, NULL, &fuzz_default, &err) != 0) {
 		fprintf(stderr, "fuzz_envfilter: default manifest does not parse: %s\n", err.msg);
 		abort();
 	}
@@ -118,7 +117,7 @@ static void fuzz_check_envp(const struct mf_manifest *m, char **envp)
 
 static void fuzz_check_line(const char *s)
 {
-	struct tn_error err = {0};
+	struct tn_error err = { 0 };
 
 	if (envf_check_pattern(s, &err) == 0 && s[0] == '\0')
 		fuzz_fail("empty pattern accepted", s);
@@ -140,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *sep = memchr(data, '\0', size);
 	struct mf_manifest *parsed = NULL, *m;
-	struct tn_error err = {0};
+	struct tn_error err = { 0 };
 	char *text = NULL, **lines = NULL, **envp = NULL;
 	size_t tlen, n = 0, i, j;
 
@@ -179,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	if (envf_build(&m->env, m->home, lines, &envp, &err) != 0)
-		abort();   /* only ENOMEM can fail, and the fuzzer caps memory far above this */
+		abort(); /* only ENOMEM can fail, and the fuzzer caps memory far above this */
 	fuzz_check_envp(m, envp);
 	for (i = m->env.n_set; envp[i] && envp[i + 1]; i++)
 		if (!envf_admits(&m->env, envp[i]))

@@ -23,32 +23,28 @@ static void same_again(const struct ev_event *e)
 	char *line = NULL;
 
 	switch (e->kind) {
-	case EV_STARTED:
-		line = ev_started(e->id, e->pid);
-		break;
+	case EV_STARTED: line = ev_started(e->id, e->pid); break;
 	case EV_OUTPUT:
 		if (e->len == 0 || e->len > EV_CHUNK)
-			return;   /* the encoder sends 1..EV_CHUNK bytes only */
+			return; /* the encoder sends 1..EV_CHUNK bytes only */
 		line = ev_output(e->id, e->err_stream, e->data, e->len);
 		break;
 	case EV_EXIT:
 		line = ev_exit(e->id, &(struct ev_end){ .wait_status = e->has_code ? e->code << 8 : e->signal,
-							  .timed_out = e->timed_out, .truncated = e->truncated,
-							  .lost = e->lost, .oom_killed = e->oom_killed });
+							.timed_out = e->timed_out,
+							.truncated = e->truncated,
+							.lost = e->lost,
+							.oom_killed = e->oom_killed });
 		break;
-	case EV_ERROR:
-		line = ev_error(e->id, e->message);
-		break;
-	case EV_INFO:
-		line = ev_info(e->id, e->manifest);
-		break;
+	case EV_ERROR: line = ev_error(e->id, e->message); break;
+	case EV_INFO: line = ev_info(e->id, e->manifest); break;
 	case EV_NET: {
 		struct net_record r = { .port = (uint16_t)e->port, .rule = -1 };
 
 		/* what a record holds: an empty host or reason is null again */
-		if (strlen(e->verdict) >= sizeof(r.verdict) || (e->host && (!e->host[0] ||
-		    strlen(e->host) >= sizeof(r.host))) || (e->reason && (!e->reason[0] ||
-		    strlen(e->reason) >= sizeof(r.reason))))
+		if (strlen(e->verdict) >= sizeof(r.verdict) ||
+		    (e->host && (!e->host[0] || strlen(e->host) >= sizeof(r.host))) ||
+		    (e->reason && (!e->reason[0] || strlen(e->reason) >= sizeof(r.reason))))
 			return;
 		strcpy(r.verdict, e->verdict);
 		strcpy(r.host, e->host ? e->host : "");
@@ -56,23 +52,20 @@ static void same_again(const struct ev_event *e)
 		line = ev_net(&r);
 		break;
 	}
-	case EV_TURN_END:
-		line = ev_turn_end(e->exit_code, e->audit_head);
-		break;
+	case EV_TURN_END: line = ev_turn_end(e->exit_code, e->audit_head); break;
 	}
 	if (!line)
-		return;   /* out of memory, or a message jansson will not encode */
+		return; /* out of memory, or a message jansson will not encode */
 	if (ev_parse(line, strlen(line), &back, &err) != 0 || back.kind != e->kind ||
 	    (e->id == NULL) != (back.id == NULL) || (e->id && strcmp(e->id, back.id) != 0))
 		abort();
-	if (e->kind == EV_OUTPUT &&
-	    (back.len != e->len || memcmp(back.data, e->data, e->len) != 0 ||
-	     back.err_stream != e->err_stream))
+	if (e->kind == EV_OUTPUT && (back.len != e->len || memcmp(back.data, e->data, e->len) != 0 ||
+				     back.err_stream != e->err_stream))
 		abort();
 	if (e->kind == EV_EXIT &&
 	    (back.has_code != e->has_code || back.code != e->code || back.signal != e->signal ||
-	     back.timed_out != e->timed_out || back.truncated != e->truncated ||
-	     back.lost != e->lost || back.oom_killed != e->oom_killed))
+	     back.timed_out != e->timed_out || back.truncated != e->truncated || back.lost != e->lost ||
+	     back.oom_killed != e->oom_killed))
 		abort();
 	if (e->kind == EV_INFO && strcmp(back.manifest, e->manifest) != 0)
 		abort();
@@ -101,8 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&e, 0x5a, sizeof(e));
 	before = e;
 	if (ev_parse(copy, size, &e, &err) < 0) {
-		if (memcmp(&e, &before, sizeof(e)) != 0 || err.msg[0] == '\0' ||
-		    strchr(err.msg, '\n'))
+		if (memcmp(&e, &before, sizeof(e)) != 0 || err.msg[0] == '\0' || strchr(err.msg, '\n'))
 			abort();
 	} else {
 		if (e.kind < EV_STARTED || e.kind > EV_TURN_END ||

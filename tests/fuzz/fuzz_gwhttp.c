@@ -16,7 +16,7 @@
  * status of 100..599; the redactor's output has the input's length, is the
  * same whole and in pieces, and holds no form of the value that has no '*'.
  */
-#define _GNU_SOURCE   /* memmem */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,7 +43,8 @@ static void check_tail(const char *head, size_t len)
 {
 	static const char tail[] = "Connection: close\r\n\r\n";
 
-	if (strlen(head) != len || len < sizeof(tail) - 1 || strcmp(head + len - (sizeof(tail) - 1), tail) != 0)
+	if (strlen(head) != len || len < sizeof(tail) - 1 ||
+	    strcmp(head + len - (sizeof(tail) - 1), tail) != 0)
 		abort();
 }
 
@@ -86,8 +87,8 @@ static void body_both_ways(const struct gw_body *start, bool decode, const char 
 	}
 	if ((rc_a < 0) != (rc_b < 0) || (rc_a < 0 && rc_a != rc_b))
 		abort();
-	if (rc_a == 0 && (used_a != used_b || out_a != out_b || memcmp(whole, cut, out_a) != 0 || a.done != b.done ||
-			  used_a > len || out_a > used_a))
+	if (rc_a == 0 && (used_a != used_b || out_a != out_b || memcmp(whole, cut, out_a) != 0 ||
+			  a.done != b.done || used_a > len || out_a > used_a))
 		abort();
 	free(whole);
 	free(cut);
@@ -117,7 +118,8 @@ static void request(const char *in, size_t len, size_t step)
 		struct gw_body b2;
 
 		if (gw_request(head, head_len, "git.example.test", &cred, &again, &l2, &u2, &b2, method, path,
-			       sizeof(path), &err) >= 0 || again)
+			       sizeof(path), &err) >= 0 ||
+		    again)
 			abort();
 	}
 	free(head);

@@ -27,7 +27,7 @@ static bool fuzz_syscall_known(const char *name)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tn_error err = {0};
+	struct tn_error err = { 0 };
 	struct mf_manifest *m = NULL;
 	uint8_t *buf;
 	int r;
@@ -42,22 +42,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = mf_parse(buf, size, FUZZ_NOW, fuzz_syscall_known, &m, &err);
 	if (r == 0) {
 		struct mf_manifest *m2 = NULL;
-		struct tn_error err2 = {0};
+		struct tn_error err2 = { 0 };
 		char *j1 = mf_to_json(m);
 		char *j2;
 
 		if (!j1)
 			abort();
-		if (mf_parse((const uint8_t *)j1, strlen(j1), FUZZ_NOW, fuzz_syscall_known,
-			     &m2, &err2) != 0) {
-			fprintf(stderr, "fuzz_manifest: rendering does not parse again: %s\n%s\n",
-				err2.msg, j1);
+		if (mf_parse((const uint8_t *)j1, strlen(j1), FUZZ_NOW, fuzz_syscall_known, &m2, &err2) !=
+		    0) {
+			fprintf(stderr, "fuzz_manifest: rendering does not parse again: %s\n%s\n", err2.msg,
+				j1);
 			abort();
 		}
 		j2 = mf_to_json(m2);
 		if (!j2 || strcmp(j1, j2) != 0) {
-			fprintf(stderr, "fuzz_manifest: rendering is not a fixed point:\n%s\n%s\n",
-				j1, j2 ? j2 : "(null)");
+			fprintf(stderr, "fuzz_manifest: rendering is not a fixed point:\n%s\n%s\n", j1,
+				j2 ? j2 : "(null)");
 			abort();
 		}
 		free(j2);

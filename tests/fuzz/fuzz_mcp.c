@@ -26,7 +26,7 @@
  * itself (at most 256 bytes), or its head, the cut line and its tail, with
  * head + cut + tail = the output's length and no U+FFFD the output lacked.
  */
-#define _GNU_SOURCE   /* memmem */
+#define _GNU_SOURCE /* memmem */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -41,8 +41,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_NOW 1700000000
-#define FUZZ_RESULT 256          /* limits.result_bytes: 128 head, 128 tail */
-#define FUZZ_TIMEOUT 60          /* limits.timeout_s */
+#define FUZZ_RESULT 256 /* limits.result_bytes: 128 head, 128 tail */
+#define FUZZ_TIMEOUT 60 /* limits.timeout_s */
 
 static const char fuzz_manifest_json[] =
 	"{\"turninit\":1,\"expires\":\"2099-01-01T00:00:00Z\",\"user\":{\"uid\":1000,\"gid\":1000},"
@@ -83,8 +83,8 @@ static void fuzz_init(void)
 
 	if (fuzz_s)
 		return;
-	if (mf_parse((const uint8_t *)fuzz_manifest_json, strlen(fuzz_manifest_json), FUZZ_NOW, NULL,
-		     &fuzz_m, &err) != 0)
+	if (mf_parse((const uint8_t *)fuzz_manifest_json, strlen(fuzz_manifest_json), FUZZ_NOW, NULL, &fuzz_m,
+		     &err) != 0)
 		fuzz_fail("the manifest does not parse", err.msg);
 	fuzz_s = mcp_session_new(fuzz_m, "0.0.0-fuzz", NULL);
 	if (!fuzz_s)
@@ -163,13 +163,11 @@ static void fuzz_progress(const char *key, uint64_t elapsed_ms, bool clean)
 	v = fuzz_load(l);
 	p = json_object_get(v, "params");
 	if (strcmp(json_string_value(json_object_get(v, "method")), "notifications/progress") ||
-	    !json_object_get(p, "progressToken") ||
-	    json_integer_value(json_object_get(p, "progress")) < 1 ||
+	    !json_object_get(p, "progressToken") || json_integer_value(json_object_get(p, "progress")) < 1 ||
 	    !json_is_string(json_object_get(p, "message")) ||
 	    json_string_length(json_object_get(p, "message")) > 3 * 199)
 		fuzz_fail("a bad progress notification", l);
-	if (strcmp(key, "7") == 0 &&
-	    strcmp(json_string_value(json_object_get(p, "progressToken")), "p") != 0)
+	if (strcmp(key, "7") == 0 && strcmp(json_string_value(json_object_get(p, "progressToken")), "p") != 0)
 		fuzz_fail("call 7's progress lost its token", l);
 	if (clean && strstr(json_string_value(json_object_get(p, "message")), "\xef\xbf\xbd"))
 		fuzz_fail("a U+FFFD in progress the output did not have", l);
@@ -181,7 +179,7 @@ static void fuzz_feed(const char *key, const uint8_t *data, size_t size, bool cl
 {
 	size_t off = 0, k = 0;
 
-	fuzz_progress(key, 0, clean);   /* no output yet */
+	fuzz_progress(key, 0, clean); /* no output yet */
 	while (off < size) {
 		size_t n = 1 + (size_t)data[k++ % size] % 150;
 		char *l;
@@ -236,7 +234,7 @@ static void fuzz_check_kept(const char *text, size_t len, const uint8_t *data, s
 			if (tail_len < 125 || tail_len > 128 ||
 			    memcmp(end, data + size - tail_len, tail_len) != 0 || h + cut + tail_len != size)
 				continue;
-			return;   /* head, cut and tail add up */
+			return; /* head, cut and tail add up */
 		}
 	}
 	fuzz_fail("the cut does not add up", text);
@@ -247,8 +245,8 @@ static void fuzz_check_kept(const char *text, size_t len, const uint8_t *data, s
 static void fuzz_end(const char *key, const char *want_id, bool cancelled, bool by_error,
 		     const struct ev_end *e, const uint8_t *out, size_t out_len, bool out_utf8)
 {
-	char *l = by_error ? mcp_error(fuzz_s, key, "cwd /nope: No such file or directory")
-			   : mcp_exit(fuzz_s, key, e);
+	char *l = by_error ? mcp_error(fuzz_s, key, "cwd /nope: No such file or directory") :
+			     mcp_exit(fuzz_s, key, e);
 	bool ok = !by_error && WIFEXITED(e->wait_status) && WEXITSTATUS(e->wait_status) == 0 &&
 		  !e->timed_out && !e->lost;
 	json_t *v, *id, *r, *item, *t;
@@ -277,7 +275,7 @@ static void fuzz_end(const char *key, const char *want_id, bool cancelled, bool 
 	if (json_string_length(t) > 3 * FUZZ_RESULT + 512)
 		fuzz_fail("a result past its bound", l);
 	if (by_error && strcmp(json_string_value(t), "turninit did not run the command: cwd /nope: "
-			       "No such file or directory") != 0)
+						     "No such file or directory") != 0)
 		fuzz_fail("mcp_error's text", l);
 	if (!by_error && ok && !e->truncated && out_utf8)
 		fuzz_check_kept(json_string_value(t), json_string_length(t), out, out_len);
@@ -305,8 +303,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(id, 'x', sizeof(id));
 	rc = mcp_parse(fuzz_s, copy, size, &rq, id, &reply, NULL);
-	if (rc != 0 || rq == (struct rq_request *)(uintptr_t)0x1 ||
-	    reply == (char *)(uintptr_t)0x1 || (rq == NULL) == (reply == NULL) || id[0] != '\0')
+	if (rc != 0 || rq == (struct rq_request *)(uintptr_t)0x1 || reply == (char *)(uintptr_t)0x1 ||
+	    (rq == NULL) == (reply == NULL) || id[0] != '\0')
 		fuzz_fail("mcp_parse broke its contract", NULL);
 	if (reply) {
 		fuzz_check_reply(reply);
@@ -338,7 +336,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rq_free(rq);
 	}
 
-	as_text = json_stringn((const char *)data, size);   /* NULL: not UTF-8 */
+	as_text = json_stringn((const char *)data, size); /* NULL: not UTF-8 */
 	utf8 = as_text != NULL;
 	json_decref(as_text);
 	clean = utf8 && !memmem(data, size, "\xef\xbf\xbd", 3);

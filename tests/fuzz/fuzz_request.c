@@ -29,8 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	rc = rq_parse(copy, size, &r, id, &err);
 	if (rc < 0) {
-		if (r != (struct rq_request *)(uintptr_t)0x1 || err.msg[0] == '\0' ||
-		    strchr(err.msg, '\n'))
+		if (r != (struct rq_request *)(uintptr_t)0x1 || err.msg[0] == '\0' || strchr(err.msg, '\n'))
 			abort();
 	} else {
 		if (!r || strcmp(r->id, id) != 0 || r->id[0] == '\0' || strlen(r->id) > RQ_ID_MAX)

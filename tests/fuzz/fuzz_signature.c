@@ -26,11 +26,10 @@ static const char fuzz_good_json[] =
 	"\"home\":\"/home/agent\",\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\"},\"allow\":[\"TZ\"]}}\n";
 
 /* tests/vectors/test-trusted.pub and test-other.pub. */
-static const char fuzz_ring_text[] =
-	"untrusted comment: minisign public key 67E58D09A36C051C\n"
-	"RWQcBWyjCY3lZxqIX2uPzXOM4ON0Jc3nQ/V6V7M81qVoABwwlXurtTwp\n"
-	"untrusted comment: minisign public key 3B6D018F2E7A9702\n"
-	"RWQCl3oujwFtO9vmNs7sV6IVljLO6FTbtJNkq3ZdV1KwuoYoxxzmVAC1\n";
+static const char fuzz_ring_text[] = "untrusted comment: minisign public key 67E58D09A36C051C\n"
+				     "RWQcBWyjCY3lZxqIX2uPzXOM4ON0Jc3nQ/V6V7M81qVoABwwlXurtTwp\n"
+				     "untrusted comment: minisign public key 3B6D018F2E7A9702\n"
+				     "RWQCl3oujwFtO9vmNs7sV6IVljLO6FTbtJNkq3ZdV1KwuoYoxxzmVAC1\n";
 
 /* tests/vectors/good.json.minisig */
 static const char fuzz_good_sig[] =
@@ -44,7 +43,7 @@ static int fuzz_ready;
 
 static void fuzz_setup(void)
 {
-	struct tn_error err = {0};
+	struct tn_error err = { 0 };
 	struct sig_result res;
 
 	if (fuzz_ready)
@@ -55,8 +54,8 @@ static void fuzz_setup(void)
 		abort();
 	}
 	/* The embedded vector must verify, or the verify path is never reached. */
-	if (sig_verify(&fuzz_ring, (const uint8_t *)fuzz_good_json, strlen(fuzz_good_json),
-		       fuzz_good_sig, strlen(fuzz_good_sig), &res, &err) != 0) {
+	if (sig_verify(&fuzz_ring, (const uint8_t *)fuzz_good_json, strlen(fuzz_good_json), fuzz_good_sig,
+		       strlen(fuzz_good_sig), &res, &err) != 0) {
 		fprintf(stderr, "fuzz_signature: embedded good.json does not verify: %s\n", err.msg);
 		abort();
 	}
@@ -73,10 +72,10 @@ static char *fuzz_dup(const uint8_t *p, size_t n)
 }
 
 /* ret is written only on success: a poisoned result must stay poisoned. */
-static void fuzz_verify(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len,
-			const char *sig, size_t sig_len)
+static void fuzz_verify(const struct sig_keyring *ring, const uint8_t *msg, size_t msg_len, const char *sig,
+			size_t sig_len)
 {
-	struct tn_error err = {0};
+	struct tn_error err = { 0 };
 	struct sig_result res;
 	int r;
 
@@ -103,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *s = sep ? sep + 1 : data;
 	size_t slen = sep ? size - klen - 1 : size;
 	struct sig_keyring ring;
-	struct tn_error err = {0};
+	struct tn_error err = { 0 };
 	char *keys, *sig;
 	int r;
 
@@ -120,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		fuzz_verify(&ring, (const uint8_t *)fuzz_good_json, strlen(fuzz_good_json), sig, slen);
 	} else if (ring.n != 0) {
-		abort();   /* ring is left unchanged on error */
+		abort(); /* ring is left unchanged on error */
 	}
 	fuzz_verify(&fuzz_ring, (const uint8_t *)fuzz_good_json, strlen(fuzz_good_json), sig, slen);
 	fuzz_verify(&fuzz_ring, (const uint8_t *)keys, klen, sig, slen);

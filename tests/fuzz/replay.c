@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 			fclose(f);
 			LLVMFuzzerTestOneInput(buf, (size_t)st.st_size);
 			free(buf);
-			exit(0);   /* exit, not _exit: LeakSanitizer runs at exit */
+			exit(0); /* exit, not _exit: LeakSanitizer runs at exit */
 		}
 		if (waitpid(pid, &status, 0) != pid) {
 			perror("waitpid");

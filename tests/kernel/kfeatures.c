@@ -59,9 +59,9 @@
 #include <unistd.h>
 
 #define KF_X32_SYSCALL_BIT 0x40000000L
-#define KF_I386_GETPID 20                 /* arch/x86/entry/syscalls/syscall_32.tbl */
-#define KF_LANDLOCK_VERSION 1u            /* LANDLOCK_CREATE_RULESET_VERSION */
-#define KF_CGROUP2_MAGIC 0x63677270L      /* linux/magic.h */
+#define KF_I386_GETPID 20            /* arch/x86/entry/syscalls/syscall_32.tbl */
+#define KF_LANDLOCK_VERSION 1u       /* LANDLOCK_CREATE_RULESET_VERSION */
+#define KF_CGROUP2_MAGIC 0x63677270L /* linux/magic.h */
 #define KF_TMPFS_MAGIC 0x01021994L
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -132,10 +132,7 @@ static int kf_int80_child(void)
 
 	signal(SIGSEGV, SIG_DFL);
 	/* The i386 entry; r8-r11 are not preserved by every kernel on this path. */
-	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(KF_I386_GETPID)
-			 : "r8", "r9", "r10", "r11", "memory");
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(KF_I386_GETPID) : "r8", "r9", "r10", "r11", "memory");
 	return ret == getpid() ? 0 : 1;
 }
 
@@ -148,11 +145,13 @@ static void kf_int80(struct kf_answer *a)
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		kf_set(a, "yes", "a bare int 0x80 getpid returns the caller's pid");
 	else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV)
-		kf_set(a, "no", "this kernel does not deliver int 0x80: a bare int 0x80 getpid dies of SIGSEGV without any filter");
+		kf_set(a, "no",
+		       "this kernel does not deliver int 0x80: a bare int 0x80 getpid dies of SIGSEGV without any filter");
 	else if (WIFSIGNALED(status))
 		kf_set(a, "unknown", "a bare int 0x80 getpid died of signal %d", WTERMSIG(status));
 	else
-		kf_set(a, "unknown", "a bare int 0x80 getpid did not return the pid (exit %d)", WEXITSTATUS(status));
+		kf_set(a, "unknown", "a bare int 0x80 getpid did not return the pid (exit %d)",
+		       WEXITSTATUS(status));
 }
 
 static void kf_x32(struct kf_answer *a)
@@ -162,9 +161,11 @@ static void kf_x32(struct kf_answer *a)
 	if (r == getpid())
 		kf_set(a, "yes", "x32 getpid returns the caller's pid");
 	else if (r < 0 && errno == ENOSYS)
-		kf_set(a, "no", "this kernel has no x32 ABI: x32 getpid fails with ENOSYS without any filter");
+		kf_set(a, "no",
+		       "this kernel has no x32 ABI: x32 getpid fails with ENOSYS without any filter");
 	else
-		kf_set(a, "unknown", "x32 getpid returned %ld (%s)", r, r < 0 ? strerror(errno) : "not the pid");
+		kf_set(a, "unknown", "x32 getpid returned %ld (%s)", r,
+		       r < 0 ? strerror(errno) : "not the pid");
 }
 #else
 /* Another architecture: neither entry exists, and a probe row of either is
@@ -295,7 +296,8 @@ static void kf_userns_common(struct kf_answer *a, int (*fn)(void), const char *w
 	else if (WEXITSTATUS(status) == 200)
 		kf_set(a, "unknown", "could not become uid 65534");
 	else
-		kf_set(a, "no", "unshare(CLONE_NEWUSER) as %s fails with %s", who, strerror(WEXITSTATUS(status)));
+		kf_set(a, "no", "unshare(CLONE_NEWUSER) as %s fails with %s", who,
+		       strerror(WEXITSTATUS(status)));
 }
 
 static void kf_userns(struct kf_answer *a)
@@ -335,14 +337,10 @@ static const struct kf_feature {
 	void (*ask)(struct kf_answer *a);
 	int bare; /* the answer is the kernel's only without a seccomp filter */
 } kf_features[] = {
-	{ "int80", kf_int80, 1 },
-	{ "x32", kf_x32, 1 },
-	{ "x86_64", kf_x86_64, 0 },
-	{ "landlock", kf_landlock, 1 },
-	{ "cgroup", kf_cgroup, 0 },
-	{ "oom_kill", kf_oom_kill, 0 },
-	{ "userns", kf_userns, 1 },
-	{ "unpriv_userns", kf_unpriv_userns, 1 },
+	{ "int80", kf_int80, 1 },       { "x32", kf_x32, 1 },
+	{ "x86_64", kf_x86_64, 0 },     { "landlock", kf_landlock, 1 },
+	{ "cgroup", kf_cgroup, 0 },     { "oom_kill", kf_oom_kill, 0 },
+	{ "userns", kf_userns, 1 },     { "unpriv_userns", kf_unpriv_userns, 1 },
 	{ "io_uring", kf_io_uring, 1 },
 };
 #define KF_N (sizeof(kf_features) / sizeof(kf_features[0]))
@@ -352,7 +350,8 @@ static void kf_ask(const struct kf_feature *f, struct kf_answer *a)
 	int mode = f->bare ? kf_seccomp_mode() : 0;
 
 	if (mode != 0)
-		kf_set(a, "unknown", "this process is under a seccomp filter (mode %d): its answer would not be the kernel's",
+		kf_set(a, "unknown",
+		       "this process is under a seccomp filter (mode %d): its answer would not be the kernel's",
 		       mode);
 	else
 		f->ask(a);
@@ -372,7 +371,8 @@ int main(int argc, char **argv)
 	struct utsname u;
 
 	if (argc == 2 && strcmp(argv[1], "--line") == 0) {
-		static const char *const shown[] = { "int80", "x32", "landlock", "cgroup", "userns", "unpriv_userns", "io_uring" };
+		static const char *const shown[] = { "int80",  "x32",           "landlock", "cgroup",
+						     "userns", "unpriv_userns", "io_uring" };
 
 		uname(&u);
 		printf("# kernel %s:", u.release);

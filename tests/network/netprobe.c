@@ -107,9 +107,7 @@ static const char *ename(int e)
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case EINPROGRESS: return "EINPROGRESS";
 	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
-	default:
-		snprintf(other, sizeof(other), "errno-%d", e);
-		return other;
+	default: snprintf(other, sizeof(other), "errno-%d", e); return other;
 	}
 }
 
@@ -262,7 +260,7 @@ static int cmd_abs(const char *name, int mode)
 	struct sockaddr_un un = abs_addr(name, "", &len);
 	int l = -1;
 
-	if (mode == 0) {   /* serve */
+	if (mode == 0) { /* serve */
 		if ((l = abs_listen(name, "")) < 0) {
 			say("abs-listen", -1);
 			return 1;
@@ -354,13 +352,9 @@ static int cmd_stall(int port, int n)
 	if (pipe(p) != 0)
 		return 1;
 	switch (fork()) {
-	case -1:
-		return 1;
-	case 0:
-		close(p[0]);
-		stall_child(port, n, p[1]);
-	default:
-		close(p[1]);
+	case -1: return 1;
+	case 0: close(p[0]); stall_child(port, n, p[1]);
+	default: close(p[1]);
 	}
 	if (read(p[0], &b, 1) != 1) {
 		printf("no stall\n");
@@ -373,7 +367,7 @@ static int cmd_stall(int port, int n)
 /* The race: the sockaddr connect(2) is given, rewritten by a second thread. */
 static union {
 	struct sockaddr_in sa;
-	_Atomic uint64_t head;  /* family, port, address: the first 8 bytes */
+	_Atomic uint64_t head; /* family, port, address: the first 8 bytes */
 } race_addr;
 static uint64_t race_heads[2];
 static atomic_int race_done;
@@ -495,7 +489,7 @@ static int cmd_fastopen(const char *addr)
 
 static int cmd_uring(void)
 {
-	unsigned char params[120];  /* struct io_uring_params */
+	unsigned char params[120]; /* struct io_uring_params */
 	long fd;
 
 	memset(params, 0, sizeof(params));
@@ -673,6 +667,7 @@ int main(int argc, char **argv)
 		return cmd_undumpable(argv[2], argv[3]);
 	if (!strcmp(c, "listen") && argc == 3)
 		return cmd_listen(atoi(argv[2]));
-	fprintf(stderr, "usage: netprobe connect|tconnect|absserve|absconnect|absnl|stall|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|undumpable|listen ...\n");
+	fprintf(stderr,
+		"usage: netprobe connect|tconnect|absserve|absconnect|absnl|stall|unix|unixconnect|race|udp|sendto|fastopen|uring|storm|ask|undumpable|listen ...\n");
 	return 2;
 }

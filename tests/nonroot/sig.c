@@ -65,7 +65,8 @@ int main(int argc, char **argv)
 			int r = (int)syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, NULL, &rl);
 
 			say("prlimit read", r);
-			say("prlimit", r < 0 ? r : (int)syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &rl, NULL));
+			say("prlimit",
+			    r < 0 ? r : (int)syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &rl, NULL));
 			return 0;
 		}
 		if (strcmp(argv[1], "sched") == 0) {
@@ -83,14 +84,15 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(argv[1], "ioprio") == 0) {
-			int io = (int)syscall(SYS_ioprio_get, 1, pid);   /* IOPRIO_WHO_PROCESS */
+			int io = (int)syscall(SYS_ioprio_get, 1, pid); /* IOPRIO_WHO_PROCESS */
 
 			say("ioprio_set", io < 0 ? io : (int)syscall(SYS_ioprio_set, 1, pid, io));
 			return 0;
 		}
 	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: sig setown|queue|kill PID SIG [FAKE], sig prlimit|sched|nice|ioprio PID, sig user\n");
+		fprintf(stderr,
+			"usage: sig setown|queue|kill PID SIG [FAKE], sig prlimit|sched|nice|ioprio PID, sig user\n");
 		return 2;
 	}
 	pid = (pid_t)atoi(argv[2]);

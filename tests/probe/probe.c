@@ -62,7 +62,7 @@
 #define TIOCLINUX 0x541C
 #endif
 #define PR_X32_SYSCALL_BIT 0x40000000L
-#define PR_I386_GETPID 20          /* arch/x86/entry/syscalls/syscall_32.tbl */
+#define PR_I386_GETPID 20 /* arch/x86/entry/syscalls/syscall_32.tbl */
 #define PR_READ_IMPLIES_EXEC 0x0400000
 #define PR_ADDR_NO_RANDOMIZE 0x0040000
 #define PR_UFFD_USER_MODE_ONLY 1
@@ -84,9 +84,9 @@ static const char *const pr_verdict_name[] = { "allowed", "blocked", "killed" };
  * of the groups compares; a pointer is 0 there. abi: the entry it goes
  * through. */
 enum pr_abi {
-	PR_NATIVE,   /* the architecture's own */
-	PR_COMPAT,   /* the 32-bit one: i386 through int 0x80 on x86_64, 32-bit ARM on aarch64 */
-	PR_X32,      /* x86_64's x32 (the 0x40000000 bit); no other architecture has one */
+	PR_NATIVE, /* the architecture's own */
+	PR_COMPAT, /* the 32-bit one: i386 through int 0x80 on x86_64, 32-bit ARM on aarch64 */
+	PR_X32,    /* x86_64's x32 (the 0x40000000 bit); no other architecture has one */
 };
 struct pr_sim {
 	const char *syscall;
@@ -99,8 +99,8 @@ struct pr_probe {
 	enum pr_verdict expect; /* under turninit's default manifest */
 	int expect_code;        /* errno (blocked), signal (killed), 0: any (allowed) */
 	unsigned flags;
-	const char *call;       /* how it is called, and what "allowed" returns */
-	long (*fn)(void);       /* >= 0, or -errno */
+	const char *call; /* how it is called, and what "allowed" returns */
+	long (*fn)(void); /* >= 0, or -errno */
 	struct pr_sim sim;
 };
 
@@ -189,10 +189,7 @@ static long pr_int80_getpid(void)
 
 	/* The i386 entry: getpid is 20 there. The 64-bit registers r8-r11 are not
 	 * preserved by every kernel on this path. */
-	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(PR_I386_GETPID)
-			 : "r8", "r9", "r10", "r11", "memory");
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(PR_I386_GETPID) : "r8", "r9", "r10", "r11", "memory");
 	return ret;
 #else
 	return -ENOSYS; /* no int 0x80 here: sandbox.sh skips the row (kfeatures int80) */
@@ -668,10 +665,14 @@ static const char *pr_errno_name(int e)
 
 static const char *pr_signal_name(int sig)
 {
-	static const struct { int sig; const char *name; } names[] = {
-		{ SIGSYS, "SIGSYS" }, { SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGILL, "SIGILL" },
-		{ SIGKILL, "SIGKILL" }, { SIGABRT, "SIGABRT" }, { SIGALRM, "SIGALRM" },
-		{ SIGTERM, "SIGTERM" }, { SIGTRAP, "SIGTRAP" }, { SIGXFSZ, "SIGXFSZ" },
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGSYS, "SIGSYS" },   { SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" },
+		{ SIGILL, "SIGILL" },   { SIGKILL, "SIGKILL" }, { SIGABRT, "SIGABRT" },
+		{ SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" }, { SIGTRAP, "SIGTRAP" },
+		{ SIGXFSZ, "SIGXFSZ" },
 	};
 	static char buf[16];
 
@@ -767,8 +768,8 @@ static void pr_list(void)
 
 static void pr_status_lines(void)
 {
-	static const char *const keys[] = { "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:",
-					    "NoNewPrivs:", "Seccomp:", NULL };
+	static const char *const keys[] = { "CapInh:", "CapPrm:",     "CapEff:",  "CapBnd:",
+					    "CapAmb:", "NoNewPrivs:", "Seccomp:", NULL };
 	char line[512];
 	FILE *f = fopen("/proc/self/status", "re");
 
@@ -858,9 +859,14 @@ static void pr_print_rlim(rlim_t v)
 
 static void pr_status_rlimits(void)
 {
-	static const struct { int res; const char *name; } lims[] = {
-		{ RLIMIT_CORE, "RLIMIT_CORE" }, { RLIMIT_NOFILE, "RLIMIT_NOFILE" },
-		{ RLIMIT_NPROC, "RLIMIT_NPROC" }, { RLIMIT_FSIZE, "RLIMIT_FSIZE" },
+	static const struct {
+		int res;
+		const char *name;
+	} lims[] = {
+		{ RLIMIT_CORE, "RLIMIT_CORE" },
+		{ RLIMIT_NOFILE, "RLIMIT_NOFILE" },
+		{ RLIMIT_NPROC, "RLIMIT_NPROC" },
+		{ RLIMIT_FSIZE, "RLIMIT_FSIZE" },
 	};
 
 	for (size_t i = 0; i < sizeof(lims) / sizeof(lims[0]); i++) {
@@ -959,8 +965,8 @@ static int pr_status(void)
 	pr_status_fds();
 	pr_status_tty();
 	pr_status_rlimits();
-	printf("pid %d\nppid %d\nsid %d\npgid %d\n", (int)getpid(), (int)getppid(),
-	       (int)getsid(0), (int)getpgid(0));
+	printf("pid %d\nppid %d\nsid %d\npgid %d\n", (int)getpid(), (int)getppid(), (int)getsid(0),
+	       (int)getpgid(0));
 	pr_status_proc1("proc1_environ", "/proc/1/environ");
 	pr_status_proc1("proc1_mem", "/proc/1/mem");
 	pr_status_proc1_owner();

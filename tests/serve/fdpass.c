@@ -27,7 +27,9 @@ int main(int argc, char **argv)
 	struct sockaddr_un a;
 	char cbuf[CMSG_SPACE(sizeof(int))], byte = 'x';
 	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr mh = { .msg_iov = &io,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 	int s = socket(AF_UNIX, SOCK_STREAM, 0), fd;

@@ -84,11 +84,10 @@ static void encode_parse_encode(void **state)
 		prev[i] = (uint8_t)(i * 37 + 5);
 	/* characters that end a line for some readers, a quote, a backslash, a
 	 * control character, nested values, numbers and null */
-	ev = json_pack("{s:s, s:s, s:I, s:s, s:[s, s], s:{s:b, s:n}, s:f}", "event", "exec",
-		       "time", "2026-12-01T10:00:00.000Z", "stream", (json_int_t)3,
-		       "command", "echo \xe2\x80\xa8 \xe2\x80\xa9 \xc2\x85 \"q\" \\ \x01 \xf0\x9f\x98\x80",
-		       "env_names", "A", "\xc3\xa9", "read_back", "no_new_privs", true, "gone",
-		       "ratio", 0.5);
+	ev = json_pack("{s:s, s:s, s:I, s:s, s:[s, s], s:{s:b, s:n}, s:f}", "event", "exec", "time",
+		       "2026-12-01T10:00:00.000Z", "stream", (json_int_t)3, "command",
+		       "echo \xe2\x80\xa8 \xe2\x80\xa9 \xc2\x85 \"q\" \\ \x01 \xf0\x9f\x98\x80", "env_names",
+		       "A", "\xc3\xa9", "read_back", "no_new_privs", true, "gone", "ratio", 0.5);
 	assert_non_null(ev);
 	round_trip(ev, prev);
 	json_decref(ev);
@@ -104,7 +103,8 @@ static void event_then_prev(void **state)
 
 	(void)state;
 	assert_int_equal(aline_encode(ev, prev, &line, &n), 0);
-	assert_string_equal(line, "{\"event\":\"net\",\"prev\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"z\":1,\"a\":\"b\"}\n");
+	assert_string_equal(line,
+			    "{\"event\":\"net\",\"prev\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"z\":1,\"a\":\"b\"}\n");
 	assert_false(aline_in_order(line, n - 1, "exec"));
 	assert_false(aline_in_order(line, 10, "net"));
 	assert_false(aline_in_order(line, n - 1, NULL));
@@ -161,10 +161,12 @@ static void chain_digest_agrees(void **state)
 	alog_init(&c, NULL, count_finding, &findings);
 	aline_first_link(turn_id, head);
 	put(&c, head, json_pack("{s:s, s:s}", "event", "turn_start", "turn", turn_id));
-	put(&c, head, json_pack("{s:s, s:I, s:s, s:s}", "event", "exec", "stream", (json_int_t)0,
-				"id", "a", "command", "true \xe2\x80\xa8"));
-	put(&c, head, json_pack("{s:s, s:I, s:s, s:i}", "event", "exit", "stream", (json_int_t)0,
-				"id", "a", "code", 0));
+	put(&c, head,
+	    json_pack("{s:s, s:I, s:s, s:s}", "event", "exec", "stream", (json_int_t)0, "id", "a", "command",
+		      "true \xe2\x80\xa8"));
+	put(&c, head,
+	    json_pack("{s:s, s:I, s:s, s:i}", "event", "exit", "stream", (json_int_t)0, "id", "a", "code",
+		      0));
 	put(&c, head, json_pack("{s:s, s:i, s:i}", "event", "turn_end", "exit_code", 0, "lines", 4));
 	assert_memory_equal(c.last, head, ALINE_HASH_BYTES);
 	/* the digest is of the line's bytes with its newline, as one buffer */

@@ -24,8 +24,8 @@
 #include "policy/auditlog.h"
 #include "policy/error.h"
 
-#define ML_LINES 40    /* lines of one built log */
-#define ML_LINE 512    /* bytes of one built line, its NUL included */
+#define ML_LINES 40 /* lines of one built log */
+#define ML_LINE 512 /* bytes of one built line, its NUL included */
 
 static const char turn_a[] = "0123456789abcdef0123456789abcdef";
 static const char turn_b[] = "fedcba9876543210fedcba9876543210";
@@ -34,9 +34,9 @@ static const char tm[] = "\"time\":\"2026-12-01T10:00:00.000Z\"";
 /* ---- a log in memory ------------------------------------------------------ */
 
 struct mlog {
-	char line[ML_LINES][ML_LINE];   /* without their newline */
+	char line[ML_LINES][ML_LINE]; /* without their newline */
 	size_t n;
-	size_t turn_first;              /* the line number of the last turn_start */
+	size_t turn_first; /* the line number of the last turn_start */
 };
 
 /* The digest of line k (1-based) with its newline, as the next line's link. */
@@ -72,7 +72,8 @@ static void ml_start(struct mlog *l, const char *turn)
 
 	crypto_generichash(d, sizeof(d), (const uint8_t *)turn, strlen(turn), NULL, 0);
 	sodium_bin2hex(prev, sizeof(prev), d, sizeof(d));
-	ml_put(l, "{\"event\":\"turn_start\",\"prev\":\"%s\",\"turn\":\"%s\",%s,\"turninit\":\"0.1.0\",\"mode\":\"serve\"}",
+	ml_put(l,
+	       "{\"event\":\"turn_start\",\"prev\":\"%s\",\"turn\":\"%s\",%s,\"turninit\":\"0.1.0\",\"mode\":\"serve\"}",
 	       prev, turn, tm);
 	l->turn_first = l->n;
 }
@@ -94,7 +95,8 @@ static void ml_exec(struct mlog *l, int stream, const char *id)
 {
 	char rest[256];
 
-	snprintf(rest, sizeof(rest), ",%s,\"stream\":%d,\"id\":\"%s\",\"command\":\"echo hi\",\"cwd\":\"/work\",\"env_names\":[],\"timeout_s\":300}",
+	snprintf(rest, sizeof(rest),
+		 ",%s,\"stream\":%d,\"id\":\"%s\",\"command\":\"echo hi\",\"cwd\":\"/work\",\"env_names\":[],\"timeout_s\":300}",
 		 tm, stream, id);
 	ml_add(l, "exec", rest);
 }
@@ -104,7 +106,8 @@ static void ml_end_of(struct mlog *l, const char *event, int stream, const char 
 {
 	char rest[256];
 
-	snprintf(rest, sizeof(rest), ",%s,\"stream\":%d,\"id\":\"%s\",\"code\":0,\"signal\":null}", tm, stream, id);
+	snprintf(rest, sizeof(rest), ",%s,\"stream\":%d,\"id\":\"%s\",\"code\":0,\"signal\":null}", tm,
+		 stream, id);
 	ml_add(l, event, rest);
 }
 
@@ -112,7 +115,9 @@ static void ml_net(struct mlog *l)
 {
 	char rest[256];
 
-	snprintf(rest, sizeof(rest), ",%s,\"verdict\":\"refused\",\"request\":\"CONNECT\",\"host\":\"a.example\",\"port\":443}", tm);
+	snprintf(rest, sizeof(rest),
+		 ",%s,\"verdict\":\"refused\",\"request\":\"CONNECT\",\"host\":\"a.example\",\"port\":443}",
+		 tm);
 	ml_add(l, "net", rest);
 }
 
@@ -128,17 +133,17 @@ static void ml_turn_end(struct mlog *l)
 /* A turn of every event kind, 11 lines; stream 1 reuses stream 0's id c1. */
 static void ml_every_kind(struct mlog *l, const char *turn)
 {
-	ml_start(l, turn);                        /* 1 */
-	ml_exec(l, 0, "c1");                      /* 2 */
-	ml_net(l);                                /* 3 */
-	ml_end_of(l, "exit", 0, "c1");            /* 4 */
-	ml_exec(l, 0, "c2");                      /* 5 */
-	ml_end_of(l, "signal", 0, "c2");          /* 6 */
-	ml_end_of(l, "cancel", 0, "c2");          /* 7 */
-	ml_end_of(l, "exit", 0, "c2");            /* 8 */
-	ml_exec(l, 1, "c1");                      /* 9 */
-	ml_end_of(l, "refused", 1, "c1");         /* 10 */
-	ml_turn_end(l);                           /* 11 */
+	ml_start(l, turn);                /* 1 */
+	ml_exec(l, 0, "c1");              /* 2 */
+	ml_net(l);                        /* 3 */
+	ml_end_of(l, "exit", 0, "c1");    /* 4 */
+	ml_exec(l, 0, "c2");              /* 5 */
+	ml_end_of(l, "signal", 0, "c2");  /* 6 */
+	ml_end_of(l, "cancel", 0, "c2");  /* 7 */
+	ml_end_of(l, "exit", 0, "c2");    /* 8 */
+	ml_exec(l, 1, "c1");              /* 9 */
+	ml_end_of(l, "refused", 1, "c1"); /* 10 */
+	ml_turn_end(l);                   /* 11 */
 }
 
 static void ml_remove(struct mlog *l, size_t k)
@@ -189,7 +194,7 @@ struct rec {
 	struct said s[SAID_MAX];
 	size_t n;
 	uint64_t findings, notes;
-	uint64_t lines;               /* lines the check read */
+	uint64_t lines; /* lines the check read */
 };
 
 static void record(void *ctx, uint64_t line, bool note, const char *text)
@@ -371,7 +376,8 @@ static void incomplete_change_record_notes_its_paths(void **state)
 
 	(void)state;
 	ml_start(&l, turn_a);
-	snprintf(rest, sizeof(rest), ",%s,\"base\":\"/audit/base\",\"root\":\"/work\",\"added\":0,\"removed\":0,\"changed\":1,\"entries\":4,\"bytes_hashed\":0,\"unreadable\":3,\"unreadable_paths\":[{\"path\":\"docs\"},{\"path\":\"a\\nb\"},{\"path_base64\":\"/w==\"}],\"not_compared\":0,\"skipped\":0,\"duration_ms\":1,\"complete\":false,\"stopped\":null}",
+	snprintf(rest, sizeof(rest),
+		 ",%s,\"base\":\"/audit/base\",\"root\":\"/work\",\"added\":0,\"removed\":0,\"changed\":1,\"entries\":4,\"bytes_hashed\":0,\"unreadable\":3,\"unreadable_paths\":[{\"path\":\"docs\"},{\"path\":\"a\\nb\"},{\"path_base64\":\"/w==\"}],\"not_compared\":0,\"skipped\":0,\"duration_ms\":1,\"complete\":false,\"stopped\":null}",
 		 tm);
 	ml_add(&l, "changes", rest);
 	ml_turn_end(&l);
@@ -392,13 +398,15 @@ static void cut_unreadable_list_notes_the_rest(void **state)
 
 	(void)state;
 	ml_start(&l, turn_a);
-	snprintf(rest, sizeof(rest), ",%s,\"base\":\"/audit/base\",\"root\":\"/work\",\"added\":0,\"removed\":0,\"changed\":1,\"entries\":4,\"bytes_hashed\":0,\"unreadable\":41,\"unreadable_paths\":[{\"path\":\"d01\"}],\"unreadable_paths_more\":9,\"not_compared\":0,\"skipped\":0,\"duration_ms\":1,\"complete\":false,\"stopped\":null}",
+	snprintf(rest, sizeof(rest),
+		 ",%s,\"base\":\"/audit/base\",\"root\":\"/work\",\"added\":0,\"removed\":0,\"changed\":1,\"entries\":4,\"bytes_hashed\":0,\"unreadable\":41,\"unreadable_paths\":[{\"path\":\"d01\"}],\"unreadable_paths_more\":9,\"not_compared\":0,\"skipped\":0,\"duration_ms\":1,\"complete\":false,\"stopped\":null}",
 		 tm);
 	ml_add(&l, "changes", rest);
 	ml_turn_end(&l);
 	expect_whole(&r, check_log(&l, NULL, &r));
 	expect_said(&r, true, 2, "a path that could not be read: \"d01\"");
-	expect_said(&r, true, 2, "9 more path(s) that could not be read, not named (the record names the first 1)");
+	expect_said(&r, true, 2,
+		    "9 more path(s) that could not be read, not named (the record names the first 1)");
 	assert_int_equal(r.notes, 3);
 }
 
@@ -572,7 +580,7 @@ static void invalid_json(void **state)
 
 	(void)state;
 	ml_start(&l, turn_a);
-	ml_add(&l, "net", ",\"port\":443,}");      /* a trailing comma */
+	ml_add(&l, "net", ",\"port\":443,}"); /* a trailing comma */
 	ml_net(&l);
 	ml_turn_end(&l);
 	assert_int_equal(check_log(&l, NULL, &r), 1);
@@ -734,7 +742,7 @@ static void turn_start_link_and_id(void **state)
 	ml_every_kind(&l, turn_a);
 	p = strstr(l.line[0], turn_a);
 	assert_non_null(p);
-	p[0] = '1';    /* the id changed, its link not */
+	p[0] = '1'; /* the id changed, its link not */
 	check_log(&l, NULL, &r);
 	expect_first_finding(&r, 1);
 	expect_finding(&r, 1, "turn_start: \"prev\" is not the BLAKE2b-256 of its turn id");
@@ -912,11 +920,17 @@ static void head_of_the_last_turn_only(void **state)
 	ml_every_kind(&l, turn_b);
 	ml_digest(&l, 22, head);
 	assert_int_equal(check_log(&l, head, &r), 1);
-	expect_finding(&r, 1, "turn " "0123456789abcdef0123456789abcdef" " (lines 1 to 11): no head given anchors it");
+	expect_finding(&r, 1,
+		       "turn "
+		       "0123456789abcdef0123456789abcdef"
+		       " (lines 1 to 11): no head given anchors it");
 	/* the first turn's head alone: the second is the one without */
 	ml_digest(&l, 11, head);
 	assert_int_equal(check_log(&l, head, &r), 1);
-	expect_finding(&r, 12, "turn " "fedcba9876543210fedcba9876543210" " (lines 12 to 22): no head given anchors it");
+	expect_finding(&r, 12,
+		       "turn "
+		       "fedcba9876543210fedcba9876543210"
+		       " (lines 12 to 22): no head given anchors it");
 }
 
 /* The last exit's head on a turn with a change record: the record and
@@ -930,17 +944,19 @@ static void head_of_the_last_exit(void **state)
 	struct rec r;
 
 	(void)state;
-	ml_start(&l, turn_a);                     /* 1 */
-	ml_exec(&l, 0, "c1");                     /* 2 */
-	ml_end_of(&l, "exit", 0, "c1");           /* 3 */
-	snprintf(rest, sizeof(rest), ",%s,\"op\":\"added\",\"path\":\"NEW.md\",\"base\":null,\"now\":null}", tm);
-	ml_add(&l, "change", rest);               /* 4 */
+	ml_start(&l, turn_a);           /* 1 */
+	ml_exec(&l, 0, "c1");           /* 2 */
+	ml_end_of(&l, "exit", 0, "c1"); /* 3 */
+	snprintf(rest, sizeof(rest), ",%s,\"op\":\"added\",\"path\":\"NEW.md\",\"base\":null,\"now\":null}",
+		 tm);
+	ml_add(&l, "change", rest); /* 4 */
 	snprintf(rest, sizeof(rest), ",%s,\"complete\":true,\"stopped\":null}", tm);
-	ml_add(&l, "changes", rest);              /* 5 */
-	ml_turn_end(&l);                          /* 6 */
+	ml_add(&l, "changes", rest); /* 5 */
+	ml_turn_end(&l);             /* 6 */
 	ml_digest(&l, 3, head);
 	expect_whole(&r, check_log(&l, head, &r));
-	expect_said(&r, true, 3, "the 3 lines of its turn after it are its change record and turn_end, unanchored");
+	expect_said(&r, true, 3,
+		    "the 3 lines of its turn after it are its change record and turn_end, unanchored");
 	ml_digest(&l, 6, head);
 	expect_whole(&r, check_log(&l, head, &r));
 	assert_int_equal(r.notes, 0);
@@ -999,7 +1015,7 @@ static void heads_bounded(void **state)
 		memcpy(h, &i, sizeof(i));
 		assert_int_equal(alog_add_head(&c, h), 0);
 	}
-	assert_int_equal(alog_add_head(&c, h), 0);   /* the same again */
+	assert_int_equal(alog_add_head(&c, h), 0); /* the same again */
 	h[31] = 1;
 	assert_int_equal(alog_add_head(&c, h), -E2BIG);
 	/* empty, and each head no line's digest */
@@ -1029,18 +1045,20 @@ static void rejected_pairs_with_nothing(void **state)
 	struct rec r;
 
 	(void)state;
-	ml_start(&l, turn_a);                                                    /* 1 */
-	ml_exec(&l, 0, "c1");                                                    /* 2 */
-	snprintf(rest, sizeof(rest), ",%s,\"stream\":0,\"id\":\"c1\",\"reason\":\"exec: id c1 is already running or waiting\",\"command\":\"echo dup\"}", tm);
-	ml_add(&l, "rejected", rest);                                            /* 3 */
+	ml_start(&l, turn_a); /* 1 */
+	ml_exec(&l, 0, "c1"); /* 2 */
+	snprintf(rest, sizeof(rest),
+		 ",%s,\"stream\":0,\"id\":\"c1\",\"reason\":\"exec: id c1 is already running or waiting\",\"command\":\"echo dup\"}",
+		 tm);
+	ml_add(&l, "rejected", rest); /* 3 */
 	snprintf(rest, sizeof(rest), ",%s,\"stream\":0,\"id\":null,\"reason\":\"request: not JSON\"}", tm);
-	ml_add(&l, "rejected", rest);                                            /* 4 */
-	ml_end_of(&l, "exit", 0, "c1");                                          /* 5 */
-	ml_turn_end(&l);                                                         /* 6 */
+	ml_add(&l, "rejected", rest);   /* 4 */
+	ml_end_of(&l, "exit", 0, "c1"); /* 5 */
+	ml_turn_end(&l);                /* 6 */
 	expect_whole(&r, check_log(&l, NULL, &r));
 	l.n = 4;
 	snprintf(rest, sizeof(rest), ",%s,\"id\":\"c2\",\"reason\":\"x\"}", tm);
-	ml_add(&l, "rejected", rest);                                            /* 5 */
+	ml_add(&l, "rejected", rest); /* 5 */
 	ml_end_of(&l, "exit", 0, "c1");
 	ml_turn_end(&l);
 	assert_int_equal(check_log(&l, NULL, &r), 1);

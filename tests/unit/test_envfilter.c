@@ -47,8 +47,8 @@ static void test_valid_name(void **state)
 static void test_never_table(void **state)
 {
 	static const char *const expected[] = {
-		"BASH_ENV", "ENV", "BASH_FUNC_*", "SHELLOPTS", "BASHOPTS", "PS4",
-		"PROMPT_COMMAND", "LD_*", "TURNINIT_*", "GCONV_PATH", "GLIBC_TUNABLES",
+		"BASH_ENV",       "ENV",  "BASH_FUNC_*", "SHELLOPTS",  "BASHOPTS",       "PS4",
+		"PROMPT_COMMAND", "LD_*", "TURNINIT_*",  "GCONV_PATH", "GLIBC_TUNABLES",
 	};
 	size_t n = 0;
 
@@ -72,8 +72,8 @@ static void test_never_admitted(void **state)
 	};
 	/* clang-format on */
 	static const char *const fine[] = {
-		"LD", "LDX", "ENVX", "ENV_", "BASH_ENVX", "BASH_FUNC", "PS3", "PS1", "PATH",
-		"HOME", "TURNINIT", "ld_preload", "LANG",
+		"LD",  "LDX",  "ENVX", "ENV_",     "BASH_ENVX",  "BASH_FUNC", "PS3",
+		"PS1", "PATH", "HOME", "TURNINIT", "ld_preload", "LANG",
 	};
 
 	(void)state;
@@ -117,8 +117,8 @@ static void test_check_set_name(void **state)
 static void test_check_pattern(void **state)
 {
 	static const char *const good[] = {
-		"TZ", "LC_*", "GIT_*", "B*", "L*", "LD*", "BASH_FUNC*", "BASH_ENV*", "T*",
-		"TURNINIT*", "E*", "_*", "HOMEBREW_*", "H*",
+		"TZ",        "LC_*", "GIT_*",     "B*", "L*", "LD*",        "BASH_FUNC*",
+		"BASH_ENV*", "T*",   "TURNINIT*", "E*", "_*", "HOMEBREW_*", "H*",
 	};
 	/* clang-format 14 would put each entry of this table on a line of its own: kept as written */
 	/* clang-format off */
@@ -191,11 +191,13 @@ static void test_pattern_match(void **state)
 static void test_check_path(void **state)
 {
 	static const char *const good[] = {
-		"/bin", "/usr/local/bin:/usr/bin:/bin", "/", "/opt/x y/bin",
+		"/bin",
+		"/usr/local/bin:/usr/bin:/bin",
+		"/",
+		"/opt/x y/bin",
 	};
 	static const char *const bad[] = {
-		"", ":/bin", "/bin:", "/bin::/usr/bin", "bin", ".", "/bin:.", "/bin:usr/bin",
-		"~/bin", ":",
+		"", ":/bin", "/bin:", "/bin::/usr/bin", "bin", ".", "/bin:.", "/bin:usr/bin", "~/bin", ":",
 	};
 	struct tn_error err = { 0 };
 
@@ -229,7 +231,7 @@ static struct mf_env_pair test_set[] = {
 	{ (char *)"LC_ALL", (char *)"C.UTF-8" },
 };
 static char *test_allow[] = { (char *)"TZ", (char *)"GIT_*", (char *)"LC_*", (char *)"B*",
-			      (char *)"L*", (char *)"H*", (char *)"EMPTY" };
+			      (char *)"L*", (char *)"H*",    (char *)"EMPTY" };
 
 static struct mf_manifest test_manifest(void)
 {
@@ -263,23 +265,23 @@ static void test_build_exact(void **state)
 	struct mf_manifest m = test_manifest();
 	char *caller[] = {
 		(char *)"GIT_AUTHOR_NAME=A. Agent",
-		(char *)"HOME=/root",                 /* never from the caller */
-		(char *)"LD_PRELOAD=/tmp/evil.so",    /* never admitted, even via "L*" */
-		(char *)"BASH_ENV=/tmp/x",            /* never admitted, even via "B*" */
-		(char *)"BASH_FUNC_ls%%=() { :; }",   /* never admitted */
+		(char *)"HOME=/root",               /* never from the caller */
+		(char *)"LD_PRELOAD=/tmp/evil.so",  /* never admitted, even via "L*" */
+		(char *)"BASH_ENV=/tmp/x",          /* never admitted, even via "B*" */
+		(char *)"BASH_FUNC_ls%%=() { :; }", /* never admitted */
 		(char *)"TZ=UTC",
-		(char *)"NOEQUALS",                   /* no '=': skipped */
-		(char *)"SECRET_TOKEN=hunter2",       /* not allowed */
-		(char *)"TZ=Europe/Paris",            /* second TZ: the first wins */
-		(char *)"LC_ALL=de_DE",               /* in env.set: set wins */
+		(char *)"NOEQUALS",             /* no '=': skipped */
+		(char *)"SECRET_TOKEN=hunter2", /* not allowed */
+		(char *)"TZ=Europe/Paris",      /* second TZ: the first wins */
+		(char *)"LC_ALL=de_DE",         /* in env.set: set wins */
 		(char *)"LC_TIME=C",
-		(char *)"PATH=.:/tmp",                /* in env.set: set wins */
-		(char *)"LANG=",                      /* empty value is a value */
-		(char *)"HOME_X=1",                   /* via "H*": admitted */
-		(char *)"BAD-NAME=1",                 /* not a valid name */
-		(char *)"=nothing",                   /* empty name */
-		(char *)"EMPTY=a=b",                  /* value keeps its '=' */
-		(char *)"BASHX=${PATH}",              /* literal */
+		(char *)"PATH=.:/tmp",   /* in env.set: set wins */
+		(char *)"LANG=",         /* empty value is a value */
+		(char *)"HOME_X=1",      /* via "H*": admitted */
+		(char *)"BAD-NAME=1",    /* not a valid name */
+		(char *)"=nothing",      /* empty name */
+		(char *)"EMPTY=a=b",     /* value keeps its '=' */
+		(char *)"BASHX=${PATH}", /* literal */
 		NULL,
 	};
 	static const char *const expected[] = {
@@ -310,8 +312,7 @@ static void test_build_no_caller(void **state)
 	struct mf_manifest m = test_manifest();
 	char *empty[] = { NULL };
 	static const char *const expected[] = {
-		"PATH=/usr/bin:/bin", "LITERAL=${PATH}:$HOME", "LC_ALL=C.UTF-8", "HOME=/home/agent",
-		NULL,
+		"PATH=/usr/bin:/bin", "LITERAL=${PATH}:$HOME", "LC_ALL=C.UTF-8", "HOME=/home/agent", NULL,
 	};
 	char **envp = NULL;
 
@@ -364,7 +365,7 @@ static void test_admits_agrees_with_build(void **state)
 		assert_true(envf_admits(&m.env, in[i]));
 		one[0] = (char *)in[i];
 		assert_int_equal(envf_build(&m.env, m.home, one, &envp, NULL), 0);
-		assert_string_equal(envp[m.env.n_set], in[i]);   /* after env.set, before HOME */
+		assert_string_equal(envp[m.env.n_set], in[i]); /* after env.set, before HOME */
 		envf_free(envp);
 	}
 	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
@@ -383,10 +384,12 @@ static void test_build_first_wins(void **state)
 {
 	char *allow[] = { (char *)"TZ" };
 	struct mf_manifest m = {
-		.version = 1, .home = (char *)"/h", .env.allow = allow, .env.n_allow = 1,
+		.version = 1,
+		.home = (char *)"/h",
+		.env.allow = allow,
+		.env.n_allow = 1,
 	};
-	char *caller[] = { (char *)"TZX=1", (char *)"TZ", (char *)"TZ=first", (char *)"TZ=second",
-			   NULL };
+	char *caller[] = { (char *)"TZX=1", (char *)"TZ", (char *)"TZ=first", (char *)"TZ=second", NULL };
 	static const char *const expected[] = { "TZ=first", "HOME=/h", NULL };
 	char **envp = NULL;
 
@@ -436,7 +439,7 @@ static void test_build_many_entries(void **state)
 	for (char **e = envp; *e; e++, n++)
 		if (strncmp(*e, "LC_", 3) == 0)
 			assert_non_null(strstr(*e, "=first"));
-	assert_int_equal(n, N + 1);   /* + HOME */
+	assert_int_equal(n, N + 1); /* + HOME */
 	assert_true((t1.tv_sec - t0.tv_sec) < 5);
 	envf_free(envp);
 	for (int i = 0; i < 2 * N; i++)

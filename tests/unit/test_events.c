@@ -32,14 +32,19 @@ static void encoders_write_the_documented_lines(void **state)
 	expect_line(ev_output("c1", true, (const uint8_t *)"", 1),
 		    "{\"event\":\"output\",\"id\":\"c1\",\"stream\":\"stderr\",\"data\":\"AA==\"}");
 	assert_null(ev_output("c1", false, (const uint8_t *)"", 0));
-	expect_line(ev_exit("c1", &(struct ev_end){ .wait_status = 3 << 8, .truncated = true, .duration_ms = 17 }),
+	expect_line(ev_exit("c1",
+			    &(struct ev_end){ .wait_status = 3 << 8, .truncated = true, .duration_ms = 17 }),
 		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":3,\"signal\":null,\"timed_out\":false,"
 		    "\"truncated\":true,\"duration_ms\":17}");
-	expect_line(ev_exit("c1", &(struct ev_end){ .wait_status = 15, .timed_out = true, .duration_ms = 1000 }),
+	expect_line(ev_exit("c1",
+			    &(struct ev_end){ .wait_status = 15, .timed_out = true, .duration_ms = 1000 }),
 		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":null,\"signal\":15,\"timed_out\":true,"
 		    "\"truncated\":false,\"duration_ms\":1000}");
 	/* lost and oom_killed are written only when true */
-	expect_line(ev_exit("c1", &(struct ev_end){ .wait_status = 9, .lost = true, .oom_killed = true, .duration_ms = 2 }),
+	expect_line(ev_exit("c1", &(struct ev_end){ .wait_status = 9,
+						    .lost = true,
+						    .oom_killed = true,
+						    .duration_ms = 2 }),
 		    "{\"event\":\"exit\",\"id\":\"c1\",\"code\":null,\"signal\":9,\"timed_out\":false,"
 		    "\"truncated\":false,\"duration_ms\":2,\"lost\":true,\"oom_killed\":true}");
 	expect_line(ev_info("i1", "{\"turninit\":1,\"home\":\"/home/agent\"}"),
@@ -113,10 +118,20 @@ static void decoder_reads_what_encoders_write(void **state)
  * read back as `turninit call` and the bridge read them. */
 static void net_events(void **state)
 {
-	struct net_record r = { .verdict = "refused", .request = "CONNECT", .host = "a.example",
-				.port = 443, .rule = -1, .reason = "no entry names it" };
-	struct net_record ok = { .verdict = "closed", .request = "HTTP", .host = "b.example", .port = 80,
-				 .addr = "10.89.0.2", .rule = 2, .bytes_out = 10, .bytes_in = 20,
+	struct net_record r = { .verdict = "refused",
+				.request = "CONNECT",
+				.host = "a.example",
+				.port = 443,
+				.rule = -1,
+				.reason = "no entry names it" };
+	struct net_record ok = { .verdict = "closed",
+				 .request = "HTTP",
+				 .host = "b.example",
+				 .port = 80,
+				 .addr = "10.89.0.2",
+				 .rule = 2,
+				 .bytes_out = 10,
+				 .bytes_in = 20,
 				 .duration_ms = 30 };
 	struct net_record none = { .verdict = "refused", .rule = -1, .reason = "a bare CR" };
 	struct tn_error err = { 0 };
@@ -124,9 +139,12 @@ static void net_events(void **state)
 	char *line;
 
 	(void)state;
-	expect_line(ev_net(&r), "{\"event\":\"net\",\"id\":null,\"verdict\":\"refused\",\"request\":\"CONNECT\",\"host\":\"a.example\",\"port\":443,\"address\":null,\"rule\":null,\"reason\":\"no entry names it\",\"bytes_out\":0,\"bytes_in\":0,\"duration_ms\":0}");
-	expect_line(ev_net(&ok), "{\"event\":\"net\",\"id\":null,\"verdict\":\"closed\",\"request\":\"HTTP\",\"host\":\"b.example\",\"port\":80,\"address\":\"10.89.0.2\",\"rule\":2,\"reason\":null,\"bytes_out\":10,\"bytes_in\":20,\"duration_ms\":30}");
-	expect_line(ev_net(&none), "{\"event\":\"net\",\"id\":null,\"verdict\":\"refused\",\"request\":null,\"host\":null,\"port\":null,\"address\":null,\"rule\":null,\"reason\":\"a bare CR\",\"bytes_out\":0,\"bytes_in\":0,\"duration_ms\":0}");
+	expect_line(ev_net(&r),
+		    "{\"event\":\"net\",\"id\":null,\"verdict\":\"refused\",\"request\":\"CONNECT\",\"host\":\"a.example\",\"port\":443,\"address\":null,\"rule\":null,\"reason\":\"no entry names it\",\"bytes_out\":0,\"bytes_in\":0,\"duration_ms\":0}");
+	expect_line(ev_net(&ok),
+		    "{\"event\":\"net\",\"id\":null,\"verdict\":\"closed\",\"request\":\"HTTP\",\"host\":\"b.example\",\"port\":80,\"address\":\"10.89.0.2\",\"rule\":2,\"reason\":null,\"bytes_out\":10,\"bytes_in\":20,\"duration_ms\":30}");
+	expect_line(ev_net(&none),
+		    "{\"event\":\"net\",\"id\":null,\"verdict\":\"refused\",\"request\":null,\"host\":null,\"port\":null,\"address\":null,\"rule\":null,\"reason\":\"a bare CR\",\"bytes_out\":0,\"bytes_in\":0,\"duration_ms\":0}");
 	line = ev_net(&r);
 	assert_int_equal(ev_parse(line, strlen(line), &e, &err), 0);
 	assert_int_equal(e.kind, EV_NET);
@@ -145,7 +163,8 @@ static void net_events(void **state)
 	free(line);
 	/* a record of a command's own port names it; its id read back */
 	snprintf(ok.id, sizeof(ok.id), "c-7");
-	expect_line(ev_net(&ok), "{\"event\":\"net\",\"id\":\"c-7\",\"verdict\":\"closed\",\"request\":\"HTTP\",\"host\":\"b.example\",\"port\":80,\"address\":\"10.89.0.2\",\"rule\":2,\"reason\":null,\"bytes_out\":10,\"bytes_in\":20,\"duration_ms\":30}");
+	expect_line(ev_net(&ok),
+		    "{\"event\":\"net\",\"id\":\"c-7\",\"verdict\":\"closed\",\"request\":\"HTTP\",\"host\":\"b.example\",\"port\":80,\"address\":\"10.89.0.2\",\"rule\":2,\"reason\":null,\"bytes_out\":10,\"bytes_in\":20,\"duration_ms\":30}");
 	line = ev_net(&ok);
 	assert_int_equal(ev_parse(line, strlen(line), &e, &err), 0);
 	assert_string_equal(e.id, "c-7");
@@ -153,7 +172,8 @@ static void net_events(void **state)
 	free(line);
 	/* a net event with a field missing is refused */
 	{
-		static const char missing[] = "{\"event\":\"net\",\"id\":null,\"verdict\":\"x\",\"host\":null}";
+		static const char missing[] =
+			"{\"event\":\"net\",\"id\":null,\"verdict\":\"x\",\"host\":null}";
 
 		assert_int_equal(ev_parse(missing, sizeof(missing) - 1, &e, &err), -EBADMSG);
 	}
@@ -169,7 +189,8 @@ static void turn_end_event(void **state)
 	char *line;
 
 	(void)state;
-	expect_line(ev_turn_end(143, head), "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":143,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}");
+	expect_line(ev_turn_end(143, head),
+		    "{\"event\":\"turn_end\",\"id\":null,\"exit_code\":143,\"audit_head\":\"9b1d000000000000000000000000000000000000000000000000000000000007\"}");
 	line = ev_turn_end(0, head);
 	assert_int_equal(ev_parse(line, strlen(line), &e, &err), 0);
 	assert_int_equal(e.kind, EV_TURN_END);

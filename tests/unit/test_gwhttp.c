@@ -52,9 +52,10 @@ static void test_request_rewrite(void **state)
 
 	(void)state;
 	assert_int_equal(request(h, &token, &r), 0);
-	assert_string_equal(r.head, "POST /api/v4/x?private=1 HTTP/1.1\r\nHost: git.example.test\r\n"
-				    "Accept: */*\r\nContent-Length: 4\r\nX-Private-Token-Note: kept\r\n"
-				    "PRIVATE-TOKEN: glpat-s3cr3t\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
+	assert_string_equal(r.head,
+			    "POST /api/v4/x?private=1 HTTP/1.1\r\nHost: git.example.test\r\n"
+			    "Accept: */*\r\nContent-Length: 4\r\nX-Private-Token-Note: kept\r\n"
+			    "PRIVATE-TOKEN: glpat-s3cr3t\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
 	assert_int_equal(r.head_len, strlen(r.head));
 	assert_int_equal(r.consumed, strlen(h) - 7);
 	assert_string_equal(r.method, "POST");
@@ -65,7 +66,8 @@ static void test_request_rewrite(void **state)
 	free(r.head);
 
 	assert_int_equal(request("GET http://a.test:80/x HTTP/1.0\r\nAuthorization: Bearer forged\r\n\r\n",
-				 &bearer, &r), 0);
+				 &bearer, &r),
+			 0);
 	assert_string_equal(r.head, "GET /x HTTP/1.0\r\nHost: git.example.test\r\n"
 				    "Authorization: Bearer s3cr3t\r\nAccept-Encoding: identity\r\n"
 				    "Connection: close\r\n\r\n");
@@ -94,7 +96,8 @@ static void test_request_target(void **state)
 	free(r.head);
 	/* the path for the log is cut to its buffer; the method to 15 bytes */
 	assert_int_equal(gw_request(h, strlen(h), "a.test", &bearer, &head, &hl, &used, &b, method, path,
-				    sizeof(path), &err), 0);
+				    sizeof(path), &err),
+			 0);
 	assert_string_equal(path, "/abc");
 	assert_string_equal(method, "GET");
 	free(head);
@@ -109,7 +112,8 @@ static void test_request_framing(void **state)
 
 	(void)state;
 	assert_int_equal(request("PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n", &bearer,
-				 &r), 0);
+				 &r),
+			 0);
 	assert_int_equal(r.body.kind, GW_BODY_CHUNKED);
 	assert_false(r.body.done);
 	assert_non_null(strstr(r.head, "\r\nTransfer-Encoding: Chunked\r\n"));
@@ -119,7 +123,8 @@ static void test_request_framing(void **state)
 	assert_true(r.body.done);
 	free(r.head);
 	assert_int_equal(request("PUT http://a.test/ HTTP/1.1\r\nContent-Length: 18446744073709551615\r\n\r\n",
-				 &bearer, &r), 0);
+				 &bearer, &r),
+			 0);
 	assert_int_equal(r.body.left, UINT64_MAX);
 	free(r.head);
 }
@@ -204,7 +209,8 @@ static void test_request_nul_many_big(void **state)
 	(void)state;
 	assert_non_null(many);
 	assert_int_equal(gw_request(nul, sizeof(nul) - 1, "a.test", &bearer, &head, &hl, &used, &b, method,
-				    path, sizeof(path), &err), -EINVAL);
+				    path, sizeof(path), &err),
+			 -EINVAL);
 	assert_non_null(strstr(err.msg, "NUL"));
 	at += (size_t)snprintf(many, GW_HEAD_MAX, "GET http://a.test/ HTTP/1.1\r\n");
 	for (int i = 0; i <= GW_FIELDS_MAX; i++)
@@ -282,7 +288,8 @@ static void test_body_length(void **state)
 }
 
 static const char chunked[] = "5;name=\"v\"\r\nhello\r\n"
-			      "1A\r\n" "abcdefghijklmnopqrstuvwxyz\r\n"
+			      "1A\r\n"
+			      "abcdefghijklmnopqrstuvwxyz\r\n"
 			      "0\r\nX-Trailer: t\r\nX-Other: u\r\n\r\n";
 
 static void test_body_chunked(void **state)
@@ -413,11 +420,13 @@ static void test_response(void **state)
 	assert_int_equal(r.body.kind, GW_BODY_CHUNKED);
 	free(r.head);
 	assert_int_equal(response("HTTP/1.0 404 Not Found\r\nContent-Length: 3\r\n\r\n", false, &r), 0);
-	assert_string_equal(r.head, "HTTP/1.0 404 Not Found\r\nContent-Length: 3\r\nConnection: close\r\n\r\n");
+	assert_string_equal(r.head,
+			    "HTTP/1.0 404 Not Found\r\nContent-Length: 3\r\nConnection: close\r\n\r\n");
 	assert_int_equal(r.body.kind, GW_BODY_LENGTH);
 	assert_int_equal(r.body.left, 3);
 	free(r.head);
-	assert_int_equal(response("HTTP/1.1 200 \r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n", false, &r),
+	assert_int_equal(response("HTTP/1.1 200 \r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n", false,
+				  &r),
 			 0);
 	assert_string_equal(r.head, "HTTP/1.1 200 \r\nContent-Length: 3\r\nConnection: close\r\n\r\n");
 	free(r.head);
@@ -426,7 +435,8 @@ static void test_response(void **state)
 	assert_false(r.body.done);
 	free(r.head);
 	static const char *const none[] = {
-		"HTTP/1.1 204 No Content\r\n\r\n", "HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n",
+		"HTTP/1.1 204 No Content\r\n\r\n",
+		"HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n",
 		"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n",
 	};
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
@@ -457,7 +467,8 @@ static const struct bad bad_responses[] = {
 	  "Content-Length with Transfer-Encoding" },
 	{ "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", -EPERM, "two Content-Length" },
 	{ "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", -EPERM, "not a number" },
-	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", -EPERM, "Transfer-Encoding other than" },
+	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", -EPERM,
+	  "Transfer-Encoding other than" },
 	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", -EPERM, "Transfer-Encoding other than" },
 };
 
@@ -552,8 +563,8 @@ static void redact_all_ways(const char *value, const char *user, const char *in,
 static void test_redact(void **state)
 {
 	(void)state;
-	redact_all_ways("s3cr3t", NULL, "token: s3cr3t; again s3cr3ts3cr3t.", "token: ******; again ************.",
-			3);
+	redact_all_ways("s3cr3t", NULL, "token: s3cr3t; again s3cr3ts3cr3t.",
+			"token: ******; again ************.", 3);
 	redact_all_ways("s3cr3t", NULL, "s3cr3t", "******", 1);
 	/* near-misses: a prefix of the value, then other bytes, passed on intact */
 	redact_all_ways("s3cr3t", NULL, "s3cr3 s3cr3s s3s3cr3t s", "s3cr3 s3cr3s s3****** s", 1);
@@ -640,20 +651,13 @@ static void test_redact_init(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_request_rewrite),
-		cmocka_unit_test(test_request_target),
-		cmocka_unit_test(test_request_framing),
-		cmocka_unit_test(test_request_refused),
-		cmocka_unit_test(test_request_nul_many_big),
-		cmocka_unit_test(test_body_length),
-		cmocka_unit_test(test_body_chunked),
-		cmocka_unit_test(test_body_chunked_bad),
-		cmocka_unit_test(test_body_close_and_none),
-		cmocka_unit_test(test_response),
-		cmocka_unit_test(test_response_refused),
-		cmocka_unit_test(test_redact),
-		cmocka_unit_test(test_redact_basic),
-		cmocka_unit_test(test_redact_holdback_constant),
+		cmocka_unit_test(test_request_rewrite),      cmocka_unit_test(test_request_target),
+		cmocka_unit_test(test_request_framing),      cmocka_unit_test(test_request_refused),
+		cmocka_unit_test(test_request_nul_many_big), cmocka_unit_test(test_body_length),
+		cmocka_unit_test(test_body_chunked),         cmocka_unit_test(test_body_chunked_bad),
+		cmocka_unit_test(test_body_close_and_none),  cmocka_unit_test(test_response),
+		cmocka_unit_test(test_response_refused),     cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_redact_basic),         cmocka_unit_test(test_redact_holdback_constant),
 		cmocka_unit_test(test_redact_init),
 	};
 

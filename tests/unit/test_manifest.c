@@ -23,8 +23,8 @@
 #include "policy/sjson.h"
 #include "vectors.h"
 
-#define NOW 1700000000LL                    /* 2023-11-14T22:13:20Z */
-#define GOOD_EXPIRES 1811808000LL           /* 2027-06-01T00:00:00Z */
+#define NOW 1700000000LL          /* 2023-11-14T22:13:20Z */
+#define GOOD_EXPIRES 1811808000LL /* 2027-06-01T00:00:00Z */
 
 /* Every field, none at its default. */
 static const char good_json[] =
@@ -137,11 +137,11 @@ static char *good_with(const char *path, const char *value)
 /* ---- table cases: one field of the good manifest changed ---- */
 
 struct mod_case {
-	const char *name;     /* test name */
+	const char *name; /* test name */
 	const char *path;
-	const char *value;    /* JSON text, NULL: remove the field */
-	int rc;               /* 0: accepted */
-	const char *want;     /* substring of the message */
+	const char *value; /* JSON text, NULL: remove the field */
+	int rc;            /* 0: accepted */
+	const char *want;  /* substring of the message */
 };
 
 /* clang-format 14 reads a macro body that starts with '{' as a block: kept as written */
@@ -189,7 +189,8 @@ static const struct mod_case mod_cases[] = {
 	BAD("env.allow", "[\"TZ\", 1]", "env.allow[1]: expected a string, got an integer"),
 	BAD("limits", "[]", "limits: expected an object, got an array"),
 	BAD("limits.timeout_s", "\"600\"", "limits.timeout_s: expected an integer in 1..86400, got a string"),
-	BAD("limits.timeout_s", "600.5", "limits.timeout_s: expected an integer in 1..86400, got a real number"),
+	BAD("limits.timeout_s", "600.5",
+	    "limits.timeout_s: expected an integer in 1..86400, got a real number"),
 	BAD("limits.timeout_s", "1e3", "got a real number"),
 	BAD("limits.timeout_s", "true", "got a boolean"),
 	BAD("limits.output_bytes", "\"1\"", "limits.output_bytes: expected an integer in 1..1073741824"),
@@ -197,8 +198,10 @@ static const struct mod_case mod_cases[] = {
 	BAD("limits.nproc", "false", "limits.nproc: expected an integer in 1..1048576"),
 	BAD("limits.fsize_bytes", "[1]", "limits.fsize_bytes: expected an integer in 1..4611686018427387904"),
 	BAD("limits.concurrency", "{}", "limits.concurrency: expected an integer in 1..256"),
-	BAD("limits.result_bytes", "\"30000\"", "limits.result_bytes: expected an integer in 256..16777216, got a string"),
-	BAD("limits.result_bytes", "256.0", "limits.result_bytes: expected an integer in 256..16777216, got a real number"),
+	BAD("limits.result_bytes", "\"30000\"",
+	    "limits.result_bytes: expected an integer in 256..16777216, got a string"),
+	BAD("limits.result_bytes", "256.0",
+	    "limits.result_bytes: expected an integer in 256..16777216, got a real number"),
 	BAD("seccomp", "[]", "seccomp: expected an object, got an array"),
 	BAD("seccomp.deny", "\"@default\"", "seccomp.deny: expected an array, got a string"),
 	BAD("seccomp.deny", "[\"@default\", 1]", "seccomp.deny[1]: expected a string, got an integer"),
@@ -211,146 +214,215 @@ static const struct mod_case mod_cases[] = {
 	BAD("landlock.optional", "\"true\"", "landlock.optional: expected a boolean, got a string"),
 	BAD("landlock.optional", "1", "landlock.optional: expected a boolean, got an integer"),
 	BAD("landlock.shm", "\"false\"", "landlock.shm: expected a boolean, got a string"),
-	BAD("landlock.writable", "[\"/\"]", "landlock.writable[0]: \"/\" makes /dev/shm writable, and landlock.shm is false"),
-	BAD("landlock.writable", "[\"/tmp\", \"/dev\"]", "landlock.writable[1]: \"/dev\" makes /dev/shm writable"),
+	BAD("landlock.writable", "[\"/\"]",
+	    "landlock.writable[0]: \"/\" makes /dev/shm writable, and landlock.shm is false"),
+	BAD("landlock.writable", "[\"/tmp\", \"/dev\"]",
+	    "landlock.writable[1]: \"/dev\" makes /dev/shm writable"),
 	GOOD("landlock.writable", "[\"/dev/shmx\", \"/dev/shm/sub\"]"),
-	BAD("landlock.writable", "[\"/tmp\", \"/proc\"]", "landlock.writable[1]: \"/proc\" is in /proc, which commands may not write (they could lower their oom_score_adj)"),
+	BAD("landlock.writable", "[\"/tmp\", \"/proc\"]",
+	    "landlock.writable[1]: \"/proc\" is in /proc, which commands may not write (they could lower their oom_score_adj)"),
 	BAD("landlock.writable", "[\"/proc/self\"]", "landlock.writable[0]: \"/proc/self\" is in /proc"),
 	GOOD("landlock.writable", "[\"/procx\"]"),
 	BAD("callers", "[1000]", "callers: expected an object, got an array"),
 	BAD("network", "true", "network: expected an object, got a boolean"),
 	BAD("network.allow", "{}", "network.allow: expected an array, got an object"),
-	BAD("network.allow", "[\"a.example\"]", "network.allow[0]: expected an object {\"host\", \"ports\"}, got a string"),
+	BAD("network.allow", "[\"a.example\"]",
+	    "network.allow[0]: expected an object {\"host\", \"ports\"}, got a string"),
 	BAD("network.allow", "[{\"ports\": [443]}]", "network.allow[0].host: required"),
 	BAD("network.allow", "[{\"host\": \"a.example\"}]", "network.allow[0].ports: required"),
 	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [443], \"proto\": \"tcp\"}]",
 	    "network.allow[0].proto: unknown key"),
-	BAD("network.allow", "[{\"host\": \"*\", \"ports\": [443]}]", "\"*\" is a bare '*', which admits every host"),
-	BAD("network.allow", "[{\"host\": \"*.com\", \"ports\": [443]}]", "a '*.' of a top-level domain only"),
-	BAD("network.allow", "[{\"host\": \"a.*.example\", \"ports\": [443]}]", "has a '*' that is not its whole first label"),
+	BAD("network.allow", "[{\"host\": \"*\", \"ports\": [443]}]",
+	    "\"*\" is a bare '*', which admits every host"),
+	BAD("network.allow", "[{\"host\": \"*.com\", \"ports\": [443]}]",
+	    "a '*.' of a top-level domain only"),
+	BAD("network.allow", "[{\"host\": \"a.*.example\", \"ports\": [443]}]",
+	    "has a '*' that is not its whole first label"),
 	BAD("network.allow", "[{\"host\": \"a..example\", \"ports\": [443]}]", "has an empty label"),
 	BAD("network.allow", "[{\"host\": \".example\", \"ports\": [443]}]", "has an empty label"),
 	BAD("network.allow", "[{\"host\": \"\", \"ports\": [443]}]", "\"\" is empty"),
 	BAD("network.allow", "[{\"host\": \"a.example.\", \"ports\": [443]}]", "ends in a dot"),
 	BAD("network.allow", "[{\"host\": \"-a.example\", \"ports\": [443]}]", "starts or ends with '-'"),
-	BAD("network.allow", "[{\"host\": \"A.example\", \"ports\": [443]}]", "write host names in lower case"),
+	BAD("network.allow", "[{\"host\": \"A.example\", \"ports\": [443]}]",
+	    "write host names in lower case"),
 	BAD("network.allow", "[{\"host\": \"a_b.example\", \"ports\": [443]}]", "not a letter, a digit"),
 	BAD("network.allow", "[{\"host\": \"a b\", \"ports\": [443]}]", "not a letter, a digit"),
-	BAD("network.allow", "[{\"host\": \"999.1.1.1\", \"ports\": [443]}]", "ends in a label of digits only"),
-	BAD("network.allow", "[{\"host\": \"[fd00::5]\", \"ports\": [443]}]", "is not an IPv6 address (write it without brackets"),
-	BAD("network.allow", "[{\"host\": \"a.example:443\", \"ports\": [443]}]", "has a port: write the host alone (its ports go in \"ports\")"),
-	BAD("network.allow", "[{\"host\": \"https://a.example\", \"ports\": [443]}]", "has a scheme: write the host alone"),
+	BAD("network.allow", "[{\"host\": \"999.1.1.1\", \"ports\": [443]}]",
+	    "ends in a label of digits only"),
+	BAD("network.allow", "[{\"host\": \"[fd00::5]\", \"ports\": [443]}]",
+	    "is not an IPv6 address (write it without brackets"),
+	BAD("network.allow", "[{\"host\": \"a.example:443\", \"ports\": [443]}]",
+	    "has a port: write the host alone (its ports go in \"ports\")"),
+	BAD("network.allow", "[{\"host\": \"https://a.example\", \"ports\": [443]}]",
+	    "has a scheme: write the host alone"),
 	BAD("network.allow", "[{\"host\": \"fe80::1%eth0\", \"ports\": [443]}]", "is not an IPv6 address"),
 	BAD("network.allow",
 	    "[{\"host\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.example\", \"ports\": [443]}]",
 	    "has a label longer than 63 bytes"),
-	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": []}]", "network.allow[0].ports: expected an array of 1 to 16 ports"),
-	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": 443}]", "network.allow[0].ports: expected an array of 1 to 16 ports"),
-	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [0]}]", "network.allow[0].ports[0]: 0 is out of range 1..65535"),
-	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [65536]}]", "network.allow[0].ports[0]: 65536 is out of range 1..65535"),
-	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [\"443\"]}]", "network.allow[0].ports[0]: expected an integer"),
-	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [443, 443]}]", "network.allow[0].ports[1]: 443 is listed twice"),
-	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}]",
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": []}]",
+	    "network.allow[0].ports: expected an array of 1 to 16 ports"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": 443}]",
+	    "network.allow[0].ports: expected an array of 1 to 16 ports"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [0]}]",
+	    "network.allow[0].ports[0]: 0 is out of range 1..65535"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [65536]}]",
+	    "network.allow[0].ports[0]: 65536 is out of range 1..65535"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [\"443\"]}]",
+	    "network.allow[0].ports[0]: expected an integer"),
+	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [443, 443]}]",
+	    "network.allow[0].ports[1]: 443 is listed twice"),
+	BAD("network.allow",
+	    "[{\"host\": \"a.example\", \"ports\": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}]",
 	    "expected an array of 1 to 16 ports"),
-	BAD("network.allow", "[{\"host\": \"a.example\", \"ports\": [80]}, {\"host\": \"a.example\", \"ports\": [443]}]",
+	BAD("network.allow",
+	    "[{\"host\": \"a.example\", \"ports\": [80]}, {\"host\": \"a.example\", \"ports\": [443]}]",
 	    "network.allow[1].host: \"a.example\" is listed twice (list its ports in one entry)"),
 	/* network.allow[].credential */
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"scope\": \"x\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"scope\": \"x\"}}]",
 	    "network.allow[0].credential.scope: unknown key"),
 	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": \"git\"}]",
 	    "network.allow[0].credential: expected an object"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"as\": \"bearer\"}}]",
 	    "network.allow[0].credential.name: required"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": 1, \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": 1, \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential.name: expected a string, got an integer"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\"}}]",
 	    "network.allow[0].credential.as: required"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": true}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": true}}]",
 	    "network.allow[0].credential.as: expected a string, got a boolean"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential.name: \"\" is not 1 to 64 of [A-Za-z0-9_.-]"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"../etc/shadow\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"../etc/shadow\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential.name: \"../etc/shadow\" is not 1 to 64"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \".git\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \".git\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential.name: \".git\" is not"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"-git\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"-git\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential.name: \"-git\" is not"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"a/b\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"a/b\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential.name: \"a/b\" is not"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential.name: "),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"digest\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"digest\"}}]",
 	    "network.allow[0].credential.as: \"digest\" is not \"bearer\", \"basic\" or \"header\""),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"Bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"Bearer\"}}]",
 	    "network.allow[0].credential.as: \"Bearer\" is not"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\"}}]",
 	    "network.allow[0].credential.user: required"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"user\": \"me\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"user\": \"me\"}}]",
 	    "network.allow[0].credential.user: given, but only"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"header\", \"field\": \"X-Token\", \"user\": \"me\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"header\", \"field\": \"X-Token\", \"user\": \"me\"}}]",
 	    "network.allow[0].credential.user: given, but only"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"a:b\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"a:b\"}}]",
 	    "network.allow[0].credential.user: \"a:b\" is not 1 to 128 bytes of printable ASCII"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"\"}}]",
 	    "network.allow[0].credential.user: \"\" is not"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"a\\tb\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"a\\tb\"}}]",
 	    "network.allow[0].credential.user: "),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}}]",
 	    "network.allow[0].credential.user: "),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": 1}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": 1}}]",
 	    "network.allow[0].credential.user: expected a string"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\"}}]",
 	    "network.allow[0].credential.field: required"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"field\": \"X-Token\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"field\": \"X-Token\"}}]",
 	    "network.allow[0].credential.field: given, but only"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"X Token\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"X Token\"}}]",
 	    "network.allow[0].credential.field: \"X Token\" is not a header field name"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"X-Token:\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"X-Token:\"}}]",
 	    "network.allow[0].credential.field: \"X-Token:\" is not a header field name"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"\"}}]",
 	    "network.allow[0].credential.field: \"\" is not a header field name"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"authorization\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"authorization\"}}]",
 	    "network.allow[0].credential.field: \"authorization\" is written by \"as\": \"bearer\" or \"basic\""),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Proxy-Authorization\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Proxy-Authorization\"}}]",
 	    "network.allow[0].credential.field: \"Proxy-Authorization\" frames, routes"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"host\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"host\"}}]",
 	    "network.allow[0].credential.field: \"host\" frames"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Content-Length\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Content-Length\"}}]",
 	    "network.allow[0].credential.field: \"Content-Length\" frames"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Transfer-Encoding\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Transfer-Encoding\"}}]",
 	    "network.allow[0].credential.field: \"Transfer-Encoding\" frames"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Cookie\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Cookie\"}}]",
 	    "network.allow[0].credential.field: \"Cookie\" frames"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Connection\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"Connection\"}}]",
 	    "network.allow[0].credential.field: \"Connection\" frames"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"upgrade\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"upgrade\"}}]",
 	    "network.allow[0].credential.field: \"upgrade\" frames"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"TE\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"gitlab\", \"as\": \"header\", \"field\": \"TE\"}}]",
 	    "network.allow[0].credential.field: \"TE\" frames"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"etc/ca.pem\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"etc/ca.pem\"}}]",
 	    "network.allow[0].credential.ca: \"etc/ca.pem\" is not absolute"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/etc/../ca.pem\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/etc/../ca.pem\"}}]",
 	    "network.allow[0].credential.ca: \"/etc/../ca.pem\" has a \".\" or \"..\" component"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": 1}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": 1}}]",
 	    "network.allow[0].credential.ca: expected a string"),
 	/* a CA bundle where commands may write (/tmp, by default) */
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/tmp/ca.pem\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/tmp/ca.pem\"}}]",
 	    "network.allow[0].credential.ca: /tmp/ca.pem is under /tmp, where commands may write"),
-	BAD("network.allow", "[{\"host\": \"*.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"*.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential: \"*.example.test\": a credential goes to one named host, never a wildcard"),
-	BAD("network.allow", "[{\"host\": \"10.89.0.5\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"10.89.0.5\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential: \"10.89.0.5\": a credential needs a host name, which its certificate names"),
-	BAD("network.allow", "[{\"host\": \"fd00::5\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"fd00::5\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential: \"fd00::5\": a credential needs a host name"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443, 8443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [443, 8443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential: the gateway speaks TLS to the one port listed; port 80 is plain HTTP"),
-	BAD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [80], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
+	BAD("network.allow",
+	    "[{\"host\": \"git.example.test\", \"ports\": [80], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}]",
 	    "network.allow[0].credential: the gateway speaks TLS to the one port listed; port 80 is plain HTTP"),
-	GOOD("network.allow", "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}, {\"host\": \"git2.example.test\", \"ports\": [8443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/etc/ssl/internal-ca.pem\"}}]"),
-	GOOD("network.allow", "[{\"host\": \"pypi.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"__token__\"}}]"),
-	GOOD("network.allow", "[{\"host\": \"gitlab.example.test\", \"ports\": [443], \"credential\": {\"name\": \"GitLab_1.x-y\", \"as\": \"header\", \"field\": \"PRIVATE-TOKEN\"}}]"),
-	GOOD("network.allow", "[{\"host\": \"a.example.test\", \"ports\": [443], \"credential\": {\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", \"as\": \"basic\", \"user\": \"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}}]"),
-	BAD("network.isolation", "\"landlock\"", "network.isolation: \"landlock\" is neither \"namespace\" nor \"seccomp-notify\""),
+	GOOD("network.allow",
+	     "[{\"host\": \"git.example.test\", \"ports\": [443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\"}}, {\"host\": \"git2.example.test\", \"ports\": [8443], \"credential\": {\"name\": \"git\", \"as\": \"bearer\", \"ca\": \"/etc/ssl/internal-ca.pem\"}}]"),
+	GOOD("network.allow",
+	     "[{\"host\": \"pypi.example.test\", \"ports\": [443], \"credential\": {\"name\": \"pypi\", \"as\": \"basic\", \"user\": \"__token__\"}}]"),
+	GOOD("network.allow",
+	     "[{\"host\": \"gitlab.example.test\", \"ports\": [443], \"credential\": {\"name\": \"GitLab_1.x-y\", \"as\": \"header\", \"field\": \"PRIVATE-TOKEN\"}}]"),
+	GOOD("network.allow",
+	     "[{\"host\": \"a.example.test\", \"ports\": [443], \"credential\": {\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", \"as\": \"basic\", \"user\": \"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}}]"),
+	BAD("network.isolation", "\"landlock\"",
+	    "network.isolation: \"landlock\" is neither \"namespace\" nor \"seccomp-notify\""),
 	BAD("network.isolation", "true", "network.isolation: expected a string, got a boolean"),
 	BAD("network.dns", "[]", "network.dns: unknown key"),
 	GOOD("network", "{}"),
@@ -363,7 +435,8 @@ static const struct mod_case mod_cases[] = {
 	BAD("audit.required", "1", "audit.required: expected a boolean, got an integer"),
 	BAD("audit.log", "\"/var/log/a\"", "manifest: audit.log: unknown key"),
 	BAD("callers.uids", "1000", "callers.uids: expected an array, got an integer"),
-	BAD("callers.uids", "[\"1000\"]", "callers.uids[0]: expected an integer in 0..4294967294, got a string"),
+	BAD("callers.uids", "[\"1000\"]",
+	    "callers.uids[0]: expected an integer in 0..4294967294, got a string"),
 	BAD("callers.uids", "[1000, 1.5]", "callers.uids[1]: expected an integer"),
 
 	/* out of range, below and above; the limits themselves are accepted */
@@ -382,9 +455,12 @@ static const struct mod_case mod_cases[] = {
 	BAD("user", "{\"uid_range\":[0,10],\"gid_range\":[0,0]}",
 	    "user.uid_range[0]: 0 (root) is refused: commands never run as root"),
 	BAD("user", "{\"uid_range\":[5,4],\"gid_range\":[0,0]}", "user.uid_range: [5, 4] is empty"),
-	BAD("user", "{\"uid_range\":[1],\"gid_range\":[0,0]}", "user.uid_range: expected [LOW, HIGH], got another number of items"),
-	BAD("user", "{\"uid_range\":1000,\"gid_range\":[0,0]}", "user.uid_range: expected [LOW, HIGH], got an integer"),
-	BAD("user", "{\"uid_range\":[1,2],\"gid_range\":[0,4294967295]}", "user.gid_range[1]: 4294967295 is out of range 0..4294967294"),
+	BAD("user", "{\"uid_range\":[1],\"gid_range\":[0,0]}",
+	    "user.uid_range: expected [LOW, HIGH], got another number of items"),
+	BAD("user", "{\"uid_range\":1000,\"gid_range\":[0,0]}",
+	    "user.uid_range: expected [LOW, HIGH], got an integer"),
+	BAD("user", "{\"uid_range\":[1,2],\"gid_range\":[0,4294967295]}",
+	    "user.gid_range[1]: 4294967295 is out of range 0..4294967294"),
 	BAD("user", "{\"uid_range\":[1,2],\"gid_range\":[-1,0]}", "user.gid_range[0]: -1 is out of range"),
 	BAD("user", "{\"uid\":1000,\"gid\":1000,\"uid_range\":[1,2],\"gid_range\":[0,0]}",
 	    "user: give uid and gid, or uid_range and gid_range, not both"),
@@ -412,7 +488,8 @@ static const struct mod_case mod_cases[] = {
 	GOOD("limits.nproc", "1"),
 	GOOD("limits.nproc", "1048576"),
 	BAD("limits.fsize_bytes", "0", "limits.fsize_bytes: 0 is out of range 1..4611686018427387904"),
-	BAD("limits.fsize_bytes", "4611686018427387905", "limits.fsize_bytes: 4611686018427387905 is out of range"),
+	BAD("limits.fsize_bytes", "4611686018427387905",
+	    "limits.fsize_bytes: 4611686018427387905 is out of range"),
 	GOOD("limits.fsize_bytes", "1"),
 	GOOD("limits.fsize_bytes", "4611686018427387904"),
 	BAD("limits.concurrency", "0", "limits.concurrency: 0 is out of range 1..256"),
@@ -484,9 +561,11 @@ static const struct mod_case mod_cases[] = {
 	BAD("env.set.PATH", "\"/bin::/usr/bin\"", "env.set.PATH: entry 2 is empty"),
 	BAD("env.set.PATH", "\"\"", "env.set.PATH: entry 1 is empty"),
 	BAD("env.set.TZ", "\"UTC\"", "manifest: env: TZ is both in set and allow"),
-	BAD("env.allow", "[\"TZ\", \"A\", \"B\", \"LD_PRELOAD\"]", "manifest: env.allow[3]: \"LD_PRELOAD\" is never admitted"),
+	BAD("env.allow", "[\"TZ\", \"A\", \"B\", \"LD_PRELOAD\"]",
+	    "manifest: env.allow[3]: \"LD_PRELOAD\" is never admitted"),
 	BAD("env.allow", "[\"LD_*\"]", "env.allow[0]: \"LD_*\" matches only never-admitted names"),
-	BAD("env.allow", "[\"BASH_FUNC_*\"]", "env.allow[0]: \"BASH_FUNC_*\" matches only never-admitted names"),
+	BAD("env.allow", "[\"BASH_FUNC_*\"]",
+	    "env.allow[0]: \"BASH_FUNC_*\" matches only never-admitted names"),
 	BAD("env.allow", "[\"TURNINIT_*\"]", "matches only never-admitted names"),
 	BAD("env.allow", "[\"BASH_ENV\"]", "env.allow[0]: \"BASH_ENV\" is never admitted"),
 	BAD("env.allow", "[\"HOME\"]", "env.allow[0]: \"HOME\" is always set from home"),
@@ -496,14 +575,15 @@ static const struct mod_case mod_cases[] = {
 	BAD("env.allow", "[\"TZ\", \"TZ\"]", "env.allow[1]: \"TZ\" is listed twice"),
 	BAD("env.allow", "[\"PATH\"]", "env: PATH is both in set and allow"),
 	GOOD("env.allow", "[\"B*\", \"L*\", \"LANGUAGE\"]"),
-	GOOD("env.allow", "[\"LANG*\"]"),   /* a prefix may cover a set name: set wins */
+	GOOD("env.allow", "[\"LANG*\"]"), /* a prefix may cover a set name: set wins */
 	GOOD("env.allow", "[]"),
 	GOOD("env.set.LITERAL", "\"$(id) `id` ${HOME}\""),
 	GOOD("env.set.NL", "\"a\\nb\""),
 
 	/* seccomp names */
 	BAD("seccomp.deny", "[\"@nope\"]", "manifest: seccomp.deny[0]: unknown group \"@nope\""),
-	BAD("seccomp.deny", "[\"@default\", \"read\", \"fooo\"]", "manifest: seccomp.deny[2]: unknown syscall \"fooo\""),
+	BAD("seccomp.deny", "[\"@default\", \"read\", \"fooo\"]",
+	    "manifest: seccomp.deny[2]: unknown syscall \"fooo\""),
 	BAD("seccomp.deny", "[\"Ptrace\"]", "seccomp.deny[0]: unknown syscall \"Ptrace\""),
 	BAD("seccomp.deny", "[\"\"]", "seccomp.deny[0]: unknown syscall \"\""),
 	BAD("seccomp.deny", "[\"@\"]", "seccomp.deny[0]: unknown group \"@\""),
@@ -516,7 +596,7 @@ static const struct mod_case mod_cases[] = {
 	    "seccomp.allow[0]: \"@debug\" takes out \"ptrace\", which seccomp.deny names"),
 	GOOD("seccomp.deny", "[]"),
 	GOOD("seccomp.deny", "[\"@mount\", \"_llseek\"]"),
-	GOOD("seccomp.allow", "[\"@mount\"]"),   /* allow subtracts; not the same string */
+	GOOD("seccomp.allow", "[\"@mount\"]"), /* allow subtracts; not the same string */
 
 	/* optional fields absent: defaults */
 	ABSENT("workdir"),
@@ -720,13 +800,11 @@ static void test_default_callers(void **state)
 }
 
 /* mf_user_start: who the commands are, from how turninit was started. */
-static const char range_json[] =
-	"{\"turninit\":1,\"expires\":\"2027-06-01T00:00:00Z\","
-	"\"user\":{\"uid_range\":[1000680000,1000689999],\"gid_range\":[0,0]},"
-	"\"home\":\"/home/agent\",\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\"}}}";
+static const char range_json[] = "{\"turninit\":1,\"expires\":\"2027-06-01T00:00:00Z\","
+				 "\"user\":{\"uid_range\":[1000680000,1000689999],\"gid_range\":[0,0]},"
+				 "\"home\":\"/home/agent\",\"env\":{\"set\":{\"PATH\":\"/usr/bin:/bin\"}}}";
 
-static void assert_start_refused(const char *text, bool nonroot, uint32_t uid, uint32_t gid,
-				 const char *want)
+static void assert_start_refused(const char *text, bool nonroot, uint32_t uid, uint32_t gid, const char *want)
 {
 	struct mf_manifest *m = NULL;
 	struct tn_error err = { 0 };
@@ -840,10 +918,8 @@ static void test_duplicate_keys(void **state)
 {
 	static const char top[] =
 		"{\"turninit\":1,\"home\":\"/a\",\"expires\":\"2027-06-01T00:00:00Z\",\"home\":\"/b\"}";
-	static const char nested[] =
-		"{\"turninit\":1,\"limits\":{\"nofile\":64,\"nofile\":1048576}}";
-	static const char env_set[] =
-		"{\"turninit\":1,\"env\":{\"set\":{\"PATH\":\"/bin\",\"PATH\":\".\"}}}";
+	static const char nested[] = "{\"turninit\":1,\"limits\":{\"nofile\":64,\"nofile\":1048576}}";
+	static const char env_set[] = "{\"turninit\":1,\"env\":{\"set\":{\"PATH\":\"/bin\",\"PATH\":\".\"}}}";
 
 	(void)state;
 	assert_refused(top, strlen(top), -EBADMSG, "manifest: duplicate key \"home\"");
@@ -879,10 +955,10 @@ static void test_invalid_utf8(void **state)
 {
 	static const char *const cases[] = {
 		"{\"turninit\":1,\"home\":\"/h\xff\"}",
-		"{\"turninit\":1,\"home\":\"/h\xc0\xaf\"}",          /* overlong '/' */
-		"{\"turninit\":1,\"home\":\"/h\xed\xa0\x80\"}",      /* UTF-16 surrogate */
-		"{\"turninit\":1,\"home\":\"/h\xe2\x82\"}",          /* truncated */
-		"{\"turninit\":1,\"h\xfe\":1}",                        /* in a key */
+		"{\"turninit\":1,\"home\":\"/h\xc0\xaf\"}",     /* overlong '/' */
+		"{\"turninit\":1,\"home\":\"/h\xed\xa0\x80\"}", /* UTF-16 surrogate */
+		"{\"turninit\":1,\"home\":\"/h\xe2\x82\"}",     /* truncated */
+		"{\"turninit\":1,\"h\xfe\":1}",                 /* in a key */
 	};
 
 	(void)state;
@@ -892,8 +968,7 @@ static void test_invalid_utf8(void **state)
 
 static void test_nul(void **state)
 {
-	static const char escaped[] =
-		"{\"turninit\":1,\"env\":{\"set\":{\"PATH\":\"/bin\\u0000:.\"}}}";
+	static const char escaped[] = "{\"turninit\":1,\"env\":{\"set\":{\"PATH\":\"/bin\\u0000:.\"}}}";
 	static const char key[] = "{\"turninit\":1,\"a\\u0000b\":1}";
 	static const char raw[] = "{\"turninit\":1}\0";
 
@@ -915,11 +990,12 @@ static void test_not_an_object(void **state)
 static void test_not_json(void **state)
 {
 	static const char *const cases[] = {
-		"{\"turninit\":1} x", "{\"turninit\":1}{}", "{\"turninit\":1", "{'turninit':1}",
-		"{\"turninit\":01}", "{\"turninit\":1,}", "{\"turninit\":NaN}", "\xef\xbb\xbf{}",
-		"   ", "// c\n{}",
+		"{\"turninit\":1} x", "{\"turninit\":1}{}", "{\"turninit\":1",
+		"{'turninit':1}",     "{\"turninit\":01}",  "{\"turninit\":1,}",
+		"{\"turninit\":NaN}", "\xef\xbb\xbf{}",     "   ",
+		"// c\n{}",
 	};
-	struct mf_manifest *m = (struct mf_manifest *)&m;   /* must stay untouched */
+	struct mf_manifest *m = (struct mf_manifest *)&m; /* must stay untouched */
 	struct tn_error err = { 0 };
 
 	(void)state;
@@ -971,12 +1047,16 @@ static void test_list_limits(void **state)
 				const char *sep = i ? "," : "";
 
 				if (p == 0)
-					k += (size_t)snprintf(value + k, sizeof(value) - k, "%s\"V%d\"", sep, i);
+					k += (size_t)snprintf(value + k, sizeof(value) - k, "%s\"V%d\"", sep,
+							      i);
 				else if (p == 1)
 					k += (size_t)snprintf(value + k, sizeof(value) - k, "%s\"%s\"", sep,
-							      i == 0 ? "ptrace" : i == 1 ? "@mount" : "@clock");
+							      i == 0 ? "ptrace" :
+							      i == 1 ? "@mount" :
+								       "@clock");
 				else if (p == 2)
-					k += (size_t)snprintf(value + k, sizeof(value) - k, "%s\"/d%d\"", sep, i);
+					k += (size_t)snprintf(value + k, sizeof(value) - k, "%s\"/d%d\"", sep,
+							      i);
 				else
 					k += (size_t)snprintf(value + k, sizeof(value) - k, "%s%d", sep, i);
 			}
@@ -1072,10 +1152,12 @@ static void test_expired(void **state)
 	free(text);
 
 	/* "after now": now == expires is expired, one second before is not */
-	assert_int_equal(mf_parse((const uint8_t *)good_json, strlen(good_json), GOOD_EXPIRES,
-				  NULL, &m, &err), -EKEYEXPIRED);
-	assert_int_equal(mf_parse((const uint8_t *)good_json, strlen(good_json), GOOD_EXPIRES - 1,
-				  NULL, &m, &err), 0);
+	assert_int_equal(mf_parse((const uint8_t *)good_json, strlen(good_json), GOOD_EXPIRES, NULL, &m,
+				  &err),
+			 -EKEYEXPIRED);
+	assert_int_equal(mf_parse((const uint8_t *)good_json, strlen(good_json), GOOD_EXPIRES - 1, NULL, &m,
+				  &err),
+			 0);
 	mf_free(m);
 }
 
@@ -1132,8 +1214,7 @@ static void test_parse_time(void **state)
 
 		assert_int_equal(sj_time_parse(cases[i].s, &t), 0);
 		if (t != cases[i].t)
-			fail_msg("%s: %lld, expected %lld", cases[i].s, (long long)t,
-				 (long long)cases[i].t);
+			fail_msg("%s: %lld, expected %lld", cases[i].s, (long long)t, (long long)cases[i].t);
 	}
 }
 
@@ -1266,11 +1347,11 @@ static void test_credentials(void **state)
 	json = mf_to_json(m);
 	assert_non_null(json);
 	assert_non_null(strstr(json, "{\"host\":\"git.example.test\",\"ports\":[443],"
-			       "\"credential\":{\"name\":\"git\",\"as\":\"bearer\"}}"));
+				     "\"credential\":{\"name\":\"git\",\"as\":\"bearer\"}}"));
 	assert_non_null(strstr(json, "\"credential\":{\"name\":\"pypi\",\"as\":\"basic\","
-			       "\"user\":\"__token__\",\"ca\":\"/etc/ssl/internal-ca.pem\"}"));
+				     "\"user\":\"__token__\",\"ca\":\"/etc/ssl/internal-ca.pem\"}"));
 	assert_non_null(strstr(json, "\"credential\":{\"name\":\"gitlab\",\"as\":\"header\","
-			       "\"field\":\"PRIVATE-TOKEN\"}"));
+				     "\"field\":\"PRIVATE-TOKEN\"}"));
 	assert_non_null(strstr(json, "{\"host\":\"*.example.org\",\"ports\":[443,80]}"));
 	round_trip(text);
 	free(json);
@@ -1408,8 +1489,8 @@ static void test_null_err(void **state)
 	(void)state;
 	assert_int_equal(mf_parse((const uint8_t *)"[]", 2, NOW, NULL, &m, NULL), -EINVAL);
 	assert_int_equal(mf_parse((const uint8_t *)"{", 1, NOW, NULL, &m, NULL), -EBADMSG);
-	assert_int_equal(mf_parse((const uint8_t *)good_json, strlen(good_json), NOW, NULL, NULL,
-				  NULL), -EINVAL);
+	assert_int_equal(mf_parse((const uint8_t *)good_json, strlen(good_json), NOW, NULL, NULL, NULL),
+			 -EINVAL);
 	assert_null(m);
 	mf_free(NULL);
 }
@@ -1447,7 +1528,7 @@ static void test_jansson_oom(void **state)
 		assert_same(m, want);
 		mf_free(m);
 		if (jf_count < jf_fail_at)
-			break;   /* no allocation left to fail */
+			break; /* no allocation left to fail */
 	}
 	json_set_alloc_funcs(malloc, free);
 	assert_true(n_enomem > 10);
@@ -1516,12 +1597,11 @@ static void check_range(const char *path, json_t *field)
 static void test_schema_matches_code(void **state)
 {
 	static const char *const limit_keys[] = {
-		"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency",
-		"result_bytes",
+		"timeout_s", "output_bytes", "nofile", "nproc", "fsize_bytes", "concurrency", "result_bytes",
 	};
 	static const char *const top_keys[] = {
-		"turninit", "expires", "user", "home", "workdir", "shell", "env", "limits",
-		"seccomp", "landlock", "callers", "network", "audit",
+		"turninit", "expires", "user",     "home",    "workdir", "shell", "env",
+		"limits",   "seccomp", "landlock", "callers", "network", "audit",
 	};
 	size_t len = 0, i;
 	char *text = vectors_read("../../policy/manifest.schema.json", &len);

@@ -4,7 +4,7 @@
  * error codes, tools/call becoming an exec request, cancellation, the tool
  * results made from output and ends (the middle cut at limits.result_bytes,
  * UTF-8 kept valid), progress, and the bound on open calls. */
-#define _GNU_SOURCE   /* asprintf, memmem */
+#define _GNU_SOURCE /* asprintf, memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,7 +85,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	mcp_session_free(f->s);   /* open calls too: LeakSanitizer checks */
+	mcp_session_free(f->s); /* open calls too: LeakSanitizer checks */
 	mf_free(f->m);
 	free(f);
 	return 0;
@@ -193,8 +193,7 @@ static void expect_error_of(struct mcp_session *s, const char *line, const char 
 }
 
 /* A tools/call result: one text item, exactly text, and isError. */
-static void expect_tool_result(char *line, const char *want_id, const char *text, size_t len,
-			       bool is_error)
+static void expect_tool_result(char *line, const char *want_id, const char *text, size_t len, bool is_error)
 {
 	json_t *v = load_line(line, want_id), *r = json_object_get(v, "result");
 	json_t *content = json_object_get(r, "content"), *item = json_array_get(content, 0);
@@ -293,7 +292,7 @@ static void initialize_negotiates_the_version(void **state)
 		"{\"capabilities\":{}}",
 		"{}",
 		"[\"2024-11-05\"]",
-		NULL,   /* no params at all */
+		NULL, /* no params at all */
 	};
 	char line[512];
 	json_t *v, *r;
@@ -302,7 +301,8 @@ static void initialize_negotiates_the_version(void **state)
 		snprintf(line, sizeof(line),
 			 "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"initialize\",\"params\":{"
 			 "\"protocolVersion\":\"%s\",\"capabilities\":{},"
-			 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", i + 1, mcp_versions[i]);
+			 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+			 i + 1, mcp_versions[i]);
 		{
 			char want_id[16];
 
@@ -310,15 +310,19 @@ static void initialize_negotiates_the_version(void **state)
 			v = load_line(reply_of(f->s, line), want_id);
 		}
 		r = json_object_get(v, "result");
-		assert_string_equal(json_string_value(json_object_get(r, "protocolVersion")), mcp_versions[i]);
+		assert_string_equal(json_string_value(json_object_get(r, "protocolVersion")),
+				    mcp_versions[i]);
 		json_decref(v);
 	}
 	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
 		if (other[i])
-			snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\","
-				 "\"params\":%s}", other[i]);
+			snprintf(line, sizeof(line),
+				 "{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\","
+				 "\"params\":%s}",
+				 other[i]);
 		else
-			snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\"}");
+			snprintf(line, sizeof(line),
+				 "{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\"}");
 		v = load_line(reply_of(f->s, line), "\"i\"");
 		r = json_object_get(v, "result");
 		if (strcmp(json_string_value(json_object_get(r, "protocolVersion")), mcp_versions[0]) != 0)
@@ -329,16 +333,16 @@ static void initialize_negotiates_the_version(void **state)
 	/* the whole answer, in this key order */
 	{
 		char *reply = reply_of(f->s, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
-				       "\"params\":{\"protocolVersion\":\"2025-06-18\"}}");
+					     "\"params\":{\"protocolVersion\":\"2025-06-18\"}}");
 
 		assert_string_equal(reply,
-			"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\","
-			"\"capabilities\":{\"tools\":{\"listChanged\":false}},"
-			"\"serverInfo\":{\"name\":\"turninit\",\"title\":\"turninit sandboxed shell\","
-			"\"version\":\"" VERSION "\"},"
-			"\"instructions\":\"Run shell commands with the bash tool: each call is a fresh bash "
-			"in a sandboxed container, under a signed policy; files persist between calls, "
-			"nothing else does.\"}}");
+				    "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\","
+				    "\"capabilities\":{\"tools\":{\"listChanged\":false}},"
+				    "\"serverInfo\":{\"name\":\"turninit\",\"title\":\"turninit sandboxed shell\","
+				    "\"version\":\"" VERSION "\"},"
+				    "\"instructions\":\"Run shell commands with the bash tool: each call is a fresh bash "
+				    "in a sandboxed container, under a signed policy; files persist between calls, "
+				    "nothing else does.\"}}");
 		free(reply);
 	}
 }
@@ -367,7 +371,8 @@ static void tools_list_has_one_tool(void **state)
 {
 	struct fx *f = *state;
 	json_t *v = load_line(reply_of(f->s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\","
-				       "\"params\":{}}"), "2");
+					     "\"params\":{}}"),
+			      "2");
 	json_t *tools = json_object_get(json_object_get(v, "result"), "tools");
 	json_t *t = json_array_get(tools, 0), *schema = json_object_get(t, "inputSchema");
 	json_t *props = json_object_get(schema, "properties"), *cmd = json_object_get(props, "command");
@@ -427,7 +432,7 @@ static void tool_description_says_the_manifest(void **state)
 	expect_in(d, "Every call starts in /work. HOME is /home/agent, private to this container");
 	expect_in(d, "holds only PATH, LANG, HOME and, when the container has them, TZ, LC_*; set what else");
 	expect_in(d, "A call is stopped after 120 seconds (SIGTERM, then SIGKILL) unless the argument "
-		  "`timeout` sets a shorter bound.");
+		     "`timeout` sets a shorter bound.");
 	expect_in(d, "Output longer than 4096 bytes keeps its first 2048 and last 2048 bytes");
 	expect_in(d, "Up to 3 calls run at once; others wait.");
 	assert_null(strchr(d, '\n'));
@@ -453,7 +458,7 @@ static void notifications_and_responses_get_no_reply(void **state)
 		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":{}}",
 		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}",
 		"{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
-		"\"arguments\":{\"command\":\"true\"}}}",   /* a call without id: a notification */
+		"\"arguments\":{\"command\":\"true\"}}}", /* a call without id: a notification */
 		"{\"jsonrpc\":\"2.0\",\"method\":\"no/such\"}",
 		"{\"jsonrpc\":\"2.0\",\"method\":5}",
 		"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":3}",
@@ -473,12 +478,13 @@ static void notifications_and_responses_get_no_reply(void **state)
 
 struct err_case {
 	const char *line;
-	const char *id;   /* JSON text of the id answered */
+	const char *id; /* JSON text of the id answered */
 	int code;
-	const char *msg;  /* exact, or a prefix ending in '*' */
+	const char *msg; /* exact, or a prefix ending in '*' */
 };
 
-#define ID_TOO_LONG "Invalid Request: id must be an integer or a string of at most 126 bytes of [A-Za-z0-9._:-] or 63 of others"
+#define ID_TOO_LONG \
+	"Invalid Request: id must be an integer or a string of at most 126 bytes of [A-Za-z0-9._:-] or 63 of others"
 
 static void json_rpc_errors(void **state)
 {
@@ -493,19 +499,22 @@ static void json_rpc_errors(void **state)
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}", "null", -32700,
 		  "Parse error: not valid UTF-8 *" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
-		  "\"arguments\":{\"command\":\"a\\u0000b\"}}}", "1", -32602, "Invalid params: a string holds \\u0000 (NUL), which turninit refuses" },
+		  "\"arguments\":{\"command\":\"a\\u0000b\"}}}",
+		  "1", -32602, "Invalid params: a string holds \\u0000 (NUL), which turninit refuses" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
-		  "\"arguments\":{\"command\":\"x\",\"timeout\":99999999999999999999}}}", "7", -32602,
-		  "Invalid params: number out of range*" },
+		  "\"arguments\":{\"command\":\"x\",\"timeout\":99999999999999999999}}}",
+		  "7", -32602, "Invalid params: number out of range*" },
 		/* valid JSON the strict parser refuses still has its id answered */
 		{ "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"method\":\"tools/call\",\"params\":{\"name\":\"bash\","
-		  "\"arguments\":{\"command\":\"x\",\"timeout\":99999999999999999999}}}", "\"t\"", -32602,
-		  "Invalid params: number out of range*" },
+		  "\"arguments\":{\"command\":\"x\",\"timeout\":99999999999999999999}}}",
+		  "\"t\"", -32602, "Invalid params: number out of range*" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"ping\"}", "null", -32700,
 		  "Parse error: number out of range*" },
 		/* neither a request nor a response */
-		{ "{\"jsonrpc\":\"2.0\"}", "null", -32600, "Invalid Request: no method (and no result or error)" },
-		{ "{\"jsonrpc\":\"2.0\",\"id\":11}", "11", -32600, "Invalid Request: no method (and no result or error)" },
+		{ "{\"jsonrpc\":\"2.0\"}", "null", -32600,
+		  "Invalid Request: no method (and no result or error)" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":11}", "11", -32600,
+		  "Invalid Request: no method (and no result or error)" },
 		/* -32600: not a request */
 		{ "[]", "null", -32600,
 		  "Invalid Request: batches are not supported (MCP 2025-06-18 and later)" },
@@ -514,7 +523,8 @@ static void json_rpc_errors(void **state)
 		{ "42", "null", -32600, "Invalid Request: not a JSON-RPC message" },
 		{ "\"ping\"", "null", -32600, "Invalid Request: not a JSON-RPC message" },
 		{ "null", "null", -32600, "Invalid Request: not a JSON-RPC message" },
-		{ "{\"id\":1,\"method\":\"ping\"}", "1", -32600, "Invalid Request: \"jsonrpc\" must be \"2.0\"" },
+		{ "{\"id\":1,\"method\":\"ping\"}", "1", -32600,
+		  "Invalid Request: \"jsonrpc\" must be \"2.0\"" },
 		{ "{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"ping\"}", "\"a\"", -32600,
 		  "Invalid Request: \"jsonrpc\" must be \"2.0\"" },
 		{ "{\"jsonrpc\":2.0,\"id\":3,\"method\":\"ping\"}", "3", -32600,
@@ -523,7 +533,8 @@ static void json_rpc_errors(void **state)
 		  "Invalid Request: \"jsonrpc\" must be \"2.0\"" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", "null", -32600, ID_TOO_LONG },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", "null", -32600, ID_TOO_LONG },
-		{ "{\"jsonrpc\":\"2.0\",\"id\":false,\"method\":\"tools/call\"}", "null", -32600, ID_TOO_LONG },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":false,\"method\":\"tools/call\"}", "null", -32600,
+		  ID_TOO_LONG },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", "null", -32600, ID_TOO_LONG },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"ping\"}", "null", -32600, ID_TOO_LONG },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", "null", -32600, ID_TOO_LONG },
@@ -531,11 +542,13 @@ static void json_rpc_errors(void **state)
 		{ "{\"jsonrpc\":\"2.0\",\"id\":\""
 		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		  "\",\"method\":\"ping\"}", "null", -32600, ID_TOO_LONG },
+		  "\",\"method\":\"ping\"}",
+		  "null", -32600, ID_TOO_LONG },
 		/* 64 bytes that need hex: "x:" and 128 is past RQ_ID_MAX */
 		{ "{\"jsonrpc\":\"2.0\",\"id\":\""
 		  "a a aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		  "\",\"method\":\"ping\"}", "null", -32600, ID_TOO_LONG },
+		  "\",\"method\":\"ping\"}",
+		  "null", -32600, ID_TOO_LONG },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", "1", -32600,
 		  "Invalid Request: method must be a string" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":null}", "1", -32600,
@@ -553,18 +566,19 @@ static void json_rpc_errors(void **state)
 		  "Method not found: notifications/initialized" },
 		/* -32602 */
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"ls\","
-		  "\"arguments\":{\"command\":\"x\"}}}", "4", -32602,
-		  "Unknown tool: ls (this server has one tool, bash)" },
+		  "\"arguments\":{\"command\":\"x\"}}}",
+		  "4", -32602, "Unknown tool: ls (this server has one tool, bash)" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"Bash\"}}",
 		  "4", -32602, "Unknown tool: Bash (this server has one tool, bash)" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{"
-		  "\"arguments\":{\"command\":\"x\"}}}", "4", -32602, "Invalid params: tools/call: params.name must be a string" },
-		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":5}}", "4", -32602,
-		  "Invalid params: tools/call: params.name must be a string" },
+		  "\"arguments\":{\"command\":\"x\"}}}",
+		  "4", -32602, "Invalid params: tools/call: params.name must be a string" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":5}}", "4",
+		  -32602, "Invalid params: tools/call: params.name must be a string" },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\"}", "4", -32602,
 		  "Invalid params: tools/call: params.name must be a string" },
-		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":[\"bash\"]}", "4", -32602,
-		  "Invalid params: tools/call: params.name must be a string" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":[\"bash\"]}", "4",
+		  -32602, "Invalid params: tools/call: params.name must be a string" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -632,7 +646,7 @@ static void tools_call_makes_an_exec_request(void **state)
 	/* a params._meta without progressToken, other params fields: still a call */
 	{
 		char *line = call_line("11", "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\"},"
-				       "\"_meta\":{\"other\":1},\"task\":{}}");
+					     "\"_meta\":{\"other\":1},\"task\":{}}");
 
 		rq = request_of(f->s, line);
 		assert_string_equal(rq->id, "11");
@@ -646,7 +660,9 @@ static void tools_call_makes_an_exec_request(void **state)
 static void call_keys_of_ids(void **state)
 {
 	struct fx *f = *state;
-	static const struct { const char *id, *key; } cases[] = {
+	static const struct {
+		const char *id, *key;
+	} cases[] = {
 		{ "7", "7" },
 		{ "0", "0" },
 		{ "-3", "-3" },
@@ -678,7 +694,8 @@ static void call_keys_of_ids(void **state)
 			fail_msg("id %s: key %s, want %s", cases[i].id, rq->id, cases[i].key);
 		assert_true(strlen(rq->id) >= 1 && strlen(rq->id) <= RQ_ID_MAX);
 		assert_int_equal(strspn(rq->id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					"0123456789._:-"), strlen(rq->id));
+						"0123456789._:-"),
+				 strlen(rq->id));
 		rq_free(rq);
 	}
 	/* every one is still open: each key is its own */
@@ -697,8 +714,10 @@ static void duplicate_id_of_an_open_call(void **state)
 
 	open_call(f->s, "7", "7");
 	open_call(f->s, "\"abc\"", "s:abc");
-	expect_error_of(f->s, line, "7", -32600, "Invalid Request: id 7 is in use by a call not yet answered (a cancelled one may still be ending)");
-	expect_error_of(f->s, sline, "\"abc\"", -32600, "Invalid Request: id \"abc\" is in use by a call not yet answered (a cancelled one may still be ending)");
+	expect_error_of(f->s, line, "7", -32600,
+			"Invalid Request: id 7 is in use by a call not yet answered (a cancelled one may still be ending)");
+	expect_error_of(f->s, sline, "\"abc\"", -32600,
+			"Invalid Request: id \"abc\" is in use by a call not yet answered (a cancelled one may still be ending)");
 	/* other methods may reuse it; "7" and 7 are different ids */
 	{
 		char *r = reply_of(f->s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
@@ -723,11 +742,19 @@ static void duplicate_id_of_an_open_call(void **state)
 static void net_refusals_in_results(void **state)
 {
 	struct fx *f = *state;
-	struct net_record refused = { .verdict = "refused", .request = "CONNECT", .host = "evil.example",
-				      .port = 443, .rule = -1,
-				      .reason = "no entry of the manifest's network.allow names this host and port" };
-	struct net_record allowed = { .verdict = "allowed", .request = "CONNECT", .host = "ok.example",
-				      .port = 443, .rule = 0 };
+	struct net_record refused = {
+		.verdict = "refused",
+		.request = "CONNECT",
+		.host = "evil.example",
+		.port = 443,
+		.rule = -1,
+		.reason = "no entry of the manifest's network.allow names this host and port"
+	};
+	struct net_record allowed = { .verdict = "allowed",
+				      .request = "CONNECT",
+				      .host = "ok.example",
+				      .port = 443,
+				      .rule = 0 };
 	char *l;
 
 	open_call(f->s, "7", "7");
@@ -780,10 +807,15 @@ static void invalid_arguments_are_tool_errors(void **state)
 	static const char *const need_command = "the argument \"command\" is required: a non-empty string";
 	static const char *const bad_timeout =
 		"the argument \"timeout\" must be an integer of at least 1 (seconds; at most 120 are used)";
-	static const struct { const char *params, *text; } cases[] = {
-		{ "{\"name\":\"bash\",\"arguments\":\"ls\"}", "arguments must be an object with a string \"command\"" },
-		{ "{\"name\":\"bash\",\"arguments\":[\"ls\"]}", "arguments must be an object with a string \"command\"" },
-		{ "{\"name\":\"bash\",\"arguments\":null}", "arguments must be an object with a string \"command\"" },
+	static const struct {
+		const char *params, *text;
+	} cases[] = {
+		{ "{\"name\":\"bash\",\"arguments\":\"ls\"}",
+		  "arguments must be an object with a string \"command\"" },
+		{ "{\"name\":\"bash\",\"arguments\":[\"ls\"]}",
+		  "arguments must be an object with a string \"command\"" },
+		{ "{\"name\":\"bash\",\"arguments\":null}",
+		  "arguments must be an object with a string \"command\"" },
 		{ "{\"name\":\"bash\"}", NULL },
 		{ "{\"name\":\"bash\",\"arguments\":{}}", NULL },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"\"}}", NULL },
@@ -803,7 +835,8 @@ static void invalid_arguments_are_tool_errors(void **state)
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"wait_for_previous\":true,\"cwd\":\"/\"}}",
 		  "unknown argument \"cwd\": the tool takes \"command\" and \"timeout\"" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"wait_for_previous\":true}}", NULL },
-		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"wait_for_previous\":true,\"timeout\":0}}", "T" },
+		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"wait_for_previous\":true,\"timeout\":0}}",
+		  "T" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"Wait_for_previous\":true}}",
 		  "unknown argument \"Wait_for_previous\": the tool takes \"command\" and \"timeout\"" },
 		{ "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\",\"a\\\"b\\n\":1}}",
@@ -812,8 +845,9 @@ static void invalid_arguments_are_tool_errors(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *line = call_line("3", cases[i].params);
-		const char *want = !cases[i].text ? need_command : strcmp(cases[i].text, "T") == 0
-				   ? bad_timeout : cases[i].text;
+		const char *want = !cases[i].text                  ? need_command :
+				   strcmp(cases[i].text, "T") == 0 ? bad_timeout :
+								     cases[i].text;
 
 		expect_tool_text(reply_of(f->s, line), "3", want, true);
 		free(line);
@@ -828,7 +862,7 @@ static void cancelled_calls_are_never_answered(void **state)
 {
 	struct fx *f = *state;
 	char *line = call_line("7", "{\"name\":\"bash\",\"arguments\":{\"command\":\"sleep 9\"},"
-			       "\"_meta\":{\"progressToken\":\"t\"}}");
+				    "\"_meta\":{\"progressToken\":\"t\"}}");
 	struct rq_request *rq = request_of(f->s, line);
 	char *l;
 
@@ -837,7 +871,7 @@ static void cancelled_calls_are_never_answered(void **state)
 	open_call(f->s, "8", "8");
 
 	rq = request_of(f->s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-			"\"params\":{\"requestId\":7,\"reason\":\"the user pressed Esc\"}}");
+			      "\"params\":{\"requestId\":7,\"reason\":\"the user pressed Esc\"}}");
 	assert_int_equal(rq->op, RQ_CANCEL);
 	assert_string_equal(rq->id, "7");
 	assert_true(rq->quiet);
@@ -845,19 +879,20 @@ static void cancelled_calls_are_never_answered(void **state)
 	rq_free(rq);
 	/* a second cancel of it, and cancels of what is not open: nothing */
 	expect_nothing(f->s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-		       "\"params\":{\"requestId\":7}}");
+			     "\"params\":{\"requestId\":7}}");
 	expect_nothing(f->s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-		       "\"params\":{\"requestId\":\"7\"}}");
+			     "\"params\":{\"requestId\":\"7\"}}");
 	expect_nothing(f->s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-		       "\"params\":{\"requestId\":7.0}}");
+			     "\"params\":{\"requestId\":7.0}}");
 	expect_nothing(f->s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-		       "\"params\":{\"requestId\":6}}");
+			     "\"params\":{\"requestId\":6}}");
 	/* a cancel with an id is a request of an unknown method, not a cancel */
-	expect_error_of(f->s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"notifications/cancelled\","
-			"\"params\":{\"requestId\":8}}", "5", -32601,
-			"Method not found: notifications/cancelled");
+	expect_error_of(f->s,
+			"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"notifications/cancelled\","
+			"\"params\":{\"requestId\":8}}",
+			"5", -32601, "Method not found: notifications/cancelled");
 	rq = request_of(f->s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-			"\"params\":{\"requestId\":\"a b\"}}");
+			      "\"params\":{\"requestId\":\"a b\"}}");
 	assert_int_equal(rq->op, RQ_CANCEL);
 	assert_string_equal(rq->id, "x:612062");
 	assert_true(rq->quiet);
@@ -869,7 +904,8 @@ static void cancelled_calls_are_never_answered(void **state)
 	assert_non_null(l);
 	assert_string_equal(l, "");
 	free(l);
-	expect_error_of(f->s, line, "7", -32600, "Invalid Request: id 7 is in use by a call not yet answered (a cancelled one may still be ending)");
+	expect_error_of(f->s, line, "7", -32600,
+			"Invalid Request: id 7 is in use by a call not yet answered (a cancelled one may still be ending)");
 	/* its end is not answered, and then the id is free */
 	l = mcp_exit(f->s, "7", &(struct ev_end){ .wait_status = 15 });
 	assert_non_null(l);
@@ -879,7 +915,7 @@ static void cancelled_calls_are_never_answered(void **state)
 	assert_non_null(l);
 	assert_string_equal(l, "");
 	free(l);
-	l = mcp_exit(f->s, "7", &exit0);   /* ended already: not a call any more */
+	l = mcp_exit(f->s, "7", &exit0); /* ended already: not a call any more */
 	assert_string_equal(l, "");
 	free(l);
 	rq = request_of(f->s, line);
@@ -894,8 +930,8 @@ static void cancelled_calls_are_never_answered(void **state)
 
 struct end_case {
 	const char *name;
-	const char *args;     /* the call's arguments */
-	const char *out;      /* its output, in three pieces split at '|' */
+	const char *args; /* the call's arguments */
+	const char *out;  /* its output, in three pieces split at '|' */
 	struct ev_end end;
 	const char *text;
 	bool is_error;
@@ -978,8 +1014,11 @@ static void exit_results(void **state)
 		{
 			char *copy = strdup(l);
 			json_t *v = json_loads(l, 0, NULL);
-			json_t *t = json_object_get(json_array_get(json_object_get(json_object_get(v, "result"),
-										    "content"), 0), "text");
+			json_t *t = json_object_get(json_array_get(json_object_get(json_object_get(v,
+												   "result"),
+										   "content"),
+								   0),
+						    "text");
 
 			if (!t || strcmp(json_string_value(t), cases[i].text) != 0)
 				fail_msg("%s: %s", cases[i].name, copy);
@@ -995,7 +1034,8 @@ static void exit_results(void **state)
 		open_call(f->s, "7", "7");
 		feed(f->s, "7", "hello\n", 6, 6);
 		l = mcp_exit(f->s, "7", &exit0);
-		assert_string_equal(l, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\","
+		assert_string_equal(l,
+				    "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\","
 				    "\"text\":\"hello\\n\"}],\"isError\":false}}");
 		free(l);
 	}
@@ -1018,17 +1058,27 @@ static void exit_results(void **state)
 static void invalid_bytes_become_fffd(void **state)
 {
 	struct fx *f = *state;
-	static const struct { const char *out, *text; } cases[] = {
-		{ "a\xff" "b", "a" FFFD "b" },
-		{ "\xc0\xaf", FFFD FFFD },                  /* overlong '/' */
+	static const struct {
+		const char *out, *text;
+	} cases[] = {
+		{ "a\xff"
+		  "b",
+		  "a" FFFD "b" },
+		{ "\xc0\xaf", FFFD FFFD }, /* overlong '/' */
 		{ "\xc1\xbf", FFFD FFFD },
-		{ "\xe0\x80\xaf", FFFD FFFD FFFD },         /* overlong, 3 bytes */
-		{ "\xed\xa0\x80" "d", FFFD FFFD FFFD "d" }, /* a surrogate */
-		{ "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD },/* past U+10FFFF */
+		{ "\xe0\x80\xaf", FFFD FFFD FFFD }, /* overlong, 3 bytes */
+		{ "\xed\xa0\x80"
+		  "d",
+		  FFFD FFFD FFFD "d" },                      /* a surrogate */
+		{ "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD }, /* past U+10FFFF */
 		{ "\xf5\x80", FFFD FFFD },
-		{ "\x80" "x", FFFD "x" },                   /* a lone continuation */
-		{ "\xe2\x82" "x", FFFD FFFD "x" },          /* a short sequence */
-		{ "x\xe2\x82", "x" FFFD FFFD },             /* cut at the very end */
+		{ "\x80"
+		  "x",
+		  FFFD "x" }, /* a lone continuation */
+		{ "\xe2\x82"
+		  "x",
+		  FFFD FFFD "x" },              /* a short sequence */
+		{ "x\xe2\x82", "x" FFFD FFFD }, /* cut at the very end */
 		{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" },
 		{ "\xef\xbf\xbd", FFFD },
 		{ "nul\0byte", "nul\0byte" },
@@ -1040,7 +1090,8 @@ static void invalid_bytes_become_fffd(void **state)
 		open_call(f->s, "1", "1");
 		feed(f->s, "1", cases[i].out, n, 1);
 		expect_tool_result(mcp_exit(f->s, "1", &exit0), "1", cases[i].text,
-				   i == sizeof(cases) / sizeof(cases[0]) - 1 ? 8 : strlen(cases[i].text), false);
+				   i == sizeof(cases) / sizeof(cases[0]) - 1 ? 8 : strlen(cases[i].text),
+				   false);
 	}
 }
 
@@ -1054,8 +1105,8 @@ static char *repeat(char *p, int c, size_t n)
 
 /* The output of buf[0..len), fed whole, a byte at a time and in chunks of 7,
  * must come back as want (want_len bytes) each time. */
-static void expect_cut(struct mcp_session *s, const char *buf, size_t len, const char *want,
-		       size_t want_len, const struct ev_end *e, bool is_error)
+static void expect_cut(struct mcp_session *s, const char *buf, size_t len, const char *want, size_t want_len,
+		       const struct ev_end *e, bool is_error)
 {
 	static const size_t chunks[] = { SIZE_MAX, 1, 7, 128, 129 };
 
@@ -1066,7 +1117,8 @@ static void expect_cut(struct mcp_session *s, const char *buf, size_t len, const
 	}
 }
 
-#define CUT_LINE(n) "[... " #n " bytes of output cut here: a result keeps the first 128 and the last 128 bytes ...]\n"
+#define CUT_LINE(n) \
+	"[... " #n " bytes of output cut here: a result keeps the first 128 and the last 128 bytes ...]\n"
 #define CUT_LINE1 "[... 1 byte of output cut here: a result keeps the first 128 and the last 128 bytes ...]\n"
 
 static void cut_keeps_head_and_tail(void **state)
@@ -1142,7 +1194,7 @@ static void cut_splits_no_character(void **state)
 	p = repeat(p, 'z', 126);
 	assert_int_equal(p - in, 309);
 	w = repeat(want, 'a', 127);
-	memcpy(w, "\n" CUT_LINE(56), strlen("\n" CUT_LINE(56)));   /* 53 cut, 1 + 2 dropped */
+	memcpy(w, "\n" CUT_LINE(56), strlen("\n" CUT_LINE(56))); /* 53 cut, 1 + 2 dropped */
 	w += strlen("\n" CUT_LINE(56));
 	w = repeat(w, 'z', 126);
 	expect_cut(f->s, in, (size_t)(p - in), want, (size_t)(w - want), &exit0, false);
@@ -1155,7 +1207,7 @@ static void cut_splits_no_character(void **state)
 	p = repeat(p, 'm', 10);
 	p = repeat(p, 'z', 128);
 	w = repeat(want, 'a', 126);
-	memcpy(w, "\n" CUT_LINE(14), strlen("\n" CUT_LINE(14)));   /* 12 cut, 2 dropped */
+	memcpy(w, "\n" CUT_LINE(14), strlen("\n" CUT_LINE(14))); /* 12 cut, 2 dropped */
 	w += strlen("\n" CUT_LINE(14));
 	w = repeat(w, 'z', 128);
 	expect_cut(f->s, in, (size_t)(p - in), want, (size_t)(w - want), &exit0, false);
@@ -1167,7 +1219,7 @@ static void cut_splits_no_character(void **state)
 	p += 4;
 	p = repeat(p, 'z', 125);
 	w = repeat(want, 'a', 128);
-	memcpy(w, "\n" CUT_LINE(9), strlen("\n" CUT_LINE(9)));     /* 6 cut, 3 dropped */
+	memcpy(w, "\n" CUT_LINE(9), strlen("\n" CUT_LINE(9))); /* 6 cut, 3 dropped */
 	w += strlen("\n" CUT_LINE(9));
 	w = repeat(w, 'z', 125);
 	expect_cut(f->s, in, (size_t)(p - in), want, (size_t)(w - want), &exit0, false);
@@ -1213,7 +1265,7 @@ static void aborted_and_ended_calls(void **state)
 	feed(f->s, "7", "partial", 7, 7);
 	expect_tool_text(mcp_abort(f->s, "7", "the server went away"), "7",
 			 "partial\n[the server went away]\n", true);
-	l = mcp_abort(f->s, "7", "again");   /* it ended the call */
+	l = mcp_abort(f->s, "7", "again"); /* it ended the call */
 	assert_string_equal(l, "");
 	free(l);
 	open_call(f->s, "8", "8");
@@ -1249,7 +1301,8 @@ static void timeout_real_and_command_length(void **state)
 	}
 	expect_tool_text(reply_of(f->s, line), "4",
 			 "the argument \"command\" is 131072 bytes, more than the 131071 one argument of "
-			 "execve(2) may hold: write a long script to a file in smaller calls and run that", true);
+			 "execve(2) may hold: write a long script to a file in smaller calls and run that",
+			 true);
 	free(line);
 	free(big);
 }
@@ -1259,8 +1312,10 @@ static void timeout_real_and_command_length(void **state)
 static void calls_carry_the_admitted_environment(void **state)
 {
 	static char *const env[] = {
-		"TZ=Europe/Paris", "ANTHROPIC_API_KEY=secret", "LC_ALL=C", "BASH_ENV=/x", "PATH=/evil",
-		"HOME=/tmp", "LANG=fr", NULL,
+		"TZ=Europe/Paris", "ANTHROPIC_API_KEY=secret",
+		"LC_ALL=C",        "BASH_ENV=/x",
+		"PATH=/evil",      "HOME=/tmp",
+		"LANG=fr",         NULL,
 	};
 	struct mf_manifest *m = manifest_of(manifest_json);
 	struct mcp_session *s = mcp_session_new(m, VERSION, env);
@@ -1281,14 +1336,16 @@ static void calls_carry_the_admitted_environment(void **state)
 /* One call at a time, and an output bound below the result's: said so. */
 static void tool_description_of_small_limits(void **state)
 {
-	struct mf_manifest *m = manifest_of("{\"turninit\":1,\"expires\":\"2027-06-01T00:00:00Z\","
+	struct mf_manifest *m = manifest_of(
+		"{\"turninit\":1,\"expires\":\"2027-06-01T00:00:00Z\","
 		"\"user\":{\"uid\":1000,\"gid\":1000},\"home\":\"/home/agent\",\"env\":{\"set\":"
 		"{\"PATH\":\"/bin\"}},\"limits\":{\"concurrency\":1,\"output_bytes\":300,\"result_bytes\":1000}}");
 	char *d = mcp_tool_description(m);
 
 	(void)state;
 	assert_non_null(d);
-	expect_in(d, "Only the first 300 bytes of output are kept, with a line saying when more was dropped;");
+	expect_in(d,
+		  "Only the first 300 bytes of output are kept, with a line saying when more was dropped;");
 	expect_in(d, "One call runs at a time; others wait.");
 	assert_null(strstr(d, "Output longer than"));
 	free(d);
@@ -1311,7 +1368,7 @@ static void errors_of_calls(void **state)
 	/* no call: a JSON-RPC error with id null */
 	l = mcp_error(f->s, NULL, "request: too long");
 	assert_string_equal(l, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
-			    "\"message\":\"Invalid Request: request: too long\"}}");
+			       "\"message\":\"Invalid Request: request: too long\"}}");
 	free(l);
 	expect_rpc_error(mcp_error(f->s, "nope", "m"), "null", -32600, "Invalid Request: m");
 	/* a message that is not UTF-8 is still answered */
@@ -1346,8 +1403,10 @@ static void open_with_meta(struct mcp_session *s, const char *id, const char *me
 	char *line;
 	struct rq_request *rq;
 
-	snprintf(params, sizeof(params), "{\"name\":\"bash\",\"arguments\":{\"command\":\"make\"},"
-		 "\"_meta\":%s}", meta);
+	snprintf(params, sizeof(params),
+		 "{\"name\":\"bash\",\"arguments\":{\"command\":\"make\"},"
+		 "\"_meta\":%s}",
+		 meta);
 	line = call_line(id, params);
 	rq = request_of(s, line);
 	assert_string_equal(rq->id, key);
@@ -1364,7 +1423,7 @@ static void progress_of_calls(void **state)
 	open_with_meta(f->s, "11", "{\"progressToken\":\"tok\"}", "11");
 	l = mcp_progress(f->s, "11", 2500);
 	assert_string_equal(l, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
-			    "{\"progressToken\":\"tok\",\"progress\":1,\"message\":\"running for 2 s\"}}");
+			       "{\"progressToken\":\"tok\",\"progress\":1,\"message\":\"running for 2 s\"}}");
 	free(l);
 	feed(f->s, "11", "building\nstep 1\n", 16, 5);
 	expect_progress(mcp_progress(f->s, "11", 4000), "\"tok\"", 2, "step 1");
@@ -1402,7 +1461,7 @@ static void progress_of_calls(void **state)
 	free(l);
 	expect_progress(mcp_progress(f->s, "11", 119999), "\"tok\"", 9, want);
 	free(mcp_exit(f->s, "11", &exit0));
-	l = mcp_progress(f->s, "11", 9000);   /* ended */
+	l = mcp_progress(f->s, "11", 9000); /* ended */
 	assert_string_equal(l, "");
 	free(l);
 
@@ -1425,7 +1484,7 @@ static void progress_of_calls(void **state)
 	open_with_meta(f->s, "\"p\"", "{\"progressToken\":42}", "s:p");
 	expect_progress(mcp_progress(f->s, "s:p", 0), "42", 1, "running for 0 s");
 	expect_progress(mcp_progress(f->s, "s:p", 61999), "42", 2, "running for 61 s");
-	feed(f->s, "s:p", "\n\n", 2, 2);   /* only empty lines: still the time */
+	feed(f->s, "s:p", "\n\n", 2, 2); /* only empty lines: still the time */
 	expect_progress(mcp_progress(f->s, "s:p", 62000), "42", 3, "running for 62 s");
 	feed(f->s, "s:p", "bad \xff byte\n", 11, 11);
 	expect_progress(mcp_progress(f->s, "s:p", 64000), "42", 4, "bad " FFFD " byte");
@@ -1471,21 +1530,26 @@ static void calls_max_bound(void **state)
 	line = call_line("\"one more\"", "{\"name\":\"bash\",\"arguments\":{\"command\":\"x\"}}");
 	expect_tool_text(reply_of(f->s, line), "\"one more\"",
 			 "turninit: 2048 calls are running or waiting, the most it takes: try again when "
-			 "one has returned", true);
+			 "one has returned",
+			 true);
 	/* a duplicate is still a duplicate */
-	expect_error_of(f->s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
-			"{\"name\":\"bash\",\"arguments\":{\"command\":\"x\"}}}", "5", -32600,
+	expect_error_of(f->s,
+			"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
+			"{\"name\":\"bash\",\"arguments\":{\"command\":\"x\"}}}",
+			"5", -32600,
 			"Invalid Request: id 5 is in use by a call not yet answered (a cancelled one may still be ending)");
 	/* a cancelled call still counts until it ends */
 	{
-		struct rq_request *rq = request_of(f->s, "{\"jsonrpc\":\"2.0\",\"method\":"
-						   "\"notifications/cancelled\",\"params\":{\"requestId\":0}}");
+		struct rq_request *rq =
+			request_of(f->s, "{\"jsonrpc\":\"2.0\",\"method\":"
+					 "\"notifications/cancelled\",\"params\":{\"requestId\":0}}");
 
 		rq_free(rq);
 	}
 	expect_tool_text(reply_of(f->s, line), "\"one more\"",
 			 "turninit: 2048 calls are running or waiting, the most it takes: try again when "
-			 "one has returned", true);
+			 "one has returned",
+			 true);
 	l = mcp_exit(f->s, "0", &exit0);
 	assert_string_equal(l, "");
 	free(l);
@@ -1496,9 +1560,11 @@ static void calls_max_bound(void **state)
 		rq_free(rq);
 	}
 	expect_tool_text(reply_of(f->s, "{\"jsonrpc\":\"2.0\",\"id\":\"two\",\"method\":\"tools/call\","
-				  "\"params\":{\"name\":\"bash\",\"arguments\":{\"command\":\"x\"}}}"),
-			 "\"two\"", "turninit: 2048 calls are running or waiting, the most it takes: try "
-			 "again when one has returned", true);
+					"\"params\":{\"name\":\"bash\",\"arguments\":{\"command\":\"x\"}}}"),
+			 "\"two\"",
+			 "turninit: 2048 calls are running or waiting, the most it takes: try "
+			 "again when one has returned",
+			 true);
 	/* end half of them; the rest go with the session (teardown) */
 	for (int i = 1; i < MCP_CALLS_MAX; i += 2) {
 		snprintf(key, sizeof(key), "%d", i);
@@ -1540,7 +1606,7 @@ static void jansson_oom(void **state)
 			n_enomem++;
 			assert_null(rq);
 			assert_int_equal(err.code, ENOMEM);
-			l = mcp_exit(f->s, "s:c-1", &exit0);   /* nothing open */
+			l = mcp_exit(f->s, "s:c-1", &exit0); /* nothing open */
 			json_set_alloc_funcs(malloc, free);
 			assert_string_equal(l, "");
 			free(l);
@@ -1549,7 +1615,8 @@ static void jansson_oom(void **state)
 		}
 		json_set_alloc_funcs(malloc, free);
 		if (rc != 0 || !rq)
-			fail_msg("allocation %ld failed: %d %s %s", jf_fail_at, rc, err.msg, reply ? reply : "");
+			fail_msg("allocation %ld failed: %d %s %s", jf_fail_at, rc, err.msg,
+				 reply ? reply : "");
 		assert_string_equal(rq->id, "s:c-1");
 		assert_string_equal(rq->words[0], "rm -rf /tmp/build-0123456789abcdef");
 		assert_int_equal(rq->timeout_s, 7);
@@ -1558,7 +1625,7 @@ static void jansson_oom(void **state)
 		expect_tool_text(mcp_exit(f->s, "s:c-1", &exit0), "\"c-1\"", "(no output)", false);
 		json_set_alloc_funcs(jf_malloc, free);
 		if (jf_count < jf_fail_at)
-			break;   /* no allocation left to fail */
+			break; /* no allocation left to fail */
 	}
 	for (jf_fail_at = 1;; jf_fail_at++) {
 		struct rq_request *rq = NULL;

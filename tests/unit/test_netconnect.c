@@ -40,10 +40,16 @@ static void internet(void **state)
 {
 	struct nc_rule_fix {
 		struct na_rule r[2];
-	} fx = { .r = { { .host = "127.0.0.1", .kind = NA_IPV4, .addr = { 127, 0, 0, 1 },
-			  .ports = { 5432 }, .n_ports = 1 },
-			{ .host = "10.89.0.5", .kind = NA_IPV4, .addr = { 10, 89, 0, 5 },
-			  .ports = { 443 }, .n_ports = 1 } } };
+	} fx = { .r = { { .host = "127.0.0.1",
+			  .kind = NA_IPV4,
+			  .addr = { 127, 0, 0, 1 },
+			  .ports = { 5432 },
+			  .n_ports = 1 },
+			{ .host = "10.89.0.5",
+			  .kind = NA_IPV4,
+			  .addr = { 10, 89, 0, 5 },
+			  .ports = { 443 },
+			  .n_ports = 1 } } };
 	struct mf_network n = { .filtered = true, .allow = fx.r, .n_allow = 2 };
 	struct nc_dest d;
 
@@ -66,7 +72,8 @@ static void internet(void **state)
 	assert_int_equal(v4("169.254.169.254", 80, &n, &d), NC_UNREACHABLE);
 	/* no proxy: its port is no exception */
 	{
-		struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(PROXY),
+		struct sockaddr_in in = { .sin_family = AF_INET,
+					  .sin_port = htons(PROXY),
 					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 
 		assert_int_equal(nc_classify(&in, sizeof(in), 0, 0, NULL, &d), NC_LOOPBACK);
@@ -84,10 +91,12 @@ static void other_families(void **state)
 
 	(void)state;
 	strcpy(u.sun_path, "/run/x.sock");
-	assert_int_equal(nc_classify(&u, offsetof(struct sockaddr_un, sun_path) + 12, 0, 0, NULL, &d), NC_UNIX_PATH);
+	assert_int_equal(nc_classify(&u, offsetof(struct sockaddr_un, sun_path) + 12, 0, 0, NULL, &d),
+			 NC_UNIX_PATH);
 	assert_string_equal(d.name, "/run/x.sock");
 	memcpy(u.sun_path, "\0agent\0x", 8);
-	assert_int_equal(nc_classify(&u, offsetof(struct sockaddr_un, sun_path) + 8, 0, 0, NULL, &d), NC_UNIX_ABSTRACT);
+	assert_int_equal(nc_classify(&u, offsetof(struct sockaddr_un, sun_path) + 8, 0, 0, NULL, &d),
+			 NC_UNIX_ABSTRACT);
 	assert_string_equal(d.name, "@agent@x");
 	assert_int_equal(nc_classify(&nl, sizeof(nl), 0, 0, NULL, &d), NC_PASS);
 	assert_int_equal(nc_classify(&unspec, sizeof(unspec), 0, 0, NULL, &d), NC_PASS);

@@ -25,12 +25,12 @@ static void test_take_once(void **state)
 	struct np_table *t = table();
 
 	(void)state;
-	assert_false(np_take(t, 40000, 8080, 1000));           /* empty */
+	assert_false(np_take(t, 40000, 8080, 1000)); /* empty */
 	assert_int_equal(np_add(t, 40000, 8080, 1000), 0);
-	assert_false(np_take(t, 40001, 8080, 1000));           /* another source port */
-	assert_false(np_take(t, 40000, 8081, 1000));           /* another proxy port */
+	assert_false(np_take(t, 40001, 8080, 1000)); /* another source port */
+	assert_false(np_take(t, 40000, 8081, 1000)); /* another proxy port */
 	assert_true(np_take(t, 40000, 8080, 1001));
-	assert_false(np_take(t, 40000, 8080, 1002));           /* one connection a pair */
+	assert_false(np_take(t, 40000, 8080, 1002)); /* one connection a pair */
 	assert_int_equal(t->n, 0);
 	/* renewed, not doubled: a second message for a pair admits one connection */
 	assert_int_equal(np_add(t, 40000, 8080, 1000), 0);
@@ -56,9 +56,9 @@ static void test_expiry(void **state)
 
 	(void)state;
 	assert_int_equal(np_add(t, 40000, 8080, at), 0);
-	assert_true(np_take(t, 40000, 8080, at + NP_TTL_MS));          /* 30 s old: still pending */
+	assert_true(np_take(t, 40000, 8080, at + NP_TTL_MS)); /* 30 s old: still pending */
 	assert_int_equal(np_add(t, 40000, 8080, at), 0);
-	assert_false(np_take(t, 40000, 8080, at + NP_TTL_MS + 1));     /* older: dropped */
+	assert_false(np_take(t, 40000, 8080, at + NP_TTL_MS + 1)); /* older: dropped */
 	assert_int_equal(t->n, 0);
 	/* a renewal restarts its time */
 	assert_int_equal(np_add(t, 40001, 8080, at), 0);
@@ -85,10 +85,10 @@ static void test_full(void **state)
 	(void)state;
 	for (unsigned i = 0; i < NP_MAX; i++)
 		assert_int_equal(np_add(t, (uint16_t)(1024 + i), 8080, 1000), 0);
-	assert_int_equal(np_add(t, 9999, 8080, 1000), -ENOSPC);       /* full: refused, nothing added */
+	assert_int_equal(np_add(t, 9999, 8080, 1000), -ENOSPC); /* full: refused, nothing added */
 	assert_int_equal(t->n, NP_MAX);
 	assert_false(np_take(t, 9999, 8080, 1000));
-	assert_int_equal(np_add(t, 1024, 8080, 1001), 0);             /* one pending: renewed */
+	assert_int_equal(np_add(t, 1024, 8080, 1001), 0); /* one pending: renewed */
 	/* every pair still there, each once */
 	for (unsigned i = 0; i < NP_MAX; i++)
 		assert_true(np_take(t, (uint16_t)(1024 + i), 8080, 1002));

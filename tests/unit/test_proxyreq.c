@@ -24,14 +24,15 @@ static void test_connect(void **state)
 	struct pr_request r;
 	struct tn_error err;
 	char *fwd;
-	const char *h = "CONNECT registry.example.org:443 HTTP/1.1\r\nHost: registry.example.org:443\r\n\r\nTLS";
+	const char *h =
+		"CONNECT registry.example.org:443 HTTP/1.1\r\nHost: registry.example.org:443\r\n\r\nTLS";
 
 	(void)state;
 	assert_int_equal(parse(h, &r, &fwd, &err), 0);
 	assert_int_equal(r.kind, PR_CONNECT);
 	assert_string_equal(r.host, "registry.example.org");
 	assert_int_equal(r.port, 443);
-	assert_int_equal(r.head_len, strlen(h) - 3);   /* the tunnel's first bytes are not the head's */
+	assert_int_equal(r.head_len, strlen(h) - 3); /* the tunnel's first bytes are not the head's */
 	assert_null(fwd);
 	/* bytes after the head are the tunnel's, LF or not */
 	assert_int_equal(parse("CONNECT a.example:22 HTTP/1.1\r\n\r\nSSH-2.0-x\n", &r, &fwd, &err), 0);
@@ -49,7 +50,9 @@ static void test_http(void **state)
 	(void)state;
 	assert_int_equal(parse("GET http://srv.test:8080/a/b?c=d HTTP/1.1\r\nHost: srv.test:8080\r\n"
 			       "Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eA==\r\n"
-			       "Connection: keep-alive\r\nAccept: */*\r\n\r\n", &r, &fwd, &err), 0);
+			       "Connection: keep-alive\r\nAccept: */*\r\n\r\n",
+			       &r, &fwd, &err),
+			 0);
 	assert_int_equal(r.kind, PR_HTTP);
 	assert_string_equal(r.host, "srv.test");
 	assert_int_equal(r.port, 8080);
@@ -78,7 +81,9 @@ static void test_host_from_uri(void **state)
 
 	(void)state;
 	assert_int_equal(parse("GET http://srv.test:8080/ HTTP/1.1\r\nHost: admin.internal\r\n"
-			       "Accept: */*\r\nhost: other.internal:8080\r\n\r\n", &r, &fwd, &err), 0);
+			       "Accept: */*\r\nhost: other.internal:8080\r\n\r\n",
+			       &r, &fwd, &err),
+			 0);
 	assert_string_equal(r.host, "srv.test");
 	assert_string_equal(fwd, "GET / HTTP/1.1\r\nHost: srv.test:8080\r\nAccept: */*\r\n"
 				 "Connection: close\r\n\r\n");
@@ -100,7 +105,8 @@ static void test_host_from_uri(void **state)
 			host[i] = '.';
 		host[PR_HOST_MAX] = '\0';
 		snprintf(head, sizeof(head), "GET http://%s:65535 HTTP/1.1\r\n\r\n", host);
-		snprintf(want, sizeof(want), "GET / HTTP/1.1\r\nHost: %s:65535\r\nConnection: close\r\n\r\n", host);
+		snprintf(want, sizeof(want), "GET / HTTP/1.1\r\nHost: %s:65535\r\nConnection: close\r\n\r\n",
+			 host);
 		assert_int_equal(parse(head, &r, &fwd, &err), 0);
 		assert_string_equal(fwd, want);
 		free(fwd);
@@ -200,12 +206,9 @@ static void test_nul_and_fields(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_connect),
-		cmocka_unit_test(test_http),
-		cmocka_unit_test(test_host_from_uri),
-		cmocka_unit_test(test_incomplete),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_nul_and_fields),
+		cmocka_unit_test(test_connect),       cmocka_unit_test(test_http),
+		cmocka_unit_test(test_host_from_uri), cmocka_unit_test(test_incomplete),
+		cmocka_unit_test(test_bad),           cmocka_unit_test(test_nul_and_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

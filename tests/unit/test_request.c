@@ -51,7 +51,8 @@ static void exec_command(void **state)
 
 static void exec_argv_and_defaults(void **state)
 {
-	struct rq_request *r = parse_ok("{\"op\":\"exec\",\"id\":\"a.b:c-d_1\",\"argv\":[\"-a\",\"x y\",\"\"]}");
+	struct rq_request *r = parse_ok(
+		"{\"op\":\"exec\",\"id\":\"a.b:c-d_1\",\"argv\":[\"-a\",\"x y\",\"\"]}");
 
 	(void)state;
 	assert_int_equal(r->n_words, 3);
@@ -87,9 +88,8 @@ static void argv_one_word_is_argv(void **state)
  * name ("TZ=evil":"x" is not TZ with the value "evil=x"). */
 static void env_name_with_equals_skipped(void **state)
 {
-	struct rq_request *r = parse_ok(
-		"{\"op\":\"exec\",\"id\":\"e1\",\"command\":\"env\","
-		"\"env\":{\"TZ=evil\":\"x\",\"=\":\"y\",\"LANG\":\"C=1\"}}");
+	struct rq_request *r = parse_ok("{\"op\":\"exec\",\"id\":\"e1\",\"command\":\"env\","
+					"\"env\":{\"TZ=evil\":\"x\",\"=\":\"y\",\"LANG\":\"C=1\"}}");
 
 	(void)state;
 	assert_string_equal(r->env[0], "LANG=C=1");
@@ -107,7 +107,7 @@ static void cancel_and_signal(void **state)
 	r = parse_ok("{\"op\":\"signal\",\"id\":\"c1\",\"signal\":\"INT\"}");
 	assert_int_equal(r->op, RQ_SIGNAL);
 	assert_int_equal(r->signo, SIGINT);
-	assert_false(r->quiet);   /* only an MCP cancel is quiet (policy/mcp.c) */
+	assert_false(r->quiet); /* only an MCP cancel is quiet (policy/mcp.c) */
 	rq_free(r);
 	r = parse_ok("{\"op\":\"info\",\"id\":\"i1\"}");
 	assert_int_equal(r->op, RQ_INFO);
@@ -125,12 +125,16 @@ static void refusals(void **state)
 	} bad[] = {
 		{ "{\"op\":\"exec\",\"id\":\"b1\",\"command\":\"true\"", "", "not a JSON object", -EBADMSG },
 		{ "[\"exec\"]", "", "not a JSON object", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b\",\"command\":\"a\",\"command\":\"b\"}", "", "duplicate", -EBADMSG },
+		{ "{\"op\":\"exec\",\"id\":\"b\",\"command\":\"a\",\"command\":\"b\"}", "", "duplicate",
+		  -EBADMSG },
 		{ "{\"op\":\"launch\",\"id\":\"b2\"}", "b2", "unknown op", -EINVAL },
 		{ "{\"id\":\"b3\",\"command\":\"true\"}", "b3", "op must be", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b4\",\"command\":\"true\",\"colour\":\"red\"}", "b4", "colour", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b5\",\"command\":42}", "b5", "command must be a string", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b6\",\"command\":\"t\",\"argv\":[\"t\"]}", "b6", "exactly one", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b4\",\"command\":\"true\",\"colour\":\"red\"}", "b4", "colour",
+		  -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b5\",\"command\":42}", "b5", "command must be a string",
+		  -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b6\",\"command\":\"t\",\"argv\":[\"t\"]}", "b6", "exactly one",
+		  -EINVAL },
 		{ "{\"op\":\"exec\",\"id\":\"b7\"}", "b7", "exactly one", -EINVAL },
 		{ "{\"op\":\"exec\",\"id\":\"b8\",\"argv\":[]}", "b8", "non-empty", -EINVAL },
 		{ "{\"op\":\"exec\",\"id\":\"b9\",\"argv\":[\"echo\",1]}", "b9", "argv[1]", -EINVAL },
@@ -138,18 +142,27 @@ static void refusals(void **state)
 		{ "{\"op\":\"exec\",\"id\":\"\",\"command\":\"t\"}", "", "id must be", -EINVAL },
 		{ "{\"op\":\"exec\",\"id\":7,\"command\":\"t\"}", "", "id must be", -EINVAL },
 		{ "{\"op\":\"exec\",\"command\":\"t\"}", "", "id must be", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b10\",\"command\":\"t\",\"cwd\":\"work\"}", "b10", "absolute", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b13\",\"command\":\"t\",\"stdin\":\"!!!\"}", "b13", "base64", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b14\",\"command\":\"t\",\"timeout_s\":0}", "b14", "timeout_s", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b15\",\"command\":\"t\",\"timeout_s\":1.5}", "b15", "timeout_s", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b16\",\"command\":\"t\",\"timeout_s\":-3}", "b16", "timeout_s", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b17\",\"command\":\"t\",\"env\":{\"TZ\":1}}", "b17", "env.TZ", -EINVAL },
-		{ "{\"op\":\"exec\",\"id\":\"b18\",\"command\":\"t\",\"env\":[\"TZ=UTC\"]}", "b18", "env must be", -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b10\",\"command\":\"t\",\"cwd\":\"work\"}", "b10", "absolute",
+		  -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b13\",\"command\":\"t\",\"stdin\":\"!!!\"}", "b13", "base64",
+		  -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b14\",\"command\":\"t\",\"timeout_s\":0}", "b14", "timeout_s",
+		  -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b15\",\"command\":\"t\",\"timeout_s\":1.5}", "b15", "timeout_s",
+		  -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b16\",\"command\":\"t\",\"timeout_s\":-3}", "b16", "timeout_s",
+		  -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b17\",\"command\":\"t\",\"env\":{\"TZ\":1}}", "b17", "env.TZ",
+		  -EINVAL },
+		{ "{\"op\":\"exec\",\"id\":\"b18\",\"command\":\"t\",\"env\":[\"TZ=UTC\"]}", "b18",
+		  "env must be", -EINVAL },
 		{ "{\"op\":\"cancel\",\"id\":\"b20\",\"signal\":\"INT\"}", "b20", "signal", -EINVAL },
-		{ "{\"op\":\"signal\",\"id\":\"b21\",\"signal\":\"STOP\"}", "b21", "unknown signal", -EINVAL },
+		{ "{\"op\":\"signal\",\"id\":\"b21\",\"signal\":\"STOP\"}", "b21", "unknown signal",
+		  -EINVAL },
 		{ "{\"op\":\"signal\",\"id\":\"b22\"}", "b22", "signal", -EINVAL },
 		{ "{\"op\":\"info\",\"id\":\"b23\",\"command\":\"t\"}", "b23", "info", -EINVAL },
-		{ "{\"op\":\"launch\",\"id\":\"b24\"}", "b24", "(exec, cancel, signal, info, credential)", -EINVAL },
+		{ "{\"op\":\"launch\",\"id\":\"b24\"}", "b24", "(exec, cancel, signal, info, credential)",
+		  -EINVAL },
 		/* MCP's argument is timeout, serve's field timeout_s: the field is named unknown */
 		{ "{\"op\":\"exec\",\"id\":\"b25\",\"command\":\"t\",\"timeout\":1}", "b25",
 		  "exec: unknown field timeout (docs/protocol.md", -EINVAL },
@@ -173,9 +186,14 @@ static void refusals(void **state)
 static void command_of_applies_the_manifest(void **state)
 {
 	struct mf_manifest m = { .workdir = "/work", .limits = { .timeout_s = 60 } };
-	static const struct { const char *line; const char *cwd; uint32_t t; } cases[] = {
+	static const struct {
+		const char *line;
+		const char *cwd;
+		uint32_t t;
+	} cases[] = {
 		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\"}", "/work", 60 },
-		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":5,\"cwd\":\"/tmp\"}", "/tmp", 5 },
+		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":5,\"cwd\":\"/tmp\"}", "/tmp",
+		  5 },
 		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":60}", "/work", 60 },
 		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":61}", "/work", 60 },
 		{ "{\"op\":\"exec\",\"id\":\"a\",\"command\":\"x\",\"timeout_s\":86400}", "/work", 60 },
@@ -228,7 +246,7 @@ static void jansson_oom_never_changes_a_command(void **state)
 		assert_string_equal(r->env[0], "TZ=Europe/Amsterdam");
 		rq_free(r);
 		if (jf_count < jf_fail_at)
-			break;   /* no allocation left to fail */
+			break; /* no allocation left to fail */
 	}
 	json_set_alloc_funcs(malloc, free);
 	assert_true(n_enomem > 5);
@@ -238,7 +256,8 @@ static void jansson_oom_never_changes_a_command(void **state)
  * copied; the value's own check, creds.c's (na_cred_value_check). */
 static void credential(void **state)
 {
-	struct rq_request *r = parse_ok("{\"op\":\"credential\",\"id\":\"k1\",\"name\":\"git\",\"value\":\"tok en~1\"}");
+	struct rq_request *r = parse_ok(
+		"{\"op\":\"credential\",\"id\":\"k1\",\"name\":\"git\",\"value\":\"tok en~1\"}");
 
 	(void)state;
 	assert_int_equal(r->op, RQ_CREDENTIAL);
@@ -258,16 +277,20 @@ static void credential_refusals(void **state)
 		int code;
 	} bad[] = {
 		{ "{\"op\":\"credential\",\"id\":\"k1\",\"name\":\"git\"}", "k1", "credential: ", -EINVAL },
-		{ "{\"op\":\"credential\",\"id\":\"k2\",\"value\":\"SECRET\"}", "k2", "credential: ", -EINVAL },
-		{ "{\"op\":\"credential\",\"id\":\"k3\",\"name\":\"git\",\"value\":7}", "k3", "credential: ", -EINVAL },
-		{ "{\"op\":\"credential\",\"id\":\"k4\",\"name\":\"git\",\"value\":\"\"}", "k4", "value is empty", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k2\",\"value\":\"SECRET\"}", "k2",
+		  "credential: ", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k3\",\"name\":\"git\",\"value\":7}", "k3",
+		  "credential: ", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k4\",\"name\":\"git\",\"value\":\"\"}", "k4",
+		  "value is empty", -EINVAL },
 		{ "{\"op\":\"credential\",\"id\":\"k5\",\"name\":\"git\",\"value\":\"SECRET\\u0001\"}", "k5",
 		  "value holds a byte that is not printable ASCII (0x20..0x7e)", -EINVAL },
 		{ "{\"op\":\"credential\",\"id\":\"k6\",\"name\":\"git\",\"value\":\"SECRET\\u00e9\"}", "k6",
 		  "not printable ASCII", -EINVAL },
-		{ "{\"op\":\"credential\",\"id\":\"k7\",\"name\":\"git\",\"value\":\"SECRET\",\"as\":\"basic\"}", "k7",
-		  "credential: unknown field as", -EINVAL },
-		{ "{\"op\":\"credential\",\"id\":\"k8\",\"name\":\"\",\"value\":\"SECRET\"}", "k8", "credential: name", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k7\",\"name\":\"git\",\"value\":\"SECRET\",\"as\":\"basic\"}",
+		  "k7", "credential: unknown field as", -EINVAL },
+		{ "{\"op\":\"credential\",\"id\":\"k8\",\"name\":\"\",\"value\":\"SECRET\"}", "k8",
+		  "credential: name", -EINVAL },
 		{ "{\"op\":\"credential\",\"id\":\"k9\",\"name\":\"git\",\"value\":\"SECRET\x01\"}", "",
 		  "control character 0x1 (the text near it is not shown", -EBADMSG },
 		{ "{\"op\":\"credential\",\"id\":\"k11\",\"name\":\"git\",\"value\":\"SECRET\\q\"}", "",
@@ -291,13 +314,15 @@ static void credential_refusals(void **state)
 		assert_null(r);
 	}
 	/* 4095 bytes pass, 4096 do not */
-	n = snprintf(longer, sizeof(longer), "{\"op\":\"credential\",\"id\":\"k\",\"name\":\"git\",\"value\":\"%0*d\"}",
+	n = snprintf(longer, sizeof(longer),
+		     "{\"op\":\"credential\",\"id\":\"k\",\"name\":\"git\",\"value\":\"%0*d\"}",
 		     NA_CRED_VALUE_MAX, 0);
 	assert_int_equal(rq_parse(longer, (size_t)n, &r, id, &err), 0);
 	assert_int_equal(r->cred_len, NA_CRED_VALUE_MAX);
 	rq_free(r);
 	r = NULL;
-	n = snprintf(longer, sizeof(longer), "{\"op\":\"credential\",\"id\":\"k\",\"name\":\"git\",\"value\":\"%0*d\"}",
+	n = snprintf(longer, sizeof(longer),
+		     "{\"op\":\"credential\",\"id\":\"k\",\"name\":\"git\",\"value\":\"%0*d\"}",
 		     NA_CRED_VALUE_MAX + 1, 0);
 	assert_int_equal(rq_parse(longer, (size_t)n, &r, id, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "value is longer than 4095 bytes"));
@@ -332,13 +357,16 @@ static void packed_parses_back(void **state)
 	s = packed(req);
 	assert_string_equal(s, "{\"op\":\"exec\",\"id\":\"call\",\"command\":\"echo RAN\"}");
 	free(s);
-	a = (struct rq_exec_args){ .words = two, .n_words = 2, .env = json_pack("{s:s}", "TZ", "UTC"),
-				   .timeout_s = 7, .stdin_b64 = "eAo=" };
+	a = (struct rq_exec_args){ .words = two,
+				   .n_words = 2,
+				   .env = json_pack("{s:s}", "TZ", "UTC"),
+				   .timeout_s = 7,
+				   .stdin_b64 = "eAo=" };
 	assert_int_equal(rq_pack_exec("c1", &a, &req), 0);
 	json_decref(a.env);
 	s = packed(req);
 	assert_string_equal(s, "{\"op\":\"exec\",\"id\":\"c1\",\"argv\":[\"printf\",\"[%s]\"],"
-			    "\"env\":{\"TZ\":\"UTC\"},\"timeout_s\":7,\"stdin\":\"eAo=\"}");
+			       "\"env\":{\"TZ\":\"UTC\"},\"timeout_s\":7,\"stdin\":\"eAo=\"}");
 	assert_int_equal(rq_parse(s, strlen(s), &r, id, &err), 0);
 	assert_int_equal(r->op, RQ_EXEC);
 	assert_true(r->argv_form);

@@ -58,7 +58,8 @@ static void every_member_is_known(void **state)
 		for (size_t j = 0; j < g->n_rules; j++) {
 			const struct scg_rule *r = &g->rules[j];
 
-			if (seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, r->syscall) == __NR_SCMP_ERROR)
+			if (seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, r->syscall) ==
+			    __NR_SCMP_ERROR)
 				fail_msg("%s: unknown syscall %s", g->name, r->syscall);
 			if (!r->whole) {
 				args = true;
@@ -120,7 +121,10 @@ static void default_set_is_exact(void **state)
 		"settimeofday", "ioperm", "iopl", "reboot", "swapoff", "swapon", NULL,
 	};
 	/* clang-format on */
-	static const struct { const char *name; size_t n; } args[] = {
+	static const struct {
+		const char *name;
+		size_t n;
+	} args[] = {
 		{ "clone", 8 }, { "unshare", 8 }, { "ioctl", 2 }, { "socket", 2 }, { "personality", 61 },
 	};
 	const char *deny[] = { "@default" };
@@ -227,7 +231,8 @@ static void allow_removes_every_rule_of_a_syscall(void **state)
 	assert_int_equal(rules_for(&a, "personality", NULL, NULL), 0);
 	assert_int_equal(a.n, full.n - 61);
 	assert_int_equal(rules_for(&b, "clone", NULL, NULL) + rules_for(&b, "unshare", NULL, NULL) +
-			 rules_for(&b, "clone3", NULL, NULL) + rules_for(&b, "setns", NULL, NULL), 0);
+				 rules_for(&b, "clone3", NULL, NULL) + rules_for(&b, "setns", NULL, NULL),
+			 0);
 	assert_int_equal(b.n, full.n - 18);
 	assert_int_equal(rules_for(&c, "ioctl", NULL, NULL) + rules_for(&c, "mount", NULL, NULL), 0);
 	assert_int_equal(c.n, full.n - 3);
@@ -276,26 +281,28 @@ static void unknown_group_is_an_error(void **state)
  * or not. */
 static void spares_only_what_no_rule_can_refuse(void **state)
 {
-	static const uint64_t clone_flags[] = { 0x4111 };   /* CLONE_VM | CLONE_VFORK | SIGCHLD */
+	static const uint64_t clone_flags[] = { 0x4111 }; /* CLONE_VM | CLONE_VFORK | SIGCHLD */
 	static const uint64_t options[] = { 1, 38 };
 	const struct scg_use use[] = {
-		{ "clone", 0, clone_flags, 1 }, { "prctl", 0, options, 2 }, { "getppid", -1, NULL, 0 },
+		{ "clone", 0, clone_flags, 1 },
+		{ "prctl", 0, options, 2 },
+		{ "getppid", -1, NULL, 0 },
 	};
-	const char *def[] = { "@default" }, *ppid[] = { "@default", "getppid" },
-		   *cl[] = { "clone" }, *mnt[] = { "@mount", "setns" };
+	const char *def[] = { "@default" }, *ppid[] = { "@default", "getppid" }, *cl[] = { "clone" },
+		   *mnt[] = { "@mount", "setns" };
 	struct scg_set s;
 
 	(void)state;
-	s = resolve(def, 1, NULL, 0);   /* clone only with a namespace flag */
+	s = resolve(def, 1, NULL, 0); /* clone only with a namespace flag */
 	assert_null(scg_spares(&s, use, 3));
 	scg_set_free(&s);
 	s = resolve(ppid, 2, NULL, 0);
 	assert_string_equal(scg_spares(&s, use, 3), "getppid");
 	scg_set_free(&s);
-	s = resolve(cl, 1, NULL, 0);    /* whole */
+	s = resolve(cl, 1, NULL, 0); /* whole */
 	assert_string_equal(scg_spares(&s, use, 3), "clone");
 	scg_set_free(&s);
-	s = resolve(mnt, 2, NULL, 0);   /* none of the three */
+	s = resolve(mnt, 2, NULL, 0); /* none of the three */
 	assert_null(scg_spares(&s, use, 3));
 	scg_set_free(&s);
 	{
@@ -310,7 +317,7 @@ static void spares_only_what_no_rule_can_refuse(void **state)
 		assert_null(scg_spares(&one, use, 3));
 		e.rule = (struct scg_rule){ "prctl", SCG_EPERM, false, { 0, 0xffffffff, 38 } };
 		assert_string_equal(scg_spares(&one, use, 3), "prctl");
-		e.rule.cmp.value = 22;   /* PR_SET_SECCOMP: not one of the keeper's */
+		e.rule.cmp.value = 22; /* PR_SET_SECCOMP: not one of the keeper's */
 		assert_null(scg_spares(&one, use, 3));
 	}
 }

@@ -26,24 +26,24 @@
 #define MAX_LINE 2048
 
 struct vec {
-	char *data;   /* NUL-terminated copy of the file */
+	char *data; /* NUL-terminated copy of the file */
 	size_t len;
 };
 
 /* Everything loaded once by the group setup. */
 static struct {
-	struct vec msg;              /* good.json */
-	struct vec pub_trusted;      /* test-trusted.pub */
-	struct vec pub_other;        /* test-other.pub */
-	struct vec key_trusted;      /* test-trusted.key */
-	struct vec sig_ed;           /* good.json.minisig: prehashed, trusted key */
-	struct vec sig_legacy;       /* good.json.legacy.minisig: legacy, trusted key */
-	struct vec sig_other;        /* good.json.other.minisig: prehashed, other key */
-	char trusted_hex[17];        /* the key ids as the CLI printed them in the .pub */
+	struct vec msg;         /* good.json */
+	struct vec pub_trusted; /* test-trusted.pub */
+	struct vec pub_other;   /* test-other.pub */
+	struct vec key_trusted; /* test-trusted.key */
+	struct vec sig_ed;      /* good.json.minisig: prehashed, trusted key */
+	struct vec sig_legacy;  /* good.json.legacy.minisig: legacy, trusted key */
+	struct vec sig_other;   /* good.json.other.minisig: prehashed, other key */
+	char trusted_hex[17];   /* the key ids as the CLI printed them in the .pub */
 	char other_hex[17];
 	struct sig_keyring ring_trusted;
 	struct sig_keyring ring_other;
-	uint8_t sk[64];              /* test-trusted's Ed25519 secret key (seed || pk) */
+	uint8_t sk[64]; /* test-trusted's Ed25519 secret key (seed || pk) */
 } V;
 
 /* The trusted comments make-vectors.sh gives each signature. */
@@ -110,20 +110,17 @@ static int load_secret_key(void)
 
 static int group_setup(void **state)
 {
-	struct tn_error err = {0};
+	struct tn_error err = { 0 };
 
 	(void)state;
 	if (sodium_init() < 0)
 		return -1;
 	if (load_vec("good.json", &V.msg) || load_vec("test-trusted.pub", &V.pub_trusted) ||
-	    load_vec("test-other.pub", &V.pub_other) ||
-	    load_vec("test-trusted.key", &V.key_trusted) ||
-	    load_vec("good.json.minisig", &V.sig_ed) ||
-	    load_vec("good.json.legacy.minisig", &V.sig_legacy) ||
+	    load_vec("test-other.pub", &V.pub_other) || load_vec("test-trusted.key", &V.key_trusted) ||
+	    load_vec("good.json.minisig", &V.sig_ed) || load_vec("good.json.legacy.minisig", &V.sig_legacy) ||
 	    load_vec("good.json.other.minisig", &V.sig_other))
 		return -1;
-	if (pub_comment_hex(&V.pub_trusted, V.trusted_hex) ||
-	    pub_comment_hex(&V.pub_other, V.other_hex))
+	if (pub_comment_hex(&V.pub_trusted, V.trusted_hex) || pub_comment_hex(&V.pub_other, V.other_hex))
 		return -1;
 	if (sig_parse_pubkeys(V.pub_trusted.data, V.pub_trusted.len, &V.ring_trusted, &err) ||
 	    sig_parse_pubkeys(V.pub_other.data, V.pub_other.len, &V.ring_other, &err)) {
@@ -175,8 +172,8 @@ static void sf_split(const struct vec *v, struct sigfile *sf)
 /* Join with eol after every line; returns the length written to out. */
 static size_t sf_join(const struct sigfile *sf, const char *eol, char *out, size_t size)
 {
-	int n = snprintf(out, size, "%s%s%s%s%s%s%s%s", sf->line[0], eol, sf->line[1], eol,
-			 sf->line[2], eol, sf->line[3], eol);
+	int n = snprintf(out, size, "%s%s%s%s%s%s%s%s", sf->line[0], eol, sf->line[1], eol, sf->line[2], eol,
+			 sf->line[3], eol);
 
 	assert_true(n > 0 && (size_t)n < size);
 	return (size_t)n;
@@ -186,8 +183,9 @@ static void sf_decode(const struct sigfile *sf, int idx, uint8_t *buf, size_t ex
 {
 	size_t n = 0;
 
-	assert_int_equal(sodium_base642bin(buf, expect, sf->line[idx], strlen(sf->line[idx]),
-					   NULL, &n, NULL, sodium_base64_VARIANT_ORIGINAL), 0);
+	assert_int_equal(sodium_base642bin(buf, expect, sf->line[idx], strlen(sf->line[idx]), NULL, &n, NULL,
+					   sodium_base64_VARIANT_ORIGINAL),
+			 0);
 	assert_int_equal(n, expect);
 }
 
@@ -199,9 +197,8 @@ static void sf_encode(struct sigfile *sf, int idx, const uint8_t *buf, size_t le
 
 /* Sign like `minisign -S` (alg "ED") or `minisign -S -l` (alg "Ed") with the
  * trusted test key; returns the length of the .minisig text in out. */
-static size_t make_sig(const char *alg, const uint8_t *msg, size_t msg_len,
-		       const char *untrusted, const char *comment, size_t comment_len,
-		       char *out, size_t size)
+static size_t make_sig(const char *alg, const uint8_t *msg, size_t msg_len, const char *untrusted,
+		       const char *comment, size_t comment_len, char *out, size_t size)
 {
 	uint8_t blob[74], hash[64], global_sig[64];
 	uint8_t *global_msg = malloc(64 + comment_len);
@@ -222,13 +219,11 @@ static size_t make_sig(const char *alg, const uint8_t *msg, size_t msg_len,
 	memcpy(global_msg + 64, comment, comment_len);
 	crypto_sign_detached(global_sig, NULL, global_msg, 64 + comment_len, V.sk);
 	free(global_msg);
-	sodium_bin2base64(b64_blob, sizeof(b64_blob), blob, sizeof(blob),
-			  sodium_base64_VARIANT_ORIGINAL);
+	sodium_bin2base64(b64_blob, sizeof(b64_blob), blob, sizeof(blob), sodium_base64_VARIANT_ORIGINAL);
 	sodium_bin2base64(b64_global, sizeof(b64_global), global_sig, sizeof(global_sig),
 			  sodium_base64_VARIANT_ORIGINAL);
 
-	n = snprintf(out, size, "untrusted comment: %s\n%s\ntrusted comment: ", untrusted,
-		     b64_blob);
+	n = snprintf(out, size, "untrusted comment: %s\n%s\ntrusted comment: ", untrusted, b64_blob);
 	assert_true(n > 0 && (size_t)n + comment_len + strlen(b64_global) + 2 < size);
 	pos = (size_t)n;
 	memcpy(out + pos, comment, comment_len);
@@ -237,17 +232,16 @@ static size_t make_sig(const char *alg, const uint8_t *msg, size_t msg_len,
 	return pos;
 }
 
-static int verify(const struct sig_keyring *ring, const void *msg, size_t msg_len,
-		  const char *sig, size_t sig_len, struct sig_result *res, struct tn_error *err)
+static int verify(const struct sig_keyring *ring, const void *msg, size_t msg_len, const char *sig,
+		  size_t sig_len, struct sig_result *res, struct tn_error *err)
 {
 	memset(err, 0, sizeof(*err));
 	return sig_verify(ring, msg, msg_len, sig, sig_len, res, err);
 }
 
 /* Check a refusal: the code, the message, and that ret was not written. */
-static void check_refused(const struct sig_keyring *ring, const void *msg, size_t msg_len,
-			  const char *sig, size_t sig_len, int code, const char *needle,
-			  const char *file, int line)
+static void check_refused(const struct sig_keyring *ring, const void *msg, size_t msg_len, const char *sig,
+			  size_t sig_len, int code, const char *needle, const char *file, int line)
 {
 	struct sig_result res, untouched;
 	struct tn_error err;
@@ -259,8 +253,8 @@ static void check_refused(const struct sig_keyring *ring, const void *msg, size_
 	if (r != -code || err.code != code || !strstr(err.msg, needle) ||
 	    strncmp(err.msg, "signature: ", 11) != 0 || strchr(err.msg, '\n') ||
 	    memcmp(&res, &untouched, sizeof(res)) != 0) {
-		print_error("%s:%d: expected -%d with \"%s\", got %d (code %d) \"%s\"%s\n",
-			    file, line, code, needle, r, err.code, err.msg,
+		print_error("%s:%d: expected -%d with \"%s\", got %d (code %d) \"%s\"%s\n", file, line, code,
+			    needle, r, err.code, err.msg,
 			    memcmp(&res, &untouched, sizeof(res)) ? ", ret written" : "");
 		_fail(file, line);
 	}
@@ -271,9 +265,8 @@ static void check_refused(const struct sig_keyring *ring, const void *msg, size_
 #define REFUSED_GOOD_MSG(ring, sig, sig_len, code, needle) \
 	REFUSED(ring, V.msg.data, V.msg.len, sig, sig_len, code, needle)
 
-static void check_ok(const struct sig_keyring *ring, const void *msg, size_t msg_len,
-		     const char *sig, size_t sig_len, const char *alg, const char *comment,
-		     const char *file, int line)
+static void check_ok(const struct sig_keyring *ring, const void *msg, size_t msg_len, const char *sig,
+		     size_t sig_len, const char *alg, const char *comment, const char *file, int line)
 {
 	struct sig_result res;
 	struct tn_error err;
@@ -299,8 +292,8 @@ static int parse(const char *text, size_t len, struct sig_keyring *ring, struct 
 }
 
 /* Check a refused key text: the code, the message, and ring unchanged. */
-static void check_keys_refused(const char *text, size_t len, int code, const char *needle,
-			       const char *file, int line)
+static void check_keys_refused(const char *text, size_t len, int code, const char *needle, const char *file,
+			       int line)
 {
 	struct sig_keyring ring, before;
 	struct tn_error err;
@@ -312,10 +305,9 @@ static void check_keys_refused(const char *text, size_t len, int code, const cha
 	before = ring;
 	r = parse(text, len, &ring, &err);
 	if (r != -code || err.code != code || !strstr(err.msg, needle) ||
-	    strncmp(err.msg, "public key: ", 12) != 0 ||
-	    memcmp(&ring, &before, sizeof(ring)) != 0) {
-		print_error("%s:%d: expected -%d with \"%s\", got %d (code %d) \"%s\"%s\n",
-			    file, line, code, needle, r, err.code, err.msg,
+	    strncmp(err.msg, "public key: ", 12) != 0 || memcmp(&ring, &before, sizeof(ring)) != 0) {
+		print_error("%s:%d: expected -%d with \"%s\", got %d (code %d) \"%s\"%s\n", file, line, code,
+			    needle, r, err.code, err.msg,
 			    memcmp(&ring, &before, sizeof(ring)) ? ", ring changed" : "");
 		_fail(file, line);
 	}
@@ -349,10 +341,10 @@ static void test_key_id_hex(void **state)
 {
 	/* Id bytes of keys whose .pub the minisign 0.11 CLI labelled
 	 * "A791827058493F0A" and "CD0779E4520553C": no zero padding. */
-	static const uint8_t id[8] = {0x0a, 0x3f, 0x49, 0x58, 0x70, 0x82, 0x91, 0xa7};
-	static const uint8_t short_id[8] = {0x3c, 0x55, 0x20, 0x45, 0x9e, 0x77, 0xd0, 0x0c};
-	static const uint8_t seq[8] = {1, 2, 3, 4, 5, 6, 7, 0xfe};
-	static const uint8_t one[8] = {1};
+	static const uint8_t id[8] = { 0x0a, 0x3f, 0x49, 0x58, 0x70, 0x82, 0x91, 0xa7 };
+	static const uint8_t short_id[8] = { 0x3c, 0x55, 0x20, 0x45, 0x9e, 0x77, 0xd0, 0x0c };
+	static const uint8_t seq[8] = { 1, 2, 3, 4, 5, 6, 7, 0xfe };
+	static const uint8_t one[8] = { 1 };
 	static const uint8_t zero[8];
 	char hex[17];
 
@@ -371,7 +363,7 @@ static void test_key_id_hex(void **state)
 
 static void test_pubkey_file(void **state)
 {
-	struct sig_keyring ring = {0};
+	struct sig_keyring ring = { 0 };
 	struct tn_error err;
 	uint8_t blob[42];
 	size_t n = 0;
@@ -392,7 +384,7 @@ static void test_pubkey_file(void **state)
 
 static void test_pubkey_lone_line(void **state)
 {
-	struct sig_keyring ring = {0};
+	struct sig_keyring ring = { 0 };
 	struct tn_error err;
 	char line[128], text[160];
 
@@ -412,7 +404,7 @@ static void test_pubkey_lone_line(void **state)
 
 static void test_pubkey_two_keys(void **state)
 {
-	struct sig_keyring ring = {0};
+	struct sig_keyring ring = { 0 };
 	struct tn_error err;
 	char text[512];
 
@@ -430,7 +422,7 @@ static void test_pubkey_two_keys(void **state)
 
 static void test_pubkey_blank_lines_and_crlf(void **state)
 {
-	struct sig_keyring ring = {0};
+	struct sig_keyring ring = { 0 };
 	struct tn_error err;
 	char line[128], text[512];
 
@@ -466,8 +458,7 @@ static void test_pubkey_bad_base64(void **state)
 	assert_int_equal(strlen(line), 56);
 	strcat(line, "=");
 	KEYS_REFUSED(line, EINVAL, "line 1: bad base64");
-	KEYS_REFUSED("untrusted comment: minisign public key\nnot a key\n", EINVAL,
-		     "line 2: bad base64");
+	KEYS_REFUSED("untrusted comment: minisign public key\nnot a key\n", EINVAL, "line 2: bad base64");
 }
 
 static void test_pubkey_wrong_length(void **state)
@@ -484,7 +475,7 @@ static void test_pubkey_wrong_length(void **state)
 	KEYS_REFUSED(text, EINVAL, "line 2: key is 43 bytes, expected 42");
 	pub_text(blob, 42, text, sizeof(text));
 	{
-		struct sig_keyring ring = {0};
+		struct sig_keyring ring = { 0 };
 		struct tn_error err;
 
 		assert_int_equal(parse(text, strlen(text), &ring, &err), 0);
@@ -496,7 +487,7 @@ static void test_pubkey_wrong_length(void **state)
 
 static void test_pubkey_wrong_algorithm(void **state)
 {
-	static const char *const algs[] = {"ED", "ed", "Ee", "\0\0", "dE"};
+	static const char *const algs[] = { "ED", "ed", "Ee", "\0\0", "dE" };
 	uint8_t blob[42];
 	char text[512];
 	size_t i;
@@ -512,7 +503,7 @@ static void test_pubkey_wrong_algorithm(void **state)
 
 static void test_pubkey_too_many(void **state)
 {
-	struct sig_keyring ring = {0}, before;
+	struct sig_keyring ring = { 0 }, before;
 	struct tn_error err;
 	char line[128], text[SIG_MAX_FILE_BYTES];
 	size_t i;
@@ -543,7 +534,7 @@ static void test_pubkey_too_many(void **state)
 
 static void test_pubkey_empty(void **state)
 {
-	struct sig_keyring ring = {0};
+	struct sig_keyring ring = { 0 };
 	struct tn_error err;
 	char line[128], text[512];
 
@@ -560,8 +551,7 @@ static void test_pubkey_empty(void **state)
 	pub_line2(&V.pub_trusted, line, sizeof(line));
 	snprintf(text, sizeof(text), "untrusted comment: a\n\n%s\n", line);
 	KEYS_REFUSED(text, EINVAL, "line 1: comment line with no key");
-	snprintf(text, sizeof(text), "%s\nuntrusted comment: a\nuntrusted comment: b\n%s\n",
-		 line, line);
+	snprintf(text, sizeof(text), "%s\nuntrusted comment: a\nuntrusted comment: b\n%s\n", line, line);
 	KEYS_REFUSED(text, EINVAL, "line 2: comment line with no key");
 	assert_int_equal(ring.n, 0);
 }
@@ -569,7 +559,7 @@ static void test_pubkey_empty(void **state)
 static void test_pubkey_limits(void **state)
 {
 	char text[SIG_MAX_FILE_BYTES + 2], line[128];
-	struct sig_keyring ring = {0};
+	struct sig_keyring ring = { 0 };
 	struct tn_error err;
 	size_t n;
 
@@ -580,8 +570,7 @@ static void test_pubkey_limits(void **state)
 	memcpy(text, line, strlen(line));
 	assert_int_equal(parse(text, SIG_MAX_FILE_BYTES, &ring, &err), 0);
 	assert_int_equal(ring.n, 1);
-	check_keys_refused(text, SIG_MAX_FILE_BYTES + 1, E2BIG, "more than 4096",
-			   __FILE__, __LINE__);
+	check_keys_refused(text, SIG_MAX_FILE_BYTES + 1, E2BIG, "more than 4096", __FILE__, __LINE__);
 	/* A NUL byte anywhere. */
 	n = strlen(line);
 	line[n] = '\n';
@@ -600,8 +589,9 @@ static void test_verify_prehashed(void **state)
 	struct tn_error err;
 
 	(void)state;
-	assert_int_equal(verify(&V.ring_trusted, V.msg.data, V.msg.len, V.sig_ed.data,
-				V.sig_ed.len, &res, &err), 0);
+	assert_int_equal(verify(&V.ring_trusted, V.msg.data, V.msg.len, V.sig_ed.data, V.sig_ed.len, &res,
+				&err),
+			 0);
 	assert_string_equal(res.alg, "ED");
 	assert_memory_equal(res.key_id, V.ring_trusted.keys[0].key_id, 8);
 	assert_string_equal(res.trusted_comment, tc_ed);
@@ -615,8 +605,9 @@ static void test_verify_legacy(void **state)
 	struct tn_error err;
 
 	(void)state;
-	assert_int_equal(verify(&V.ring_trusted, V.msg.data, V.msg.len, V.sig_legacy.data,
-				V.sig_legacy.len, &res, &err), 0);
+	assert_int_equal(verify(&V.ring_trusted, V.msg.data, V.msg.len, V.sig_legacy.data, V.sig_legacy.len,
+				&res, &err),
+			 0);
 	assert_string_equal(res.alg, "Ed");
 	assert_memory_equal(res.key_id, V.ring_trusted.keys[0].key_id, 8);
 	assert_string_equal(res.trusted_comment, tc_legacy);
@@ -631,14 +622,13 @@ static void test_verify_other_key_when_trusted(void **state)
 
 	(void)state;
 	ring.keys[ring.n++] = V.ring_other.keys[0];
-	assert_int_equal(verify(&ring, V.msg.data, V.msg.len, V.sig_other.data,
-				V.sig_other.len, &res, &err), 0);
+	assert_int_equal(verify(&ring, V.msg.data, V.msg.len, V.sig_other.data, V.sig_other.len, &res, &err),
+			 0);
 	assert_string_equal(res.alg, "ED");
 	assert_string_equal(res.trusted_comment, tc_other);
 	sig_key_id_hex(res.key_id, hex);
 	assert_string_equal(hex, V.other_hex);
-	VERIFIES(&ring, V.msg.data, V.msg.len, V.sig_legacy.data, V.sig_legacy.len, "Ed",
-		 tc_legacy);
+	VERIFIES(&ring, V.msg.data, V.msg.len, V.sig_legacy.data, V.sig_legacy.len, "Ed", tc_legacy);
 }
 
 static void test_verify_edge_cases(void **state)
@@ -649,13 +639,12 @@ static void test_verify_edge_cases(void **state)
 
 	(void)state;
 	/* make_sig, used below, must sign exactly as the CLI does. */
-	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len,
-		     "signature from minisign secret key", tc_ed, strlen(tc_ed), out, sizeof(out));
+	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "signature from minisign secret key",
+		     tc_ed, strlen(tc_ed), out, sizeof(out));
 	assert_int_equal(n, V.sig_ed.len);
 	assert_memory_equal(out, V.sig_ed.data, n);
-	n = make_sig("Ed", (const uint8_t *)V.msg.data, V.msg.len,
-		     "signature from minisign secret key", tc_legacy, strlen(tc_legacy), out,
-		     sizeof(out));
+	n = make_sig("Ed", (const uint8_t *)V.msg.data, V.msg.len, "signature from minisign secret key",
+		     tc_legacy, strlen(tc_legacy), out, sizeof(out));
 	assert_int_equal(n, V.sig_legacy.len);
 	assert_memory_equal(out, V.sig_legacy.data, n);
 
@@ -672,12 +661,12 @@ static void test_verify_edge_cases(void **state)
 	/* The longest trusted comment, and one byte more (though validly signed). */
 	memset(comment, 'c', sizeof(comment));
 	comment[SIG_TRUSTED_COMMENT_MAX] = '\0';
-	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", comment,
-		     SIG_TRUSTED_COMMENT_MAX, out, sizeof(out));
+	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", comment, SIG_TRUSTED_COMMENT_MAX, out,
+		     sizeof(out));
 	VERIFIES(&V.ring_trusted, V.msg.data, V.msg.len, out, n, "ED", comment);
 	comment[SIG_TRUSTED_COMMENT_MAX] = 'c';
-	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", comment,
-		     SIG_TRUSTED_COMMENT_MAX + 1, out, sizeof(out));
+	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", comment, SIG_TRUSTED_COMMENT_MAX + 1,
+		     out, sizeof(out));
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG,
 			 "line 3: trusted comment is 1025 bytes, more than 1024");
 	/* A file of exactly SIG_MAX_FILE_BYTES (long untrusted comment), then one more. */
@@ -685,21 +674,19 @@ static void test_verify_edge_cases(void **state)
 	fill = SIG_MAX_FILE_BYTES - n;
 	memset(untrusted, 'u', fill);
 	untrusted[fill] = '\0';
-	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, untrusted, "x", 1, out,
-		     sizeof(out));
+	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, untrusted, "x", 1, out, sizeof(out));
 	assert_int_equal(n, SIG_MAX_FILE_BYTES);
 	VERIFIES(&V.ring_trusted, V.msg.data, V.msg.len, out, n, "ED", "x");
 	untrusted[fill] = 'u';
 	untrusted[fill + 1] = '\0';
-	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, untrusted, "x", 1, out,
-		     sizeof(out));
+	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, untrusted, "x", 1, out, sizeof(out));
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "file is 4097 bytes, more than 4096");
 }
 
 /* Two trusted keys may share a key id; the right one must still be found. */
 static void test_verify_shared_key_id(void **state)
 {
-	struct sig_keyring ring = {0};
+	struct sig_keyring ring = { 0 };
 
 	(void)state;
 	ring.keys[0] = V.ring_trusted.keys[0];
@@ -709,15 +696,14 @@ static void test_verify_shared_key_id(void **state)
 			 "signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
 	ring.keys[ring.n++] = V.ring_trusted.keys[0];
 	VERIFIES(&ring, V.msg.data, V.msg.len, V.sig_ed.data, V.sig_ed.len, "ED", tc_ed);
-	VERIFIES(&ring, V.msg.data, V.msg.len, V.sig_legacy.data, V.sig_legacy.len, "Ed",
-		 tc_legacy);
+	VERIFIES(&ring, V.msg.data, V.msg.len, V.sig_legacy.data, V.sig_legacy.len, "Ed", tc_legacy);
 }
 
 /* ---- signatures: forgeries ---------------------------------------------- */
 
 static void test_verify_untrusted_key(void **state)
 {
-	struct sig_keyring empty = {0};
+	struct sig_keyring empty = { 0 };
 	char want[128];
 
 	(void)state;
@@ -757,7 +743,7 @@ static void test_verify_key_id_first(void **state)
 
 static void test_verify_key_id_flip(void **state)
 {
-	const struct vec *sigs[] = {&V.sig_ed, &V.sig_legacy};
+	const struct vec *sigs[] = { &V.sig_ed, &V.sig_legacy };
 	char out[SIG_MAX_FILE_BYTES];
 	struct sigfile sf;
 	uint8_t blob[74];
@@ -778,7 +764,7 @@ static void test_verify_key_id_flip(void **state)
 
 static void test_verify_message_flip(void **state)
 {
-	const struct vec *sigs[] = {&V.sig_ed, &V.sig_legacy};
+	const struct vec *sigs[] = { &V.sig_ed, &V.sig_legacy };
 	char msg[SIG_MAX_FILE_BYTES];
 	size_t s, i;
 
@@ -788,25 +774,25 @@ static void test_verify_message_flip(void **state)
 		for (i = 0; i < V.msg.len; i++) {
 			memcpy(msg, V.msg.data, V.msg.len);
 			msg[i] ^= 0x01;
-			REFUSED(&V.ring_trusted, msg, V.msg.len, sigs[s]->data, sigs[s]->len,
-				EKEYREJECTED, "signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
+			REFUSED(&V.ring_trusted, msg, V.msg.len, sigs[s]->data, sigs[s]->len, EKEYREJECTED,
+				"signature: the manifest's signature does not verify (it was changed after signing, or another key signed it)");
 		}
 		/* One byte fewer or more. */
 		memcpy(msg, V.msg.data, V.msg.len);
 		msg[V.msg.len] = '\n';
-		REFUSED(&V.ring_trusted, msg, V.msg.len - 1, sigs[s]->data, sigs[s]->len,
-			EKEYREJECTED, "manifest's signature does not verify");
-		REFUSED(&V.ring_trusted, msg, V.msg.len + 1, sigs[s]->data, sigs[s]->len,
-			EKEYREJECTED, "manifest's signature does not verify");
+		REFUSED(&V.ring_trusted, msg, V.msg.len - 1, sigs[s]->data, sigs[s]->len, EKEYREJECTED,
+			"manifest's signature does not verify");
+		REFUSED(&V.ring_trusted, msg, V.msg.len + 1, sigs[s]->data, sigs[s]->len, EKEYREJECTED,
+			"manifest's signature does not verify");
 		/* Another key's message. */
-		REFUSED(&V.ring_trusted, V.pub_trusted.data, V.pub_trusted.len, sigs[s]->data,
-			sigs[s]->len, EKEYREJECTED, "manifest's signature does not verify");
+		REFUSED(&V.ring_trusted, V.pub_trusted.data, V.pub_trusted.len, sigs[s]->data, sigs[s]->len,
+			EKEYREJECTED, "manifest's signature does not verify");
 	}
 }
 
 static void test_verify_file_sig_flip(void **state)
 {
-	const struct vec *sigs[] = {&V.sig_ed, &V.sig_legacy};
+	const struct vec *sigs[] = { &V.sig_ed, &V.sig_legacy };
 	char out[SIG_MAX_FILE_BYTES];
 	struct sigfile sf;
 	uint8_t blob[74];
@@ -828,7 +814,7 @@ static void test_verify_file_sig_flip(void **state)
 
 static void test_verify_global_sig_flip(void **state)
 {
-	const struct vec *sigs[] = {&V.sig_ed, &V.sig_legacy};
+	const struct vec *sigs[] = { &V.sig_ed, &V.sig_legacy };
 	char out[SIG_MAX_FILE_BYTES];
 	struct sigfile sf;
 	uint8_t gsig[64];
@@ -885,7 +871,7 @@ static void test_verify_trusted_comment_tampered(void **state)
 
 static void test_verify_algorithm(void **state)
 {
-	static const char *const unknown[] = {"EE", "ed", "eD", "Ex", "\0D", "dE"};
+	static const char *const unknown[] = { "EE", "ed", "eD", "Ex", "\0D", "dE" };
 	char out[SIG_MAX_FILE_BYTES];
 	struct sigfile sf;
 	uint8_t blob[74];
@@ -911,14 +897,13 @@ static void test_verify_algorithm(void **state)
 		memcpy(blob, unknown[i], 2);
 		sf_encode(&sf, 1, blob, sizeof(blob));
 		n = sf_join(&sf, "\n", out, sizeof(out));
-		REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG,
-				 "signature: line 2: unknown algorithm");
+		REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "signature: line 2: unknown algorithm");
 	}
 }
 
 static void test_verify_truncated(void **state)
 {
-	const struct vec *sigs[] = {&V.sig_ed, &V.sig_legacy};
+	const struct vec *sigs[] = { &V.sig_ed, &V.sig_legacy };
 	size_t s, n;
 
 	(void)state;
@@ -941,8 +926,8 @@ static void test_verify_truncated(void **state)
 		for (line = 1; line <= 3; line++) {
 			p = strchr(p, '\n') + 1;
 			snprintf(want, sizeof(want), "signature: line %d is missing", line + 1);
-			REFUSED_GOOD_MSG(&V.ring_trusted, V.sig_ed.data, (size_t)(p - V.sig_ed.data),
-					 EBADMSG, want);
+			REFUSED_GOOD_MSG(&V.ring_trusted, V.sig_ed.data, (size_t)(p - V.sig_ed.data), EBADMSG,
+					 want);
 		}
 	}
 }
@@ -1042,16 +1027,16 @@ static void test_verify_bad_prefixes(void **state)
 		const char *text;
 		const char *want;
 	} cases[] = {
-		{0, "untrusted comment:signature from minisign secret key", "line 1: does not start"},
-		{0, "Untrusted comment: signature from minisign secret key", "line 1: does not start"},
-		{0, " untrusted comment: x", "line 1: does not start"},
-		{0, "", "line 1: does not start"},
-		{2, "trusted comment:turninit test vector: good.json prehashed by test-trusted",
-		 "line 3: does not start with \"trusted comment: \""},
-		{2, "untrusted comment: turninit test vector: good.json prehashed by test-trusted",
-		 "line 3: does not start"},
-		{2, "turninit test vector: good.json prehashed by test-trusted", "line 3: does not start"},
-		{2, "", "line 3: does not start"},
+		{ 0, "untrusted comment:signature from minisign secret key", "line 1: does not start" },
+		{ 0, "Untrusted comment: signature from minisign secret key", "line 1: does not start" },
+		{ 0, " untrusted comment: x", "line 1: does not start" },
+		{ 0, "", "line 1: does not start" },
+		{ 2, "trusted comment:turninit test vector: good.json prehashed by test-trusted",
+		  "line 3: does not start with \"trusted comment: \"" },
+		{ 2, "untrusted comment: turninit test vector: good.json prehashed by test-trusted",
+		  "line 3: does not start" },
+		{ 2, "turninit test vector: good.json prehashed by test-trusted", "line 3: does not start" },
+		{ 2, "", "line 3: does not start" },
 	};
 	char out[SIG_MAX_FILE_BYTES];
 	struct sigfile sf;
@@ -1066,23 +1051,23 @@ static void test_verify_bad_prefixes(void **state)
 	}
 	/* Lines 3 and 4 swapped with 1 and 2. */
 	sf_split(&V.sig_ed, &sf);
-	n = (size_t)snprintf(out, sizeof(out), "%s\n%s\n%s\n%s\n", sf.line[2], sf.line[3],
-			     sf.line[0], sf.line[1]);
+	n = (size_t)snprintf(out, sizeof(out), "%s\n%s\n%s\n%s\n", sf.line[2], sf.line[3], sf.line[0],
+			     sf.line[1]);
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "line 1: does not start");
 }
 
 static void test_verify_trailing_data(void **state)
 {
-	static const char *const tails[] = {"\n", "x", "x\n", " ", "\n\n", "\r", "\r\n",
-					    "untrusted comment: more\n", "\t"};
+	static const char *const tails[] = { "\n",   "x",  "x\n",  " ",
+					     "\n\n", "\r", "\r\n", "untrusted comment: more\n",
+					     "\t" };
 	char out[SIG_MAX_FILE_BYTES];
 	size_t i, n;
 
 	(void)state;
 	for (i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
 		n = (size_t)snprintf(out, sizeof(out), "%s%s", V.sig_ed.data, tails[i]);
-		REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG,
-				 "signature: unexpected data after line 4");
+		REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "signature: unexpected data after line 4");
 	}
 	/* Two signature files back to back. */
 	n = (size_t)snprintf(out, sizeof(out), "%s%s", V.sig_ed.data, V.sig_legacy.data);
@@ -1096,8 +1081,7 @@ static void test_verify_nul_byte(void **state)
 
 	(void)state;
 	/* In the trusted comment, validly signed. */
-	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", "a\0b", 3, out,
-		     sizeof(out));
+	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", "a\0b", 3, out, sizeof(out));
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "signature: file contains a NUL byte");
 	/* In the untrusted comment. */
 	memcpy(out, V.sig_ed.data, V.sig_ed.len);
@@ -1124,8 +1108,8 @@ static void test_verify_crlf(void **state)
 	VERIFIES(&V.ring_trusted, V.msg.data, V.msg.len, out, n, "ED", tc_ed);
 	/* Without the final line ending, or with "\n" on some lines only. */
 	VERIFIES(&V.ring_trusted, V.msg.data, V.msg.len, out, n - 2, "ED", tc_ed);
-	n = (size_t)snprintf(out, sizeof(out), "%s\r\n%s\n%s\r\n%s", sf.line[0], sf.line[1],
-			     sf.line[2], sf.line[3]);
+	n = (size_t)snprintf(out, sizeof(out), "%s\r\n%s\n%s\r\n%s", sf.line[0], sf.line[1], sf.line[2],
+			     sf.line[3]);
 	VERIFIES(&V.ring_trusted, V.msg.data, V.msg.len, out, n, "ED", tc_ed);
 	sf_split(&V.sig_legacy, &sf);
 	n = sf_join(&sf, "\r\n", out, sizeof(out));
@@ -1133,8 +1117,8 @@ static void test_verify_crlf(void **state)
 
 	/* A lone "\r" at the end, "\r\r\n", or "\r" as the only separator. */
 	sf_split(&V.sig_ed, &sf);
-	n = (size_t)snprintf(out, sizeof(out), "%s\n%s\n%s\n%s\r", sf.line[0], sf.line[1],
-			     sf.line[2], sf.line[3]);
+	n = (size_t)snprintf(out, sizeof(out), "%s\n%s\n%s\n%s\r", sf.line[0], sf.line[1], sf.line[2],
+			     sf.line[3]);
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "line 4: bad base64");
 	n = sf_join(&sf, "\r\r\n", out, sizeof(out));
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "line 2: bad base64");
@@ -1142,14 +1126,12 @@ static void test_verify_crlf(void **state)
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, "line 2 is missing");
 
 	/* A "\r" inside the trusted comment is signed, but no printable text... */
-	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", "a\rb", 3, out,
-		     sizeof(out));
+	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", "a\rb", 3, out, sizeof(out));
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG,
 			 "line 3: trusted comment is not printable text (byte 0x0d at offset 1)");
 	/* ...but one right before "\n" is a line ending, so a comment signed with
 	 * it does not verify (as with the minisign CLI). */
-	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", "ab\r", 3, out,
-		     sizeof(out));
+	n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", "ab\r", 3, out, sizeof(out));
 	REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EKEYREJECTED, "trusted comment does not verify");
 }
 
@@ -1157,29 +1139,35 @@ static void test_verify_crlf(void **state)
  * validly signed comment with a control byte or bad UTF-8 is refused. */
 static void test_verify_comment_printable(void **state)
 {
-	static const struct { const char *c; const char *why; } bad[] = {
-		{ "a\x01", "byte 0x01 at offset 1" }, { "\x1b[2J", "byte 0x1b at offset 0" },
-		{ "x\x7f", "byte 0x7f at offset 1" }, { "\xc2\x85", "byte 0xc2 at offset 0" },
-		{ "\xc0\xaf", "byte 0xc0 at offset 0" }, { "\xe0\x80\xaf", "byte 0xe0" },
-		{ "\xed\xa0\x80", "byte 0xed" }, { "\xf4\x90\x80\x80", "byte 0xf4" },
+	static const struct {
+		const char *c;
+		const char *why;
+	} bad[] = {
+		{ "a\x01", "byte 0x01 at offset 1" },      { "\x1b[2J", "byte 0x1b at offset 0" },
+		{ "x\x7f", "byte 0x7f at offset 1" },      { "\xc2\x85", "byte 0xc2 at offset 0" },
+		{ "\xc0\xaf", "byte 0xc0 at offset 0" },   { "\xe0\x80\xaf", "byte 0xe0" },
+		{ "\xed\xa0\x80", "byte 0xed" },           { "\xf4\x90\x80\x80", "byte 0xf4" },
 		{ "ok\xe2\x9c", "byte 0xe2 at offset 2" }, { "\xff", "byte 0xff" },
 	};
 	static const char *const good[] = {
-		"timestamp:1700000000\tfile:m.json\thashed", "h\xc3\xa9llo \xe2\x9c\x93",
-		"\xc2\xa0nbsp", "\xf0\x9f\x94\x91 key", " ~",
+		"timestamp:1700000000\tfile:m.json\thashed",
+		"h\xc3\xa9llo \xe2\x9c\x93",
+		"\xc2\xa0nbsp",
+		"\xf0\x9f\x94\x91 key",
+		" ~",
 	};
 	char out[SIG_MAX_FILE_BYTES];
 	size_t n;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", bad[i].c,
-			     strlen(bad[i].c), out, sizeof(out));
+		n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", bad[i].c, strlen(bad[i].c),
+			     out, sizeof(out));
 		REFUSED_GOOD_MSG(&V.ring_trusted, out, n, EBADMSG, bad[i].why);
 	}
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", good[i],
-			     strlen(good[i]), out, sizeof(out));
+		n = make_sig("ED", (const uint8_t *)V.msg.data, V.msg.len, "e", good[i], strlen(good[i]), out,
+			     sizeof(out));
 		VERIFIES(&V.ring_trusted, V.msg.data, V.msg.len, out, n, "ED", good[i]);
 	}
 }
@@ -1192,15 +1180,16 @@ static void test_verify_ret_untouched(void **state)
 	(void)state;
 	memset(&res, 0x5A, sizeof(res));
 	before = res;
-	assert_int_equal(verify(&V.ring_trusted, "x", 1, V.sig_ed.data, V.sig_ed.len, &res,
-				&err), -EKEYREJECTED);
+	assert_int_equal(verify(&V.ring_trusted, "x", 1, V.sig_ed.data, V.sig_ed.len, &res, &err),
+			 -EKEYREJECTED);
 	assert_memory_equal(&res, &before, sizeof(res));
-	assert_int_equal(verify(&V.ring_trusted, V.msg.data, V.msg.len, V.sig_other.data,
-				V.sig_other.len, &res, &err), -ENOKEY);
+	assert_int_equal(verify(&V.ring_trusted, V.msg.data, V.msg.len, V.sig_other.data, V.sig_other.len,
+				&res, &err),
+			 -ENOKEY);
 	assert_memory_equal(&res, &before, sizeof(res));
 	/* A NULL err is allowed: the message is dropped. */
-	assert_int_equal(sig_verify(&V.ring_trusted, (const uint8_t *)V.msg.data, V.msg.len, "", 0,
-				    &res, NULL),
+	assert_int_equal(sig_verify(&V.ring_trusted, (const uint8_t *)V.msg.data, V.msg.len, "", 0, &res,
+				    NULL),
 			 -EBADMSG);
 	assert_int_equal(sig_parse_pubkeys("", 0, &V.ring_other, NULL), -ENOKEY);
 }

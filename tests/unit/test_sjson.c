@@ -18,7 +18,10 @@
 /* Written as parsed: every second of the parse tests' range, both forms. */
 static void time_format_round_trips(void **state)
 {
-	static const struct { int64_t ms; const char *s, *s_ms; } cases[] = {
+	static const struct {
+		int64_t ms;
+		const char *s, *s_ms;
+	} cases[] = {
 		{ 0, "1970-01-01T00:00:00Z", "1970-01-01T00:00:00.000Z" },
 		{ -1, "1969-12-31T23:59:59Z", "1969-12-31T23:59:59.999Z" },
 		{ 951827696000LL, "2000-02-29T12:34:56Z", "2000-02-29T12:34:56.000Z" },
@@ -57,7 +60,11 @@ static void time_format_round_trips(void **state)
 /* One line per kind of bad JSON, naming where. */
 static void load_errors_are_one_line(void **state)
 {
-	static const struct { const char *text; int code; const char *msg; } cases[] = {
+	static const struct {
+		const char *text;
+		int code;
+		const char *msg;
+	} cases[] = {
 		{ "{\"a\":1,\"a\":2}", -EBADMSG, "duplicate key \"a\" (line 1, column" },
 		{ "{\"a\":\"\xff\"}", -EBADMSG, "not valid UTF-8 (line 1" },
 		{ "{\"a\":99999999999999999999}", -EINVAL, "number out of range: " },
