@@ -278,28 +278,29 @@ static void check_exec(struct alog_check *c, json_t *ev, const char *event, uint
 		pending_add(c, stream, id, n);
 }
 
-/* exit, refused: the end of an open exec, which it closes */
-static void check_end(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+/* exit, refused (close: true): the end of an open exec, which it closes;
+ * cancel, signal (close: false): turninit logs these only for a running
+ * command */
+static void check_open(struct alog_check *c, json_t *ev, const char *event, uint64_t n, bool close)
 {
 	char b[ERR_SHOWN_MAX];
 	json_int_t stream;
 	const char *id;
 
-	if (stream_id(c, ev, event, n, &stream, &id) && !pending_take(c, stream, id))
+	if (stream_id(c, ev, event, n, &stream, &id) &&
+	    !(close ? pending_take(c, stream, id) : pending_find(c, stream, id)))
 		say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
 		    (long long)stream, SHOWN(id, b));
 }
 
-/* cancel, signal: turninit logs these only for a running command */
+static void check_end(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
+{
+	check_open(c, ev, event, n, true);
+}
+
 static void check_control(struct alog_check *c, json_t *ev, const char *event, uint64_t n)
 {
-	char b[ERR_SHOWN_MAX];
-	json_int_t stream;
-	const char *id;
-
-	if (stream_id(c, ev, event, n, &stream, &id) && !pending_find(c, stream, id))
-		say(c, n, false, "%s of %lld/%s: no exec of that stream and id is open", event,
-		    (long long)stream, SHOWN(id, b));
+	check_open(c, ev, event, n, false);
 }
 
 /* a request that ran nothing: paired with no exec, whatever its id */
