@@ -7,8 +7,10 @@ Each folder of init/ holds one role, and may include the headers of only the
 folders its rule names (below, RULES); policy/ is pure and includes none of
 init/. An include names its header's folder: init/'s headers by their path
 below init/ ("process/keeper.h"), policy/'s as "policy/NAME.h" (the build's
--Iinit -I.), in init/, policy/ and tests/ alike; system headers (<...>),
-build/gen and a test's own header (found beside it) are not checked. A
+-Iinit -I.), in init/, policy/ and tests/ alike, and in quotes (a project
+header in angle brackets is named, then checked as any); system headers,
+build/gen and a test's own header (found beside it) are not checked. Every
+folder of C files under init/ and policy/ has its rule in RULES. A
 header none of whose declared names the file uses is an include used by
 nothing. No include circle is allowed (a header that reaches itself through
 its includes), nor a circle of calls between the .c files of RULES' folders
@@ -63,6 +65,9 @@ RULES = {
              "policy"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+# An include in angle brackets: a project header so spelled is found by the
+# same -Iinit -I. and must keep the same rules.
+INCLUDE_ANGLE = re.compile(r'^\s*#\s*include\s+<([^>]+)>')
 # Besides the folders of RULES, the C files below tests/ must spell project
 # headers by their folder too (tests/unit's own headers stay bare).
 SPELLED_TOO = ["tests"]
@@ -169,6 +174,11 @@ def include_problems(root, where, d, path, text, graph):
     used = set(re.findall(r"\w+", no_attributes(blank(re.sub(INCLUDE.pattern, " ", text, flags=re.M)))))
     for i, line in enumerate(text.split("\n"), 1):
         m = INCLUDE.match(line)
+        a = INCLUDE_ANGLE.match(line)
+        if a and os.path.basename(a.group(1)) in where and \
+                any(os.path.isfile(os.path.join(root, top, a.group(1))) for top in ("init", ".")):
+            problems.append('%s:%d: <%s> is a header of the project: write it in quotes' % (path, i, a.group(1)))
+            m = a
         if not m or os.path.basename(m.group(1)) not in where:
             continue
         if os.path.exists(os.path.join(root, os.path.dirname(path), m.group(1))) and \
@@ -320,11 +330,25 @@ def strongly_connected(graph):
     return sorted(out)
 
 
+def unruled(root):
+    """A line per folder of init/ or policy/ holding C files that no rule of
+    RULES names: its files would be checked by none of the rules."""
+    problems = []
+    for top in ("init", "policy"):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            rel = os.path.relpath(d, root)
+            if rel not in RULES and any(n.endswith((".c", ".h")) for n in files):
+                problems.append("%s/: a folder of C files that no rule names: add its row to RULES and to "
+                                "docs/HACKING.md's table" % rel)
+    return problems
+
+
 def check(root):
     """The problems of the tree at root, as lines "FILE:LINE: what"."""
     sys.setrecursionlimit(10000)
     where = headers(root)
-    problems, graph, texts = [], {}, {}
+    problems, graph, texts = unruled(root), {}, {}
     for d, path in c_files(root):
         with open(os.path.join(root, path), encoding="utf-8") as f:
             text = f.read()
@@ -351,6 +375,8 @@ BROKEN = {
                                 "int layout_long(int n)\n{\n" + "\tn++;\n" * LONG_LINES + "\treturn n;\n}\n\n"
                                 "/* %s a reason given. */\nint layout_said(int n)\n{\n" % LONG_MARK
                                 + "\tn++;\n" * LONG_LINES + "\treturn n;\n}\n"),
+    # a folder of C files that no rule names
+    "init/layout_new/layout_new.c": "int layout_new(void);\n",
     # two headers that include each other
     "init/util/layout_c.h": '#include "util/layout_d.h"\nstruct layout_c { int x; };\nstruct layout_d *layout_c(void);\n',
     "init/util/layout_d.h": '#include "util/layout_c.h"\nstruct layout_d { int x; };\nstruct layout_c *layout_d(void);\n',
@@ -365,6 +391,7 @@ def selftest():
         for d in ("init", "policy"):
             shutil.copytree(os.path.join(ROOT, d), os.path.join(tmp, d))
         for path, text in BROKEN.items():
+            os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
             with open(os.path.join(tmp, path), "w", encoding="utf-8") as f:
                 f.write(text)
         target = os.path.join(tmp, "init", "client", "call.c")
@@ -372,7 +399,8 @@ def selftest():
             lines = f.read().split("\n")
         at = max(i for i, l in enumerate(lines) if INCLUDE.match(l)) + 1
         lines[at:at] = ['#include "process/spawn.h"',   # client/ may not use process/
-                        '#include "log.h"']             # util/log.h, by a bare name
+                        '#include "log.h"',             # util/log.h, by a bare name
+                        '#include <util/clock.h>']      # a project header in angle brackets
         with open(target, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))
         p = subprocess.run([sys.executable, __file__, tmp], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -380,6 +408,8 @@ def selftest():
         wants = [
             ("folder-rule", "init/client/call.c:%d: init/client/ may not include spawn.h (in init/process/)" % (at + 1)),
             ("bare-include", 'init/client/call.c:%d: "log.h" does not name its folder: write "util/log.h"' % (at + 2)),
+            ("angle-include", "init/client/call.c:%d: <util/clock.h> is a header of the project" % (at + 3)),
+            ("unruled-folder", "init/layout_new/: a folder of C files that no rule names"),
             ("include-used-by-nothing", "init/util/layout_long.c:2: util/plat.h is used by nothing here"),
             ("header-circle", "an include circle: init/util/layout_c.h -> init/util/layout_d.h -> init/util/layout_c.h"),
             ("call-circle", "a circle of calls between 2 files: init/util/layout_a.c <-> init/util/layout_b.c"),
