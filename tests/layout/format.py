@@ -2,8 +2,9 @@
 """format.py - the C files of the tree against .clang-format (clang-format 14),
 and the one step that formats them with the mutation list kept applying.
 
-Usage: format.py --check    the formatter's diff over every tracked .c and .h
-                            file (init/, policy/, tests/) is empty; else prints
+Usage: format.py --check    the formatter's diff over every .c and .h file
+                            git tracks or would add (init/, policy/, tests/)
+                            is empty; else prints
                             each file it would change and the lines it would
                             change there, exit 1; exit 2 when clang-format
                             is missing
@@ -58,9 +59,11 @@ def check_version(cf):
 
 
 def c_files(root):
-    """The tracked .c and .h files under root, relative to it, sorted; when
-    root is no git checkout, every .c and .h of init/, policy/ and tests/."""
-    p = subprocess.run(["git", "ls-files", "-z", "--", "*.c", "*.h"], cwd=root, stdout=subprocess.PIPE,
+    """The .c and .h files under root that git tracks or would add (a new
+    file not yet added is checked too), relative to it, sorted; when root is
+    no git checkout, every .c and .h of init/, policy/ and tests/."""
+    p = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.c", "*.h"],
+                       cwd=root, stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, check=False)
     if p.returncode == 0 and p.stdout:
         return sorted(f for f in p.stdout.decode().split("\0") if f and os.path.exists(os.path.join(root, f)))
