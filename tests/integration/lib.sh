@@ -42,6 +42,10 @@ SUITE_T0=${EPOCHREALTIME/[.,]/}
 # whole seconds) to build/test-results/$SUITE, print the closing line "N
 # passed, N failed", and return non-zero if anything failed.
 results() {
+	if [[ -n $T_DIR ]]; then
+		why "the suite ended before this test's end"
+		end
+	fi
 	t_unwatch
 	mkdir -p "$ROOT/build/test-results"
 	echo "$PASS $FAIL $SKIPPED $(((${EPOCHREALTIME/[.,]/} - SUITE_T0 + 500000) / 1000000))" \
@@ -228,8 +232,15 @@ preflight() {
 }
 # selected NAME: true when the test NAME is to run: ITEST_ONLY=REGEX (bash's
 # =~) runs only the tests whose name matches, in every suite; unset, all.
+# A REGEX bash cannot read aborts the suite, rather than select nothing.
 selected() {
-	[[ -z ${ITEST_ONLY:-} || $1 =~ $ITEST_ONLY ]]
+	[[ -z ${ITEST_ONLY:-} ]] && return 0
+	[[ $1 =~ $ITEST_ONLY ]]
+	case $? in
+	0) return 0 ;;
+	2) abort "ITEST_ONLY=$(printf '%q' "$ITEST_ONLY") is not a regular expression bash reads" ;;
+	esac
+	return 1
 }
 
 # need_helpers NAME...: the static test helpers build/helpers/NAME (built by
@@ -314,6 +325,12 @@ T_LIMIT=${ITEST_LIMIT:-600}
 begin() {
 	# a row function's own begin NAME inside the test NAME: the same test
 	[[ -n $T_DIR && $1 == "$T_NAME" ]] && return 0
+	# another test begun before the running one's end: that one fails, not
+	# lost
+	if [[ -n $T_DIR ]]; then
+		why "begin $1 came before this test's end"
+		end
+	fi
 	t_unwatch
 	T_NAME=$1
 	T_WHY=()
@@ -328,7 +345,12 @@ begin() {
 		rm -rf "$T_DIR" 2>/dev/null || userns rm -rf "$T_DIR"
 	fi
 	mkdir -p "$T_DIR"
+	T_SINCE=
 	t_watch "$T_LIMIT"
+	# the test's processes are those that started since its first
+	# watchdog: limit's watchdog, started later, kills them too
+	local line fields
+	read -r line < "/proc/$T_WATCH/stat" && read -ra fields <<< "${line##*) }" && T_SINCE=${fields[19]}
 }
 
 # limit SECONDS: the running test's time limit is SECONDS from its begin, not
@@ -376,7 +398,8 @@ t_sweep() {
 # t_watch SECONDS: (re)start the test's watchdog. It waits SECONDS on a timer;
 # then it marks the test out of time ($WORK/t/.expired, which holds when the
 # watchdog started) and kills every process below the suite's shell that
-# started since the watchdog did (in the same clock tick or later), TERM first
+# started since the test's first watchdog did (begin's, whose start T_SINCE
+# holds for the one limit starts; in the same clock tick or later), TERM first
 # and KILL from 2 s on, again every 0.2 s until end stops it, so that the
 # test's remaining lines run through to end; end sends the last KILL. The
 # suite's shell, what it started before the test, and the watchdog itself are
@@ -385,6 +408,7 @@ t_sweep() {
 # EXIT cleanup has it.
 T_WATCH=
 T_TOOK_LIMIT=
+T_SINCE=
 t_watch() {
 	local limit=$1
 	t_unwatch
@@ -400,7 +424,7 @@ t_watch() {
 		stat=$(cat /proc/$me/stat)
 		# shellcheck disable=SC2086 # the fields after the comm
 		set -- ${stat##*) }
-		since=${20}
+		since=${T_SINCE:-${20}}
 		echo "$since" > "$WORK/t/.expired"
 		sig=TERM rounds=0
 		while kill -0 $$ 2>/dev/null; do
@@ -461,6 +485,10 @@ expect_refusal() {
 # when the test passed, kept (and named) when it failed.
 end() {
 	local took expired=
+	if [[ -z ${T_NAME:-} ]]; then   # a second end, or one with no begin
+		tap_not_ok "end # with no test begun: a second end, or an end without its begin"
+		return
+	fi
 	t_unwatch
 	took=$((${EPOCHREALTIME/[.,]/} - T_BEGUN_US))
 	took=$(printf '%d.%02d' $((took / 1000000)) $((took % 1000000 / 10000)))
@@ -473,6 +501,7 @@ end() {
 		tap_ok "$T_NAME # time=${took}s"
 		rm -rf "$T_DIR" 2>/dev/null || userns rm -rf "$T_DIR"
 		T_DIR=
+		T_NAME=
 		return
 	fi
 	tap_not_ok "$T_NAME # time=${took}s"
@@ -487,6 +516,7 @@ end() {
 	printf '%s' "$ERR" | head -n 30 | sed 's/^/#   stderr| /'
 	[[ -z $T_DIR ]] || echo "#   directory: ${T_DIR#"$ROOT"/} (kept)"
 	T_DIR=
+	T_NAME=
 }
 
 # b64 FILE: base64 of FILE's bytes, one line.

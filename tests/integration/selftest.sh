@@ -48,12 +48,13 @@ TIME='# time=(0|[1-9][0-9]*)\.[0-9][0-9]s'
 if begin runner-overrun-fails-and-kills-what-it-started; then
 	D=$WORK/overrun
 	# before: a process of the suite's own, started before the test; the test
-	# starts one in the background and waits on one in the foreground, each
-	# for ever; its limit is 2 s.
+	# starts one in the background before its limit and one after, and waits
+	# on one in the foreground, each for ever; its limit is 2 s.
 	inner overrun "
 bash -c 'echo \$\$ > $D/before.pid; exec sleep 1000' &
 BEFORE=\$!
 if begin overrun; then
+	bash -c 'echo \$\$ > $D/early.pid; exec sleep 1000' &
 	limit 2
 	bash -c 'echo \$\$ > $D/bg.pid; exec sleep 1000' &
 	bash -c 'echo \$\$ > $D/fg.pid; exec sleep 1000'
@@ -69,7 +70,7 @@ kill \$BEFORE"
 	expect_contains stdout $'\n'"$OUT" $'\n# the test went on to its end\n'
 	expect_contains stdout "$OUT" $'\n# before lives on\n'
 	expect_contains stdout "$OUT" $'\n0 passed, 1 failed\n'
-	wait_for 30 gone "$D/bg.pid" "$D/fg.pid" || why "a process the test started is still there"
+	wait_for 30 gone "$D/early.pid" "$D/bg.pid" "$D/fg.pid" || why "a process the test started is still there"
 	took=$(printf '%s' "$lines" | sed -E 's/.*time=([0-9]+)\..*/\1/')
 	((took >= 2 && took < 30)) || why "the test took $took s, its limit 2 s"
 	end
@@ -118,6 +119,42 @@ fi'
 	expect_contains stdout "$OUT" $'\n#   - it broke\n'
 	expect_contains stdout "$OUT" "#   directory: work/t/broken (kept)"
 	[[ -e $WORK/fail/work/t/broken/evidence ]] || why "the failed test's directory is gone"
+	end
+fi
+
+if begin runner-begin-before-end-fails-the-test; then
+	# a test whose end never comes (a second begin, the suite's end) fails,
+	# rather than being lost; a second end is a failure of its own
+	inner noend '
+if begin first; then
+	: no end
+fi
+if begin second; then
+	end
+	end
+fi
+if begin last; then
+	: no end
+fi'
+	expect_rc 1
+	lines=$(printf '%s' "$OUT" | grep -E '^(not )?ok ' | sed -E 's/ # time=.*//' || true)
+	eq "TAP lines" "$lines" $'not ok 1 - first\nok 2 - second\nnot ok 3 - end # with no test begun: a second end, or an end without its begin\nnot ok 4 - last'
+	expect_contains stdout "$OUT" $'\n#   - begin second came before this test\'s end\n'
+	expect_contains stdout "$OUT" $'\n#   - the suite ended before this test\'s end\n'
+	expect_contains stdout "$OUT" $'\n1 passed, 3 failed\n'
+	end
+fi
+
+if begin runner-itest-only-not-a-regex-aborts; then
+	# a REGEX bash cannot read selects nothing: the suite must not pass so
+	inner badre '
+ITEST_ONLY="(unclosed"
+if begin quick; then
+	end
+fi'
+	expect_rc 1
+	expect_contains stdout "$OUT" "not ok 1 - setup # ITEST_ONLY="
+	expect_contains stdout "$OUT" $'\n0 passed, 1 failed\n'
 	end
 fi
 
