@@ -5,16 +5,26 @@
 # seconds; a result without them shows none), the kernel it ran on
 # (build/test-results/kernel, from kfeatures --line), the skips counted by
 # reason (build/test-results/SUITE.skips, a reason a line), then the total,
-# with the suites' seconds added up. A suite that wrote nothing counts as one
-# failure. Exits non-zero when anything failed.
+# with the suites' seconds added up. A suite that wrote nothing, or a result
+# not of that form (empty, a field that is no whole number, a field more),
+# counts as one failure. Exits non-zero when anything failed.
 set -u
 passed=0 failed=0 skipped=0 seconds=0
+# whole N: N is digits alone
+whole() {
+	case $1 in '' | *[!0-9]*) return 1 ;; esac
+}
 for s in "$@"; do
 	if [ -r "build/test-results/$s" ]; then
-		k=0 t=
-		read -r p f k t < "build/test-results/$s"
-		k=${k:-0}
-		echo "check: $s: $p passed, $f failed$( [ "$k" -eq 0 ] || echo ", $k skipped")$( [ -z "$t" ] || echo " in $t s")"
+		p='' f='' k='' t='' x=''
+		read -r p f k t x < "build/test-results/$s"
+		if ! whole "$p" || ! whole "$f" || ! whole "${k:-0}" || ! whole "${t:-0}" || [ -n "$x" ]; then
+			echo "check: $s: 1 failed: its result is not \"passed failed [skipped [seconds]]\": $(head -n 1 "build/test-results/$s" | cut -c 1-80)"
+			p=0 f=1 k=0 t=0
+		else
+			k=${k:-0}
+			echo "check: $s: $p passed, $f failed$( [ "$k" -eq 0 ] || echo ", $k skipped")$( [ -z "$t" ] || echo " in $t s")"
+		fi
 		seconds=$((seconds + ${t:-0}))
 	else
 		p=0 f=1 k=0

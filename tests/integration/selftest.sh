@@ -8,7 +8,10 @@
 # what the suite started before it, and the suite's shell, live on; a test
 # that passes carries its time and leaves no directory; one that fails keeps
 # it; a test ITEST_ONLY leaves out prints nothing; results writes the suite's
-# seconds. Prints TAP; writes build/test-results/selftest.
+# seconds; a test whose end never comes fails, as a second end does; an
+# ITEST_ONLY bash cannot read fails the suite; tests/summary.sh counts a
+# malformed result as a failure. Prints TAP; writes
+# build/test-results/selftest.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -155,6 +158,28 @@ fi'
 	expect_rc 1
 	expect_contains stdout "$OUT" "not ok 1 - setup # ITEST_ONLY="
 	expect_contains stdout "$OUT" $'\n0 passed, 1 failed\n'
+	end
+fi
+
+if begin runner-summary-fails-a-malformed-result; then
+	# tests/summary.sh: a result that is empty, holds a negative count (which
+	# would cancel another suite's failure) or a field more counts as one
+	# failure, as a missing one does; a good one is added up
+	D=$WORK/summary
+	mkdir -p "$D/build/test-results"
+	printf '3 0 1 12\n' > "$D/build/test-results/good"
+	: > "$D/build/test-results/empty"
+	printf '1 -1 0 2\n' > "$D/build/test-results/negative"
+	printf '1 0 0 5 9\n' > "$D/build/test-results/extra"
+	# shellcheck disable=SC2016 # the inner shell expands them
+	run_cmd sh -c 'cd "$1" && sh "$2" good empty negative extra missing' sh "$D" "$ROOT/tests/summary.sh"
+	expect_rc 1
+	expect_contains stdout "$OUT" $'check: good: 3 passed, 0 failed, 1 skipped in 12 s\n'
+	for n in empty negative extra; do
+		expect_contains stdout "$OUT" "check: $n: 1 failed: its result is not "
+	done
+	expect_contains stdout "$OUT" $'check: missing: no result (the suite did not finish)\n'
+	expect_contains stdout "$OUT" $'\n3 passed, 4 failed, 1 skipped, the suites in 12 s\n'
 	end
 fi
 
