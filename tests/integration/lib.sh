@@ -341,6 +341,12 @@ begin() {
 	T_BEGUN_US=${EPOCHREALTIME/[.,]/}
 	selected "$1" || return 1
 	T_DIR=$WORK/t/${1//[^A-Za-z0-9._-]/_}
+	# an empty name (an unset row argument), "." or "..": T_DIR would be t/
+	# or above, and its removal every kept directory of the run
+	if [[ $T_DIR == "$WORK/t/" || $T_DIR == "$WORK/t/." || $T_DIR == "$WORK/t/.." ]]; then
+		T_DIR=
+		abort "begin: the test name $(printf '%q' "$1") names no directory of its own"
+	fi
 	if [[ -e $T_DIR ]]; then
 		rm -rf "$T_DIR" 2>/dev/null || userns rm -rf "$T_DIR"
 	fi

@@ -9,7 +9,8 @@
 # that passes carries its time and leaves no directory; one that fails keeps
 # it; a test ITEST_ONLY leaves out prints nothing; results writes the suite's
 # seconds; a test whose end never comes fails, as a second end does; an
-# ITEST_ONLY bash cannot read fails the suite; tests/summary.sh counts a
+# ITEST_ONLY bash cannot read fails the suite, as an empty test name does
+# (which would remove every kept directory); tests/summary.sh counts a
 # malformed result as a failure. Prints TAP; writes
 # build/test-results/selftest.
 set -u
@@ -158,6 +159,23 @@ fi'
 	expect_rc 1
 	expect_contains stdout "$OUT" "not ok 1 - setup # ITEST_ONLY="
 	expect_contains stdout "$OUT" $'\n0 passed, 1 failed\n'
+	end
+fi
+
+if begin runner-begin-without-a-name-aborts; then
+	# an empty name would make T_DIR t/ itself: the failed test's kept
+	# directory must survive it
+	inner noname '
+if begin kept; then
+	why "it broke"
+	end
+fi
+if begin ""; then
+	end
+fi'
+	expect_rc 1
+	expect_contains stdout "$OUT" "not ok 2 - setup # begin: the test name '' names no directory of its own"
+	[[ -d $WORK/noname/work/t/kept ]] || why "the failed test's kept directory is gone"
 	end
 fi
 
