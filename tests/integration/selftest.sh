@@ -126,29 +126,6 @@ fi'
 	end
 fi
 
-if begin runner-begin-before-end-fails-the-test; then
-	# a test whose end never comes (a second begin, the suite's end) fails,
-	# rather than being lost; a second end is a failure of its own
-	inner noend '
-if begin first; then
-	: no end
-fi
-if begin second; then
-	end
-	end
-fi
-if begin last; then
-	: no end
-fi'
-	expect_rc 1
-	lines=$(printf '%s' "$OUT" | grep -E '^(not )?ok ' | sed -E 's/ # time=.*//' || true)
-	eq "TAP lines" "$lines" $'not ok 1 - first\nok 2 - second\nnot ok 3 - end # with no test begun: a second end, or an end without its begin\nnot ok 4 - last'
-	expect_contains stdout "$OUT" $'\n#   - begin second came before this test\'s end\n'
-	expect_contains stdout "$OUT" $'\n#   - the suite ended before this test\'s end\n'
-	expect_contains stdout "$OUT" $'\n1 passed, 3 failed\n'
-	end
-fi
-
 if begin runner-itest-only-not-a-regex-aborts; then
 	# a REGEX bash cannot read selects nothing: the suite must not pass so
 	inner badre '
