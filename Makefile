@@ -452,14 +452,15 @@ update-docs:
 
 # Every suite runs even when one fails; the last line counts them all.
 check: setup
-	@rm -rf $(BUILD)/test-results
+	@rm -rf $(BUILD)/test-results && mkdir -p $(BUILD)/test-results && date +%s > $(BUILD)/test-results/began
 	@$(MAKE) --no-print-directory WERROR=1 $(BUILD)/helpers/kfeatures
 	@mkdir -p $(BUILD)/test-results && $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel
 	@$(MAKE) --no-print-directory -j$$(nproc) WERROR=1 all $(HELPERS)
-	@$(MAKE) --no-print-directory mutants-list; $(MAKE) --no-print-directory layout; \
-	 $(MAKE) --no-print-directory selftest; \
-	 $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 unit; $(MAKE) --no-print-directory check-cross; \
-	 for s in $(SUITES) fuzz-replay; do $(MAKE) --no-print-directory WERROR=1 $$s; done; \
+	@step() { n=$$1; shift; b=$$(date +%s); "$$@"; echo "$$n $$(($$(date +%s) - b))" >> $(BUILD)/test-results/steps; }; \
+	 step mutants-list $(MAKE) --no-print-directory mutants-list; step layout $(MAKE) --no-print-directory layout; \
+	 step selftest $(MAKE) --no-print-directory selftest; \
+	 step unit $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 unit; step check-cross $(MAKE) --no-print-directory check-cross; \
+	 for s in $(SUITES) fuzz-replay; do step $$s $(MAKE) --no-print-directory WERROR=1 $$s; done; \
 	 sh tests/summary.sh mutants-list layout selftest unit fuzz unit-$(CROSS_ARCH) fuzz-$(CROSS_ARCH) $(RESULTS)
 
 # The other architecture in make check, after the unit tests, so that the

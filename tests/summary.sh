@@ -5,7 +5,9 @@
 # seconds; a result without them shows none), the kernel it ran on
 # (build/test-results/kernel, from kfeatures --line), the skips counted by
 # reason (build/test-results/SUITE.skips, a reason a line), then the total,
-# with the suites' seconds added up. A suite that wrote nothing, or a result
+# with the suites' seconds added up; then, from make check, each step's wall
+# clock time (build/test-results/steps) and the whole run's since its build
+# began (build/test-results/began). A suite that wrote nothing, or a result
 # not of that form (empty, a field that is no whole number, a field more),
 # counts as one failure. Exits non-zero when anything failed.
 set -u
@@ -39,5 +41,16 @@ for s in "$@"; do
 	[ ! -r "build/test-results/$s.skips" ] || sed "s|^|$s\t|" "build/test-results/$s.skips"
 done | awk -F '\t' '{ n[$2]++; if (!(($2, $1) in seen)) { seen[$2, $1] = 1; w[$2] = w[$2] (w[$2] == "" ? "" : ", ") $1 } }
 	END { for (r in n) printf "check: skipped %d: %s (%s)\n", n[r], r, w[r] }' | sort
+# each step's wall-clock time, with its builds and images (build/test-results/
+# steps, "NAME SECONDS" a line, written by make check), and the whole run's
+# since build/test-results/began
+if [ -r build/test-results/steps ]; then
+	awk '{ printf "%s%s %d s", (NR == 1 ? "check: each step, wall clock: " : ", "), $1, $2 } END { if (NR) print "" }' \
+		build/test-results/steps
+fi
+if [ -r build/test-results/began ] && whole "$(cat build/test-results/began)"; then
+	all=$(($(date +%s) - $(cat build/test-results/began)))
+	echo "check: make check took $((all / 60)) min $((all % 60)) s"
+fi
 echo "$passed passed, $failed failed$( [ "$skipped" -eq 0 ] || echo ", $skipped skipped"), the suites in $seconds s"
 [ "$failed" -eq 0 ]
