@@ -40,9 +40,10 @@ if [ -n "${NS_LEFT_WAIT:-}" ]; then
 		running_others > "$left.alive"
 	done
 fi
-awk '{ print $5 }' /proc/self/mountinfo | while read -r m; do
-	printf '%s\n' "$before" | grep -qxF "$m" || echo "$m"
-done > "$left.mounts"
+# one awk for the whole list: a grep a mount point made each subreaper run
+# some 0.3 s slower than a pid1 one
+printf '%s\n' "$before" | awk 'NR == FNR { b[$0]; next } !($5 in b) { print $5 }' - /proc/self/mountinfo \
+	> "$left.mounts"
 : > "$left"
 for p in /proc/[0-9]*; do
 	[ "${p#/proc/}" = 1 ] || echo "${p#/proc/}" >> "$left"
