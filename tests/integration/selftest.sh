@@ -30,7 +30,7 @@ inner() {
 	mkdir -p "$WORK/$1"
 	cat > "$WORK/$1/suite.sh" <<INNER
 . "$HERE/lib.sh"
-ROOT=$WORK/$1 SUITE=inner WORK=$WORK/$1/work
+ROOT=$WORK/$1 SUITE=inner WORK=$WORK/$1/scratch
 mkdir -p "\$WORK"
 $2
 results
@@ -101,9 +101,9 @@ if begin left-out-by-itest-only; then why no; end; fi'
 	lines=$(printf '%s' "$OUT" | grep -E '^(not )?ok ' || true)
 	[[ $lines =~ ^"ok 1 - quick "$TIME$ ]] || why "TAP lines: $lines"
 	dir=$(cat "$WORK/pass2/t_dir")
-	eq "the test's directory" "$dir" "$WORK/pass2/work/t/quick"
+	eq "the test's directory" "$dir" "$WORK/pass2/scratch/t/quick"
 	[[ ! -e $dir ]] || why "the passed test's directory $dir is left"
-	[[ ! -e $WORK/pass2/work/t/left-out-by-itest-only ]] || why "a test ITEST_ONLY left out has a directory"
+	[[ ! -e $WORK/pass2/scratch/t/left-out-by-itest-only ]] || why "a test ITEST_ONLY left out has a directory"
 	read -r p f k s < "$WORK/pass2/build/test-results/inner"
 	eq "build/test-results/inner" "$p $f $k" "1 0 0"
 	[[ $s =~ ^[0-9]+$ ]] || why "the suite's seconds: $(printf '%q' "$s")"
@@ -121,8 +121,8 @@ fi'
 	lines=$(printf '%s' "$OUT" | grep -E '^(not )?ok ' || true)
 	[[ $lines =~ ^"not ok 1 - broken "$TIME$ ]] || why "TAP line: $lines"
 	expect_contains stdout "$OUT" $'\n#   - it broke\n'
-	expect_contains stdout "$OUT" "#   directory: work/t/broken (kept)"
-	[[ -e $WORK/fail/work/t/broken/evidence ]] || why "the failed test's directory is gone"
+	expect_contains stdout "$OUT" "#   directory: scratch/t/broken (kept)"
+	[[ -e $WORK/fail/scratch/t/broken/evidence ]] || why "the failed test's directory is gone"
 	end
 fi
 
@@ -152,7 +152,7 @@ if begin ""; then
 fi'
 	expect_rc 1
 	expect_contains stdout "$OUT" "not ok 2 - setup # begin: the test name '' names no directory of its own"
-	[[ -d $WORK/noname/work/t/kept ]] || why "the failed test's kept directory is gone"
+	[[ -d $WORK/noname/scratch/t/kept ]] || why "the failed test's kept directory is gone"
 	end
 fi
 
