@@ -199,11 +199,13 @@ $(DEPS_STAMP): .ci/musl-deps.sh .ci/deps.lock
 endif
 deps: $(DEPS_STAMP)
 
-# Compiled-in trust roots: regenerated only when the key text changes.
+# Compiled-in trust roots: regenerated only when the key text changes. Each
+# generated header is written to a file of its shell's own and renamed over
+# the old one: make check runs makes of this tree side by side.
 $(BUILD)/gen/trusted_keys.h: FORCE
 	@mkdir -p $(@D)
-	@sh .ci/embed-keys.sh "$(TRUSTED_KEYS)" > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	@t=$@.tmp.$$$$; sh .ci/embed-keys.sh "$(TRUSTED_KEYS)" > $$t || { rm -f $$t; exit 1; }; \
+	 if cmp -s $$t $@; then rm -f $$t; else mv $$t $@; fi
 
 # The commit --version names (Docker's init-path parser wants "- git.COMMIT"):
 # regenerated only when HEAD changes; main.c and verify.c include it. COMMIT=
@@ -213,8 +215,8 @@ COMMIT ?= $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
                    git rev-parse --short=12 HEAD || echo unknown)
 $(BUILD)/gen/commit.h: FORCE
 	@mkdir -p $(@D)
-	@printf '#define TURNINIT_COMMIT "%s"\n' "$(COMMIT)" > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	@t=$@.tmp.$$$$; printf '#define TURNINIT_COMMIT "%s"\n' "$(COMMIT)" > $$t; \
+	 if cmp -s $$t $@; then rm -f $$t; else mv $$t $@; fi
 $(OUT)/musl-obj/init/main.o $(OUT)/musl-obj/init/verify.o: $(BUILD)/gen/commit.h
 
 # Each object depends on the headers it includes, as the compiler lists them
