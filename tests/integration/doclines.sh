@@ -54,6 +54,11 @@ printf 'a file of the session\n' > "$WORK/hostdir/README"
 chown -R 1000:1000 "$WORK/hostdir"
 chmod 0755 "$WORK/log"
 export IMAGE=localhost/agent-turn:1 HOSTDIR=$WORK/hostdir LOGDIR=$WORK/log
+# The lines write /tmp/pkg, and agent-turn.tar in the clone, as a reader's
+# would: this suite's podman and Docker runs, which make check may start at
+# the same time (tests/check-steps.sh), take turns.
+exec 9>"$ROOT/build/doclines.lock"
+flock -w 1800 9 || abort "build/doclines.lock: another run of this suite held it for 30 minutes"
 PKG_EXISTED=0
 [[ -e /tmp/pkg ]] && PKG_EXISTED=1
 TAR_EXISTED=0
@@ -119,9 +124,11 @@ for line in sys.stdin:
 
 # The private pair of docs/deployment.md (run pair): both daemons answer on
 # the block's sockets, the host's network is as it was (no docker0, the same
-# iptables rules), and they stop with kill; /tmp/try is gone at the end.
+# iptables rules naming docker), and they stop with kill; /tmp/try is gone at the end.
 PAIR=/tmp/try
-pair_rules() { { iptables -S; iptables -t nat -S; } 2>/dev/null; }
+# the rules that name docker: the suites make check runs beside this one
+# add and remove podman's (netavark's) at any time
+pair_rules() { { iptables -S; iptables -t nat -S; } 2>/dev/null | grep -i docker; }
 pair_up() {
 	timeout 10 docker -H "unix://$PAIR/docker/docker.sock" version >/dev/null 2>&1 &&
 		timeout 10 ctr -a "$PAIR/ctd/containerd.sock" version >/dev/null 2>&1

@@ -42,7 +42,7 @@ manifest main "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]},\"landlock\":{\"optional
 manifest strict "{$HEAD,\"env\":{$SET,\"allow\":[\"TZ\"]}}"
 mapfile -t ENV_STRICT < <(manifest_env "$M/strict.json")
 overlay_image "$IMG" gvisor probe
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+prune_images
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 
 # gvrun ARGS...: podman run under runsc with the suite's flags, and ARGS.

@@ -82,7 +82,7 @@ for t in main narrow uid1000; do
 		--key "$KEY_SEC" --trusted-comment "turninit keep-id test: $t" >"$WORK/seal-$t.log" 2>&1 \
 		|| { cat "$WORK/seal-$t.log"; abort "oci/seal.sh $t"; }
 done
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+prune_images
 echo "# images built in $(( $(now_ms) - T0 )) ms; user uid $U gid $G"
 
 KEEPID=(--userns=keep-id --user 0:0)

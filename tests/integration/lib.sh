@@ -88,6 +88,12 @@ else
 fi
 # tests/serve/cases.py calls the same client
 export ITEST_ENGINE_BIN=$ENGINE
+# ENGINE_TAG: what the suites written for both engines add to their image
+# names under Docker (localhost/turninit-itest-docker): the podman store that
+# builds them is root's, where make check runs the podman run of the same
+# suite at the same time (tests/check-steps.sh).
+ENGINE_TAG=
+docker_engine && ENGINE_TAG=-docker
 
 # skip NAME WHY: the test NAME is not made in this setup: a TAP skip line that
 # says why, counted apart from passes and failures; results writes each WHY
@@ -762,10 +768,16 @@ need_node() {
 # npm_install DIR PACKAGE_DIR HAVE: the packages of PACKAGE_DIR's package.json,
 # as pinned in its package-lock.json, installed from the npm registry with
 # `npm ci --ignore-scripts` into DIR; again only when the lock file changed or
-# the path HAVE (below DIR) is missing. The log goes to $WORK/npm.log.
+# the path HAVE (below DIR) is missing. The log goes to $WORK/npm.log. One
+# install of DIR at a time (DIR.lock): suites that make check runs side by
+# side share one (network.sh's podman and Docker runs, Node.js 22).
 npm_install() {
-	local dir=$1 pkg=$2 have=$3
+	local dir=$1 pkg=$2 have=$3 lk
+	mkdir -p "$(dirname "$dir")"
+	exec {lk}>"$dir.lock"
+	flock -w 1800 "$lk" || abort "${dir#"$ROOT"/}.lock: another install held it for 30 minutes"
 	if cmp -s "$pkg/package-lock.json" "$dir/package-lock.json" && [[ -e $dir/$have ]]; then
+		exec {lk}>&-
 		return 0
 	fi
 	rm -rf "$dir"
@@ -773,6 +785,19 @@ npm_install() {
 	cp "$pkg/package.json" "$pkg/package-lock.json" "$dir/"
 	(cd "$dir" && timeout 900 npm ci --ignore-scripts --no-audit --no-fund) >"$WORK/npm.log" 2>&1 \
 		|| { tail -n 20 "$WORK/npm.log"; rm -rf "$dir"; abort "npm ci in ${dir#"$ROOT"/} (${pkg#"$ROOT"/}/package-lock.json)"; }
+	exec {lk}>&-
+}
+
+# prune_images: the images of turninit's roots that no tag names any more
+# (a build or seal whose image a container still used when it replaced it)
+# removed, unless ITEST_PARALLEL=1: then suites run beside this one in the
+# same container store, and a prune between one's import and its tag would
+# take the image it is making; tests/check-steps.sh prunes once before it
+# starts them.
+prune_images() {
+	[[ ${ITEST_PARALLEL:-} == 1 ]] && return 0
+	timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+	return 0
 }
 
 # seal_images IMG WHAT NAME...: IMG:base (rootfs/build-image.sh around $BIN,
@@ -791,7 +816,7 @@ seal_images() {
 			--key "$WORK/key.key" --trusted-comment "turninit $what test: $m" \
 			>"$WORK/seal-$m.log" 2>&1 || { cat "$WORK/seal-$m.log"; abort "oci/seal.sh $m"; }
 	done
-	timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+	prune_images
 }
 
 # workspace: a fresh host directory for the manifest's workdir, owned by uid

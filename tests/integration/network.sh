@@ -30,8 +30,8 @@ source "$HERE/lib.sh"
 ENGINES="podman docker"
 suite_open network ntest "rootful $ENGINE_NAME, networks" podman buildah minisign timeout openssl git
 
-IMG=localhost/turninit-ntest
-DIMG=localhost/turninit-ntest-debian
+IMG=localhost/turninit-ntest$ENGINE_TAG
+DIMG=localhost/turninit-ntest-debian$ENGINE_TAG
 NET=turninit-ntest
 SRV=turninit-ntest-srv
 TLS=turninit-ntest-tls

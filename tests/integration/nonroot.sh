@@ -77,7 +77,7 @@ done
 seal nohome main job
 seal nohome range job-openshift
 seal nohome sidecar sidecar
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+prune_images
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 
 SEALED=$IMG:main

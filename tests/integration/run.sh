@@ -25,7 +25,7 @@ source "$HERE/lib.sh"
 ENGINES="podman docker"
 suite_open integration itest "rootful $ENGINE_NAME" podman buildah minisign python3 timeout pgrep
 
-IMG=localhost/turninit-itest
+IMG=localhost/turninit-itest$ENGINE_TAG
 VERSION=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
 
 mkdir -p "$WORK/m"
@@ -138,7 +138,7 @@ if ! timeout 60 buildah config --env "TURNINIT_MANIFEST=$(b64 "$M/tampered.json"
 	timeout 60 buildah rm "$ctr" >/dev/null 2>&1
 	abort "buildah config/commit tampered"
 fi
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+prune_images
 engine_images "$IMG:base" "$IMG:dotfiles" "$IMG:filemf" "$IMG:sealed" "$IMG:legacy" "$IMG:tampered"
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 

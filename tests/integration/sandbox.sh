@@ -45,7 +45,7 @@ source "$HERE/lib.sh"
 ENGINES="podman docker"
 suite_open sandbox stest "rootful $ENGINE_NAME" podman buildah minisign timeout file
 
-IMG=localhost/turninit-stest
+IMG=localhost/turninit-stest$ENGINE_TAG
 
 
 mkdir -p "$WORK/m"
@@ -116,7 +116,7 @@ seal() { # seal TAG MANIFEST
 seal sealed "$M/main.json"
 seal nofilter "$M/nofilter.json"
 seal whole "$M/whole.json"
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+prune_images
 engine_images "$IMG:base" "$IMG:sealed" "$IMG:nofilter" "$IMG:whole"
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 

@@ -39,7 +39,7 @@ RESULTS=$ROOT/build/test-results
 # shellcheck source=tests/integration/lib.sh
 source "$HERE/lib.sh"
 
-IMG=localhost/turninit-svtest
+IMG=localhost/turninit-svtest$ENGINE_TAG
 SOCK_IN=/run/turninit/turninit.sock
 # Debian's python3 where there is one: a pyenv or venv python3 on root's PATH
 # may live in root's home, which other uids cannot enter.
@@ -104,7 +104,7 @@ mapfile -t ENV_NOPPID < <(manifest_env "$M/noppid.json")
 # The image, with the static helpers tests/serve/peerrace.c and fdpass.c
 # (make helpers) and setsid.
 overlay_image "$IMG" serve peerrace fdpass
-timeout 60 podman image prune -f --filter label=org.turninit.root >/dev/null 2>&1
+prune_images
 engine_images "$IMG:base" "$SEALED"
 echo "# images built in $(( $(now_ms) - T0 )) ms"
 
