@@ -452,17 +452,28 @@ update-docs:
 		sys.exit("arch-table markers missing in " + sys.argv[1]) if n != 1 else open(sys.argv[1], "w").write(new)' \
 		docs/security.md $(BUILD)/seccomp-arches.md; fi
 
-# Every suite runs even when one fails; the last line counts them all.
+# Every suite runs even when one fails; the last line counts them all. After
+# the builds and the quick checks, the suites, check-cross and fuzz-replay run
+# CHECK_JOBS at a time (tests/check-steps.sh: a suite mostly waits on its
+# containers, so three keep two cores busy), the longest first; NAME:AFTER
+# starts NAME once AFTER has ended (packaging and arm64 use check-cross's
+# aarch64 build). CHECK_JOBS=1 runs them one after the other.
+CHECK_JOBS ?= 3
+CHECK_ORDER := docker rootless check-cross network packaging:check-cross pid1 serve mcp pi integration hostile \
+               fault audit nonroot valgrind fuzz-replay arm64:check-cross gvisor doclines sandbox workload
+ifneq ($(sort $(SUITES) check-cross fuzz-replay),$(sort $(foreach s,$(CHECK_ORDER),$(firstword $(subst :, ,$(s))))))
+$(error CHECK_ORDER must name each of SUITES, check-cross and fuzz-replay)
+endif
 check: setup
 	@rm -rf $(BUILD)/test-results && mkdir -p $(BUILD)/test-results && date +%s > $(BUILD)/test-results/began
 	@$(MAKE) --no-print-directory WERROR=1 $(BUILD)/helpers/kfeatures
 	@mkdir -p $(BUILD)/test-results && $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel
-	@$(MAKE) --no-print-directory -j$$(nproc) WERROR=1 all $(HELPERS)
+	@$(MAKE) --no-print-directory -j$$(nproc) WERROR=1 all $(HELPERS) $(BUILD)/vg/turninit
 	@step() { n=$$1; shift; b=$$(date +%s); "$$@"; echo "$$n $$(($$(date +%s) - b))" >> $(BUILD)/test-results/steps; }; \
 	 step mutants-list $(MAKE) --no-print-directory mutants-list; step layout $(MAKE) --no-print-directory layout; \
 	 step selftest $(MAKE) --no-print-directory selftest; \
-	 step unit $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 unit; step check-cross $(MAKE) --no-print-directory check-cross; \
-	 for s in $(SUITES) fuzz-replay; do step $$s $(MAKE) --no-print-directory WERROR=1 $$s; done; \
+	 step unit $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 unit; \
+	 bash tests/check-steps.sh $(CHECK_JOBS) $(CHECK_ORDER); \
 	 sh tests/summary.sh mutants-list layout selftest unit fuzz unit-$(CROSS_ARCH) fuzz-$(CROSS_ARCH) $(RESULTS)
 
 # The other architecture in make check, after the unit tests, so that the

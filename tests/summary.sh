@@ -52,5 +52,5 @@ if [ -r build/test-results/began ] && whole "$(cat build/test-results/began)"; t
 	all=$(($(date +%s) - $(cat build/test-results/began)))
 	echo "check: make check took $((all / 60)) min $((all % 60)) s"
 fi
-echo "$passed passed, $failed failed$( [ "$skipped" -eq 0 ] || echo ", $skipped skipped"), the suites in $seconds s"
+echo "$passed passed, $failed failed$( [ "$skipped" -eq 0 ] || echo ", $skipped skipped"), the suites' own times adding up to $seconds s"
 [ "$failed" -eq 0 ]

@@ -174,7 +174,7 @@ if begin runner-summary-fails-a-malformed-result; then
 		expect_contains stdout "$OUT" "check: $n: 1 failed: its result is not "
 	done
 	expect_contains stdout "$OUT" $'check: missing: no result (the suite did not finish)\n'
-	expect_contains stdout "$OUT" $'\n3 passed, 4 failed, 1 skipped, the suites in 12 s\n'
+	expect_contains stdout "$OUT" $'\n3 passed, 4 failed, 1 skipped, the suites\' own times adding up to 12 s\n'
 	end
 fi
 
