@@ -92,6 +92,7 @@ export ITEST_ENGINE_BIN=$ENGINE
 # names under Docker (localhost/turninit-itest-docker): the podman store that
 # builds them is root's, where make check runs the podman run of the same
 # suite at the same time (tests/check-steps.sh).
+# shellcheck disable=SC2034 # ENGINE_TAG: used by the suites
 ENGINE_TAG=
 docker_engine && ENGINE_TAG=-docker
 
