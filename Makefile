@@ -50,7 +50,8 @@
 #                        linker map): a figure, not a goal
 #   make mutants         each mutation of tests/mutants/mutants.txt built and run against
 #                        the suites that must catch it; fails if one survives
-#                        (not in check; docs/testing.md). MUTANTS=REGEX: some of them
+#                        (not in check; docs/testing.md). MUTANTS=REGEX: some of them;
+#                        MUTANTS_JOBS=N: N at once (default 2, each in its own tree)
 #   make update-docs     copy the probe table of the last sandbox run, and the table of
 #                        both architectures of the last unit run, into docs/security.md
 #   make install         install the binary, the image and seal scripts, the man page, the
@@ -417,7 +418,9 @@ size: $(OUT)/turninit
 	@python3 tests/bench/size.py $(OUT)/turninit.map $(OUT)/turninit
 
 # Mutation testing (tests/mutants/): every security step held by a test that
-# fails without it. Not part of check (its closing line gives its time); check runs
+# fails without it. Two workers (MUTANTS_JOBS), each with its own scratch tree
+# (build/mutants/tree, tree-1), never the same suite in both at once. Not part
+# of check (its closing line gives its time and workers); check runs
 # mutants-list, which only checks that every mutation still applies.
 MUTANTS ?=
 mutants: $(DEPS_STAMP)

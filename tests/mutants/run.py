@@ -10,16 +10,31 @@ reports a failed test, survived when they all pass.
                    exactly once in its file (make mutants-list, part of make
                    check; writes build/test-results/mutants-list; no build)
     REGEX          run only the mutations whose name matches (re.search)
+    MUTANTS_JOBS   (environment) the number of workers, default 2; 1 runs
+                   one mutation at a time, in build/mutants/tree alone
 
-The scratch copy is build/mutants/tree: the files git knows of (tracked, and
-untracked ones that are not ignored), and build/musl linked from the tree
-itself (the musl dependencies, made by `make deps`). It is kept from run to
-run with its build outputs: each run syncs it (a file whose bytes changed is
-written with the time of now; a changed Makefile empties build/) and builds
-it unmutated, so that make rebuilds only what changed. A mutation writes its file, make rebuilds the objects that
-file feeds and relinks, its catches run (unit tests first), and the file is
-put back with the time of now, so that the next build rebuilds that file's
-outputs again and nothing else.
+Two workers run at once (MUTANTS_JOBS), each with a scratch copy of its own:
+build/mutants/tree, then build/mutants/tree-1 (tree-N for more). A suite
+waits on podman, conmon and crun for most of its time (about one core of
+two), so two suites at once nearly halve the wall clock. The suites share
+image tags, container names and networks between runs (run.sh builds
+localhost/turninit-itest, network.sh makes the network turninit-ntest), so
+two runs of the same suite never overlap: a free worker takes the first
+pending mutation, in list order, none of whose catches' suites the other
+workers' mutations name, and waits when there is none (schedule; unit and
+fuzz-replay start no container and are never waited for). The unmutated
+baselines are run the same way, one run per suite.
+
+A scratch copy holds the files git knows of (tracked, and untracked ones that
+are not ignored), and build/musl linked from the tree itself (the musl
+dependencies, made by `make deps`). It is kept from run to run with its build
+outputs: each run syncs it (a file whose bytes changed is written with the
+time of now; a changed Makefile empties build/) and builds it unmutated, so
+that make rebuilds only what changed. A mutation writes its file in its
+worker's copy, make rebuilds the objects that file feeds and relinks, its
+catches run (unit tests first), and the file is put back with the time of
+now, so that the next build there rebuilds that file's outputs again and
+nothing else.
 
 A suite run counts only when it ran tests: an abort ("not ok N - setup"), a
 missing closing line or a catch regex that selects no test is an error, and so
@@ -31,22 +46,31 @@ catches; a catch that failed there is an error naming the tests that failed,
 never a kill (a kernel without a feature, a busy machine or a broken test
 would otherwise "kill" every mutation it catches), and a failure that no
 catch's regex selects counts against every catch of its suite. --check also
-runs the self-test of that judgement (judge_selftest). The report (a Markdown
-table) goes to stdout and build/mutants/report.md; its last line counts the
-verdicts and gives the run's time. Exit status: 0 when every mutation was
-killed, 1 otherwise.
+runs the self-tests of that judgement (judge_selftest) and of the workers'
+schedule (schedule_selftest). Each mutation's line is printed when it ends
+(so not always in list order); its log is build/mutants/logs/NAME.log, a
+baseline's logs/baseline-SUITE.log. The report (a Markdown table, in list
+order) goes to stdout and build/mutants/report.md; its last line counts the
+verdicts and gives the run's time and its number of workers. Exit status: 0
+when every mutation was killed, 1 otherwise.
 """
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIST = os.path.join(ROOT, "tests", "mutants", "mutants.txt")
 WORK = os.path.join(ROOT, "build", "mutants")
 TREE = os.path.join(WORK, "tree")
+# The suites that start no container, image or network of fixed name: a run
+# of one in each tree at once is fine. Every other suite holds its image tags,
+# container names and networks for as long as it runs (run.sh builds
+# localhost/turninit-itest, network.sh makes the network turninit-ntest).
+SHARED_OK = ("unit", "fuzz-replay")
 SUITES = ("unit", "integration", "sandbox", "network", "workload", "serve", "pid1", "hostile", "fault",
           "valgrind", "audit", "pi", "mcp", "nonroot", "gvisor", "fuzz-replay", "packaging")
 SUITE_TIMEOUT = 1800   # seconds, one suite run
@@ -164,21 +188,22 @@ def same_file(a, b):
         return fa.read() == fb.read()
 
 
-def sync_tree():
-    """build/mutants/tree made the work tree's files again, its build outputs
-    kept from the last run: a file copied new keeps its mtime, a file whose
-    bytes changed (or that a cut-off run left mutated) is written with the
-    time of now, so that make rebuilds what it feeds and nothing else; files
-    git no longer knows of are removed (build/ is the tree's own). A changed
-    Makefile empties build/ first: no object depends on it, and it may change
-    how each one is made. The number of files written."""
+def sync_tree(tree):
+    """TREE, a worker's scratch tree (tree_of), made the work tree's files
+    again, its build outputs kept from the last run: a file copied new keeps
+    its mtime, a file whose bytes changed (or that a cut-off run left mutated)
+    is written with the time of now, so that make rebuilds what it feeds and
+    nothing else; files git no longer knows of are removed (build/ is the
+    tree's own). A changed Makefile empties build/ first: no object depends
+    on it, and it may change how each one is made. The number of files
+    written."""
     known = set(tree_files())
-    mk = os.path.join(TREE, "Makefile")
+    mk = os.path.join(tree, "Makefile")
     if os.path.exists(mk) and not same_file(os.path.join(ROOT, "Makefile"), mk):
-        shutil.rmtree(os.path.join(TREE, "build"), ignore_errors=True)
+        shutil.rmtree(os.path.join(tree, "build"), ignore_errors=True)
     written = 0
     for rel in sorted(known):
-        src, dst = os.path.join(ROOT, rel), os.path.join(TREE, rel)
+        src, dst = os.path.join(ROOT, rel), os.path.join(tree, rel)
         if os.path.lexists(dst) and same_file(src, dst):
             continue
         fresh = not os.path.lexists(dst)
@@ -189,8 +214,8 @@ def sync_tree():
         if not fresh and not os.path.islink(dst):
             os.utime(dst)
         written += 1
-    for top, dirs, names in os.walk(TREE):
-        rel_top = os.path.relpath(top, TREE)
+    for top, dirs, names in os.walk(tree):
+        rel_top = os.path.relpath(top, tree)
         if rel_top == "build":
             dirs[:] = []
             continue
@@ -198,7 +223,7 @@ def sync_tree():
             rel = os.path.normpath(os.path.join(rel_top, n))
             if rel not in known:
                 os.unlink(os.path.join(top, n))
-    musl = os.path.join(TREE, "build", "musl")
+    musl = os.path.join(tree, "build", "musl")
     os.makedirs(os.path.dirname(musl), exist_ok=True)
     if not os.path.lexists(musl):
         os.symlink(os.path.join(ROOT, "build", "musl"), musl)
@@ -304,11 +329,13 @@ def join_regexes(regexes):
     return "|".join("(%s)" % r for r in regexes)
 
 
-def run_baselines(muts, log):
-    """Each catch of MUTS run once on the unmutated tree, before any
+def run_baselines(muts, logdir, jobs):
+    """Each catch of MUTS run once on the unmutated trees, before any
     mutation: one run per suite, its ITEST_ONLY joining the regexes of all its
-    catches, the whole suite when one catch names no regex. A dict (suite,
-    regex): (rc, out), out cut to that catch (catch_baseline)."""
+    catches, the whole suite when one catch names no regex; JOBS suites at
+    once, each in its worker's tree, never the same suite twice at once
+    (schedule); its log logs/baseline-SUITE.log. A dict (suite, regex):
+    (rc, out), out cut to that catch (catch_baseline)."""
     by_suite = {}
     for m in muts:
         for suite, regex in m["catch"]:
@@ -316,15 +343,18 @@ def run_baselines(muts, log):
             if regex not in by_suite[suite]:
                 by_suite[suite].append(regex)
     base = {}
-    for suite in sorted(by_suite, key=suite_rank):
+
+    def one(suite, worker):
         regexes = by_suite[suite]
-        rc, out, secs = sh(["make", "--no-print-directory", suite], TREE,
-                           env=catch_env(join_regexes(regexes)), log=log)
+        rc, out, secs = sh(["make", "--no-print-directory", suite], tree_of(worker),
+                           env=catch_env(join_regexes(regexes)),
+                           log=os.path.join(logdir, "baseline-%s.log" % suite))
         c = counts(out, suite)
-        print("mutants: unmutated %-12s %3d catches %5.0f s  %s" % (
-            suite, len(regexes), secs, "%d passed, %d failed" % c if c else "no closing line"), flush=True)
+        say("mutants: unmutated %-12s %3d catches %5.0f s  %s" % (
+            suite, len(regexes), secs, "%d passed, %d failed" % c if c else "no closing line"))
         for regex in regexes:
             base[(suite, regex)] = (rc, catch_baseline(out, suite, regex, regexes))
+    schedule(sorted(by_suite, key=suite_rank), lambda suite: suites_held([suite]), one, jobs)
     return base
 
 
@@ -334,11 +364,11 @@ def suite_rank(suite):
     return suite != "unit"
 
 
-def run_catch(suite, regex, log, baseline):
-    """'killed', 'survived' or 'error: WHY', and the seconds it took.
-    baseline: (rc, out) of the same catch on the unmutated tree (run_baselines),
-    asked only when the mutated run failed."""
-    rc, out, secs = sh(["make", "--no-print-directory", suite], TREE, env=catch_env(regex), log=log)
+def run_catch(tree, suite, regex, log, baseline):
+    """'killed', 'survived' or 'error: WHY', and the seconds it took, of the
+    catch run in TREE. baseline: (rc, out) of the same catch on the unmutated
+    tree (run_baselines), asked only when the mutated run failed."""
+    rc, out, secs = sh(["make", "--no-print-directory", suite], tree, env=catch_env(regex), log=log)
     return judge(suite, regex, rc, out, os.path.relpath(log, ROOT), baseline=lambda: baseline), secs
 
 
@@ -402,9 +432,10 @@ def main(argv):
     if check_only:
         # One result for the closing line of make check (tests/summary.sh).
         os.makedirs(os.path.join(ROOT, "build", "test-results"), exist_ok=True)
-        judged = judge_selftest()
+        judged, scheduled = judge_selftest(), schedule_selftest()
+        bad = (error is not None) + (judged is not None) + (scheduled is not None)
         with open(os.path.join(ROOT, "build", "test-results", "mutants-list"), "w") as f:
-            f.write("%d %d\n" % ((error is None) + (judged is None), (error is not None) + (judged is not None)))
+            f.write("%d %d\n" % (3 - bad, bad))
         if error:
             print("not ok 1 - mutants-list\n# %s" % error)
         else:
@@ -413,11 +444,17 @@ def main(argv):
             print("not ok 2 - mutants-judge\n# %s" % judged)
         else:
             print("ok 2 - mutants-judge: a catch that fails on the unmutated tree is an error, never a kill")
-        print("1..2\n%d passed, %d failed" % ((error is None) + (judged is None),
-                                              (error is not None) + (judged is not None)))
-        return 1 if error or judged else 0
+        if scheduled:
+            print("not ok 3 - mutants-schedule\n# %s" % scheduled)
+        else:
+            print("ok 3 - mutants-schedule: two workers never run one suite at once, and skip to what is free")
+        print("1..3\n%d passed, %d failed" % (3 - bad, bad))
+        return 1 if bad else 0
     if error:
         print("mutants: %s" % error)
+        return 1
+    jobs = mutants_jobs()
+    if jobs is None:
         return 1
     if only:
         muts = [m for m in muts if re.search(only, m["name"])]
@@ -425,55 +462,180 @@ def main(argv):
         print("mutants: no mutation matches %r" % only)
         return 1
 
-    return run_all(muts)
+    return run_all(muts, jobs)
 
 
-def prepare(muts, logdir):
-    """The scratch tree synced and built unmutated, and every catch of MUTS
-    run there once (run_baselines): the baselines, or None when the
-    unmutated tree does not build (said)."""
+def tree_of(worker):
+    """The scratch tree of WORKER (0..jobs-1): build/mutants/tree for the
+    first, build/mutants/tree-N for the others."""
+    return TREE if worker == 0 else "%s-%d" % (TREE, worker)
+
+
+def suites_held(suites):
+    """The suites of SUITES that a run holds for itself (all but SHARED_OK):
+    a frozenset."""
+    return frozenset(s for s in suites if s not in SHARED_OK)
+
+
+_say = threading.Lock()
+
+
+def say(line):
+    """LINE printed whole, flushed: the workers print one line each at the
+    end of what they ran."""
+    with _say:
+        print(line, flush=True)
+
+
+def schedule(items, needs, work, jobs):
+    """work(item, worker) for each of ITEMS, on JOBS threads (worker 0..JOBS-1,
+    each its own scratch tree); the results in ITEMS' order. A free worker
+    takes the first pending item whose needs(item), a set of suites, shares
+    none with what the items running now need, and waits when there is none:
+    two runs of one suite (its image tags, container names and networks)
+    never overlap. An exception in one work, or ^C, lets the running items
+    end and starts no other; then it is raised."""
+    cond = threading.Condition()
+    pending, held, results, raised = list(range(len(items))), {}, [None] * len(items), []
+
+    def take(worker):
+        # Taken and held under one lock: no other worker sees it free between.
+        with cond:
+            while pending and not raised:
+                used = frozenset().union(*held.values())
+                i = next((i for i in pending if not needs(items[i]) & used), None)
+                if i is not None:
+                    pending.remove(i)
+                    held[worker] = needs(items[i])
+                    return i
+                cond.wait()
+            return None
+
+    def loop(worker):
+        while True:
+            i = take(worker)
+            if i is None:
+                return
+            try:
+                results[i] = work(items[i], worker)
+            except BaseException as e:
+                with cond:
+                    raised.append(e)
+            finally:
+                with cond:
+                    held.pop(worker, None)
+                    cond.notify_all()
+    threads = [threading.Thread(target=loop, args=(w,), daemon=True) for w in range(jobs)]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.5)
+    except KeyboardInterrupt:
+        # The suites had the ^C too (one process group): the workers put their
+        # files back and end.
+        with cond:
+            raised.append(KeyboardInterrupt())
+            cond.notify_all()
+        for t in threads:
+            t.join()
+    if raised:
+        raise raised[0]
+    return results
+
+
+def schedule_selftest():
+    """The scheduler on made-up items: None when it holds, else what went
+    wrong. Two workers, a and b need the same suite, c another: c starts
+    while a runs (b skipped, not waited for), b only after a ended, and the
+    results come back in the items' order; with one worker, one at a time in
+    list order."""
+    seen, lock, c_started = [], threading.Lock(), threading.Event()
+
+    def work(item, worker):
+        with lock:
+            seen.append("start " + item)
+        if item == "c":
+            c_started.set()
+        if item == "a" and not c_started.wait(30):
+            with lock:
+                seen.append("c did not start while a ran")
+        with lock:
+            seen.append("end " + item)
+        return item.upper()
+    needs = {"a": {"sandbox", "unit"}, "b": {"sandbox"}, "c": {"serve", "unit"}}
+    got = schedule(["a", "b", "c"], lambda i: suites_held(needs[i]), work, 2)
+    if got != ["A", "B", "C"]:
+        return "schedule: results %r, want ['A', 'B', 'C']" % got
+    if ("c did not start while a ran" in seen or seen.index("start c") > seen.index("end a")
+            or seen.index("start b") < seen.index("end a")):
+        return "schedule: two workers ran %s" % ", ".join(seen)
+    seen[:] = []
+    c_started.set()
+    schedule(["a", "b", "c"], lambda i: suites_held(needs[i]), work, 1)
+    if seen != ["start a", "end a", "start b", "end b", "start c", "end c"]:
+        return "schedule: one worker ran %s" % ", ".join(seen)
+    return None
+
+
+def mutant_targets(suites):
+    """The build targets of a tree whose catches run SUITES: the binary, the
+    helpers, and the valgrind build when a catch runs that suite (the unit
+    tests are built by make unit)."""
+    return ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
+
+
+def prepare(muts, logdir, jobs):
+    """The JOBS scratch trees synced and built unmutated, at once, and every
+    catch of MUTS run there once (run_baselines): the baselines, or None when
+    an unmutated tree does not build (said)."""
     rc, out, _ = sh(["make", "--no-print-directory", "deps"], ROOT)
     if rc != 0:
         print(out[-3000:])
         print("mutants: make deps failed")
         return None
-    written = sync_tree()
-    suites = {s for m in muts for s, _ in m["catch"]}
-    # The unmutated build: the binary, the helpers, and the valgrind build
-    # when a catch runs that suite (the unit tests are built by make unit).
-    t0 = time.monotonic()
-    targets = ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
-    rc, out, secs = sh(build_argv(targets), TREE, log=os.path.join(logdir, "pristine.log"))
-    if rc != 0:
-        print(out[-3000:])
-        print("mutants: the unmutated tree does not build")
+    targets = mutant_targets({s for m in muts for s, _ in m["catch"]})
+
+    def build(worker, _):
+        t0 = time.monotonic()
+        tree = tree_of(worker)
+        written = sync_tree(tree)
+        rc, out, _ = sh(build_argv(targets), tree,
+                        log=os.path.join(logdir, "pristine%s.log" % ("-%d" % worker if worker else "")))
+        if rc != 0:
+            say(out[-3000:])
+            say("mutants: the unmutated tree %s does not build" % os.path.relpath(tree, ROOT))
+            return False
+        say("mutants: %d mutations; %s synced (%d files written) and built in %.0f s" % (
+            len(muts), os.path.relpath(tree, ROOT), written, time.monotonic() - t0))
+        return True
+    # One build per worker, each in its own tree: no suite is held.
+    if not all(schedule(list(range(jobs)), lambda _: frozenset(), build, jobs)):
         return None
-    print("mutants: %d mutations; scratch tree synced (%d files written) and built in %.0f s" % (
-        len(muts), written, time.monotonic() - t0), flush=True)
-    return run_baselines(muts, os.path.join(logdir, "baseline.log"))
+    return run_baselines(muts, logdir, jobs)
 
 
-def run_mutation(m, logdir, base):
-    """(verdict, caught by, seconds, of them the build's) of one mutation:
-    its edit written into the scratch tree, make rebuilding what the file
+def run_mutation(m, worker, logdir, base):
+    """(verdict, caught by, seconds, of them the build's) of one mutation in
+    WORKER's tree: its edit written there, make rebuilding what the file
     feeds, its catches tried unit first until one decides; the file then put
-    back (put_back), so that the next build rebuilds that file's outputs and
-    nothing else."""
+    back (put_back), so that the next build in that tree rebuilds that file's
+    outputs and nothing else."""
+    tree = tree_of(worker)
     log = os.path.join(logdir, m["name"] + ".log")
-    path = os.path.join(TREE, m["file"])
-    orig, mutated = applies(m, TREE)
+    path = os.path.join(tree, m["file"])
+    orig, mutated = applies(m, tree)
     verdict, by, total, built = "survived", "", 0.0, 0.0
     try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(mutated)
-        suites = {s for s, _ in m["catch"]}
-        targets = ["all", "helpers"] + (["build/vg/turninit"] if "valgrind" in suites else [])
-        rc, out, built = sh(build_argv(targets), TREE, log=log)
+        rc, out, built = sh(build_argv(mutant_targets({s for s, _ in m["catch"]})), tree, log=log)
         total = built
         if rc != 0:
             return "error: the mutant does not build (see %s)" % os.path.relpath(log, ROOT), "", total, built
         for suite, regex in sorted(m["catch"], key=lambda c: suite_rank(c[0])):
-            v, secs = run_catch(suite, regex, log, base[(suite, regex)])
+            v, secs = run_catch(tree, suite, regex, log, base[(suite, regex)])
             total += secs
             if v != "survived":
                 verdict, by = v, suite + (" " + regex if regex else "")
@@ -483,25 +645,37 @@ def run_mutation(m, logdir, base):
     return verdict, by, total, built
 
 
-def run_all(muts):
-    """Every mutation of MUTS run (run_mutation), the report written; the
-    exit status: 0 when each was killed."""
+def mutants_jobs():
+    """MUTANTS_JOBS from the environment (default 2): the number of workers,
+    or None when it is not a whole number of 1 or more (said)."""
+    val = os.environ.get("MUTANTS_JOBS", "2")
+    if not re.fullmatch(r"[1-9][0-9]*", val):
+        print("mutants: MUTANTS_JOBS=%r: the number of workers, a whole number of 1 or more" % val)
+        return None
+    return int(val)
+
+
+def run_all(muts, jobs):
+    """Every mutation of MUTS run (run_mutation) by JOBS workers, each in its
+    own tree, never two with a suite in common at once (schedule); each
+    mutation's line printed as it ends, the report written in the list's
+    order; the exit status: 0 when each was killed."""
     os.makedirs(WORK, exist_ok=True)
     logdir = os.path.join(WORK, "logs")
     shutil.rmtree(logdir, ignore_errors=True)
     os.makedirs(logdir)
     t_start = time.monotonic()
-    base = prepare(muts, logdir)
+    base = prepare(muts, logdir, jobs)
     if base is None:
         return 1
-    print("mutants: unmutated build and every catch's baseline in %.0f s" % (time.monotonic() - t_start),
-          flush=True)
-    rows = []
-    for m in muts:
-        verdict, by, total, built = run_mutation(m, logdir, base)
-        rows.append((m, verdict, by, total))
-        print("mutants: %-40s %-9s %5.0f s (build %3.0f s)  %s" % (
-            m["name"], verdict.split(":")[0], total, built, by if verdict == "killed" else verdict), flush=True)
+    say("mutants: unmutated build and every catch's baseline in %.0f s" % (time.monotonic() - t_start))
+
+    def one(m, worker):
+        verdict, by, total, built = run_mutation(m, worker, logdir, base)
+        say("mutants: %-40s %-9s %5.0f s (build %3.0f s)  %s" % (
+            m["name"], verdict.split(":")[0], total, built, by if verdict == "killed" else verdict))
+        return m, verdict, by, total
+    rows = schedule(muts, lambda m: suites_held(s for s, _ in m["catch"]), one, jobs)
     killed = sum(1 for r in rows if r[1] == "killed")
     lines = ["| mutation | file | guarantee | verdict | caught by | s |", "|---|---|---|---|---|---|"]
     for m, verdict, by, secs in rows:
@@ -509,9 +683,10 @@ def run_all(muts):
             m["name"], m["file"], m["guarantee"], verdict, ("`%s`" % by) if by and verdict == "killed" else "",
             secs))
     lines.append("")
-    lines.append("%d mutations: %d killed, %d survived, %d errors; %.0f s in all" % (
+    lines.append("%d mutations: %d killed, %d survived, %d errors; %.0f s in all, %d worker%s" % (
         len(rows), killed, sum(1 for r in rows if r[1] == "survived"),
-        sum(1 for r in rows if r[1].startswith("error")), time.monotonic() - t_start))
+        sum(1 for r in rows if r[1].startswith("error")), time.monotonic() - t_start, jobs,
+        "" if jobs == 1 else "s"))
     report = "\n".join(lines) + "\n"
     with open(os.path.join(WORK, "report.md"), "w") as f:
         f.write(report)
