@@ -23,7 +23,10 @@ two runs of the same suite never overlap: a free worker takes the first
 pending mutation, in list order, none of whose catches' suites the other
 workers' mutations name, and waits when there is none (schedule; unit and
 fuzz-replay start no container and are never waited for). The unmutated
-baselines are run the same way, one run per suite.
+baselines are run the same way, one run per suite. Two suites at once share
+root's container store, so with more than one worker the suites run with
+ITEST_PARALLEL=1 (no suite prunes the store: tests/integration/lib.sh,
+prune_images) and the store is pruned once, before the trees are built.
 
 A scratch copy holds the files git knows of (tracked, and untracked ones that
 are not ignored), and build/musl linked from the tree itself (the musl
@@ -665,6 +668,12 @@ def run_all(muts, jobs):
     shutil.rmtree(logdir, ignore_errors=True)
     os.makedirs(logdir)
     t_start = time.monotonic()
+    if jobs > 1:
+        # Two suites at once share root's container store: neither may prune
+        # it while the other makes an image (tests/integration/lib.sh,
+        # prune_images); it is pruned once, here.
+        os.environ["ITEST_PARALLEL"] = "1"
+        sh(["podman", "image", "prune", "-f", "--filter", "label=org.turninit.root"], ROOT, timeout=60)
     base = prepare(muts, logdir, jobs)
     if base is None:
         return 1
