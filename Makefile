@@ -460,10 +460,11 @@ update-docs:
 # CHECK_JOBS at a time (tests/check-steps.sh: a suite mostly waits on its
 # containers, so three keep two cores busy), the longest first; NAME:AFTER
 # starts NAME once AFTER has ended (packaging and arm64 use check-cross's
-# aarch64 build). CHECK_JOBS=1 runs them one after the other.
+# aarch64 build; doclines runs docs/packaging.md's make ARCH=aarch64 in this
+# tree, which must find it made). CHECK_JOBS=1 runs them one after the other.
 CHECK_JOBS ?= 3
 CHECK_ORDER := docker rootless check-cross network packaging:check-cross pid1 serve mcp pi integration hostile \
-               fault audit nonroot valgrind fuzz-replay arm64:check-cross gvisor doclines sandbox workload
+               fault audit nonroot valgrind fuzz-replay arm64:check-cross gvisor doclines:check-cross sandbox workload
 ifneq ($(sort $(SUITES) check-cross fuzz-replay),$(sort $(foreach s,$(CHECK_ORDER),$(firstword $(subst :, ,$(s))))))
 $(error CHECK_ORDER must name each of SUITES, check-cross and fuzz-replay)
 endif
@@ -539,8 +540,9 @@ USER_DOCS := README.md $(addprefix docs/,manifest.md protocol.md mcp.md security
 install: $(OUT)/turninit install-check-dirs
 	$(INSTALL_PROGRAM) -D -m 0755 $(OUT)/turninit.unstripped $(DESTDIR)$(SBINDIR)/turninit
 	@mkdir -p $(BUILD)/gen
-	sed "s|^INSTALLED_DATADIR=.*|INSTALLED_DATADIR='$(DATADIR)/turninit'|" rootfs/build-image.sh > $(BUILD)/gen/turninit-build-image
-	$(INSTALL) -D -m 0755 $(BUILD)/gen/turninit-build-image $(DESTDIR)$(BINDIR)/turninit-build-image
+	t=$(BUILD)/gen/turninit-build-image.$$$$; \
+	 sed "s|^INSTALLED_DATADIR=.*|INSTALLED_DATADIR='$(DATADIR)/turninit'|" rootfs/build-image.sh > $$t && \
+	 $(INSTALL) -D -m 0755 $$t $(DESTDIR)$(BINDIR)/turninit-build-image; rc=$$?; rm -f $$t; exit $$rc
 	$(INSTALL) -D -m 0755 oci/seal.sh $(DESTDIR)$(BINDIR)/turninit-seal
 	$(INSTALL) -D -m 0644 man/turninit.1 $(DESTDIR)$(MANDIR)/man1/turninit.1
 	$(INSTALL) -D -m 0644 oci/Containerfile $(DESTDIR)$(DATADIR)/turninit/Containerfile

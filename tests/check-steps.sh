@@ -5,8 +5,9 @@
 #
 # A STEP is a suite of the Makefile's SUITES (tests/integration/NAME.sh;
 # integration: run.sh), check-cross or fuzz-replay. NAME:AFTER starts NAME
-# only once the step AFTER has ended: packaging and arm64 use the aarch64
-# build that check-cross makes. The suites are run by their scripts, not by
+# only once the step AFTER has ended: packaging, arm64 and doclines use the
+# aarch64 build that check-cross makes (packaging's and doclines' make
+# ARCH=aarch64 then finds it made). The suites are run by their scripts, not by
 # make: the Makefile's check builds what they need first, and makes of one
 # tree side by side would each regenerate the same files.
 #
