@@ -24,7 +24,8 @@
 # Each step's output goes to build/test-results/logs/STEP.log and is printed
 # whole when the step ends, after the line "check: STEP ended in N s"; its
 # wall-clock seconds are appended to build/test-results/steps. Exits 0: the
-# closing lines (tests/summary.sh) count what each suite wrote.
+# closing lines (tests/summary.sh) count what each suite wrote; 130 when
+# interrupted (INT or TERM: the running steps are ended first).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,20 +53,38 @@ run_step() {
 	esac
 }
 
-# step NAME: run_step, then its time and its whole log, one step's at a time
+# step NAME: run_step, its output in its log. Each step is a process group
+# of its own (set -m below): a ^C at the terminal reaches this script, not
+# the steps, and stop_steps ends them.
 step() {
-	local b=$SECONDS
 	run_step "$1" >"$LOGS/$1.log" 2>&1 </dev/null
-	local secs=$((SECONDS - b))
-	echo "$1 $secs" >>"$RESULTS/steps"
-	{
-		flock 8
-		echo "check: $1 ended in $secs s"
-		cat "$LOGS/$1.log"
-	} 8>>"$LOGS/.print"
 }
 
-declare -A pid_of after_of done_of
+# stop_steps: on INT or TERM, each running step's process group sent SIGTERM (a
+# suite's trap then removes its containers), and waited for up to 120 s; a
+# second ^C leaves them. Exits 130.
+# shellcheck disable=SC2317 # run by the trap below
+stop_steps() {
+	local p n
+	trap - INT TERM
+	set +m   # no job notices for the steps ended below
+	echo "check: interrupted: ending ${pid_of[*]}"
+	for p in "${!pid_of[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null
+	done
+	for ((n = 0; n < 1200; n++)); do
+		for p in "${!pid_of[@]}"; do
+			kill -0 -- "-$p" 2>/dev/null && break
+			unset "pid_of[$p]"
+		done
+		((${#pid_of[@]} > 0)) || break
+		sleep 0.1
+	done
+	((${#pid_of[@]} == 0)) || echo "check: still running after 120 s: ${pid_of[*]}"
+	exit 130
+}
+
+declare -A pid_of after_of done_of began_of
 queue=()
 for s in "$@"; do
 	name=${s%%:*}
@@ -73,6 +92,8 @@ for s in "$@"; do
 	[[ $s == *:* ]] && after_of[$name]=${s#*:}
 done
 
+set -m
+trap stop_steps INT TERM
 running=0
 while ((${#queue[@]} > 0 || running > 0)); do
 	# start what may start, in order, while there is a place
@@ -80,6 +101,7 @@ while ((${#queue[@]} > 0 || running > 0)); do
 	for name in "${queue[@]}"; do
 		a=${after_of[$name]:-}
 		if ((running < jobs)) && { [[ -z $a ]] || [[ -n ${done_of[$a]:-} ]]; }; then
+			began_of[$name]=$SECONDS
 			step "$name" &
 			pid_of[$!]=$name
 			running=$((running + 1))
@@ -90,11 +112,17 @@ while ((${#queue[@]} > 0 || running > 0)); do
 	done
 	queue=("${rest[@]}")
 	((running > 0)) || break
+	ended=
 	wait -n -p ended
-	[[ -n ${ended:-} && -n ${pid_of[$ended]:-} ]] || continue
-	done_of[${pid_of[$ended]}]=1
+	[[ -n $ended && -n ${pid_of[$ended]:-} ]] || continue
+	name=${pid_of[$ended]}
 	unset "pid_of[$ended]"
+	done_of[$name]=1
 	running=$((running - 1))
+	secs=$((SECONDS - began_of[$name]))
+	echo "$name $secs" >>"$RESULTS/steps"
+	echo "check: $name ended in $secs s"
+	cat "$LOGS/$name.log"
 done
 # a step whose AFTER never ended (a name not in the list) never started
 for name in "${queue[@]}"; do
