@@ -61,7 +61,10 @@ BIN=${ITEST_BINARY:-$ROOT/build/turninit}
 ENGINES=docker
 # file name of the suite : its name in build/test-results (with docker-)
 ALL=(run:integration sandbox:sandbox network:network serve:serve doclines:doclines)
-SUITE_TIMEOUT=900
+# each one's hard bound: beside two other suites of make check a suite takes
+# up to twice its time alone (docker-network: 633 s in one such run), and
+# doclines may first wait up to 30 min for the podman run's turn (its lock)
+SUITE_TIMEOUT=2400
 
 D=$ROOT/build/docker
 export CTD_SOCK=$D/containerd.sock   # doclines.sh points ctr at it
