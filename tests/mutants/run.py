@@ -60,6 +60,7 @@ when every mutation was killed, 1 otherwise.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -159,13 +160,26 @@ def applies(m, root):
 
 
 def sh(argv, cwd, env=None, timeout=SUITE_TIMEOUT, log=None):
+    """(status, output, seconds) of ARGV, run in a process group of its own:
+    past TIMEOUT the whole group is sent SIGTERM (a suite's trap removes its
+    containers), SIGKILL 120 s later, and the status is -1. (Killing make
+    alone left the suite's script running beside the next run of that suite,
+    which the schedule had let start.)"""
     t0 = time.monotonic()
+    p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        p = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, timeout=timeout)
-        out, rc = p.stdout.decode(errors="replace"), p.returncode
-    except subprocess.TimeoutExpired as e:
-        out, rc = (e.stdout or b"").decode(errors="replace") + "\n(timed out)\n", -1
+        out, _ = p.communicate(timeout=timeout)
+        out, rc = out.decode(errors="replace"), p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            out, _ = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired as e:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            out = e.output
+        out, rc = (out or b"").decode(errors="replace") + "\n(timed out)\n", -1
     if log:
         with open(log, "a") as f:
             f.write("$ %s\n%s\n" % (" ".join(argv), out))
