@@ -11,8 +11,9 @@
 # seconds; a test whose end never comes fails, as a second end does; an
 # ITEST_ONLY bash cannot read fails the suite, as an empty test name does
 # (which would remove every kept directory); tests/summary.sh counts a
-# malformed result as a failure. Prints TAP; writes
-# build/test-results/selftest.
+# malformed result as a failure; tests/check-steps.sh starts a step after the
+# one it waits for, and a SIGTERM to it ends the running steps. Prints TAP;
+# writes build/test-results/selftest.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -175,6 +176,49 @@ if begin runner-summary-fails-a-malformed-result; then
 	done
 	expect_contains stdout "$OUT" $'check: missing: no result (the suite did not finish)\n'
 	expect_contains stdout "$OUT" $'\n3 passed, 4 failed, 1 skipped, the suites\' own times adding up to 12 s\n'
+	end
+fi
+
+if begin runner-check-steps-after-and-interrupt; then
+	# tests/check-steps.sh, as make check runs it, on suites of its own: a
+	# step NAME:AFTER starts once AFTER has ended, and each step's log is
+	# printed after its "ended" line; SIGTERM (what a ^C does to it) ends the
+	# running steps, each through its suite's trap, and exits 130. (Before:
+	# it died alone, and the suites ran on in the background.)
+	D=$WORK/steps
+	mkdir -p "$D/tests/integration" "$D/bin"
+	cp "$ROOT/tests/check-steps.sh" "$D/tests/"
+	printf '#!/bin/sh\nexit 0\n' > "$D/bin/podman"   # its prune touches no store
+	chmod +x "$D/bin/podman"
+	printf 'echo first; : > %q\n' "$D/first.done" > "$D/tests/integration/first.sh"
+	printf '[ -e %q ] && echo "after first"\n' "$D/first.done" > "$D/tests/integration/second.sh"
+	run_cmd env PATH="$D/bin:$PATH" timeout 60 bash "$D/tests/check-steps.sh" 1 second:first first
+	expect_rc 0
+	expect_out $'check: first started (1 running)\ncheck: first ended in 0 s\nfirst\ncheck: second started (1 running)\ncheck: second ended in 0 s\nafter first\n'
+	for n in a b; do
+		printf 'trap "echo \\$\\$ > %q; exit 130" TERM\necho $$ > %q\nsleep 1000 &\nwait\n' \
+			"$D/$n.term" "$D/$n.pid" > "$D/tests/integration/$n.sh"
+	done
+	# the signal to its own shell (no timeout around it: timeout would pass
+	# it on to the whole group); its own wait for the steps is bounded
+	PATH="$D/bin:$PATH" bash "$D/tests/check-steps.sh" 2 a b >"$D/out" 2>&1 &
+	CS=$!
+	CMD="check-steps.sh 2 a b, then SIGTERM to it"
+	wait_for 30 test -s "$D/a.pid" -a -s "$D/b.pid" || why "the steps did not start"
+	kill -TERM "$CS"
+	wait "$CS"
+	RC=$?
+	slurp "$D/out" OUT
+	ERR=
+	expect_rc 130
+	expect_contains stdout "$OUT" "check: interrupted: ending "
+	wait_for 30 gone "$D/a.pid" "$D/b.pid" || why "a step's suite outlived check-steps.sh"
+	[[ -s $D/a.term && -s $D/b.term ]] || why "a step's suite did not get SIGTERM"
+	for n in a b; do   # what a failure left: each suite and its sleep
+		p=$(cat "$D/$n.pid" 2>/dev/null) && kill -0 "$p" 2>/dev/null || continue
+		pkill -KILL -P "$p"
+		kill -KILL "$p"
+	done
 	end
 fi
 
