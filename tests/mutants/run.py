@@ -159,27 +159,58 @@ def applies(m, root):
     return text, text.replace(m["from"], m["to"], 1)
 
 
+_running, _running_lock = set(), threading.Lock()
+
+
+def end_group(p, sig):
+    """The output of P after SIG to its process group (a suite's trap removes
+    its containers), or, 120 s on, SIGKILL: what it printed until then."""
+    try:
+        os.killpg(p.pid, sig)
+        out, _ = p.communicate(timeout=120)
+    except ProcessLookupError:
+        out, _ = p.communicate()
+    except subprocess.TimeoutExpired as e:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        out = e.output
+    return out or b""
+
+
+def interrupt_running():
+    """SIGTERM to the process group of every command sh() runs now: each is a
+    session of its own, which a ^C at the terminal does not reach (and SIGINT
+    would not end what a script started in the background)."""
+    with _running_lock:
+        for p in _running:
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+
 def sh(argv, cwd, env=None, timeout=SUITE_TIMEOUT, log=None):
     """(status, output, seconds) of ARGV, run in a process group of its own:
-    past TIMEOUT the whole group is sent SIGTERM (a suite's trap removes its
-    containers), SIGKILL 120 s later, and the status is -1. (Killing make
-    alone left the suite's script running beside the next run of that suite,
-    which the schedule had let start.)"""
+    past TIMEOUT the whole group is sent SIGTERM (end_group), and the status
+    is -1. (Killing make alone left the suite's script running beside the
+    next run of that suite, which the schedule had let start.) A ^C here
+    ends it the same way, and is raised again."""
     t0 = time.monotonic()
     p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
+    with _running_lock:
+        _running.add(p)
     try:
         out, _ = p.communicate(timeout=timeout)
         out, rc = out.decode(errors="replace"), p.returncode
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGTERM)
-        try:
-            out, _ = p.communicate(timeout=120)
-        except subprocess.TimeoutExpired as e:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            out = e.output
-        out, rc = (out or b"").decode(errors="replace") + "\n(timed out)\n", -1
+        out, rc = end_group(p, signal.SIGTERM).decode(errors="replace") + "\n(timed out)\n", -1
+    except KeyboardInterrupt:
+        end_group(p, signal.SIGTERM)
+        raise
+    finally:
+        with _running_lock:
+            _running.discard(p)
     if log:
         with open(log, "a") as f:
             f.write("$ %s\n%s\n" % (" ".join(argv), out))
@@ -550,11 +581,12 @@ def schedule(items, needs, work, jobs):
             while t.is_alive():
                 t.join(0.5)
     except KeyboardInterrupt:
-        # The suites had the ^C too (one process group): the workers put their
-        # files back and end.
+        # Each command runs in a session of its own (sh): the ^C is passed on
+        # to them, and the workers put their files back and end.
         with cond:
             raised.append(KeyboardInterrupt())
             cond.notify_all()
+        interrupt_running()
         for t in threads:
             t.join()
     if raised:
