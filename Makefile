@@ -192,11 +192,17 @@ help:
 	@echo "The suites of make check, in order (make NAME runs one; docs/testing.md):"
 	@echo "  $(SUITES)"
 
-# Dependencies: rebuilt only when the script that makes them changes.
+# Dependencies: rebuilt only when the script that makes them changes. Two
+# makes of one tree may both find them missing (make check builds the other
+# architecture's beside the host's build): each builds under the lock
+# MUSL_DIR.lock and looks again once it holds it, so the second finds them
+# made. once_under_lock LOCK,STAMP,CMD: CMD then touch STAMP, under LOCK,
+# unless STAMP is newer than the script and its lock file.
+once_under_lock = mkdir -p $(dir $(1)) && flock $(1) sh -c 'if [ -e $(2) ] && [ $(2) -nt .ci/musl-deps.sh ] && \
+                  [ $(2) -nt .ci/deps.lock ]; then exit 0; fi; $(3) && touch $(2)'
 ifneq ($(DEPS_STAMP),)
 $(DEPS_STAMP): .ci/musl-deps.sh .ci/deps.lock
-	sh .ci/musl-deps.sh $(MUSL_DIR)$(if $(CROSS_COMPILE), $(ARCH))
-	touch $@
+	$(call once_under_lock,$(MUSL_DIR).lock,$@,sh .ci/musl-deps.sh $(MUSL_DIR)$(if $(CROSS_COMPILE), $(ARCH)))
 endif
 deps: $(DEPS_STAMP)
 
@@ -290,8 +296,7 @@ QEMU         := qemu-$(ARCH)-static
 CMOCKA_DIR   := $(MUSL_DIR)/cmocka
 CMOCKA_STAMP := $(MUSL_DIR)/.cmocka-stamp
 $(CMOCKA_STAMP): .ci/musl-deps.sh .ci/deps.lock $(DEPS_STAMP)
-	sh .ci/musl-deps.sh --cmocka $(MUSL_DIR) $(abspath $(MUSL_CC))
-	touch $@
+	$(call once_under_lock,$(MUSL_DIR).lock,$@,sh .ci/musl-deps.sh --cmocka $(MUSL_DIR) $(abspath $(MUSL_CC)))
 XUNIT_CFLAGS := $(COMMON_CFLAGS) -O1 -g -D__WORDSIZE=64 -ffile-prefix-map=$(CURDIR)/= \
                 -isystem $(MUSL_PREFIX)/include -isystem $(CMOCKA_DIR)/include -Itests/unit
 XUNIT_TESTS  := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test_*.c))
@@ -455,7 +460,11 @@ update-docs:
 		sys.exit("arch-table markers missing in " + sys.argv[1]) if n != 1 else open(sys.argv[1], "w").write(new)' \
 		docs/security.md $(BUILD)/seccomp-arches.md; fi
 
-# Every suite runs even when one fails; the last line counts them all. After
+# Every suite runs even when one fails; the last line counts them all. The
+# other architecture's dependencies (check-cross's first and longest part) are
+# built from the start, in a session of their own, beside the host's build,
+# which leaves a core idle in its configure scripts; their output begins
+# check-cross's log, and check-cross waits for them on their lock. After
 # the builds and the quick checks, the suites, check-cross and fuzz-replay run
 # CHECK_JOBS at a time (tests/check-steps.sh: a suite mostly waits on its
 # containers, so three keep two cores busy), the longest first; NAME:AFTER
@@ -469,11 +478,17 @@ ifneq ($(sort $(SUITES) check-cross fuzz-replay),$(sort $(foreach s,$(CHECK_ORDE
 $(error CHECK_ORDER must name each of SUITES, check-cross and fuzz-replay)
 endif
 check: setup
-	@rm -rf $(BUILD)/test-results && mkdir -p $(BUILD)/test-results && date +%s > $(BUILD)/test-results/began
-	@$(MAKE) --no-print-directory WERROR=1 $(BUILD)/helpers/kfeatures
-	@mkdir -p $(BUILD)/test-results && $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel
-	@$(MAKE) --no-print-directory -j$$(nproc) WERROR=1 all $(HELPERS) $(BUILD)/vg/turninit
-	@step() { n=$$1; shift; b=$$(date +%s); "$$@"; echo "$$n $$(($$(date +%s) - b))" >> $(BUILD)/test-results/steps; }; \
+	@rm -rf $(BUILD)/test-results && mkdir -p $(BUILD)/test-results/logs && date +%s > $(BUILD)/test-results/began
+	@bg=; if $(CROSS_CAN); then \
+		setsid $(MAKE) --no-print-directory ARCH=$(CROSS_ARCH) $(BUILD)/$(CROSS_ARCH)/musl/.cmocka-stamp \
+			>> $(BUILD)/test-results/logs/check-cross.log 2>&1 < /dev/null & bg=$$!; \
+	 fi; \
+	 stop_bg() { test -z "$$bg" || kill -TERM -- -$$bg 2>/dev/null; }; \
+	 trap 'stop_bg; exit 130' INT TERM; \
+	 $(MAKE) --no-print-directory WERROR=1 $(BUILD)/helpers/kfeatures && \
+	 $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel && \
+	 $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 all $(HELPERS) $(BUILD)/vg/turninit || { stop_bg; exit 2; }; \
+	 step() { n=$$1; shift; b=$$(date +%s); "$$@"; echo "$$n $$(($$(date +%s) - b))" >> $(BUILD)/test-results/steps; }; \
 	 step mutants-list $(MAKE) --no-print-directory mutants-list; step layout $(MAKE) --no-print-directory layout; \
 	 step selftest $(MAKE) --no-print-directory selftest; \
 	 step unit $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 unit; \
@@ -490,6 +505,8 @@ check: setup
 # skip with that reason (build/test-results/NAME.skips).
 CROSS_ARCH := $(filter-out $(HOST_ARCH),x86_64 aarch64)
 CROSS_NEEDS := $(CROSS_ARCH)-linux-gnu-gcc qemu-$(CROSS_ARCH)-static cmake
+# true in a recipe when check-cross builds: on x86_64, with CROSS_NEEDS
+CROSS_CAN   := $(foreach t,$(CROSS_NEEDS),command -v $(t) >/dev/null &&) [ "$(HOST_ARCH)" = x86_64 ]
 check-cross:
 	@mkdir -p $(BUILD)/test-results; miss=; why=; \
 	 for t in $(CROSS_NEEDS); do command -v $$t >/dev/null || miss="$$miss $$t"; done; \

@@ -21,7 +21,9 @@
 # turns (build/doclines.lock), and so do two builds of the workload image;
 # no suite prunes the store while another may be making an image in it.
 #
-# Each step's output goes to build/test-results/logs/STEP.log and is printed
+# Each step's output is appended to build/test-results/logs/STEP.log (check-cross's
+# begins with its dependencies' build, which the Makefile starts before the
+# host's build) and is printed
 # whole when the step ends, after the line "check: STEP ended in N s"; its
 # wall-clock seconds are appended to build/test-results/steps. Exits 0: the
 # closing lines (tests/summary.sh) count what each suite wrote; 130 when
@@ -57,7 +59,7 @@ run_step() {
 # of its own (set -m below): a ^C at the terminal reaches this script, not
 # the steps, and stop_steps ends them.
 step() {
-	run_step "$1" >"$LOGS/$1.log" 2>&1 </dev/null
+	run_step "$1" >>"$LOGS/$1.log" 2>&1 </dev/null
 }
 
 # stop_steps: on INT or TERM, each running step's process group sent SIGTERM (a
