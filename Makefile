@@ -37,6 +37,9 @@
 #                        CLI and Gemini CLI under Node.js 22 (not in check; reports)
 #   make pi-latest       the pi suite with pi's newest release under Node.js 22 (not
 #                        in check; reports)
+#   make repro           a second clone of the tracked files building its own
+#                        dependencies gives build/turninit's bytes (not in check: some
+#                        200 s of compiling; the packaging suite's p-build-two-folders-own-deps)
 #   make helpers         the static test helpers (build/helpers/) the suites use
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash,
@@ -181,7 +184,7 @@ RESULTS := $(filter-out rootless docker,$(SUITES)) rootless-integration rootless
            rootless-serve rootless-network rootless-keepid docker-engine docker-containerd docker-integration \
            docker-sandbox docker-serve docker-network docker-doclines
 
-.PHONY: all help deps setup unit helpers image demo audit-demo check check-cross $(SUITES) mcp-latest pi-latest fuzz \
+.PHONY: all help deps setup unit helpers image demo audit-demo check check-cross $(SUITES) mcp-latest pi-latest repro fuzz \
         fuzz-replay bench size mutants mutants-list layout selftest update-docs install install-check-dirs install-strip \
         uninstall clean FORCE
 all: $(OUT)/turninit
@@ -388,6 +391,14 @@ valgrind: $(BUILD)/vg/turninit $(HELPERS)
 # version and result into build/test-results/mcp-latest.
 mcp-latest: $(BUILD)/turninit $(HELPERS)
 	@MCP_LATEST=1 bash tests/integration/mcp.sh
+
+# Not part of make check: the packaging suite's p-build-two-folders-own-deps, a
+# second clone of the tracked files, in a folder of another length, that builds
+# its own dependencies from Debian's source packages and gives build/turninit's
+# bytes. make check runs p-deps-name-no-build-path, which fails on the same
+# fault (a build path in the dependencies' objects) without building them again.
+repro: all $(HELPERS)
+	@PACKAGING_REPRO=1 ITEST_ONLY='^p-build-two-folders-own-deps$$' bash tests/integration/packaging.sh
 
 # Not part of make check: the pi suite with pi's newest release under Node.js
 # 22 (the same pinned binary package); build/test-results/pi-latest.
