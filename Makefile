@@ -17,10 +17,11 @@
 #   make demo            setup, build, seal a demo image, run a real turn
 #   make audit-demo      setup, build, an audit session on a copy-on-write view of a
 #                        sample tree: the session's diff, the audit log (docs/audit.md)
-#   make check           setup, the kernel's features (one line), build, the mutation
-#                        list, the include rules, unit tests, check-cross, then every
-#                        suite of SUITES below, in order, and the fuzz corpora replayed
-#                        under ASan and UBSan (docs/testing.md says what each suite runs)
+#   make check           setup, the kernel's features (one line), build (the other
+#                        architecture's dependencies beside it), the mutation list, the
+#                        include rules, unit tests, then every suite of SUITES below,
+#                        check-cross and the fuzz corpora replayed under ASan and UBSan,
+#                        three at a time (docs/testing.md says what each suite runs)
 #   make check-cross     the other architecture (on x86_64: aarch64): its build, unit tests
 #                        and fuzz corpora under qemu-user; skipped, saying why, without its
 #                        cross compiler, qemu-user-static or cmake (in check)
@@ -39,7 +40,7 @@
 #                        in check; reports)
 #   make repro           a second clone of the tracked files building its own
 #                        dependencies gives build/turninit's bytes (not in check: some
-#                        200 s of compiling; the packaging suite's p-build-two-folders-own-deps)
+#                        3 minutes of compiling; packaging.sh's p-build-two-folders-own-deps)
 #   make helpers         the static test helpers (build/helpers/) the suites use
 #   make fuzz            libFuzzer on each parser, FUZZ_SECONDS each (not in check)
 #   make bench           turninit against catatonit, tini, dumb-init and a bare bash,
@@ -198,11 +199,13 @@ help:
 # Dependencies: rebuilt only when the script that makes them changes. Two
 # makes of one tree may both find them missing (make check builds the other
 # architecture's beside the host's build): each builds under the lock
-# MUSL_DIR.lock and looks again once it holds it, so the second finds them
-# made. once_under_lock LOCK,STAMP,CMD: CMD then touch STAMP, under LOCK,
-# unless STAMP is newer than the script and its lock file.
-once_under_lock = mkdir -p $(dir $(1)) && flock $(1) sh -c 'if [ -e $(2) ] && [ $(2) -nt .ci/musl-deps.sh ] && \
-                  [ $(2) -nt .ci/deps.lock ]; then exit 0; fi; $(3) && touch $(2)'
+# MUSL_DIR.lock. once_under_lock LOCK,STAMP,CMD: CMD then touch STAMP under
+# LOCK. A make that finds LOCK free builds, as make decided (make -B
+# included); one that had to wait for another builds only if STAMP is still
+# missing or older than one of the rule's prerequisites ($^) once it holds it.
+once_under_lock = mkdir -p $(dir $(1)) && { flock -n -E 75 $(1) sh -c '$(3) && touch $(2)'; rc=$$?; \
+                  [ $$rc -eq 75 ] || exit $$rc; flock $(1) sh -c '$(foreach f,$^,[ $(2) -nt $(f) ] &&) exit 0; \
+                  $(3) && touch $(2)'; }
 ifneq ($(DEPS_STAMP),)
 $(DEPS_STAMP): .ci/musl-deps.sh .ci/deps.lock
 	$(call once_under_lock,$(MUSL_DIR).lock,$@,sh .ci/musl-deps.sh $(MUSL_DIR)$(if $(CROSS_COMPILE), $(ARCH)))
@@ -473,9 +476,11 @@ update-docs:
 
 # Every suite runs even when one fails; the last line counts them all. The
 # other architecture's dependencies (check-cross's first and longest part) are
-# built from the start, in a session of their own, beside the host's build,
-# which leaves a core idle in its configure scripts; their output begins
-# check-cross's log, and check-cross waits for them on their lock. After
+# built from the start, beside the host's build, which leaves a core idle in
+# its configure scripts; their output begins check-cross's log, and
+# check-cross waits for them on their lock. They run in make check's process
+# group with SIGINT as it comes (a background job of sh would ignore it), so
+# a ^C at the terminal ends them too. After
 # the builds and the quick checks, the suites, check-cross and fuzz-replay run
 # CHECK_JOBS at a time (tests/check-steps.sh: a suite mostly waits on its
 # containers, so three keep two cores busy), the longest first; NAME:AFTER
@@ -490,15 +495,13 @@ $(error CHECK_ORDER must name each of SUITES, check-cross and fuzz-replay)
 endif
 check: setup
 	@rm -rf $(BUILD)/test-results && mkdir -p $(BUILD)/test-results/logs && date +%s > $(BUILD)/test-results/began
-	@bg=; if $(CROSS_CAN); then \
-		setsid $(MAKE) --no-print-directory ARCH=$(CROSS_ARCH) $(BUILD)/$(CROSS_ARCH)/musl/.cmocka-stamp \
-			>> $(BUILD)/test-results/logs/check-cross.log 2>&1 < /dev/null & bg=$$!; \
+	@if $(CROSS_CAN); then \
+		env --default-signal=INT,QUIT $(MAKE) --no-print-directory ARCH=$(CROSS_ARCH) \
+			$(BUILD)/$(CROSS_ARCH)/musl/.cmocka-stamp >> $(BUILD)/test-results/logs/check-cross.log 2>&1 < /dev/null & \
 	 fi; \
-	 stop_bg() { test -z "$$bg" || kill -TERM -- -$$bg 2>/dev/null; }; \
-	 trap 'stop_bg; exit 130' INT TERM; \
 	 $(MAKE) --no-print-directory WERROR=1 $(BUILD)/helpers/kfeatures && \
 	 $(BUILD)/helpers/kfeatures --line | tee $(BUILD)/test-results/kernel && \
-	 $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 all $(HELPERS) $(BUILD)/vg/turninit || { stop_bg; exit 2; }; \
+	 $(MAKE) --no-print-directory -j$$(nproc) WERROR=1 all $(HELPERS) $(BUILD)/vg/turninit || exit 2; \
 	 step() { n=$$1; shift; b=$$(date +%s); "$$@"; echo "$$n $$(($$(date +%s) - b))" >> $(BUILD)/test-results/steps; }; \
 	 step mutants-list $(MAKE) --no-print-directory mutants-list; step layout $(MAKE) --no-print-directory layout; \
 	 step selftest $(MAKE) --no-print-directory selftest; \
