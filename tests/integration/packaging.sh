@@ -287,8 +287,8 @@ end; fi
 # file names carried each build's path, and the bytes differed there.) Not in
 # make check: `make repro` (PACKAGING_REPRO=1). Building every dependency
 # again took 182 s with both cores of an idle machine busy, about a tenth of
-# make check's processor time; make check keeps p-deps-name-no-build-path below, which fails on the
-# same fault (docs/design.md, "Packaging").
+# make check's processor time; make check keeps p-deps-name-no-build-path
+# below, which fails on the same fault (docs/design.md, "Packaging").
 if [[ ${PACKAGING_REPRO:-0} != 1 ]]; then
 skip p-build-two-folders-own-deps "a second clone building its own dependencies: make repro"
 elif begin p-build-two-folders-own-deps; then
@@ -310,9 +310,9 @@ end; fi
 # The dependencies' archives name no folder of the machine that built them:
 # every object in them, linked into turninit or not (.ci/musl-deps.sh maps the
 # sources' folder away). The libraries' assert(3) file names carried it before.
-# The host's archives, and the aarch64 build's (musl's own too) when
-# check-cross has made them. A MUSL_PREFIX given from outside the tree is
-# searched too, for its own build folder ($(dirname PREFIX)/src/).
+# The host's archives (MUSL_PREFIX's when given, searched for its own build
+# folder too: $(dirname PREFIX)/src/), and the aarch64 build's (musl's own
+# too) when check-cross has made them.
 if begin p-deps-name-no-build-path; then
 prefixes=("${MUSL_PREFIX:-$ROOT/build/musl/prefix}")
 [[ ! -d $ROOT/build/aarch64/musl/prefix/lib ]] || prefixes+=("$ROOT/build/aarch64/musl/prefix")
@@ -359,9 +359,9 @@ a64_begin() { # a64_begin NAME: begin NAME, or skip it saying A64_WHY
 	begin "$1"
 }
 A64_RC=0 A64_ERR=
-a64_selected() { # any of the aarch64 tests selected (ITEST_ONLY)
+a64_selected() { # any of the aarch64 tests below selected (ITEST_ONLY): their names read from this file
 	local n
-	for n in p-aarch64-build p-aarch64-build-offline-reproducible p-aarch64-install-and-relink p-aarch64-install-strip; do
+	for n in $(sed -n 's/^if a64_begin \(p-aarch64-[a-z0-9-]*\);.*/\1/p' "${BASH_SOURCE[0]}"); do
 		selected "$n" && return 0
 	done
 	return 1
